@@ -1,0 +1,1 @@
+"""The `schedrl` command line."""

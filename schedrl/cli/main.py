@@ -1,0 +1,61 @@
+"""`schedrl` entry point: one subcommand per module in `schedrl.cli`, imported only when used.
+
+Each subcommand module defines `add_parser(subparsers)` and `run(args) -> int`. Input errors
+(bad traces, bad options) print one `error:` line and exit with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from schedrl import __version__
+
+# subcommand name -> (module, one-line help); modules are imported lazily so that
+# `schedrl traces ...` never pays for torch or ray
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "traces": ("schedrl.cli.traces", "list, inspect, fetch and generate workload traces"),
+}
+
+EXIT_INPUT_ERROR = 2
+
+
+class UsageError(ValueError):
+    """A bad command-line option or value; printed as one line, exit status 2."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="schedrl", description="RL batch-job schedulers for HPC, on Ray RLlib.")
+    parser.add_argument("--version", action="version", version=f"schedrl {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text)
+            continue
+        importlib.import_module(module).add_parser(sub, name, help_text)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from schedrl.workload.errors import TraceError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(command if command in SUBCOMMANDS else None)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_INPUT_ERROR
+    try:
+        return int(args.run(args) or 0)
+    except (TraceError, UsageError, FileNotFoundError) as e:
+        print(f"schedrl {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except KeyboardInterrupt:
+        print(f"schedrl {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""Workloads: SWF traces, cleaning, the trace catalog, generators and samplers.
+
+Imports numpy only (pandas lazily), never gymnasium, torch or ray.
+"""
+
+from schedrl.workload.cleaning import CleaningAction, CleaningReport, CleaningRules
+from schedrl.workload.errors import TraceError
+from schedrl.workload.fields import FIELD_NAMES, SWF_FIELDS
+from schedrl.workload.header import SwfHeader
+from schedrl.workload.swf import read_swf, write_swf
+from schedrl.workload.workload import Workload
+
+__all__ = [
+    "CleaningAction",
+    "CleaningReport",
+    "CleaningRules",
+    "FIELD_NAMES",
+    "SWF_FIELDS",
+    "SwfHeader",
+    "TraceError",
+    "Workload",
+    "read_swf",
+    "write_swf",
+]
