@@ -1,0 +1,1 @@
+"""Gymnasium environments: thin views (observation, action, reward) over the simulator."""
