@@ -1,0 +1,212 @@
+"""`schedrl traces`: list the catalog, inspect a trace, fetch a log, generate a synthetic trace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from schedrl.cli.main import EXIT_INPUT_ERROR, UsageError
+
+CLEANING_PRESETS = ("default", "none", "rlscheduler")
+GENERATORS = ("lublin",)
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=help_text, description=help_text)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    p = actions.add_parser("list", help="the trace catalog and where each trace is available")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    p = actions.add_parser("info", help="header, machine size, cleaning report and statistics of a trace")
+    p.add_argument("trace", metavar="NAME|PATH", help="catalog name or SWF file (.swf or .swf.gz)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default", help="cleaning preset (default: default)")
+
+    p = actions.add_parser("fetch", help="download a catalog trace into the user cache, verifying its checksum")
+    p.add_argument("name", metavar="NAME", help="catalog name (see `schedrl traces list`)")
+    p.add_argument("--from", dest="from_file", metavar="FILE", help="import a local copy instead of downloading")
+    p.add_argument("--dest", metavar="DIR", help="directory to store it in (default: the user cache)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = actions.add_parser("generate", help="write a synthetic trace")
+    p.add_argument("model", choices=GENERATORS, help="workload model")
+    p.add_argument("--jobs", type=int, required=True, help="number of jobs")
+    p.add_argument("--nodes", type=int, default=256, help="machine size in nodes (default: 256)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--out", required=True, metavar="FILE", help="output SWF file (.swf or .swf.gz)")
+
+    parser.set_defaults(run=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    action = {"list": _list, "info": _info, "fetch": _fetch, "generate": _generate}[args.action]
+    try:
+        return action(args)
+    except UsageError as e:
+        # caught here as well as in main: under `python -m schedrl.cli.main` main's UsageError is another class
+        print(f"schedrl traces {args.action}: error: {e}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+
+
+def _list(args: argparse.Namespace) -> int:
+    from schedrl.workload.catalog import load_catalog, locate
+
+    rows = []
+    for entry in load_catalog().values():
+        path = locate(entry)
+        rows.append({**asdict(entry), "path": str(path) if path else None,
+                     "available": path is not None, "get": None if path else entry.how_to_get()})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    header = ("name", "jobs", "procs", "nodes", "sha256", "where")
+    table = [header]
+    for r in rows:
+        table.append((r["name"], _num(r["jobs"]), _num(r["procs"]), _num(r["nodes"]),
+                      r["sha256"][:12] or "unknown", r["path"] or f"not local: {r['get']}"))
+    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+    for row in table:
+        cells = [c.rjust(w) if i in (1, 2, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        print("  ".join(cells + [row[-1]]))
+    return 0
+
+
+def _num(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def trace_statistics(workload) -> dict[str, float | int | None]:
+    """Summary statistics of a workload; each over the jobs where that field is known (>= 0)."""
+    submit, run, req = workload.submit, workload.run, workload.time_req
+    procs = np.where(workload.procs_req > 0, workload.procs_req, workload.procs_alloc)
+    n = len(workload)
+
+    def mean(x):
+        return float(np.mean(x)) if x.size else None
+
+    def median(x):
+        return float(np.median(x)) if x.size else None
+
+    known_run, known_req, known_procs = run[run >= 0], req[req > 0], procs[procs > 0]
+    both = (run >= 0) & (req > 0)
+    return {
+        "jobs": n,
+        "span_s": int(submit.max() - submit.min()) if n else None,
+        "mean_interarrival_s": float(submit.max() - submit.min()) / (n - 1) if n > 1 else None,
+        "mean_runtime_s": mean(known_run),
+        "median_runtime_s": median(known_run),
+        "mean_requested_s": mean(known_req),
+        "median_requested_s": median(known_req),
+        "mean_size_procs": mean(known_procs),
+        "median_size_procs": median(known_procs),
+        "estimate_accuracy": mean(run[both] / req[both]),
+    }
+
+
+def _info(args: argparse.Namespace) -> int:
+    from schedrl.workload.catalog import find_entry, load_catalog, load_trace, resolve_trace
+    from schedrl.workload.cleaning import CleaningRules
+
+    path = resolve_trace(args.trace)
+    workload = load_trace(args.trace, CleaningRules.preset(args.cleaning))
+    by_name = find_entry(str(args.trace)) if not Path(args.trace).expanduser().is_file() else None
+    entry = by_name or next((e for e in load_catalog().values() if e.sha256 == workload.sha256), None)
+    report, header = workload.report, workload.header
+    stats = trace_statistics(workload)
+    info = {
+        "name": entry.name if entry else workload.name,
+        "path": str(path),
+        "sha256": workload.sha256,
+        "catalog": entry.name if entry else None,
+        "checksum_verified": bool(entry and entry.sha256 and entry.sha256 == workload.sha256),
+        "header": header.to_dict(),
+        "jobs_read": report.jobs_in,
+        "jobs": len(workload),
+        "machine": {"procs": workload.max_procs, "nodes": workload.max_nodes},
+        "cleaning": args.cleaning,
+        "report": report.to_dict(),
+        "stats": stats,
+    }
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    if entry is None:
+        catalog = "not in the catalog"
+    else:
+        catalog = entry.name + (" (checksum verified)" if info["checksum_verified"] else " (no catalog checksum)")
+    lines = [
+        f"{info['name']}  {path}",
+        f"  catalog        {catalog}",
+        f"  sha256         {workload.sha256}",
+        f"  version        {header.version or '-'}",
+        f"  computer       {header.computer or '-'}",
+        f"  installation   {header.installation or '-'}",
+        f"  acknowledge    {header.acknowledge or '-'}",
+        f"  MaxJobs        {_num(header.max_jobs)}    MaxRecords {_num(header.max_records)}",
+        f"  MaxNodes       {header.get_raw('MaxNodes') or '-'}",
+        f"  MaxProcs       {header.get_raw('MaxProcs') or '-'}",
+        f"  machine        {workload.max_procs} processors, {workload.max_nodes} nodes",
+        f"  jobs           {report.jobs_in} read, {len(workload)} kept (cleaning: {args.cleaning})",
+        "",
+        report.summary(),
+        "",
+        f"statistics over the {len(workload)} kept jobs",
+        f"  span                 {_fmt(stats['span_s'], 86400, 'days')}",
+        f"  mean inter-arrival   {_fmt(stats['mean_interarrival_s'], 1, 's')}",
+        f"  run time             mean {_fmt(stats['mean_runtime_s'], 1, 's')}, median {_fmt(stats['median_runtime_s'], 1, 's')}",
+        f"  requested time       mean {_fmt(stats['mean_requested_s'], 1, 's')}, median {_fmt(stats['median_requested_s'], 1, 's')}",
+        f"  size                 mean {_fmt(stats['mean_size_procs'], 1, 'procs')}, median {_fmt(stats['median_size_procs'], 1, 'procs')}",
+        f"  estimate accuracy    {_fmt(stats['estimate_accuracy'], 1, '')} (mean run / requested time)".rstrip(),
+    ]
+    print("\n".join(lines))
+    return 0
+
+
+def _fmt(value, scale: float, unit: str) -> str:
+    if value is None:
+        return "-"
+    return f"{value / scale:.3g} {unit}".rstrip() if abs(value / scale) < 1000 else f"{value / scale:.0f} {unit}".rstrip()
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from schedrl.workload.catalog import find_entry, load_catalog, recorded_sha256, traces_dir
+    from schedrl.workload.catalog import fetch
+
+    entry = find_entry(args.name, load_catalog())
+    path = fetch(entry or args.name, dest_dir=args.dest, from_file=args.from_file, progress=not args.quiet)
+    sha = recorded_sha256(path)
+    if entry.sha256:
+        print(f"{entry.name}: {path} (sha256 {sha} verified)")
+    else:
+        print(f"{entry.name}: {path}")
+        print(f"warning: sha256 {sha} is UNVERIFIED: the catalog has no checksum for {entry.name}; "
+              f"record it as sha256 = \"{sha}\" in {traces_dir() / 'catalog.toml'}", file=sys.stderr)
+    return 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    if args.jobs <= 0:
+        raise UsageError(f"--jobs must be a positive number of jobs, got {args.jobs}")
+    if args.nodes <= 0:
+        raise UsageError(f"--nodes must be a positive number of nodes, got {args.nodes}")
+    out = Path(args.out).expanduser()
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {out}: directory {out.parent} does not exist")
+    from schedrl.workload.catalog import content_sha256
+    from schedrl.workload.swf import write_swf
+
+    try:
+        from schedrl.workload.lublin import generate_lublin
+    except ImportError as e:
+        raise UsageError(f"the Lublin generator is not available in this installation ({e})") from None
+    workload = generate_lublin(args.jobs, args.nodes, seed=args.seed)
+    write_swf(workload, out)
+    print(f"wrote {len(workload)} jobs ({workload.max_procs} processors) to {out}, sha256 {content_sha256(out)}")
+    return 0
