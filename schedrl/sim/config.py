@@ -1,0 +1,46 @@
+"""Simulator configuration: discipline, backfilling, event order, kills."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DISCIPLINES = ("pick-and-wait", "list")
+BACKFILLS = ("none", "easy", "conservative", "rlscheduler")
+EVENT_ORDERS = ("standard", "rlscheduler")
+ALLOCATIONS = ("procs", "nodes")
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """How the simulated cluster schedules. Every combination is valid."""
+
+    discipline: str = "pick-and-wait"
+    """`pick-and-wait` (RLScheduler/SchedGym: one pick, held until it fits) or `list` (DRAS/MRSch: pick from a window until one does not fit, reserve it, backfill)."""
+    backfill: str = "none"
+    """`none`, `easy`, `conservative`, or `rlscheduler` (the shadow-time-only variant of RLScheduler's released code)."""
+    event_order: str = "standard"
+    """`standard`: all events of an instant at once, completions before arrivals. `rlscheduler`: one event at a time, an arrival before a completion at the same instant (SchedGym's loop), to reproduce its published numbers."""
+    kill_at_limit: bool = True
+    """Kill a job when it reaches its requested time (counted in the metrics as `killed`)."""
+    allocation: str = "procs"
+    """Resource 0 counts `procs`, or whole `nodes` (a job needs ceil(procs / procs_per_node) nodes)."""
+    window: int = 0
+    """`list` discipline: how many jobs at the front of the queue the policy may pick from (0: all)."""
+    backfill_choice: str = "first-fit"
+    """`first-fit`: the simulator starts backfill candidates in queue order; `policy`: each backfill is a decision point (DRAS level 2)."""
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("discipline", DISCIPLINES), ("backfill", BACKFILLS),
+                              ("event_order", EVENT_ORDERS), ("allocation", ALLOCATIONS),
+                              ("backfill_choice", ("first-fit", "policy"))):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"SimConfig.{name} must be one of {', '.join(allowed)}; got {value!r}")
+        if self.window < 0:
+            raise ValueError(f"SimConfig.window must be >= 0, got {self.window}")
+
+    @classmethod
+    def rlscheduler(cls, backfill: bool = False) -> "SimConfig":
+        """SchedGym's semantics (RLScheduler's released code), to reproduce its tables."""
+        return cls(discipline="pick-and-wait", backfill="rlscheduler" if backfill else "none",
+                   event_order="rlscheduler", kill_at_limit=False, allocation="nodes")

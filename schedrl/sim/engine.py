@@ -1,0 +1,216 @@
+"""The event loop: advance to the next decision point, apply a choice, kill and requeue.
+
+Compiled with numba; the same three functions serve a policy run to completion inside compiled
+code (the heuristics' fast path) and a caller driving the simulation decision by decision (an RL
+environment), so both paths give identical schedules by construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from schedrl.sim.backfill import compute_candidates, fits_now, on_block
+from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
+from schedrl.sim.state import (
+    BF_DONE, BF_NONE, C_BACKFILL, C_BF_POLICY, C_DISCIPLINE, C_EVENT_ORDER, C_KILL, C_WINDOW, DECIDE_BACKFILL,
+    DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD, LAST_RESERVED, LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED,
+    N_CAND, N_DONE, N_STARTS, NEXT_ARRIVAL, NOW, ORDER_RLSCHEDULER, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN,
+    QUEUED, RESERVED, RUNNING,
+)
+
+STUCK = -1  # no event left but jobs remain: a job can never fit (wider than the machine)
+
+# apply_* results
+OK, NOT_QUEUED, NOT_IN_WINDOW, NOT_A_CANDIDATE, WRONG_PHASE = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def start_job(s, j, mode):
+    now = s.fv[NOW]
+    s.status[j] = RUNNING
+    s.start[j] = now
+    s.mode[j] = mode
+    duration = s.run[j]
+    s.killed[j] = 0
+    if s.cfg[C_KILL] == 1 and duration > s.limit[j]:
+        duration = s.limit[j]
+        s.killed[j] = 1
+    s.end[j] = now + duration
+    s.free[:] -= s.req[j]
+    heap_push(s, now + duration, j)
+    queue_remove(s, j)
+    s.iv[N_STARTS] += 1
+
+
+@njit(cache=True)
+def _complete(s, j):
+    s.status[j] = DONE
+    s.free[:] += s.req[j]
+    s.iv[N_DONE] += 1
+
+
+@njit(cache=True)
+def _arrive(s):
+    j = s.iv[NEXT_ARRIVAL]
+    s.status[j] = QUEUED
+    queue_insert(s, j)
+    s.iv[NEXT_ARRIVAL] = j + 1
+
+
+@njit(cache=True)
+def process_events(s):
+    """Advance time to the next event(s). Returns False when no event is left."""
+    n = s.submit.shape[0]
+    has_run = s.iv[HEAP_LEN] > 0
+    has_arr = s.iv[NEXT_ARRIVAL] < n
+    if not has_run and not has_arr:
+        return False
+    t_run = s.heap_t[0] if has_run else np.inf
+    t_arr = s.submit[s.iv[NEXT_ARRIVAL]] if has_arr else np.inf
+    if s.cfg[C_EVENT_ORDER] == ORDER_RLSCHEDULER:
+        # SchedGym: one event per step, an arrival before a completion at the same instant
+        if has_arr and t_arr <= t_run:
+            _arrive(s)
+            s.fv[NOW] = max(s.fv[NOW], t_arr)
+        else:
+            _complete(s, heap_pop(s))
+            s.fv[NOW] = max(s.fv[NOW], t_run)
+    else:
+        # completions are processed before arrivals at the same instant so freed resources are visible
+        t = min(t_run, t_arr)
+        while s.iv[HEAP_LEN] > 0 and s.heap_t[0] <= t:
+            _complete(s, heap_pop(s))
+        while s.iv[NEXT_ARRIVAL] < n and s.submit[s.iv[NEXT_ARRIVAL]] <= t:
+            _arrive(s)
+        s.fv[NOW] = max(s.fv[NOW], t)
+    s.iv[BF_DONE] = 0
+    return True
+
+
+@njit(cache=True)
+def _backfill_step(s, blocked):
+    """One backfilling step for `blocked`: 0 nothing left, 1 started a job, 2 a decision is needed."""
+    if s.cfg[C_BACKFILL] == BF_NONE or s.iv[BF_DONE] == 1:
+        return 0
+    if compute_candidates(s, blocked) == 0:
+        s.iv[BF_DONE] = 1
+        return 0
+    if s.cfg[C_BF_POLICY] == 1:
+        return 2
+    start_job(s, s.cand[0], MODE_BACKFILLED)
+    return 1
+
+
+@njit(cache=True)
+def advance(s):
+    """Run until a decision is needed: DECIDE_PICK, DECIDE_BACKFILL, FINISHED or STUCK."""
+    n = s.submit.shape[0]
+    if s.cfg[C_DISCIPLINE] == LIST:
+        return _advance_list(s, n)
+    while True:
+        if s.iv[N_DONE] == n:
+            return FINISHED
+        held = s.iv[HELD]
+        if held >= 0:
+            if fits_now(s, held):
+                start_job(s, held, MODE_RESERVED)
+                s.iv[HELD] = -1
+                continue
+            step = _backfill_step(s, held)
+            if step == 2:
+                return DECIDE_BACKFILL
+            if step == 1:
+                continue
+            if not process_events(s):
+                return STUCK
+            continue
+        if s.iv[Q_LEN] > 0:
+            return DECIDE_PICK
+        if not process_events(s):
+            return FINISHED if s.iv[N_DONE] == n else STUCK
+
+
+@njit(cache=True)
+def _advance_list(s, n):
+    while True:
+        if s.iv[N_DONE] == n:
+            return FINISHED
+        phase = s.iv[PHASE]
+        if phase == PH_PICK:
+            if s.iv[Q_LEN] > 0 and s.iv[RESERVED] < 0:
+                return DECIDE_PICK
+            s.iv[PHASE] = PH_BACKFILL
+        elif phase == PH_BACKFILL:
+            blocked = s.iv[RESERVED]
+            step = _backfill_step(s, blocked) if blocked >= 0 else 0
+            if step == 2:
+                return DECIDE_BACKFILL
+            if step == 0:
+                s.iv[PHASE] = PH_IDLE
+        else:
+            if not process_events(s):
+                return FINISHED if s.iv[N_DONE] == n else STUCK
+            # a new scheduling instance: the policy orders the window afresh
+            s.iv[PHASE] = PH_PICK
+            s.iv[RESERVED] = -1
+
+
+@njit(cache=True)
+def apply_pick(s, j):
+    """The policy picks queued job `j`: start it if it fits, else hold/reserve it."""
+    if j < 0 or j >= s.submit.shape[0] or s.status[j] != QUEUED:
+        return NOT_QUEUED
+    if s.cfg[C_DISCIPLINE] == LIST:
+        if s.iv[PHASE] != PH_PICK or s.iv[RESERVED] >= 0:
+            return WRONG_PHASE
+        window = s.cfg[C_WINDOW]
+        if window > 0 and queue_position(s, j) >= window:
+            return NOT_IN_WINDOW
+        if fits_now(s, j):
+            start_job(s, j, MODE_RESERVED if j == s.iv[LAST_RESERVED] else MODE_READY)
+        else:
+            s.iv[RESERVED] = j
+            s.iv[LAST_RESERVED] = j
+            s.iv[BF_DONE] = 0
+            on_block(s, j)
+        return OK
+    if s.iv[HELD] >= 0:
+        return WRONG_PHASE
+    if fits_now(s, j):
+        start_job(s, j, MODE_READY)
+    else:
+        s.iv[HELD] = j
+        s.iv[BF_DONE] = 0
+        on_block(s, j)
+    return OK
+
+
+@njit(cache=True)
+def apply_backfill(s, j):
+    """Start backfill candidate `j`, or (j = -1) start no more backfill jobs until the next event."""
+    if j < 0:
+        s.iv[BF_DONE] = 1
+        return OK
+    for k in range(s.iv[N_CAND]):
+        if s.cand[k] == j:
+            start_job(s, j, MODE_BACKFILLED)
+            return OK
+    return NOT_A_CANDIDATE
+
+
+@njit(cache=True)
+def kill_requeue(s, j):
+    """Kill running job `j` and put it back in the queue; its progress is lost (RLSchert)."""
+    if s.status[j] != RUNNING:
+        return NOT_QUEUED
+    heap_remove(s, j)
+    now = s.fv[NOW]
+    s.free[:] += s.req[j]
+    s.wasted[j] += (now - s.start[j]) * s.req[j, 0]
+    s.requeues[j] += 1
+    s.status[j] = QUEUED
+    s.end[j] = -1.0
+    queue_insert(s, j)
+    s.iv[BF_DONE] = 0
+    return OK

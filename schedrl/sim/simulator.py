@@ -1,0 +1,232 @@
+"""`Simulator`: the Python face of the compiled event loop.
+
+Two ways to drive it, giving identical schedules:
+
+    sim = Simulator(workload, SimConfig(backfill="easy"))
+    schedule = sim.run(policy)            # policy.pick(sim) -> job index
+
+    while (decision := sim.advance()) != FINISHED:   # step by step (an RL environment)
+        if decision == DECIDE_PICK:
+            sim.pick(my_choice(sim.queue))
+        else:
+            sim.backfill(sim.candidates[0])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from schedrl.sim import engine
+from schedrl.sim.config import SimConfig
+from schedrl.sim.state import (
+    DECIDE_BACKFILL, DECIDE_PICK, FINISHED, HELD, N_CAND, N_DONE, NOW, Q_LEN, RESERVED, SimArrays, new_state,
+)
+from schedrl.workload.workload import Workload
+
+_APPLY_ERRORS = {
+    engine.NOT_QUEUED: "is not waiting in the queue",
+    engine.NOT_IN_WINDOW: "is outside the window of visible jobs",
+    engine.NOT_A_CANDIDATE: "is not a backfill candidate",
+    engine.WRONG_PHASE: "cannot be picked now (a job is already held/reserved)",
+}
+
+
+class Policy(Protocol):
+    """What `Simulator.run` needs: a pick among the queue, optionally a backfill choice."""
+
+    def pick(self, sim: "Simulator") -> int: ...
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The outcome of a simulation: one entry per job (trace order)."""
+
+    workload: Workload
+    """The simulated jobs."""
+    config: SimConfig
+    """How they were scheduled."""
+    resources: tuple[str, ...]
+    """Resource names; column r of `req` and entry r of `capacity`."""
+    capacity: np.ndarray
+    """Machine capacity per resource."""
+    req: np.ndarray
+    """(n, R) requests."""
+    submit: np.ndarray
+    """Submit times."""
+    start: np.ndarray
+    """Start time of each job's final run."""
+    end: np.ndarray
+    """Completion times."""
+    mode: np.ndarray
+    """MODE_* of each job's final start (ready / reserved / backfilled)."""
+    killed: np.ndarray
+    """True where the job was killed at its walltime limit."""
+    requeues: np.ndarray
+    """Times each job was killed and requeued."""
+    wasted: np.ndarray
+    """Resource-0 seconds lost to kill-and-requeue."""
+
+    @property
+    def wait(self) -> np.ndarray:
+        """start - submit."""
+        return self.start - self.submit
+
+    @property
+    def runtime(self) -> np.ndarray:
+        """Time each job actually ran in its final run (end - start)."""
+        return self.end - self.start
+
+
+def _requests(workload: Workload, config: SimConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    procs = np.asarray(workload.procs_req, dtype=np.float64)
+    if config.allocation == "nodes":
+        ppn = workload.procs_per_node
+        first = np.ceil(procs / ppn)
+        names, caps = ["nodes"], [float(workload.max_nodes)]
+    else:
+        first = procs
+        names, caps = ["procs"], [float(workload.max_procs)]
+    cols = [first]
+    for key in sorted(workload.resources):
+        cols.append(np.asarray(workload.resources[key], dtype=np.float64))
+        names.append(key)
+        caps.append(float(workload.capacity[key]))
+    return np.stack(cols, axis=1), np.array(caps), tuple(names)
+
+
+class Simulator:
+    """A discrete-event simulation of one workload on one cluster."""
+
+    def __init__(self, workload: Workload, config: SimConfig = SimConfig(), *, estimates: np.ndarray | None = None):
+        if len(workload) == 0:
+            raise ValueError("cannot simulate an empty workload")
+        submit = np.asarray(workload.submit, dtype=np.float64)
+        if np.any(np.diff(submit) < 0):
+            raise ValueError("jobs must be in submit order (clean the trace with sort_by_submit)")
+        run = np.asarray(workload.run, dtype=np.float64)
+        limit = np.asarray(workload.time_req, dtype=np.float64)
+        if np.any(run < 0) or np.any(limit <= 0):
+            raise ValueError("run times must be >= 0 and requested times > 0 (clean the trace first)")
+        req, cap, names = _requests(workload, config)
+        too_big = np.flatnonzero(np.any(req > cap, axis=1))
+        if too_big.size:
+            j = too_big[0]
+            r = int(np.argmax(req[j] > cap))
+            raise ValueError(
+                f"job {int(workload.job_id[j])} (position {j}) requests {req[j, r]:g} {names[r]}, "
+                f"more than the machine's {cap[r]:g}: drop it (cleaning rule drop_wider_than_machine)")
+        if np.any(req[:, 0] <= 0):
+            raise ValueError("every job must request at least one processor (clean the trace first)")
+        est = limit if estimates is None else np.asarray(estimates, dtype=np.float64)
+        if est.shape != run.shape:
+            raise ValueError(f"estimates has shape {est.shape}, expected {run.shape}")
+        self.workload = workload
+        self.config = config
+        self.resources = names
+        self.state: SimArrays = new_state(submit, run, est, limit, req, cap, config)
+
+    # --- what a policy sees -------------------------------------------------------------
+    @property
+    def now(self) -> float:
+        """Current simulated time."""
+        return float(self.state.fv[NOW])
+
+    @property
+    def queue(self) -> np.ndarray:
+        """Indices of waiting jobs in FCFS order (a view: read it before the next call)."""
+        return self.state.queue[: self.state.iv[Q_LEN]]
+
+    @property
+    def window(self) -> np.ndarray:
+        """The jobs a `list` policy may pick from (the first `window` of the queue)."""
+        w = self.config.window
+        q = self.queue
+        return q[:w] if w > 0 else q
+
+    @property
+    def candidates(self) -> np.ndarray:
+        """Backfill candidates at a DECIDE_BACKFILL point, in queue order."""
+        return self.state.cand[: self.state.iv[N_CAND]]
+
+    @property
+    def free(self) -> np.ndarray:
+        """Free capacity per resource."""
+        return self.state.free
+
+    @property
+    def capacity(self) -> np.ndarray:
+        """Machine capacity per resource."""
+        return self.state.cap
+
+    @property
+    def blocked(self) -> int:
+        """The held (pick-and-wait) or reserved (list) job, or -1."""
+        return int(self.state.iv[HELD] if self.config.discipline == "pick-and-wait" else self.state.iv[RESERVED])
+
+    @property
+    def done(self) -> bool:
+        """All jobs completed."""
+        return int(self.state.iv[N_DONE]) == len(self.workload)
+
+    def fits(self, jobs: np.ndarray) -> np.ndarray:
+        """Whether each job in `jobs` fits in the free capacity now."""
+        return np.all(self.state.req[jobs] <= self.state.free + 1e-9, axis=1)
+
+    def running(self) -> np.ndarray:
+        """Indices of running jobs."""
+        return np.flatnonzero(self.state.status == 2)
+
+    # --- driving ------------------------------------------------------------------------
+    def advance(self) -> int:
+        """Run to the next decision point: DECIDE_PICK, DECIDE_BACKFILL or FINISHED."""
+        code = engine.advance(self.state)
+        if code == engine.STUCK:
+            raise RuntimeError("simulation stuck: a waiting job can never fit the machine")
+        return int(code)
+
+    def _check(self, code: int, j: int) -> None:
+        if code != engine.OK:
+            raise ValueError(f"job {j} {_APPLY_ERRORS[code]}")
+
+    def pick(self, j: int) -> None:
+        """Choose queued job `j` at a DECIDE_PICK point."""
+        self._check(engine.apply_pick(self.state, int(j)), j)
+
+    def backfill(self, j: int | None) -> None:
+        """Start candidate `j` at a DECIDE_BACKFILL point, or None to stop backfilling until the next event."""
+        self._check(engine.apply_backfill(self.state, -1 if j is None else int(j)), j)
+
+    def kill(self, j: int) -> None:
+        """Kill running job `j` and requeue it (its progress is lost)."""
+        if engine.kill_requeue(self.state, int(j)) != engine.OK:
+            raise ValueError(f"job {j} is not running")
+
+    def set_estimate(self, j: int, seconds: float) -> None:
+        """Revise the run-time estimate of job `j` (a runtime predictor's update)."""
+        if not seconds > 0:
+            raise ValueError(f"an estimate must be positive, got {seconds}")
+        self.state.est[int(j)] = seconds
+
+    def run(self, policy: Policy) -> Schedule:
+        """Run to completion, asking `policy` at every decision point."""
+        backfill = getattr(policy, "backfill", None)
+        while True:
+            code = self.advance()
+            if code == FINISHED:
+                return self.schedule()
+            if code == DECIDE_PICK:
+                self.pick(policy.pick(self))
+            elif code == DECIDE_BACKFILL:
+                self.backfill(backfill(self) if backfill else int(self.candidates[0]))
+
+    def schedule(self) -> Schedule:
+        """The schedule so far (complete once `advance` returned FINISHED)."""
+        s = self.state
+        return Schedule(self.workload, self.config, self.resources, s.cap.copy(), s.req, s.submit, s.start.copy(),
+                        s.end.copy(), s.mode.copy(), s.killed.astype(bool), s.requeues.copy(), s.wasted.copy())
+
+
+__all__ = ["DECIDE_BACKFILL", "DECIDE_PICK", "FINISHED", "Policy", "Schedule", "Simulator"]
