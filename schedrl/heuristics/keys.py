@@ -1,0 +1,151 @@
+"""Heuristic choices, compiled: one function serves the Python `pick` and the compiled run loop.
+
+Priority keys are "lower runs first"; ties go to the earlier job in FCFS order (submit time, then
+trace position), because the queue is scanned in that order and only a strictly better key wins.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from schedrl.sim.backfill import fits_now
+from schedrl.sim.engine import FINISHED, STUCK, advance, apply_backfill, apply_pick
+from schedrl.sim.state import C_WINDOW, DECIDE_PICK, NOW, Q_LEN, RAND_POS
+
+(FCFS, SJF, WFP3, UNICEP, F1, SAF, SMALLEST, LJF, WFP3_RLSCHED, UNICEP_RLSCHED, LARGEST,
+ BINPACKING, RANDOM, TETRIS, TETRIS_STAR, OPTIMIZATION) = range(16)
+
+# Tetris*: weight of the packing score against the SJF score (our reading of DeepRM §5's "Tetris*")
+TETRIS_STAR_ALPHA = 0.5
+
+
+@njit(cache=True)
+def priority_key(kind, s, j, now, procs):
+    """Key of job `j` (lower first). `procs` is the processor count (resource 0 may count nodes)."""
+    submit = s.submit[j]
+    est = s.est[j]
+    n = procs[j]
+    if kind == FCFS:
+        return submit
+    if kind == SJF:
+        return est
+    if kind == WFP3 or kind == WFP3_RLSCHED:
+        # Tang et al. 2009: WFP3 = -(w / r)^3 * n; RLScheduler's code takes w = -1 - submit
+        w = now - submit if kind == WFP3 else -1.0 - submit
+        return -((w / est) ** 3) * n
+    if kind == UNICEP or kind == UNICEP_RLSCHED:
+        # Tang et al. 2009: UNICEP = -w / (log2(n) * r); log2(1) = 0 is floored so serial jobs rank first, not NaN
+        w = now - submit if kind == UNICEP else -1.0 - submit
+        return -w / (max(math.log2(n), 1e-9) * est)
+    if kind == F1:
+        # Carastan-Santos & de Camargo 2017 (RLScheduler Table V): log10(r) * n + 870 * log10(s)
+        return math.log10(est) * n + 870.0 * math.log10(max(submit, 1.0))
+    if kind == SAF:
+        return est * n
+    if kind == SMALLEST:
+        return n
+    if kind == LJF:
+        return -est
+    if kind == LARGEST:
+        return -n
+    return submit
+
+
+@njit(cache=True)
+def _knapsack_pick(s, window, free0):
+    # DRAS §IV-A Optimization: 0-1 knapsack over the window maximising the processors put to work
+    cap = int(free0)
+    m = window.shape[0]
+    if cap <= 0 or m == 0:
+        return -1
+    best = np.zeros((m + 1, cap + 1), np.int64)
+    for i in range(m):
+        w = int(s.req[window[i], 0])
+        for c in range(cap + 1):
+            best[i + 1, c] = best[i, c]
+            if w <= c and best[i, c - w] + w > best[i + 1, c]:
+                best[i + 1, c] = best[i, c - w] + w
+    # walk back; the earliest chosen job in queue order runs first
+    c = cap
+    chosen = -1
+    for i in range(m - 1, -1, -1):
+        if best[i + 1, c] != best[i, c]:
+            chosen = window[i]
+            c -= int(s.req[window[i], 0])
+    return chosen
+
+
+@njit(cache=True)
+def choose(kind, s, procs, rand):
+    """The job a heuristic picks from the visible queue (the whole queue, or the list window)."""
+    q = s.iv[Q_LEN]
+    w = s.cfg[C_WINDOW]
+    if w > 0 and w < q:
+        q = w
+    now = s.fv[NOW]
+    if kind == RANDOM:
+        n_fit = 0
+        for k in range(q):
+            if fits_now(s, s.queue[k]):
+                n_fit += 1
+        u = rand[s.iv[RAND_POS] % rand.shape[0]]
+        s.iv[RAND_POS] += 1
+        target = int(u * (n_fit if n_fit > 0 else q))
+        for k in range(q):
+            j = s.queue[k]
+            if n_fit == 0 or fits_now(s, j):
+                if target == 0:
+                    return j
+                target -= 1
+        return s.queue[0]
+    if kind == OPTIMIZATION:
+        j = _knapsack_pick(s, s.queue[:q], s.free[0])
+        return j if j >= 0 else s.queue[0]
+    if kind == BINPACKING or kind == TETRIS or kind == TETRIS_STAR:
+        best = -1
+        best_score = -np.inf
+        min_est = np.inf
+        for k in range(q):
+            min_est = min(min_est, s.est[s.queue[k]])
+        for k in range(q):
+            j = s.queue[k]
+            if not fits_now(s, j):
+                continue
+            if kind == BINPACKING:
+                score = s.req[j, 0]
+            else:
+                # DeepRM §5 Tetris: alignment of the request with the free resources, both normalised
+                score = 0.0
+                for r in range(s.cap.shape[0]):
+                    score += (s.req[j, r] / s.cap[r]) * (s.free[r] / s.cap[r])
+                if kind == TETRIS_STAR:
+                    score = TETRIS_STAR_ALPHA * score + (1.0 - TETRIS_STAR_ALPHA) * (min_est / s.est[j])
+            if score > best_score:
+                best_score = score
+                best = j
+        return best if best >= 0 else s.queue[0]
+    best = s.queue[0]
+    best_key = priority_key(kind, s, best, now, procs)
+    for k in range(1, q):
+        j = s.queue[k]
+        key = priority_key(kind, s, j, now, procs)
+        if key < best_key:
+            best_key = key
+            best = j
+    return best
+
+
+@njit(cache=True)
+def run_heuristic(s, kind, procs, rand):
+    """Run a heuristic to completion inside compiled code (backfill candidates first-fit)."""
+    while True:
+        code = advance(s)
+        if code == FINISHED or code == STUCK:
+            return code
+        if code == DECIDE_PICK:
+            apply_pick(s, choose(kind, s, procs, rand))
+        else:
+            apply_backfill(s, s.cand[0])

@@ -1,0 +1,121 @@
+"""Aggregate metrics of a schedule (RLScheduler §II; DRAS Table IV; MRSch §V)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from schedrl.metrics.jobs import job_metrics
+from schedrl.sim.simulator import Schedule
+
+# name -> (attribute of Metrics, True when lower is better): the objectives `compare` and the RL rewards use
+METRICS: dict[str, tuple[str, bool]] = {
+    "bsld": ("avg_bsld", True),
+    "wait": ("avg_wait", True),
+    "turnaround": ("avg_turnaround", True),
+    "slowdown": ("avg_slowdown", True),
+    "utilization": ("utilization", False),
+    "fairness": ("max_user_bsld", True),
+}
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Aggregates over the jobs of one schedule."""
+
+    jobs: int
+    """Jobs scheduled."""
+    avg_bsld: float
+    """Mean bounded slowdown, max((w + e) / max(e, 10), 1)."""
+    avg_wait: float
+    """Mean wait, seconds."""
+    avg_turnaround: float
+    """Mean turnaround (completion - submit), seconds."""
+    avg_slowdown: float
+    """Mean slowdown, turnaround / run time."""
+    max_wait: float
+    """Longest wait, seconds."""
+    p50_wait: float
+    """Median wait."""
+    p95_wait: float
+    """95th percentile wait."""
+    p95_bsld: float
+    """95th percentile bounded slowdown."""
+    utilization: float
+    """Resource-0 busy fraction over the makespan (first submit to last completion)."""
+    utilization_per_resource: dict
+    """Busy fraction of each resource over the makespan."""
+    makespan: float
+    """Last completion - first submit, seconds."""
+    max_user_bsld: float
+    """Max over users of the user's mean bsld (RLScheduler's fairness objective)."""
+    mean_user_bsld: float
+    """Mean over users of the user's mean bsld."""
+    users: int
+    """Distinct users (-1 counts as one unknown user)."""
+    killed: int
+    """Jobs killed at their walltime limit."""
+    requeued: int
+    """Kill-and-requeue events."""
+    wasted_core_hours: float
+    """Resource-0 hours lost to kill-and-requeue."""
+    ready_share: float
+    """Share of jobs started at once when picked (DRAS Table IV)."""
+    reserved_share: float
+    """Share of jobs started at their reservation."""
+    backfilled_share: float
+    """Share of jobs started by backfilling."""
+
+    def to_dict(self) -> dict:
+        """JSON-friendly dict."""
+        return asdict(self)
+
+    def value(self, metric: str) -> float:
+        """The aggregate behind an objective name (`bsld`, `wait`, ..., see METRICS)."""
+        if metric not in METRICS:
+            raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+        return float(getattr(self, METRICS[metric][0]))
+
+
+def _per_user_means(users: np.ndarray, values: np.ndarray) -> np.ndarray:
+    _, inverse = np.unique(users, return_inverse=True)
+    sums = np.bincount(inverse, weights=values)
+    counts = np.bincount(inverse)
+    return sums / counts
+
+
+def summarize(schedule: Schedule) -> Metrics:
+    """Aggregate metrics of a finished schedule."""
+    if np.any(schedule.end < 0):
+        raise ValueError("the schedule is not finished: some jobs have not completed")
+    m = job_metrics(schedule)
+    n = len(m["wait"])
+    makespan = float(schedule.end.max() - schedule.submit.min())
+    busy = (schedule.req * m["run"][:, None]).sum(axis=0)
+    util = busy / (schedule.capacity * makespan) if makespan > 0 else np.zeros_like(busy)
+    user_bsld = _per_user_means(np.asarray(schedule.workload.user), m["bsld"])
+    modes = np.bincount(schedule.mode, minlength=4) / n
+    return Metrics(
+        jobs=n,
+        avg_bsld=float(m["bsld"].mean()),
+        avg_wait=float(m["wait"].mean()),
+        avg_turnaround=float(m["turnaround"].mean()),
+        avg_slowdown=float(m["slowdown"].mean()),
+        max_wait=float(m["wait"].max()),
+        p50_wait=float(np.percentile(m["wait"], 50)),
+        p95_wait=float(np.percentile(m["wait"], 95)),
+        p95_bsld=float(np.percentile(m["bsld"], 95)),
+        utilization=float(util[0]),
+        utilization_per_resource={name: float(u) for name, u in zip(schedule.resources, util)},
+        makespan=makespan,
+        max_user_bsld=float(user_bsld.max()),
+        mean_user_bsld=float(user_bsld.mean()),
+        users=int(len(user_bsld)),
+        killed=int(schedule.killed.sum()),
+        requeued=int(schedule.requeues.sum()),
+        wasted_core_hours=float(schedule.wasted.sum() / 3600.0),
+        ready_share=float(modes[1]),
+        reserved_share=float(modes[2]),
+        backfilled_share=float(modes[3]),
+    )
