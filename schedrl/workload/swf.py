@@ -72,7 +72,7 @@ def parse_swf(data: bytes, path: str | Path = "<bytes>") -> tuple[SwfHeader, np.
             col = values[:, f.index]
             bad = np.flatnonzero(col != np.round(col))
             if bad.size:
-                raise TraceError(path, f"field {f.index + 1} ({f.name}) must be an integer, found {col[bad[0]]!r}",
+                raise TraceError(path, f"field {f.index + 1} ({f.name}) must be an integer, found {float(col[bad[0]])!r}",
                                  line=int(lines[bad[0]]))
     header = parse_header([data[s:e].decode("utf-8", errors="replace").rstrip("\r") for s, e in comments])
     return header, values, lines
