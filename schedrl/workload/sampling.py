@@ -33,7 +33,8 @@ def _check_count(name: str, value, minimum: int = 1) -> int:
 
 def _check_rng(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), got {type(rng).__name__}")
+        raise TypeError(f"rng must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
+                        f"got {type(rng).__name__}")
     return rng
 
 
@@ -45,11 +46,11 @@ def sequence(wl: Workload, start: int, length: int) -> Workload:
     """
     length = _check_count("length", length)
     start = _check_count("start", start, minimum=0)
+    if length > len(wl):
+        raise ValueError(f"a sequence of {length} jobs is longer than {wl.name!r} ({len(wl)} jobs)")
     if start + length > len(wl):
-        raise ValueError(
-            f"sequence [{start}, {start + length}) runs past the end of {wl.name!r} ({len(wl)} jobs); "
-            f"start must be <= {len(wl) - length}" if length <= len(wl) else
-            f"a sequence of {length} jobs is longer than {wl.name!r} ({len(wl)} jobs)")
+        raise ValueError(f"sequence [{start}, {start + length}) runs past the end of {wl.name!r} ({len(wl)} jobs); "
+                         f"start must be <= {len(wl) - length}")
     return wl[start:start + length]
 
 
