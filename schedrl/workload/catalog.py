@@ -339,9 +339,12 @@ def fetch(name: str | CatalogEntry, dest_dir: str | Path | None = None, from_fil
                     shutil.copyfileobj(fh, out, _CHUNK)
             else:
                 _download(entry.url, out, progress)
-        actual = content_sha256(tmp)
+        origin = str(from_file) if from_file is not None else entry.url
+        try:
+            actual = content_sha256(tmp)
+        except TraceError as e:
+            raise TraceError(origin, e.problem, hint="the copy is damaged; download or copy it again") from None
         if entry.sha256 and actual != entry.sha256:
-            origin = str(from_file) if from_file is not None else entry.url
             raise TraceError(origin, f"sha256 of the uncompressed content is {actual}, expected {entry.sha256} for {entry.name}",
                              hint="the copy is corrupt or a different version of the log; nothing was stored")
         with open(tmp, "rb") as fh:
