@@ -16,6 +16,8 @@ from schedrl import __version__
 # `schedrl traces ...` never pays for torch or ray
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "traces": ("schedrl.cli.traces", "list, inspect, fetch and generate workload traces"),
+    "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
+    "compare": ("schedrl.cli.compare", "run several policies on the same sequences (RLScheduler Table V style)"),
 }
 
 EXIT_INPUT_ERROR = 2
@@ -58,4 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # re-import so exception classes are the package's, not this __main__ module's copies
+    from schedrl.cli.main import main as _main
+
+    sys.exit(_main())

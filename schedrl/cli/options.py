@@ -1,0 +1,78 @@
+"""Command-line options shared by `simulate`, `compare`, `train` and `evaluate`."""
+
+from __future__ import annotations
+
+import argparse
+
+from schedrl.sim.config import ALLOCATIONS, BACKFILLS, DISCIPLINES, EVENT_ORDERS, SimConfig
+
+CLEANING_PRESETS = ("default", "none", "rlscheduler")
+PRESETS = ("rlscheduler",)
+
+
+def add_trace_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trace", required=True, metavar="NAME|PATH",
+                        help="catalog name (see `schedrl traces list`) or SWF file; `default` is the embedded trace")
+    parser.add_argument("--cleaning", choices=CLEANING_PRESETS, default=None,
+                        help="trace cleaning preset (default: default, or rlscheduler with --preset rlscheduler)")
+
+
+def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False) -> None:
+    parser.add_argument("--preset", choices=PRESETS, default=None,
+                        help="rlscheduler: SchedGym's semantics (event order, node allocation, no walltime kill, "
+                             "its cleaning) to reproduce RLScheduler's published numbers")
+    parser.add_argument("--discipline", choices=DISCIPLINES, default=None, help="scheduling discipline (default: pick-and-wait)")
+    if backfill_many:
+        parser.add_argument("--backfill", default="none", metavar="LIST",
+                            help=f"comma-separated backfilling strategies from {', '.join(BACKFILLS)} (default: none)")
+    else:
+        parser.add_argument("--backfill", choices=BACKFILLS, default="none", help="backfilling strategy (default: none)")
+    parser.add_argument("--event-order", choices=EVENT_ORDERS, default=None, help="same-instant event order (default: standard)")
+    parser.add_argument("--allocation", choices=ALLOCATIONS, default=None, help="resource 0 counts procs or whole nodes (default: procs)")
+    parser.add_argument("--no-kill", action="store_true", help="let jobs run past their requested time")
+    parser.add_argument("--window", type=int, default=0, help="list discipline: visible jobs at the queue front (0: all)")
+
+
+def parse_list(text: str, allowed=None, what: str = "value") -> list[str]:
+    from schedrl.cli.main import UsageError
+
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise UsageError(f"empty {what} list")
+    if allowed is not None:
+        bad = [t for t in items if t not in allowed]
+        if bad:
+            raise UsageError(f"unknown {what} {', '.join(bad)}; choose from {', '.join(allowed)}")
+    return items
+
+
+def sim_config(args: argparse.Namespace, backfill: str | None = None) -> SimConfig:
+    """SimConfig from the options; --preset supplies defaults that explicit options override."""
+    base = SimConfig.rlscheduler() if args.preset == "rlscheduler" else SimConfig()
+    return SimConfig(
+        discipline=args.discipline or base.discipline,
+        backfill=backfill if backfill is not None else args.backfill,
+        event_order=args.event_order or base.event_order,
+        kill_at_limit=base.kill_at_limit and not args.no_kill,
+        allocation=args.allocation or base.allocation,
+        window=args.window,
+    )
+
+
+def load_workload(args: argparse.Namespace):
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.cleaning import CleaningRules
+
+    preset = args.cleaning or ("rlscheduler" if getattr(args, "preset", None) == "rlscheduler" else "default")
+    return load_trace(args.trace, CleaningRules.preset(preset))
+
+
+def parse_starts(text: str | None) -> list[int] | None:
+    from schedrl.cli.main import UsageError
+
+    if not text:
+        return None
+    try:
+        return [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise UsageError(f"--starts must be comma-separated integers, got {text!r}") from None
