@@ -1,0 +1,89 @@
+"""The RLScheduler observation: one normalised feature row per visible job (paper §IV-B)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedrl.envs.keys import MAX_OBSV_SIZE
+from schedrl.sim.simulator import Simulator
+from schedrl.workload.workload import Workload
+
+# per-job columns, then two per extra resource (request, free share)
+FEATURES = ("wait", "requested_time", "requested_procs", "user", "group", "app", "can_start_now", "free_procs")
+
+
+@dataclass(frozen=True)
+class JobFeatures:
+    """Normalisation constants, taken from the training trace and stored with checkpoints, so a policy
+    trained on one trace sees the same scales on another (RLScheduler Table VII). Requests are
+    normalised by the current machine's capacity, which is a property of the cluster, not the trace."""
+
+    time_scale: float
+    """Seconds mapped to 1.0 for requested times and waits (the training trace's largest request)."""
+    user_scale: float
+    """Largest user id of the training trace (ids above it clip to 1)."""
+    group_scale: float
+    """Largest group id."""
+    app_scale: float
+    """Largest executable id."""
+
+    @classmethod
+    def from_trace(cls, workload: Workload) -> "JobFeatures":
+        def scale(column: np.ndarray) -> float:
+            return float(max(column.max(initial=0), 1))
+
+        return cls(scale(workload.time_req), scale(workload.user), scale(workload.group), scale(workload.app))
+
+    @classmethod
+    def from_dict(cls, d) -> "JobFeatures":
+        return cls(**{k: float(d[k]) for k in ("time_scale", "user_scale", "group_scale", "app_scale")})
+
+    def to_dict(self) -> dict:
+        return {"time_scale": self.time_scale, "user_scale": self.user_scale,
+                "group_scale": self.group_scale, "app_scale": self.app_scale}
+
+
+def n_features(n_resources: int) -> int:
+    """Feature columns for a machine with `n_resources` resources."""
+    return len(FEATURES) + 2 * (n_resources - 1)
+
+
+class ObservationBuilder:
+    """Fills the (MAX_OBSV_SIZE, F) job matrix and the action mask from the simulator state."""
+
+    def __init__(self, workload: Workload, norm: JobFeatures, n_resources: int):
+        clip = lambda x, s: np.clip(np.asarray(x, dtype=np.float64) / s, 0.0, 1.0)  # noqa: E731
+        # static per-job columns, computed once per sequence
+        self.user = clip(workload.user, norm.user_scale)
+        self.group = clip(workload.group, norm.group_scale)
+        self.app = clip(workload.app, norm.app_scale)
+        self.time_scale = norm.time_scale
+        self.n_resources = n_resources
+        self.jobs = np.zeros((MAX_OBSV_SIZE, n_features(n_resources)), dtype=np.float32)
+        self.mask = np.zeros(MAX_OBSV_SIZE, dtype=np.float32)
+
+    def build(self, sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(jobs matrix, mask, visible job indices); the first MAX_OBSV_SIZE queued jobs in FCFS order (§IV-B)."""
+        visible = sim.queue[:MAX_OBSV_SIZE].copy()
+        k = len(visible)
+        s = sim.state
+        req = s.req[visible] / s.cap
+        free = s.free / s.cap
+        m = self.jobs
+        m[:] = 0.0
+        m[:k, 0] = np.minimum((sim.now - s.submit[visible]) / self.time_scale, 1.0)
+        m[:k, 1] = np.minimum(s.est[visible] / self.time_scale, 1.0)
+        m[:k, 2] = req[:, 0]
+        m[:k, 3] = self.user[visible]
+        m[:k, 4] = self.group[visible]
+        m[:k, 5] = self.app[visible]
+        m[:k, 6] = np.all(s.req[visible] <= s.free + 1e-9, axis=1)
+        m[:k, 7] = free[0]
+        for r in range(1, self.n_resources):
+            m[:k, 6 + 2 * r] = req[:, r]
+            m[:k, 7 + 2 * r] = free[r]
+        self.mask[:] = 0.0
+        self.mask[:k] = 1.0
+        return m.copy(), self.mask.copy(), visible

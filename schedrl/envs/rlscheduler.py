@@ -1,0 +1,154 @@
+"""`schedrl/RLScheduler-v0`: SchedGym (RLScheduler, SC'20) as a view over the schedrl simulator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from schedrl.envs.job_features import FEATURES, JobFeatures, ObservationBuilder, n_features
+from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.envs.masked_discrete import MaskedDiscrete
+from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+from schedrl.metrics import METRICS, summarize
+from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
+from schedrl.workload.cleaning import CleaningRules
+from schedrl.workload.sampling import sequence
+from schedrl.workload.workload import Workload
+
+# info keys
+INFO_METRIC = "metric_value"
+INFO_START = "start"
+INFO_JOB = "job"
+
+
+def sim_config_for(config: RLSchedulerEnvConfig) -> SimConfig:
+    """Pick-and-wait simulator semantics for an env config."""
+    if config.preset == "rlscheduler":
+        base = SimConfig.rlscheduler()
+        return SimConfig(discipline="pick-and-wait", backfill=config.backfill, event_order=base.event_order,
+                         kill_at_limit=base.kill_at_limit, allocation=base.allocation)
+    return SimConfig(discipline="pick-and-wait", backfill=config.backfill)
+
+
+def load_env_workload(config: RLSchedulerEnvConfig) -> Workload:
+    from schedrl.workload.catalog import load_trace
+
+    return load_trace(config.trace, CleaningRules.preset(config.cleaning))
+
+
+class RLSchedulerEnv(gym.Env):
+    """Pick the next job to run, one decision at a time, and be rewarded by the schedule's quality.
+
+    ## Description
+    The RLScheduler environment (Zhang et al., SC'20, §IV): a pick-and-wait view over the schedrl
+    simulator. At every decision point the agent picks one of the visible waiting jobs; if it does not
+    fit, the simulator holds it, advances time (backfilling if enabled) until it fits and starts it.
+
+    ## Action Space
+    `Discrete(128)` (a `MaskedDiscrete` whose `sample()` draws valid slots): the slot of the visible job to run
+    next. Stepping a masked slot raises `ValueError`.
+
+    ## Observation Space
+    `Dict`:
+
+    | key | shape | content |
+    |---|---|---|
+    | `jobs` | (128, F) float32 in [0, 1] | per visible job: wait, requested time, requested procs, user, group, app ids, can-start-now flag, free procs share; per extra resource its request and free share (F = 8 + 2 (R - 1)) |
+    | `action_mask` | (128,) float32 | 1 for slots holding a waiting job |
+
+    Visible jobs are the first 128 of the queue in FCFS order (paper §IV-B); rows past them are zero.
+
+    ## Rewards
+    0 until the sequence is scheduled; then the objective: -avg bsld, -avg wait, -avg turnaround,
+    -avg slowdown, +utilisation, or -max over users of their avg bsld (`metric`).
+
+    ## Starting State
+    A sequence of `sequence_length` consecutive jobs from a random start (seeded by `reset(seed)`),
+    from `train_starts` during trajectory-filtering phase 1, or the next of the fixed `starts`.
+
+    ## Episode End
+    Terminates when every job of the sequence has completed; never truncates.
+
+    ## Arguments
+    `env_config` keys: the fields of `RLSchedulerEnvConfig` (unknown keys are rejected).
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, config: dict[str, Any] | RLSchedulerEnvConfig | None = None, workload: Workload | None = None):
+        self.config = config if isinstance(config, RLSchedulerEnvConfig) else RLSchedulerEnvConfig.from_dict(config)
+        self.workload = workload if workload is not None else load_env_workload(self.config)
+        if len(self.workload) < self.config.sequence_length:
+            raise ValueError(f"trace {self.workload.name!r} has {len(self.workload)} jobs, fewer than "
+                             f"sequence_length={self.config.sequence_length}")
+        self.sim_config = sim_config_for(self.config)
+        self.norm = JobFeatures.from_dict(self.config.norm) if self.config.norm else JobFeatures.from_trace(self.workload)
+        self.n_resources = 1 + len(self.workload.resources)
+        f = n_features(self.n_resources)
+        self.observation_space = gym.spaces.Dict({
+            OBS_JOBS: gym.spaces.Box(0.0, 1.0, shape=(MAX_OBSV_SIZE, f), dtype=np.float32),
+            OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(MAX_OBSV_SIZE,), dtype=np.float32),
+        })
+        self.action_space = MaskedDiscrete(MAX_OBSV_SIZE)
+        self._max_start = len(self.workload) - self.config.sequence_length
+        self._episodes = 0
+        self._next_fixed = 0
+        self.sim: Simulator | None = None
+        self._visible = np.zeros(0, dtype=np.int64)
+        self._mask = np.zeros(MAX_OBSV_SIZE, dtype=np.float32)
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        extra = tuple(f"{k}_{kind}" for k in sorted(self.workload.resources) for kind in ("request", "free"))
+        return FEATURES + extra
+
+    def _choose_start(self) -> int:
+        cfg = self.config
+        if cfg.starts:
+            start = cfg.starts[self._next_fixed % len(cfg.starts)]
+            self._next_fixed += 1
+        elif cfg.train_starts and self._episodes < cfg.filter_phase1_episodes:
+            start = int(cfg.train_starts[self.np_random.integers(len(cfg.train_starts))])
+        else:
+            start = int(self.np_random.integers(0, self._max_start + 1))
+        self._episodes += 1
+        return start
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        start = int(options["start"]) if options and "start" in options else self._choose_start()
+        self.start = start
+        seq = sequence(self.workload, start, self.config.sequence_length)
+        self.sim = Simulator(seq, self.sim_config)
+        self._builder = ObservationBuilder(seq, self.norm, self.n_resources)
+        code = self.sim.advance()
+        assert code == DECIDE_PICK  # a fresh sequence always starts with a pick
+        return self._observe(), {INFO_START: start}
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        jobs, mask, self._visible = self._builder.build(self.sim)
+        self._mask = mask
+        self.action_space.set_mask(mask)
+        return {OBS_JOBS: jobs, OBS_ACTION_MASK: mask}
+
+    def step(self, action):
+        if self.sim is None:
+            raise RuntimeError("call reset() before step()")
+        a = int(action)
+        if not 0 <= a < MAX_OBSV_SIZE or self._mask[a] == 0.0:
+            raise ValueError(f"action {a} is masked: only slots 0..{len(self._visible) - 1} hold waiting jobs")
+        job = int(self._visible[a])
+        self.sim.pick(job)
+        code = self.sim.advance()
+        if code == FINISHED:
+            metrics = summarize(self.sim.schedule())
+            value = metrics.value(self.config.metric)
+            reward = -value if METRICS[self.config.metric][1] else value
+            obs = {OBS_JOBS: np.zeros_like(self._builder.jobs), OBS_ACTION_MASK: np.zeros(MAX_OBSV_SIZE, np.float32)}
+            return obs, float(reward), True, False, {INFO_METRIC: value, INFO_START: self.start, INFO_JOB: job}
+        return self._observe(), 0.0, False, False, {INFO_JOB: job}

@@ -1,0 +1,68 @@
+"""Configuration of the RLScheduler environment: a frozen dataclass built from RLlib's env_config dict."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Mapping
+
+from schedrl.metrics import METRICS
+
+# RLScheduler §V-A: training sequences of 256 jobs; §V-B: evaluation on sequences of 1,024 jobs
+TRAIN_SEQUENCE_LENGTH = 256
+EVAL_SEQUENCE_LENGTH = 1024
+
+
+@dataclass(frozen=True)
+class RLSchedulerEnvConfig:
+    """What an `RLSchedulerEnv` simulates and rewards. Unknown keys are rejected by `from_dict`."""
+
+    trace: str = "default"
+    """Catalog name or SWF path of the workload."""
+    cleaning: str = "default"
+    """Trace cleaning preset: default, none or rlscheduler."""
+    preset: str = "standard"
+    """Simulator semantics: `standard` (schedrl's) or `rlscheduler` (SchedGym's, to reproduce the paper)."""
+    metric: str = "bsld"
+    """Objective rewarded at the end of an episode: bsld, wait, turnaround, slowdown, utilization, fairness."""
+    backfill: str = "none"
+    """Backfilling during the waits: none, easy, conservative or rlscheduler."""
+    sequence_length: int = TRAIN_SEQUENCE_LENGTH
+    """Jobs per episode."""
+    starts: tuple[int, ...] = ()
+    """Fixed start indices, cycled through in order (evaluation); empty: seeded random starts."""
+    train_starts: tuple[int, ...] = ()
+    """Trajectory filtering phase 1: random starts drawn only from these (see `filtering.py`)."""
+    filter_phase1_episodes: int = 0
+    """Episodes (per env instance) drawn from `train_starts` before switching to all starts (phase 2)."""
+    norm: Mapping[str, float] = field(default_factory=dict)
+    """Normalisation constants (see `JobFeatures`); empty: derived from this trace. Saved with checkpoints."""
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any] | None) -> "RLSchedulerEnvConfig":
+        config = dict(config or {})
+        config.pop("num_envs", None)  # RLlib's vector entry point passes it; handled by the vector env
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(config) - known)
+        if unknown:
+            raise ValueError(f"unknown RLScheduler env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+        for key in ("starts", "train_starts"):
+            if key in config:
+                config[key] = tuple(int(s) for s in config[key])
+        if "norm" in config:
+            config["norm"] = dict(config["norm"])
+        return cls(**config)
+
+    def __post_init__(self) -> None:
+        if self.metric not in METRICS:
+            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {self.metric!r}")
+        if self.preset not in ("standard", "rlscheduler"):
+            raise ValueError(f"preset must be 'standard' or 'rlscheduler'; got {self.preset!r}")
+        if self.sequence_length < 1:
+            raise ValueError(f"sequence_length must be >= 1; got {self.sequence_length}")
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["starts"] = list(self.starts)
+        out["train_starts"] = list(self.train_starts)
+        out["norm"] = dict(self.norm)
+        return out
