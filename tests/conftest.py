@@ -1,4 +1,4 @@
-"""Shared test fixtures: where the real traces live, and an isolated parse cache."""
+"""Shared test fixtures: the real traces, an isolated parse cache, one Ray instance per session."""
 
 from __future__ import annotations
 
@@ -7,24 +7,30 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_TRACES = REPO.parent / "shared" / "traces"
+from shared_traces import REPO, SHARED_TRACES, shared_trace  # noqa: F401  (re-exported for fixtures)
 
 # parsed-trace cache inside the repo's (git-ignored) pytest cache, never in the user's home
 os.environ.setdefault("SCHEDRL_CACHE_DIR", str(REPO / ".pytest_cache" / "schedrl"))
-
-
-def shared_trace(filename: str) -> Path:
-    """Path of a real trace in ../shared/traces; skip when absent, but fail under CI (it must be there)."""
-    path = SHARED_TRACES / filename
-    if not path.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{path} is missing, and CI=true requires ../shared/traces beside the repository")
-        pytest.skip(f"{path} not found: real traces live in ../shared/traces (absent in a plain clone)")
-    return path
+# catalog names such as `lublin_256` resolve to ../shared/traces during tests
+if SHARED_TRACES.is_dir():
+    os.environ.setdefault("SCHEDRL_TRACE_PATH", str(SHARED_TRACES))
 
 
 @pytest.fixture
 def lublin_256() -> Path:
     """RLScheduler's Lublin-1 trace (10,000 jobs, 256 processors)."""
     return shared_trace("lublin_256.swf.gz")
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One 2-CPU local Ray instance for the whole pytest session (RLlib tests), shut down at its end."""
+    import ray
+
+    if ray.is_initialized():
+        yield
+        return
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()

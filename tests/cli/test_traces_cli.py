@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_trace
+from shared_traces import shared_trace
 from schedrl.workload import CleaningRules, read_swf
 
 # 4 jobs on an 8-node machine, submitted at 0, 100, 200, 400; run 10/20/30/40 s of 20/40/60/160 s requested

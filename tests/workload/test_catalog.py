@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_TRACES, shared_trace
+from shared_traces import SHARED_TRACES, shared_trace
 from schedrl.workload import CleaningRules, TraceError
 from schedrl.workload.catalog import (
     CatalogEntry,

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import SHARED_TRACES, shared_trace
+from shared_traces import SHARED_TRACES, shared_trace
 from schedrl.workload import CleaningRules, TraceError, Workload, read_swf, write_swf
 from schedrl.workload.fields import FIELD_NAMES, SWF_FIELDS
 from schedrl.workload.header import parse_header
