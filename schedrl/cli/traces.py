@@ -176,8 +176,7 @@ def _fmt(value, scale: float, unit: str) -> str:
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from schedrl.workload.catalog import find_entry, load_catalog, recorded_sha256, traces_dir
-    from schedrl.workload.catalog import fetch
+    from schedrl.workload.catalog import fetch, find_entry, load_catalog, recorded_sha256, traces_dir
 
     entry = find_entry(args.name, load_catalog())
     path = fetch(entry or args.name, dest_dir=args.dest, from_file=args.from_file, progress=not args.quiet)
