@@ -18,6 +18,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "traces": ("schedrl.cli.traces", "list, inspect, fetch and generate workload traces"),
     "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
     "compare": ("schedrl.cli.compare", "run several policies on the same sequences (RLScheduler Table V style)"),
+    "train": ("schedrl.cli.train", "train an RL scheduler (PPO on Ray RLlib, one-trial Ray Tune run)"),
+    "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
 }
 
 EXIT_INPUT_ERROR = 2

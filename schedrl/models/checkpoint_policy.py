@@ -44,7 +44,7 @@ class CheckpointPolicy:
     """Greedy decisions of a trained RLModule; usable from `simulate`, `compare` and `evaluate`."""
 
     def __init__(self, module: RLModule, env_config: dict, name: str = "RL"):
-        self.module = module.eval() if hasattr(module, "eval") else module
+        self.module = module
         self.env_config = env_config
         self.norm = JobFeatures.from_dict(env_config["norm"])
         self.name = name
@@ -74,4 +74,5 @@ def load_policy(path: str | Path) -> CheckpointPolicy:
         raise FileNotFoundError(f"checkpoint {path} does not exist")
     run = json.loads(find_run_file(path).read_text())
     module = RLModule.from_checkpoint(str(find_module_dir(path)))
+    module.eval()
     return CheckpointPolicy(module, run["env_config"], name=f"RL({path.name})")

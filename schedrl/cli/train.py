@@ -1,0 +1,99 @@
+"""`schedrl train rlscheduler`: PPO with the kernel policy as a one-trial Ray Tune run."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from schedrl.cli.options import parse_starts
+from schedrl.sim.config import BACKFILLS
+
+AGENTS = ("rlscheduler",)
+
+
+def parse_duration(text: str) -> float:
+    """`90`, `90s`, `20m`, `1.5h` -> seconds."""
+    from schedrl.cli.main import UsageError
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text or "")
+    if not m:
+        raise UsageError(f"--time-budget must look like 90s, 20m or 1.5h; got {text!r}")
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(name, help=help_text, description=help_text)
+    p.add_argument("agent", choices=AGENTS, help="which scheduler to train")
+    p.add_argument("--trace", default="default", metavar="NAME|PATH", help="catalog name or SWF file (default: the embedded trace)")
+    p.add_argument("--cleaning", choices=("default", "none", "rlscheduler"), default=None,
+                   help="cleaning preset (default: default; rlscheduler with --preset rlscheduler)")
+    p.add_argument("--preset", choices=("standard", "rlscheduler"), default="standard",
+                   help="simulator semantics; rlscheduler reproduces the paper's SchedGym (default: standard)")
+    p.add_argument("--metric", default="bsld", help="objective: bsld, wait, turnaround, slowdown, utilization, fairness")
+    p.add_argument("--backfill", choices=BACKFILLS, default="none", help="backfilling while the picked job waits")
+    p.add_argument("--model", default="kernel", help="kernel (default), mlp_v1, mlp_v2, mlp_v3, lenet")
+    p.add_argument("--iterations", type=int, default=None, help="stop after N iterations")
+    p.add_argument("--time-budget", default=None, metavar="DURATION", help="stop after this long (e.g. 20m)")
+    p.add_argument("--num-env-runners", type=int, default=0, help="env-runner processes (0: sample in the trainer; default 0)")
+    p.add_argument("--envs-per-runner", type=int, default=4, help="environments per env runner (default 4)")
+    p.add_argument("--num-gpus-per-learner", type=float, default=0.0, help="GPUs for the learner (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (paper: 256)")
+    p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (paper: 100 x 256)")
+    p.add_argument("--epochs", type=int, default=None, help="update passes per iteration (paper: 80, KL early stop)")
+    p.add_argument("--lr", type=float, default=None, help="policy learning rate (paper: 3e-4)")
+    p.add_argument("--vf-lr", type=float, default=None, help="value learning rate (paper: 1e-3)")
+    p.add_argument("--no-filtering", action="store_true", help="disable trajectory filtering")
+    p.add_argument("--filter-iterations", type=int, default=20, help="phase-1 iterations of trajectory filtering (default 20)")
+    p.add_argument("--eval-starts", metavar="I,J,...", help="fixed held-out evaluation starts for the final table")
+    p.add_argument("--eval-sequences", type=int, default=10, help="random evaluation sequences (default 10)")
+    p.add_argument("--eval-jobs", type=int, default=1024, help="jobs per evaluation sequence (default 1024)")
+    p.add_argument("--checkpoint-every", type=int, default=5, help="checkpoint frequency in iterations (default 5)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory (results, checkpoints, plots)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    p.set_defaults(run=run)
+    return p
+
+
+def build_spec(args: argparse.Namespace):
+    from dataclasses import replace
+
+    from schedrl.algorithms.ppo import PPOSettings
+    from schedrl.algorithms.train import TrainSpec
+    from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+
+    cleaning = args.cleaning or ("rlscheduler" if args.preset == "rlscheduler" else "default")
+    env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
+                               backfill=args.backfill, sequence_length=args.sequence_length)
+    ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
+                      num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed)
+    overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr, "vf_lr": args.vf_lr}
+    ppo = replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
+    budget = parse_duration(args.time_budget) if args.time_budget else None
+    return TrainSpec(env=env, ppo=ppo, out=args.out, model=args.model, iterations=args.iterations, time_budget_s=budget,
+                     filtering=not args.no_filtering, filter_phase1_iterations=args.filter_iterations,
+                     eval_starts=tuple(parse_starts(args.eval_starts) or ()), eval_sequences=args.eval_sequences,
+                     eval_jobs=args.eval_jobs, checkpoint_every=args.checkpoint_every)
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from schedrl.cli.main import UsageError
+
+    if args.iterations is None and args.time_budget is None and not args.resume:
+        raise UsageError("give --iterations N and/or --time-budget DURATION")
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    try:
+        spec = build_spec(args) if not args.resume or args.iterations or args.time_budget else None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    from schedrl.algorithms.train import train
+
+    if spec is None:
+        raise UsageError("--resume needs the same stop criterion as the original run (--iterations/--time-budget)")
+    try:
+        train(spec, resume=args.resume)
+    except FileExistsError as e:
+        raise UsageError(str(e)) from None
+    return 0
