@@ -33,27 +33,27 @@ class CleaningRules:
     unknown_runtime_as: int | None = None
     """Repair run time -1 to this many seconds instead of dropping (RLScheduler's code uses 10)."""
     procs_from: str = "requested"
-    """Processor count the job needs: `requested` (falling back to allocated when -1) or `max` of both (RLScheduler)."""
+    """Processor count the job needs: `requested` (falling back to allocated when -1), `max` of both (RLScheduler), or `as_written`."""
     drop_nonpositive_procs: bool = True
     """Drop jobs whose processor count is still <= 0 after the fallback to allocated."""
     missing_requested_time: str | int = "runtime"
-    """Requested time -1: `runtime` (perfect estimate), a number of seconds, or `drop`."""
+    """Requested time -1: `runtime` (perfect estimate), a number of seconds, `drop`, or `keep` (as written)."""
     drop_wider_than_machine: bool = True
     """Drop jobs that need more processors than the machine has (they could never start)."""
     sort_by_submit: bool = True
     """Stable-sort jobs by submit time when the log has them out of order (sequence indices follow it)."""
 
     def __post_init__(self) -> None:
-        if self.procs_from not in ("requested", "max"):
-            raise ValueError(f"procs_from must be 'requested' or 'max', got {self.procs_from!r}")
+        if self.procs_from not in ("requested", "max", "as_written"):
+            raise ValueError(f"procs_from must be 'requested', 'max' or 'as_written', got {self.procs_from!r}")
         m = self.missing_requested_time
-        if not (m in ("runtime", "drop") or (isinstance(m, int) and not isinstance(m, bool) and m > 0)):
-            raise ValueError(f"missing_requested_time must be 'runtime', 'drop' or a positive int, got {m!r}")
+        if not (m in ("runtime", "drop", "keep") or (isinstance(m, int) and not isinstance(m, bool) and m > 0)):
+            raise ValueError(f"missing_requested_time must be 'runtime', 'drop', 'keep' or a positive int, got {m!r}")
 
     @classmethod
     def none(cls) -> "CleaningRules":
         """Keep every job as written (for round trips and inspection)."""
-        return cls(False, False, None, "requested", False, "runtime", False, False)
+        return cls(False, False, None, "as_written", False, "keep", False, False)
 
     @classmethod
     def rlscheduler(cls) -> "CleaningRules":
@@ -181,7 +181,7 @@ def clean_columns(
     if rules.procs_from == "max":
         larger = alloc > req
         repair("procs_from", larger, "requested processors raised to the allocation (max of both)", "procs_req", alloc)
-    else:
+    elif rules.procs_from == "requested":
         repair("procs_from", (req <= 0) & (alloc > 0), "requested processors -1 set to allocated processors",
                "procs_req", alloc)
     if rules.drop_nonpositive_procs:
@@ -193,7 +193,7 @@ def clean_columns(
         repair("missing_requested_time", missing_time, "requested time -1 set to the run time", "time_req", cols["run"])
     elif m == "drop":
         drop("missing_requested_time", missing_time, "requested time -1")
-    else:
+    elif m != "keep":
         repair("missing_requested_time", missing_time, f"requested time -1 set to {m} s", "time_req", m)
 
     notes: list[str] = []

@@ -70,6 +70,10 @@ def parse_swf(data: bytes, path: str | Path = "<bytes>") -> tuple[SwfHeader, np.
     for f in SWF_FIELDS:
         if f.dtype is np.int64:
             col = values[:, f.index]
+            huge = np.flatnonzero(np.abs(col) > 2.0**53)
+            if huge.size:
+                raise TraceError(path, f"field {f.index + 1} ({f.name}) is out of range: {col[huge[0]]:g}",
+                                 line=int(lines[huge[0]]))
             bad = np.flatnonzero(col != np.round(col))
             if bad.size:
                 raise TraceError(path, f"field {f.index + 1} ({f.name}) must be an integer, found {float(col[bad[0]])!r}",

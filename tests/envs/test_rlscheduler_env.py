@@ -1,0 +1,154 @@
+"""RLScheduler-v0: Gymnasium conformance, determinism, masking, rewards, vector-env equivalence."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import schedrl.envs  # noqa: F401  (registers the env)
+from schedrl.algorithms.filtering import filter_starts
+from schedrl.envs import RLSCHEDULER_ENV_ID
+from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.envs.rlscheduler import RLSchedulerEnv, sim_config_for
+from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+from schedrl.envs.rlscheduler_vector import RLSchedulerVectorEnv
+from schedrl.heuristics import get_heuristic
+from schedrl.metrics import summarize
+from schedrl.sim import Simulator
+
+SMALL = {"trace": "default", "sequence_length": 48}
+
+
+def rollout(env, seed, steps, choose=lambda mask: int(np.flatnonzero(mask)[-1])):
+    obs, _ = env.reset(seed=seed)
+    trace = []
+    for _ in range(steps):
+        a = choose(obs[OBS_ACTION_MASK])
+        obs, r, term, trunc, info = env.step(a)
+        trace.append((obs[OBS_JOBS].copy(), r, term))
+        if term:
+            obs, _ = env.reset()
+    return trace
+
+
+def test_passes_gymnasium_env_checker():
+    check_env(RLSchedulerEnv(SMALL), skip_render_check=True)
+
+
+def test_registered_id_makes_the_env():
+    env = gym.make(RLSCHEDULER_ENV_ID, config=SMALL)
+    obs, info = env.reset(seed=0)
+    assert obs[OBS_JOBS].shape == (MAX_OBSV_SIZE, 8)
+    assert "start" in info
+
+
+def test_same_seed_same_trajectory_and_different_seed_differs():
+    a = rollout(RLSchedulerEnv(SMALL), 3, 150)
+    b = rollout(RLSchedulerEnv(SMALL), 3, 150)
+    c = rollout(RLSchedulerEnv(SMALL), 4, 150)
+    assert all(np.array_equal(x[0], y[0]) and x[1] == y[1] for x, y in zip(a, b))
+    assert any(not np.array_equal(x[0], y[0]) for x, y in zip(a, c))
+
+
+def test_masked_action_raises():
+    env = RLSchedulerEnv(SMALL)
+    obs, _ = env.reset(seed=0)
+    masked = int(np.flatnonzero(obs[OBS_ACTION_MASK] == 0)[0])
+    with pytest.raises(ValueError, match="masked"):
+        env.step(masked)
+    with pytest.raises(ValueError, match="masked"):
+        env.step(MAX_OBSV_SIZE + 5)
+
+
+def test_observation_is_normalised_and_mask_matches_queue():
+    env = RLSchedulerEnv(SMALL)
+    obs, _ = env.reset(seed=1)
+    for _ in range(40):
+        jobs, mask = obs[OBS_JOBS], obs[OBS_ACTION_MASK]
+        assert env.observation_space.contains(obs)
+        k = min(len(env.sim.queue), MAX_OBSV_SIZE)
+        assert mask.sum() == k and np.all(mask[:k] == 1)
+        assert np.all(jobs[k:] == 0)
+        obs, _, term, _, _ = env.step(env.action_space.sample())
+        if term:
+            break
+
+
+def test_first_slot_policy_is_fcfs_and_final_reward_is_minus_avg_bsld():
+    env = RLSchedulerEnv(SMALL)
+    obs, info = env.reset(seed=5)
+    reward, term = 0.0, False
+    while not term:
+        obs, reward, term, _, step_info = env.step(0)  # slot 0 is the oldest waiting job
+    seq = env.workload[info["start"]:info["start"] + SMALL["sequence_length"]]
+    fcfs = summarize(get_heuristic("fcfs").run(Simulator(seq, sim_config_for(env.config))))
+    assert reward == pytest.approx(-fcfs.avg_bsld)
+    assert step_info["metric_value"] == pytest.approx(fcfs.avg_bsld)
+
+
+def test_utilization_objective_is_positive_reward():
+    env = RLSchedulerEnv({**SMALL, "metric": "utilization"})
+    env.reset(seed=0)
+    term, reward = False, 0.0
+    while not term:
+        _, reward, term, _, _ = env.step(0)
+    assert 0 < reward <= 1
+
+
+def test_fixed_starts_cycle_in_order():
+    env = RLSchedulerEnv({**SMALL, "starts": [5, 17]})
+    assert [env.reset()[1]["start"] for _ in range(3)] == [5, 17, 5]
+
+
+def test_unknown_config_key_is_rejected():
+    with pytest.raises(ValueError, match="unknown RLScheduler env option.*colour"):
+        RLSchedulerEnv({**SMALL, "colour": "red"})
+
+
+def test_normalisation_from_config_is_used_on_another_trace():
+    trained = RLSchedulerEnv(SMALL)
+    norm = trained.norm.to_dict()
+    other = RLSchedulerEnv({**SMALL, "norm": {**norm, "time_scale": norm["time_scale"] * 10}})
+    o1, _ = trained.reset(seed=2)
+    o2, _ = other.reset(seed=2)
+    np.testing.assert_allclose(o2[OBS_JOBS][:, 1], o1[OBS_JOBS][:, 1] / 10, rtol=1e-5)
+
+
+def test_vector_env_equals_single_envs_under_the_same_seeds():
+    n = 3
+    vec = RLSchedulerVectorEnv(num_envs=n, config=SMALL)
+    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(11).spawn(n)]
+    singles = [RLSchedulerEnv(SMALL) for _ in range(n)]
+    vobs, _ = vec.reset(seed=11)
+    sobs = [e.reset(seed=s)[0] for e, s in zip(singles, seeds)]
+    done = [False] * n
+    for _ in range(200):
+        actions = [int(np.flatnonzero(m)[-1]) if m.any() else 0 for m in vobs[OBS_ACTION_MASK]]
+        vobs, vr, vterm, _, _ = vec.step(actions)
+        for i, env in enumerate(singles):
+            if done[i]:  # NEXT_STEP autoreset: this step reset sub-env i
+                sobs[i], _ = env.reset()
+                r, term = 0.0, False
+            else:
+                sobs[i], r, term, _, _ = env.step(actions[i])
+            done[i] = term
+            np.testing.assert_array_equal(vobs[OBS_JOBS][i], sobs[i][OBS_JOBS])
+            assert vr[i] == r and vterm[i] == term
+
+
+def test_trajectory_filtering_keeps_starts_in_median_to_twice_mean():
+    env = RLSchedulerEnv(SMALL)
+    result = filter_starts(env.workload, 48, sim_config_for(env.config), "bsld", stride=7)
+    kept = result.scores[result.kept]
+    assert np.all((kept > result.low) & (kept < result.high))
+    assert result.low == pytest.approx(np.nanmedian(result.scores))
+    filtered = RLSchedulerEnv({**SMALL, "train_starts": result.kept.tolist(), "filter_phase1_episodes": 5})
+    starts = [filtered.reset(seed=i if i == 0 else None)[1]["start"] for i in range(8)]
+    assert set(starts[:5]) <= set(result.kept.tolist())
+
+
+def test_config_round_trips_through_a_dict():
+    cfg = RLSchedulerEnvConfig(trace="default", starts=(1, 2), norm={"time_scale": 5.0})
+    assert RLSchedulerEnvConfig.from_dict(cfg.to_dict()) == cfg
