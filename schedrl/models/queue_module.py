@@ -33,8 +33,9 @@ from torch import nn
 from schedrl.envs.keys import OBS_ACTION_MASK, OBS_JOBS
 
 VALUE_DEFAULTS: dict[str, Any] = {
-    # RLScheduler Fig. 6 shows a 3-layer MLP but no sizes; 64-32-8 are the critic's dense layers
-    # in the authors' code (DIR-LAB/deep-batch-scheduler, ppo-pick-jobs.py, critic_mlp).
+    # RLScheduler Fig. 6 shows a 3-layer MLP over the flattened jobs but gives no sizes; 64-32-8
+    # are the critic's MLP layers in the authors' code (DIR-LAB/deep-batch-scheduler,
+    # ppo-pick-jobs.py, critic_mlp), which there read per-job kernel scores, not raw features.
     "value_hiddens": (64, 32, 8),
 }
 
