@@ -1,0 +1,125 @@
+"""End-to-end RLScheduler training on RLlib: learning on a workload with a known best order,
+the Tune-driven `train` with a checkpoint round trip, and the README's main-job command."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schedrl.workload import Workload, write_swf
+from schedrl.workload.fields import SWF_FIELDS
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def one_processor_batch_trace(path: Path, n: int = 600, seed: int = 0) -> Path:
+    """Jobs all submitted at t=0 on a 1-processor machine: shortest-first is optimal for bsld."""
+    rng = np.random.default_rng(seed)
+    runs = rng.choice([10, 60, 300, 1200, 3600], size=n)
+    cols = {f.name: np.full(n, -1, dtype=f.dtype) for f in SWF_FIELDS}
+    cols.update(job_id=np.arange(1, n + 1), submit=np.zeros(n, np.int64), run=runs, time_req=runs,
+                procs_alloc=np.ones(n, np.int64), procs_req=np.ones(n, np.int64), status=np.ones(n, np.int64))
+    return write_swf(Workload(cols, max_procs=1, max_nodes=1, name="batch1"), path)
+
+
+def greedy_and_random_bsld(algo, env_config, starts, length):
+    from schedrl.envs.rlscheduler import RLSchedulerEnv
+    from schedrl.heuristics import get_heuristic
+    from schedrl.metrics import summarize
+    from schedrl.models.checkpoint_policy import CheckpointPolicy
+    from schedrl.sim import Simulator
+
+    env = RLSchedulerEnv(env_config)
+    policy = CheckpointPolicy(algo.get_module(), env.config.to_dict() | {"norm": env.norm.to_dict()})
+    greedy, rand = [], []
+    for s in starts:
+        seq = env.workload[s:s + length]
+        greedy.append(summarize(Simulator(seq, env.sim_config).run(policy)).avg_bsld)
+        rand.append(np.mean([summarize(get_heuristic("random", seed).run(Simulator(seq, env.sim_config))).avg_bsld
+                             for seed in range(5)]))
+    return float(np.mean(greedy)), float(np.mean(rand))
+
+
+def test_ppo_kernel_policy_beats_random_on_a_known_order(tmp_path, ray_session):
+    from schedrl.algorithms.ppo import PPOSettings, build_ppo_config
+    from schedrl.envs.rlscheduler import RLSchedulerEnv
+
+    trace = one_processor_batch_trace(tmp_path / "batch1.swf")
+    length = 12
+    env_config = {"trace": str(trace), "sequence_length": length}
+    settings = PPOSettings(num_env_runners=0, num_envs_per_env_runner=1, train_batch_size_per_learner=length * 40,
+                           num_epochs=10, lr=3e-3, vf_lr=3e-3, seed=0)
+    algo = build_ppo_config(settings, RLSchedulerEnv, env_config).build_algo()
+    try:
+        starts = list(range(0, 400, 40))
+        before, rand = greedy_and_random_bsld(algo, env_config, starts, length)
+        for _ in range(8):
+            algo.train()
+        after, _ = greedy_and_random_bsld(algo, env_config, starts, length)
+    finally:
+        algo.stop()
+    # SJF is optimal here; a random order is far worse. The trained policy must clearly beat random.
+    assert after < 0.8 * rand, (before, after, rand)
+
+
+def test_train_driver_checkpoint_restores_and_evaluates(tmp_path, ray_session):
+    from schedrl.algorithms.ppo import PPOSettings
+    from schedrl.algorithms.train import TrainSpec, train
+    from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+    from schedrl.eval.compare import compare
+    from schedrl.eval.policies import resolve_policy
+    from schedrl.models.checkpoint_policy import load_policy
+    from schedrl.workload.catalog import load_trace
+
+    spec = TrainSpec(
+        env=RLSchedulerEnvConfig(trace="default", sequence_length=32),
+        ppo=PPOSettings(num_env_runners=0, num_envs_per_env_runner=2, train_batch_size_per_learner=256, num_epochs=2),
+        out=str(tmp_path / "run"), iterations=1, filter_phase1_iterations=1, validation_sequences=1,
+        eval_sequences=1, eval_jobs=64, verbose=False,
+    )
+    summary = train(spec)
+    ckpt = Path(summary["checkpoint"])
+    assert ckpt.is_dir() and (tmp_path / "run" / "schedrl_run.json").exists()
+    assert (tmp_path / "run" / "evaluation.md").read_text().count("|") > 10
+    policy = load_policy(ckpt)
+    assert policy.env_config["sequence_length"] == 32
+    assert isinstance(resolve_policy(f"checkpoint:{ckpt}"), type(policy))
+    workload = load_trace("default")
+    result = compare(workload, ["sjf", f"checkpoint:{ckpt}"], ["none", "easy"], [0, 100], 64, progress=False)
+    assert all(np.isfinite(result.mean(b, p)) for b in ("none", "easy") for p in result.policies)
+
+
+def readme_command(marker: str) -> str:
+    text = (REPO / "README.md").read_text()
+    block = re.search(rf"<!-- {marker} -->\s*```bash\n(.+?)\n```", text, re.S)
+    assert block, f"README has no {marker} block"
+    return block.group(1).strip()
+
+
+def test_readme_main_job_runs_on_a_tiny_budget(tmp_path):
+    """The README's main-job command, minus the set-up, with a tiny budget appended (later flags win)."""
+    command = readme_command("main-job")
+    schedrl_part = command[command.index("schedrl train"):].split()
+    assert schedrl_part[:2] == ["schedrl", "train"]
+    args = schedrl_part[1:]
+    out = tmp_path / "runs"
+    args[args.index("--out") + 1] = str(out)
+    tiny = ["--iterations", "1", "--batch-size", "128", "--epochs", "1", "--sequence-length", "32",
+            "--eval-sequences", "1", "--eval-jobs", "64", "--filter-iterations", "1"]
+    env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
+    proc = subprocess.run([sys.executable, "-m", "schedrl", *args, *tiny], capture_output=True, text=True,
+                          timeout=600, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "iter    1" in proc.stdout and "RL" in proc.stdout
+    assert (out / "evaluation.md").exists() and (out / "training_curve.png").exists()
+
+
+def test_readme_test_command_is_what_ci_runs():
+    ci = (REPO / ".ci" / "run").read_text()
+    assert readme_command("test-command") in ci
