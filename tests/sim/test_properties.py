@@ -89,11 +89,27 @@ configs = st.builds(
 # --- invariants of every schedule ---------------------------------------------------------------
 
 
+# run-time estimates other than the requested time (a predictor's), or None
+estimates = st.none() | st.lists(st.integers(1, 150), min_size=30, max_size=30)
+
+
+def simulator(wl: Workload, config: SimConfig, est: list[int] | None) -> Simulator:
+    return Simulator(wl, config, estimates=None if est is None else np.array(est[:len(wl)], dtype=float))
+
+
+def check_capacity(starts: np.ndarray, ends: np.ndarray, req: np.ndarray, cap: np.ndarray) -> None:
+    """Usage of every resource at every instant, from the runs [start, end) and their requests."""
+    # usage only rises when a run starts: check every resource at every start instant
+    active = (starts[None, :] <= starts[:, None]) & (starts[:, None] < ends[None, :])
+    usage = active.astype(float) @ req
+    assert np.all(usage <= cap + 1e-9), f"over capacity {cap}: {usage.max(axis=0)}"
+
+
 @SETTINGS
-@given(jobs=workloads(), config=configs, heuristic=st.sampled_from(HEURISTICS))
-def test_every_schedule_respects_capacity_submission_and_runs_each_job_once(jobs, config, heuristic):
+@given(jobs=workloads(), config=configs, heuristic=st.sampled_from(HEURISTICS), est=estimates)
+def test_every_schedule_respects_capacity_submission_and_runs_each_job_once(jobs, config, heuristic, est):
     wl = jobs.workload
-    sim = Simulator(wl, config)
+    sim = simulator(wl, config, est)
     schedule = get_heuristic(heuristic, seed=3).run(sim)
     assert sim.done
     req, cap = requests(wl, config.allocation)
@@ -105,10 +121,7 @@ def test_every_schedule_respects_capacity_submission_and_runs_each_job_once(jobs
     np.testing.assert_array_equal(end - start, expected_run)
     np.testing.assert_array_equal(schedule.killed, config.kill_at_limit & (run > limit))
     assert np.all(schedule.requeues == 0) and np.all(schedule.mode > 0)
-    # usage only rises when a job starts: check every resource at every start instant
-    active = (start[None, :] <= start[:, None]) & (start[:, None] < end[None, :])
-    usage = active.astype(float) @ req
-    assert np.all(usage <= cap + 1e-9), f"over capacity {cap}: {usage.max(axis=0)}"
+    check_capacity(start, end, req, cap)
 
 
 @SETTINGS
@@ -122,13 +135,53 @@ def test_fcfs_without_backfilling_starts_jobs_in_submit_order(jobs, discipline, 
 
 
 @settings(max_examples=60, deadline=None)
-@given(jobs=workloads(), config=configs, heuristic=st.sampled_from(HEURISTICS))
-def test_step_by_step_equals_the_compiled_run(jobs, config, heuristic):
+@given(jobs=workloads(), config=configs, heuristic=st.sampled_from(HEURISTICS), est=estimates)
+def test_step_by_step_equals_the_compiled_run(jobs, config, heuristic, est):
     wl = jobs.workload
-    stepped = Simulator(wl, config).run(get_heuristic(heuristic, seed=7))
-    compiled = get_heuristic(heuristic, seed=7).run(Simulator(wl, config))
+    stepped = simulator(wl, config, est).run(get_heuristic(heuristic, seed=7))
+    compiled = get_heuristic(heuristic, seed=7).run(simulator(wl, config, est))
     for field in ("start", "end", "mode", "killed", "requeues", "wasted"):
         np.testing.assert_array_equal(getattr(stepped, field), getattr(compiled, field), err_msg=field)
+
+
+@SETTINGS
+@given(jobs=workloads(), config=configs, data=st.data())
+def test_kill_and_requeue_bookkeeping(jobs, config, data):
+    wl = jobs.workload
+    sim = Simulator(wl, config)
+    req, cap = requests(wl, config.allocation)
+    n = len(wl)
+    killed_runs = []  # (job, start, kill time)
+    wasted = np.zeros(n)
+    kills = np.zeros(n, dtype=int)
+    while (code := sim.advance()) != FINISHED:
+        running = sim.running().tolist()
+        if running and len(killed_runs) < 2 * n and data.draw(st.booleans()):
+            j = data.draw(st.sampled_from(running))
+            start = sim.schedule().start[j]
+            killed_runs.append((j, start, sim.now))
+            wasted[j] += (sim.now - start) * req[j, 0]
+            kills[j] += 1
+            sim.kill(j)
+            assert j in sim.queue.tolist() and j not in sim.running()
+        if code == DECIDE_PICK:
+            sim.pick(int(sim.window[0]))
+        else:
+            sim.backfill(int(sim.candidates[0]))
+    schedule = sim.schedule()
+    np.testing.assert_array_equal(schedule.requeues, kills)
+    np.testing.assert_allclose(schedule.wasted, wasted)
+    run, limit = np.asarray(wl.run, float), np.asarray(wl.time_req, float)
+    # each final run starts from scratch, after the job's last kill
+    np.testing.assert_array_equal(schedule.end - schedule.start,
+                                  np.minimum(run, limit) if config.kill_at_limit else run)
+    for j, _, t in killed_runs:
+        assert schedule.start[j] >= t
+    # the killed runs held their resources too
+    which = np.array([k[0] for k in killed_runs] + list(range(n)), dtype=int)
+    starts = np.array([k[1] for k in killed_runs] + schedule.start.tolist())
+    ends = np.array([k[2] for k in killed_runs] + schedule.end.tolist())
+    check_capacity(starts, ends, req[which], cap)
 
 
 # --- backfilling guarantees with exact estimates -------------------------------------------------
@@ -190,10 +243,12 @@ def conservative_rule(sim: Simulator, req: np.ndarray, blocked: int) -> tuple[di
 
 @SETTINGS
 @given(jobs=workloads(exact=True), heuristic=st.sampled_from(["fcfs", "sjf", "wfp3", "saf", "random"]),
-       kill=st.booleans(), data=st.data())
-def test_easy_never_starts_the_blocked_job_after_its_reservation(jobs, heuristic, kill, data):
+       discipline=st.sampled_from(["pick-and-wait", "list"]), kill=st.booleans(), data=st.data())
+def test_easy_never_starts_the_blocked_job_after_its_reservation(jobs, heuristic, discipline, kill, data):
     wl = jobs.workload
-    config = SimConfig(backfill="easy", backfill_choice="policy", kill_at_limit=kill)
+    if discipline == "list":
+        heuristic = "fcfs"  # the list discipline reserves afresh each instance: only FCFS keeps the same job
+    config = SimConfig(discipline=discipline, backfill="easy", backfill_choice="policy", kill_at_limit=kill)
     sim = Simulator(wl, config)
     req, _ = requests(wl)
     policy = get_heuristic(heuristic, seed=1)
@@ -220,10 +275,11 @@ def test_easy_never_starts_the_blocked_job_after_its_reservation(jobs, heuristic
 
 
 @SETTINGS
-@given(jobs=workloads(exact=True), kill=st.booleans(), data=st.data())
-def test_conservative_never_delays_any_reservation(jobs, kill, data):
+@given(jobs=workloads(exact=True), discipline=st.sampled_from(["pick-and-wait", "list"]), kill=st.booleans(),
+       data=st.data())
+def test_conservative_never_delays_any_reservation(jobs, discipline, kill, data):
     wl = jobs.workload
-    config = SimConfig(backfill="conservative", backfill_choice="policy", kill_at_limit=kill)
+    config = SimConfig(discipline=discipline, backfill="conservative", backfill_choice="policy", kill_at_limit=kill)
     sim = Simulator(wl, config)
     req, _ = requests(wl)
     reservations: dict[int, list[int]] = {}
