@@ -20,8 +20,8 @@ def job_metrics(schedule: Schedule) -> dict[str, np.ndarray]:
         "wait": wait,
         "run": run,
         "turnaround": turnaround,
-        # a zero-length job has slowdown 1 by convention (it waited nothing relative to no work)
-        "slowdown": np.where(run > 0, turnaround / np.where(run > 0, run, 1.0), 1.0 + wait),
+        # run time floored at 1 s so a zero-length job (kept only without cleaning) has a finite slowdown
+        "slowdown": turnaround / np.maximum(run, 1.0),
         "bsld": np.maximum((wait + run) / np.maximum(run, BSLD_TAU), 1.0),
         "mode": np.array(MODE_NAMES, dtype=object)[schedule.mode],
     }
