@@ -55,7 +55,7 @@ class Heuristic:
 
     def pick(self, sim: Simulator) -> int:
         """The job this heuristic runs next."""
-        return int(keys.choose(self.kind, sim.state, self._procs_of(sim), self._rand))
+        return int(keys.choose(self.kind, sim.state_ref, self._procs_of(sim), self._rand))
 
     def backfill(self, sim: Simulator) -> int:
         """Backfill candidates are taken first-fit (queue order)."""
@@ -65,7 +65,7 @@ class Heuristic:
         """Schedule the whole workload in compiled code; same result as `sim.run(self)`."""
         if sim.config.backfill_choice != "first-fit":
             return sim.run(self)
-        if keys.run_heuristic(sim.state, self.kind, self._procs_of(sim), self._rand) == STUCK:
+        if keys.run_heuristic(sim.state_ref, self.kind, self._procs_of(sim), self._rand) == STUCK:
             raise RuntimeError("simulation stuck: a waiting job can never fit the machine")
         return sim.schedule()
 

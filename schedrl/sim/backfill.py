@@ -12,6 +12,13 @@
   0 only; afterwards any queued job (FCFS order) that fits now and ends strictly before that shadow
   time starts. There is no extra-resources rule and the shadow time is not updated as jobs finish
   early, so it backfills less than EASY. Kept to reproduce RLScheduler's published tables.
+
+Starting a backfill job never turns another queued job into a candidate: it only takes free
+resources, leaves the shadow time where it is and, if it runs past the shadow time, takes its
+resources from the extra ones (in the conservative profile it simply occupies its own
+reservation). So one pass over the queue in FCFS order, starting each candidate as it is met,
+gives the same schedule as starting the first candidate and looking again; and EASY's
+reservation is computed once per event and then kept up to date by `on_backfill`.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from schedrl.sim.state import BF_CONSERVATIVE, BF_EASY, BF_RLSCHEDULER, C_BACKFILL, HEAP_LEN, N_CAND, NOW, Q_LEN, SHADOW
+from schedrl.sim.state import BF_CONSERVATIVE, BF_EASY, BF_RLSCHEDULER, C_BACKFILL, HEAP_LEN, NOW, PROF_LEN, SHADOW, SHADOW_JOB
 
 EPS = 1e-9
 
@@ -138,44 +145,57 @@ def _profile_reserve(s, p, j):
 
 
 @njit(cache=True)
-def compute_candidates(s, blocked):
-    """Fill `s.cand` with the queued jobs that may start now without delaying `blocked`."""
+def easy_reservation(s, blocked):
+    """EASY shadow time of `blocked` (spare capacity then in `s.extra`), recomputed only when stale."""
+    if s.iv[SHADOW_JOB] != blocked:
+        s.fv[SHADOW] = easy_shadow(s, blocked)
+        s.iv[SHADOW_JOB] = blocked
+    return s.fv[SHADOW]
+
+
+@njit(cache=True)
+def forget_reservation(s):
+    """Time, the running jobs or their estimates changed: EASY's reservation must be recomputed."""
+    s.iv[SHADOW_JOB] = -1
+
+
+@njit(cache=True)
+def begin_pass(s, blocked):
+    """Prepare a pass over the queue: EASY's reservation, or the conservative profile with `blocked` reserved first."""
+    mode = s.cfg[C_BACKFILL]
+    if mode == BF_EASY:
+        easy_reservation(s, blocked)
+    elif mode == BF_CONSERVATIVE:
+        p = _profile_build(s)
+        _, s.iv[PROF_LEN] = _profile_reserve(s, p, blocked)
+
+
+@njit(cache=True)
+def qualifies(s, j):
+    """Whether queued job `j` may start now. Call it for the queued jobs in FCFS order after `begin_pass`
+    (the conservative rule reserves each in the profile)."""
     mode = s.cfg[C_BACKFILL]
     now = s.fv[NOW]
-    n_cand = 0
     if mode == BF_CONSERVATIVE:
-        p = _profile_build(s)
-        _, p = _profile_reserve(s, p, blocked)
-        for k in range(s.iv[Q_LEN]):
-            j = s.queue[k]
-            if j == blocked:
-                continue
-            t0, p = _profile_reserve(s, p, j)
-            if t0 == now and fits_now(s, j):
-                s.cand[n_cand] = j
-                n_cand += 1
-    else:
-        if mode == BF_EASY:
-            shadow = easy_shadow(s, blocked)
-        else:
-            shadow = s.fv[SHADOW]
-        for k in range(s.iv[Q_LEN]):
-            j = s.queue[k]
-            if j == blocked or not fits_now(s, j):
-                continue
-            if mode == BF_RLSCHEDULER:
-                ok = now + s.est[j] < shadow
-            else:
-                ok = now + s.est[j] <= shadow or fits_in(s, j, s.extra)
-            if ok:
-                s.cand[n_cand] = j
-                n_cand += 1
-    s.iv[N_CAND] = n_cand
-    return n_cand
+        t0, s.iv[PROF_LEN] = _profile_reserve(s, s.iv[PROF_LEN], j)
+        return t0 == now and fits_now(s, j)
+    if not fits_now(s, j):
+        return False
+    if mode == BF_RLSCHEDULER:
+        return now + s.est[j] < s.fv[SHADOW]
+    return now + s.est[j] <= s.fv[SHADOW] or fits_in(s, j, s.extra)
+
+
+@njit(cache=True)
+def on_backfill(s, j):
+    """Bookkeeping when backfill job `j` starts: under EASY, one running past the shadow time takes extra resources."""
+    if s.cfg[C_BACKFILL] == BF_EASY and s.fv[NOW] + s.est[j] > s.fv[SHADOW]:
+        s.extra[:] -= s.req[j]
 
 
 @njit(cache=True)
 def on_block(s, blocked):
     """Bookkeeping when a job blocks: RLScheduler's variant fixes its shadow time now."""
+    forget_reservation(s)
     if s.cfg[C_BACKFILL] == BF_RLSCHEDULER:
         s.fv[SHADOW] = rlscheduler_shadow(s, blocked)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from schedrl.sim.backfill import compute_candidates, fits_now, on_block
+from schedrl.sim.backfill import begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
 from schedrl.sim.state import (
     BF_DONE, BF_NONE, C_BACKFILL, C_BF_POLICY, C_DISCIPLINE, C_EVENT_ORDER, C_KILL, C_WINDOW, DECIDE_BACKFILL,
@@ -41,6 +41,8 @@ def start_job(s, j, mode):
     heap_push(s, now + duration, j)
     queue_remove(s, j)
     s.iv[N_STARTS] += 1
+    if mode == MODE_BACKFILLED:
+        on_backfill(s, j)
 
 
 @njit(cache=True)
@@ -85,21 +87,38 @@ def process_events(s):
             _arrive(s)
         s.fv[NOW] = max(s.fv[NOW], t)
     s.iv[BF_DONE] = 0
+    forget_reservation(s)
     return True
 
 
 @njit(cache=True)
-def _backfill_step(s, blocked):
-    """One backfilling step for `blocked`: 0 nothing left, 1 started a job, 2 a decision is needed."""
+def _backfill_pass(s, blocked):
+    """Backfill around `blocked`; True when the policy must choose among the candidates in `s.cand`.
+
+    First-fit: one pass over the queue starts every candidate in FCFS order (see `backfill`: this is
+    the same as starting the first candidate and looking again). Policy choice: the candidates are
+    listed, and the policy starts one, or none, per decision.
+    """
     if s.cfg[C_BACKFILL] == BF_NONE or s.iv[BF_DONE] == 1:
-        return 0
-    if compute_candidates(s, blocked) == 0:
+        return False
+    first_fit = s.cfg[C_BF_POLICY] == 0
+    begin_pass(s, blocked)
+    n_cand = 0
+    k = 0
+    while k < s.iv[Q_LEN]:
+        j = s.queue[k]
+        if j != blocked and qualifies(s, j):
+            if first_fit:
+                # starting removes j from the queue: position k now holds the next job
+                start_job(s, j, MODE_BACKFILLED)
+                continue
+            s.cand[n_cand] = j
+            n_cand += 1
+        k += 1
+    s.iv[N_CAND] = n_cand
+    if n_cand == 0:
         s.iv[BF_DONE] = 1
-        return 0
-    if s.cfg[C_BF_POLICY] == 1:
-        return 2
-    start_job(s, s.cand[0], MODE_BACKFILLED)
-    return 1
+    return n_cand > 0
 
 
 @njit(cache=True)
@@ -117,11 +136,8 @@ def advance(s):
                 start_job(s, held, MODE_RESERVED)
                 s.iv[HELD] = -1
                 continue
-            step = _backfill_step(s, held)
-            if step == 2:
+            if _backfill_pass(s, held):
                 return DECIDE_BACKFILL
-            if step == 1:
-                continue
             if not process_events(s):
                 return STUCK
             continue
@@ -143,11 +159,9 @@ def _advance_list(s, n):
             s.iv[PHASE] = PH_BACKFILL
         elif phase == PH_BACKFILL:
             blocked = s.iv[RESERVED]
-            step = _backfill_step(s, blocked) if blocked >= 0 else 0
-            if step == 2:
+            if blocked >= 0 and _backfill_pass(s, blocked):
                 return DECIDE_BACKFILL
-            if step == 0:
-                s.iv[PHASE] = PH_IDLE
+            s.iv[PHASE] = PH_IDLE
         else:
             if not process_events(s):
                 return FINISHED if s.iv[N_DONE] == n else STUCK
@@ -213,4 +227,12 @@ def kill_requeue(s, j):
     s.end[j] = -1.0
     queue_insert(s, j)
     s.iv[BF_DONE] = 0
+    forget_reservation(s)
     return OK
+
+
+@njit(cache=True)
+def revise_estimate(s, j, seconds):
+    """Set the run-time estimate of job `j` (a runtime predictor's update)."""
+    s.est[j] = seconds
+    forget_reservation(s)

@@ -22,7 +22,8 @@ import numpy as np
 from schedrl.sim import engine
 from schedrl.sim.config import SimConfig
 from schedrl.sim.state import (
-    DECIDE_BACKFILL, DECIDE_PICK, FINISHED, HELD, N_CAND, N_DONE, NOW, Q_LEN, RESERVED, SimArrays, new_state,
+    DECIDE_BACKFILL, DECIDE_PICK, FINISHED, HELD, N_CAND, N_DONE, NOW, Q_LEN, RESERVED, SimArrays, StateRef, as_ref,
+    new_state,
 )
 from schedrl.workload.workload import Workload
 
@@ -127,6 +128,8 @@ class Simulator:
         self.config = config
         self.resources = names
         self.state: SimArrays = new_state(submit, run, est, limit, req, cap, config)
+        # the same arrays behind one reference: what compiled functions are handed (see StateRef)
+        self.state_ref: StateRef = as_ref(self.state)
 
     # --- what a policy sees -------------------------------------------------------------
     @property
@@ -182,7 +185,7 @@ class Simulator:
     # --- driving ------------------------------------------------------------------------
     def advance(self) -> int:
         """Run to the next decision point: DECIDE_PICK, DECIDE_BACKFILL or FINISHED."""
-        code = engine.advance(self.state)
+        code = engine.advance(self.state_ref)
         if code == engine.STUCK:
             raise RuntimeError("simulation stuck: a waiting job can never fit the machine")
         return int(code)
@@ -193,22 +196,25 @@ class Simulator:
 
     def pick(self, j: int) -> None:
         """Choose queued job `j` at a DECIDE_PICK point."""
-        self._check(engine.apply_pick(self.state, int(j)), j)
+        self._check(engine.apply_pick(self.state_ref, int(j)), j)
 
     def backfill(self, j: int | None) -> None:
         """Start candidate `j` at a DECIDE_BACKFILL point, or None to stop backfilling until the next event."""
-        self._check(engine.apply_backfill(self.state, -1 if j is None else int(j)), j)
+        self._check(engine.apply_backfill(self.state_ref, -1 if j is None else int(j)), j)
 
     def kill(self, j: int) -> None:
         """Kill running job `j` and requeue it (its progress is lost)."""
-        if engine.kill_requeue(self.state, int(j)) != engine.OK:
+        if engine.kill_requeue(self.state_ref, int(j)) != engine.OK:
             raise ValueError(f"job {j} is not running")
 
     def set_estimate(self, j: int, seconds: float) -> None:
         """Revise the run-time estimate of job `j` (a runtime predictor's update)."""
         if not seconds > 0:
             raise ValueError(f"an estimate must be positive, got {seconds}")
-        self.state.est[int(j)] = seconds
+        j = int(j)
+        if not 0 <= j < len(self.workload):
+            raise IndexError(f"job {j} is out of range: the workload has {len(self.workload)} jobs")
+        engine.revise_estimate(self.state_ref, j, float(seconds))
 
     def run(self, policy: Policy) -> Schedule:
         """Run to completion, asking `policy` at every decision point."""

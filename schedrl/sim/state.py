@@ -1,7 +1,9 @@
-"""The simulator's state: a named tuple of numpy arrays that compiled code reads and writes.
+"""The simulator's state: numpy arrays that compiled code reads and writes.
 
 No per-job Python objects: a job is an index into the arrays. Scalars live in the small arrays
 `iv` (ints), `fv` (floats) and `cfg` (configuration codes), addressed by the constants below.
+Python code reads the arrays through the named tuple `SimArrays`; compiled code is handed the same
+arrays as a `StateRef`, and every compiled function accepts either.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit, types
+from numba.experimental import structref
 
 from schedrl.sim.config import SimConfig
 
@@ -22,9 +26,10 @@ MODE_NAMES = ("none", "ready", "reserved", "backfilled")
 DECIDE_PICK, DECIDE_BACKFILL, FINISHED = 1, 2, 3
 
 # iv slots
-Q_LEN, HEAP_LEN, NEXT_ARRIVAL, HELD, N_DONE, SEQ, N_CAND, PHASE, RESERVED, LAST_RESERVED, BF_DONE, N_STARTS, RAND_POS = range(13)
-N_IV = 13
-# fv slots
+(Q_LEN, HEAP_LEN, NEXT_ARRIVAL, HELD, N_DONE, SEQ, N_CAND, PHASE, RESERVED, LAST_RESERVED, BF_DONE, N_STARTS, RAND_POS,
+ SHADOW_JOB, PROF_LEN) = range(15)
+N_IV = 15
+# fv slots (SHADOW: the blocked job's shadow time; under EASY valid for job iv[SHADOW_JOB] only)
 NOW, SHADOW = 0, 1
 N_FV = 2
 # cfg slots
@@ -59,7 +64,7 @@ class SimArrays(NamedTuple):
     heap_s: np.ndarray  # i8[n]
     heap_j: np.ndarray  # i8[n]
     free: np.ndarray  # f8[R] free capacity now
-    extra: np.ndarray  # f8[R] EASY: capacity left at the shadow time after the reservation
+    extra: np.ndarray  # f8[R] EASY: capacity left at the shadow time after the reservation (and backfill jobs past it)
     cand: np.ndarray  # i8[n] current backfill candidates (queue order)
     prof_t: np.ndarray  # f8[2n + 2] conservative: availability profile times
     prof_f: np.ndarray  # f8[2n + 2, R] conservative: free capacity from each profile time
@@ -68,6 +73,30 @@ class SimArrays(NamedTuple):
     iv: np.ndarray  # i8[N_IV] integer scalars
     fv: np.ndarray  # f8[N_FV] float scalars
     cfg: np.ndarray  # i8[N_CFG] configuration codes
+
+
+@structref.register
+class StateRefType(types.StructRef):
+    """The numba type of a `StateRef`: one field per `SimArrays` field."""
+
+
+class StateRef(structref.StructRefProxy):
+    """The arrays of a `SimArrays` behind one reference: what the simulator hands to compiled code.
+
+    Numba passes a named tuple field by field: each of its arrays is unboxed on every call from
+    Python and copied and reference-counted on every call between compiled functions. A structref
+    is a single pointer. The arrays are shared, not copied, so the named tuple stays a live view.
+    """
+
+
+structref.define_constructor(StateRef, StateRefType, SimArrays._fields)
+structref.define_boxing(StateRefType, StateRef)
+
+
+@njit(cache=True)
+def as_ref(arrays):
+    """`arrays` (a SimArrays) as a StateRef of the same arrays."""
+    return StateRef(*arrays)
 
 
 def config_codes(config: SimConfig) -> np.ndarray:
@@ -85,16 +114,19 @@ def config_codes(config: SimConfig) -> np.ndarray:
 
 
 def new_state(submit, run, est, limit, req, cap, config: SimConfig) -> SimArrays:
-    """Fresh state at the first submit time, every job in the future."""
+    """Fresh state at the first submit time, every job in the future.
+
+    The inputs are copied, so every array is writable and C-contiguous: one array type per field,
+    hence one compiled specialisation of each function."""
     n, r = req.shape
     f8 = np.float64
     state = SimArrays(
-        submit=np.ascontiguousarray(submit, dtype=f8),
-        run=np.ascontiguousarray(run, dtype=f8),
-        est=np.array(est, dtype=f8),
-        limit=np.ascontiguousarray(limit, dtype=f8),
-        req=np.ascontiguousarray(req, dtype=f8),
-        cap=np.ascontiguousarray(cap, dtype=f8),
+        submit=np.array(submit, dtype=f8, order="C"),
+        run=np.array(run, dtype=f8, order="C"),
+        est=np.array(est, dtype=f8, order="C"),
+        limit=np.array(limit, dtype=f8, order="C"),
+        req=np.array(req, dtype=f8, order="C"),
+        cap=np.array(cap, dtype=f8, order="C"),
         status=np.zeros(n, np.int64),
         start=np.full(n, -1.0),
         end=np.full(n, -1.0),
@@ -120,5 +152,6 @@ def new_state(submit, run, est, limit, req, cap, config: SimConfig) -> SimArrays
     state.iv[HELD] = -1
     state.iv[RESERVED] = -1
     state.iv[LAST_RESERVED] = -1
+    state.iv[SHADOW_JOB] = -1
     state.fv[NOW] = state.submit[0] if n else 0.0
     return state
