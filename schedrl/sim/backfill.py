@@ -45,6 +45,19 @@ def fits_now(s, j):
 
 
 @njit(cache=True)
+def fits_now_each(s, jobs):
+    """Whether each job in `jobs` (indices; negative ones count from the end) fits in the free capacity now."""
+    n = s.submit.shape[0]
+    out = np.empty(jobs.shape[0], np.bool_)
+    for k in range(jobs.shape[0]):
+        j = jobs[k]
+        if j < -n or j >= n:
+            raise IndexError("job index out of range")
+        out[k] = fits_now(s, j if j >= 0 else j + n)
+    return out
+
+
+@njit(cache=True)
 def _running_by_estimated_end(s, clamp):
     # estimated end of each running job (at least `now` when clamped: an overdue job may end any moment)
     h = s.iv[HEAP_LEN]

@@ -20,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from schedrl.sim import engine
+from schedrl.sim.backfill import fits_now_each
 from schedrl.sim.config import SimConfig
 from schedrl.sim.state import (
     DECIDE_BACKFILL, DECIDE_PICK, FINISHED, HELD, N_CAND, N_DONE, NOW, Q_LEN, RESERVED, SimArrays, StateRef, as_ref,
@@ -175,8 +176,11 @@ class Simulator:
         return int(self.state.iv[N_DONE]) == len(self.workload)
 
     def fits(self, jobs: np.ndarray) -> np.ndarray:
-        """Whether each job in `jobs` fits in the free capacity now."""
-        return np.all(self.state.req[jobs] <= self.state.free + 1e-9, axis=1)
+        """Whether each job in `jobs` (an array of job indices, such as `queue`) fits in the free capacity now."""
+        jobs = np.asarray(jobs)
+        if jobs.ndim != 1 or jobs.dtype.kind not in "iu":
+            raise TypeError(f"fits takes a 1-d array of job indices, got {jobs.dtype} with shape {jobs.shape}")
+        return fits_now_each(self.state_ref, jobs.astype(np.int64, copy=False))
 
     def running(self) -> np.ndarray:
         """Indices of running jobs."""
