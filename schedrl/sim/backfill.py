@@ -139,21 +139,20 @@ def _profile_split(s, p, t):
 def _profile_reserve(s, p, j):
     """Earliest profile point where `j` fits for its whole estimate; reserve it there. Returns (start, p)."""
     dur = s.est[j]
-    for k in range(p):
+    k = 0
+    while k < p:
         t0 = s.prof_t[k]
-        ok = True
         m = k
-        while m < p and s.prof_t[m] < t0 + dur:
-            if not fits_in(s, j, s.prof_f[m]):
-                ok = False
-                break
+        while m < p and s.prof_t[m] < t0 + dur and fits_in(s, j, s.prof_f[m]):
             m += 1
-        if ok:
+        if m == p or s.prof_t[m] >= t0 + dur:
             k0, p = _profile_split(s, p, t0)
             k1, p = _profile_split(s, p, t0 + dur)
             for m in range(k0, k1):
                 s.prof_f[m] -= s.req[j]
             return t0, p
+        # it does not fit from point m: neither does any start up to m, whose window covers m
+        k = m + 1
     return np.inf, p
 
 

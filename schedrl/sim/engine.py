@@ -102,15 +102,21 @@ def _backfill_pass(s, blocked):
     if s.cfg[C_BACKFILL] == BF_NONE or s.iv[BF_DONE] == 1:
         return False
     first_fit = s.cfg[C_BF_POLICY] == 0
-    begin_pass(s, blocked)
+    # every rule needs a candidate to fit now, so the pass stops after the last queued job that does
+    stop = s.iv[Q_LEN]
+    while stop > 0 and (s.queue[stop - 1] == blocked or not fits_now(s, s.queue[stop - 1])):
+        stop -= 1
+    if stop > 0:
+        begin_pass(s, blocked)
     n_cand = 0
     k = 0
-    while k < s.iv[Q_LEN]:
+    while k < stop:
         j = s.queue[k]
         if j != blocked and qualifies(s, j):
             if first_fit:
                 # starting removes j from the queue: position k now holds the next job
                 start_job(s, j, MODE_BACKFILLED)
+                stop -= 1
                 continue
             s.cand[n_cand] = j
             n_cand += 1

@@ -106,21 +106,21 @@ class Simulator:
         if len(workload) == 0:
             raise ValueError("cannot simulate an empty workload")
         submit = np.asarray(workload.submit, dtype=np.float64)
-        if np.any(np.diff(submit) < 0):
+        if (submit[1:] < submit[:-1]).any():
             raise ValueError("jobs must be in submit order (clean the trace with sort_by_submit)")
         run = np.asarray(workload.run, dtype=np.float64)
         limit = np.asarray(workload.time_req, dtype=np.float64)
-        if np.any(run < 0) or np.any(limit <= 0):
+        if (run < 0).any() or (limit <= 0).any():
             raise ValueError("run times must be >= 0 and requested times > 0 (clean the trace first)")
         req, cap, names = _requests(workload, config)
-        too_big = np.flatnonzero(np.any(req > cap, axis=1))
-        if too_big.size:
-            j = too_big[0]
+        too_big = (req > cap).any(axis=1)
+        if too_big.any():
+            j = int(np.argmax(too_big))
             r = int(np.argmax(req[j] > cap))
             raise ValueError(
                 f"job {int(workload.job_id[j])} (position {j}) requests {req[j, r]:g} {names[r]}, "
                 f"more than the machine's {cap[r]:g}: drop it (cleaning rule drop_wider_than_machine)")
-        if np.any(req[:, 0] <= 0):
+        if (req[:, 0] <= 0).any():
             raise ValueError("every job must request at least one processor (clean the trace first)")
         est = limit if estimates is None else np.asarray(estimates, dtype=np.float64)
         if est.shape != run.shape:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
 from numba import njit, types
 from numba.experimental import structref
@@ -94,9 +95,15 @@ structref.define_boxing(StateRefType, StateRef)
 
 
 @njit(cache=True)
-def as_ref(arrays):
-    """`arrays` (a SimArrays) as a StateRef of the same arrays."""
+def _bundle(arrays):
     return StateRef(*arrays)
+
+
+def as_ref(arrays: SimArrays) -> StateRef:
+    """`arrays` as a StateRef of the same arrays (with NUMBA_DISABLE_JIT, `arrays` itself: plain Python takes either)."""
+    if numba.config.DISABLE_JIT:
+        return arrays
+    return _bundle(arrays)
 
 
 def config_codes(config: SimConfig) -> np.ndarray:
