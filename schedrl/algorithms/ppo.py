@@ -139,7 +139,6 @@ def build_ppo_config(
     """
     if isinstance(env, str) and ":" not in env and env.startswith("schedrl/"):
         env = f"schedrl.envs:{env}"
-    minibatch = settings.minibatch_size or settings.train_batch_size_per_learner
     vectorize_mode = gym.VectorizeMode.VECTOR_ENTRY_POINT if vector_entry_point else gym.VectorizeMode.SYNC
     return (
         PPOConfig()
@@ -165,7 +164,9 @@ def build_ppo_config(
             lr=settings.lr,
             num_epochs=settings.num_epochs,
             train_batch_size_per_learner=settings.train_batch_size_per_learner,
-            minibatch_size=minibatch,
+            # None: RLlib then takes the whole batch per step (a fixed size would wrap around,
+            # because PPO appends one bootstrap step per episode to the sampled batch)
+            minibatch_size=settings.minibatch_size,
             shuffle_batch_per_epoch=True,
             entropy_coeff=settings.entropy_coeff,
             vf_loss_coeff=1.0,
