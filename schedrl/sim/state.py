@@ -26,7 +26,8 @@ MODE_NAMES = ("none", "ready", "reserved", "backfilled")
 # decision codes returned by `advance`
 DECIDE_PICK, DECIDE_BACKFILL, FINISHED = 1, 2, 3
 
-# iv slots
+# iv slots (SHADOW_JOB: the blocked job EASY's reservation was computed for, -1 when stale;
+# PROF_LEN: points in the conservative profile during a backfill pass)
 (Q_LEN, HEAP_LEN, NEXT_ARRIVAL, HELD, N_DONE, SEQ, N_CAND, PHASE, RESERVED, LAST_RESERVED, BF_DONE, N_STARTS, RAND_POS,
  SHADOW_JOB, PROF_LEN) = range(15)
 N_IV = 15
@@ -66,7 +67,7 @@ class SimArrays(NamedTuple):
     heap_j: np.ndarray  # i8[n]
     free: np.ndarray  # f8[R] free capacity now
     extra: np.ndarray  # f8[R] EASY: capacity left at the shadow time after the reservation (and backfill jobs past it)
-    cand: np.ndarray  # i8[n] current backfill candidates (queue order)
+    cand: np.ndarray  # i8[n] backfill candidates at a DECIDE_BACKFILL point (queue order)
     prof_t: np.ndarray  # f8[2n + 2] conservative: availability profile times
     prof_f: np.ndarray  # f8[2n + 2, R] conservative: free capacity from each profile time
     work: np.ndarray  # f8[n] scratch (estimated ends)
