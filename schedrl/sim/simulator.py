@@ -128,9 +128,22 @@ class Simulator:
         self.workload = workload
         self.config = config
         self.resources = names
-        self.state: SimArrays = new_state(submit, run, est, limit, req, cap, config)
-        # the same arrays behind one reference: what compiled functions are handed (see StateRef)
-        self.state_ref: StateRef = as_ref(self.state)
+        self.state = new_state(submit, run, est, limit, req, cap, config)
+
+    @property
+    def state(self) -> SimArrays:
+        """All simulator state, as numpy arrays (see `schedrl.sim.state`)."""
+        return self._state
+
+    @state.setter
+    def state(self, arrays: SimArrays) -> None:
+        self._state = arrays
+        self._state_ref = as_ref(arrays)
+
+    @property
+    def state_ref(self) -> StateRef:
+        """The arrays of `state` behind one reference: what compiled functions are handed (see StateRef)."""
+        return self._state_ref
 
     # --- what a policy sees -------------------------------------------------------------
     @property
