@@ -41,6 +41,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (paper: 256)")
     p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (paper: 100 x 256)")
     p.add_argument("--epochs", type=int, default=None, help="update passes per iteration (paper: 80, KL early stop)")
+    p.add_argument("--minibatch-size", type=int, default=None, help="SGD minibatch (paper: the whole batch)")
+    p.add_argument("--target-kl", type=float, default=None, help="KL early-stopping target (paper: 0.01)")
     p.add_argument("--lr", type=float, default=None, help="policy learning rate (paper: 3e-4)")
     p.add_argument("--vf-lr", type=float, default=None, help="value learning rate (paper: 1e-3)")
     p.add_argument("--no-filtering", action="store_true", help="disable trajectory filtering")
@@ -67,7 +69,8 @@ def build_spec(args: argparse.Namespace):
                                backfill=args.backfill, sequence_length=args.sequence_length)
     ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                       num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed)
-    overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr, "vf_lr": args.vf_lr}
+    overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr,
+                 "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl}
     ppo = replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
     budget = parse_duration(args.time_budget) if args.time_budget else None
     return TrainSpec(env=env, ppo=ppo, out=args.out, model=args.model, iterations=args.iterations, time_budget_s=budget,
