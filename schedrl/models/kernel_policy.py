@@ -23,6 +23,8 @@ class KernelPolicyModule(JobQueueModule):
     (default ``(64, 32, 8)``).
     """
 
+    ROW_WISE: ClassVar[bool] = True
+
     POLICY_DEFAULTS: ClassVar[dict[str, Any]] = {
         # RLScheduler Table IV ("RLScheduler: 3 layers, 32, 16, 8") and Fig. 5
         "kernel_hiddens": (32, 16, 8),
