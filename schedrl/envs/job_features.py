@@ -28,6 +28,10 @@ class JobFeatures:
     """Largest group id."""
     app_scale: float
     """Largest executable id."""
+    log_times: bool = True
+    """Map waits and requested times through log1p before scaling. Job times span 1 s to days, so on a
+    linear scale nearly every job sits near 0 and the small kernel network struggles to tell a 1-minute
+    job from a 1-hour one; on a log scale they are far apart (our choice; the paper scales linearly)."""
 
     @classmethod
     def from_trace(cls, workload: Workload) -> "JobFeatures":
@@ -38,11 +42,12 @@ class JobFeatures:
 
     @classmethod
     def from_dict(cls, d) -> "JobFeatures":
-        return cls(**{k: float(d[k]) for k in ("time_scale", "user_scale", "group_scale", "app_scale")})
+        return cls(**{k: float(d[k]) for k in ("time_scale", "user_scale", "group_scale", "app_scale")},
+                   log_times=bool(d.get("log_times", True)))
 
     def to_dict(self) -> dict:
         return {"time_scale": self.time_scale, "user_scale": self.user_scale,
-                "group_scale": self.group_scale, "app_scale": self.app_scale}
+                "group_scale": self.group_scale, "app_scale": self.app_scale, "log_times": self.log_times}
 
 
 def n_features(n_resources: int) -> int:
@@ -60,6 +65,7 @@ class ObservationBuilder:
         self.group = clip(workload.group, norm.group_scale)
         self.app = clip(workload.app, norm.app_scale)
         self.time_scale = norm.time_scale
+        self.log_times = norm.log_times
         self.n_resources = n_resources
         self.jobs = np.zeros((MAX_OBSV_SIZE, n_features(n_resources)), dtype=np.float32)
         self.mask = np.zeros(MAX_OBSV_SIZE, dtype=np.float32)
@@ -73,8 +79,15 @@ class ObservationBuilder:
         free = s.free / s.cap
         m = self.jobs
         m[:] = 0.0
-        m[:k, 0] = np.minimum((sim.now - s.submit[visible]) / self.time_scale, 1.0)
-        m[:k, 1] = np.minimum(s.est[visible] / self.time_scale, 1.0)
+        wait = sim.now - s.submit[visible]
+        est = s.est[visible]
+        if self.log_times:
+            scale = np.log1p(self.time_scale)
+            m[:k, 0] = np.minimum(np.log1p(wait) / scale, 1.0)
+            m[:k, 1] = np.minimum(np.log1p(est) / scale, 1.0)
+        else:
+            m[:k, 0] = np.minimum(wait / self.time_scale, 1.0)
+            m[:k, 1] = np.minimum(est / self.time_scale, 1.0)
         m[:k, 2] = req[:, 0]
         m[:k, 3] = self.user[visible]
         m[:k, 4] = self.group[visible]

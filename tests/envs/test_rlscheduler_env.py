@@ -110,10 +110,21 @@ def test_unknown_config_key_is_rejected():
 def test_normalisation_from_config_is_used_on_another_trace():
     trained = RLSchedulerEnv(SMALL)
     norm = trained.norm.to_dict()
+    assert norm["log_times"] is True
     other = RLSchedulerEnv({**SMALL, "norm": {**norm, "time_scale": norm["time_scale"] * 10}})
     o1, _ = trained.reset(seed=2)
     o2, _ = other.reset(seed=2)
-    np.testing.assert_allclose(o2[OBS_JOBS][:, 1], o1[OBS_JOBS][:, 1] / 10, rtol=1e-5)
+    ratio = np.log1p(norm["time_scale"]) / np.log1p(norm["time_scale"] * 10)
+    np.testing.assert_allclose(o2[OBS_JOBS][:, 1], o1[OBS_JOBS][:, 1] * ratio, rtol=1e-5)
+
+
+def test_linear_time_features_as_in_the_paper():
+    env = RLSchedulerEnv(SMALL)
+    linear = RLSchedulerEnv({**SMALL, "norm": {**env.norm.to_dict(), "log_times": False}})
+    obs, _ = linear.reset(seed=3)
+    k = int(obs[OBS_ACTION_MASK].sum())
+    est = linear.sim.state.est[linear.sim.queue[:k]]
+    np.testing.assert_allclose(obs[OBS_JOBS][:k, 1], np.minimum(est / linear.norm.time_scale, 1.0), rtol=1e-6)
 
 
 def test_vector_env_equals_single_envs_under_the_same_seeds():
