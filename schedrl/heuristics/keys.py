@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from schedrl.jit import njit
 
 from schedrl.sim.backfill import fits_now
 from schedrl.sim.engine import FINISHED, STUCK, advance, apply_backfill, apply_pick
@@ -22,7 +22,7 @@ from schedrl.sim.state import C_WINDOW, DECIDE_PICK, NOW, Q_LEN, RAND_POS
 TETRIS_STAR_ALPHA = 0.5
 
 
-@njit(cache=True)
+@njit
 def priority_key(kind, s, j, now, procs):
     """Key of job `j` (lower first). `procs` is the processor count (resource 0 may count nodes)."""
     submit = s.submit[j]
@@ -54,7 +54,7 @@ def priority_key(kind, s, j, now, procs):
     return submit
 
 
-@njit(cache=True)
+@njit
 def _knapsack_pick(s, window, free0):
     # DRAS §IV-A Optimization: 0-1 knapsack over the window maximising the processors put to work
     cap = int(free0)
@@ -78,7 +78,7 @@ def _knapsack_pick(s, window, free0):
     return chosen
 
 
-@njit(cache=True)
+@njit
 def choose(kind, s, procs, rand):
     """The job a heuristic picks from the visible queue (the whole queue, or the list window)."""
     q = s.iv[Q_LEN]
@@ -138,7 +138,7 @@ def choose(kind, s, procs, rand):
     return best
 
 
-@njit(cache=True)
+@njit
 def run_heuristic(s, kind, procs, rand):
     """Run a heuristic to completion inside compiled code (backfill candidates first-fit)."""
     while True:

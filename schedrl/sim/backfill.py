@@ -24,14 +24,14 @@ reservation is computed once per event and then kept up to date by `on_backfill`
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from schedrl.jit import njit
 
 from schedrl.sim.state import BF_CONSERVATIVE, BF_EASY, BF_RLSCHEDULER, C_BACKFILL, HEAP_LEN, NOW, PROF_LEN, SHADOW, SHADOW_JOB
 
 EPS = 1e-9
 
 
-@njit(cache=True)
+@njit
 def fits_in(s, j, avail):
     for r in range(avail.shape[0]):
         if s.req[j, r] > avail[r] + EPS:
@@ -39,12 +39,12 @@ def fits_in(s, j, avail):
     return True
 
 
-@njit(cache=True)
+@njit
 def fits_now(s, j):
     return fits_in(s, j, s.free)
 
 
-@njit(cache=True)
+@njit
 def fits_now_each(s, jobs):
     """Whether each job in `jobs` (indices; negative ones count from the end) fits in the free capacity now."""
     n = s.submit.shape[0]
@@ -57,7 +57,7 @@ def fits_now_each(s, jobs):
     return out
 
 
-@njit(cache=True)
+@njit
 def _running_by_estimated_end(s, clamp):
     # estimated end of each running job (at least `now` when clamped: an overdue job may end any moment)
     h = s.iv[HEAP_LEN]
@@ -70,7 +70,7 @@ def _running_by_estimated_end(s, clamp):
     return np.argsort(s.work[:h], kind="mergesort"), h
 
 
-@njit(cache=True)
+@njit
 def easy_shadow(s, blocked):
     """Shadow time of `blocked`; leaves the spare capacity at that time in `s.extra`."""
     order, h = _running_by_estimated_end(s, True)
@@ -88,7 +88,7 @@ def easy_shadow(s, blocked):
     return shadow
 
 
-@njit(cache=True)
+@njit
 def rlscheduler_shadow(s, blocked):
     """SchedGym's earliest start time of `blocked`: resource 0 only, estimates unclamped."""
     order, h = _running_by_estimated_end(s, False)
@@ -102,7 +102,7 @@ def rlscheduler_shadow(s, blocked):
     return shadow
 
 
-@njit(cache=True)
+@njit
 def _profile_build(s):
     order, h = _running_by_estimated_end(s, True)
     s.prof_t[0] = s.fv[NOW]
@@ -119,7 +119,7 @@ def _profile_build(s):
     return p
 
 
-@njit(cache=True)
+@njit
 def _profile_split(s, p, t):
     # make `t` a breakpoint of the profile; returns (its index, new length)
     k = 0
@@ -135,7 +135,7 @@ def _profile_split(s, p, t):
     return k, p + 1
 
 
-@njit(cache=True)
+@njit
 def _profile_reserve(s, p, j):
     """Earliest profile point where `j` fits for its whole estimate; reserve it there. Returns (start, p)."""
     dur = s.est[j]
@@ -156,7 +156,7 @@ def _profile_reserve(s, p, j):
     return np.inf, p
 
 
-@njit(cache=True)
+@njit
 def easy_reservation(s, blocked):
     """EASY shadow time of `blocked` (spare capacity then in `s.extra`), recomputed only when stale."""
     if s.iv[SHADOW_JOB] != blocked:
@@ -165,13 +165,13 @@ def easy_reservation(s, blocked):
     return s.fv[SHADOW]
 
 
-@njit(cache=True)
+@njit
 def forget_reservation(s):
     """Time, the running jobs or their estimates changed: EASY's reservation must be recomputed."""
     s.iv[SHADOW_JOB] = -1
 
 
-@njit(cache=True)
+@njit
 def begin_pass(s, blocked):
     """Prepare a pass over the queue: EASY's reservation, or the conservative profile with `blocked` reserved first."""
     mode = s.cfg[C_BACKFILL]
@@ -182,7 +182,7 @@ def begin_pass(s, blocked):
         _, s.iv[PROF_LEN] = _profile_reserve(s, p, blocked)
 
 
-@njit(cache=True)
+@njit
 def qualifies(s, j):
     """Whether queued job `j` may start now. Call it for the queued jobs in FCFS order after `begin_pass`
     (the conservative rule reserves each in the profile)."""
@@ -198,14 +198,14 @@ def qualifies(s, j):
     return now + s.est[j] <= s.fv[SHADOW] or fits_in(s, j, s.extra)
 
 
-@njit(cache=True)
+@njit
 def on_backfill(s, j):
     """Bookkeeping when backfill job `j` starts: under EASY, one running past the shadow time takes extra resources."""
     if s.cfg[C_BACKFILL] == BF_EASY and s.fv[NOW] + s.est[j] > s.fv[SHADOW]:
         s.extra[:] -= s.req[j]
 
 
-@njit(cache=True)
+@njit
 def on_block(s, blocked):
     """Bookkeeping when a job blocks: RLScheduler's variant fixes its shadow time now."""
     forget_reservation(s)

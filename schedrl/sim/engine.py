@@ -8,7 +8,7 @@ environment), so both paths give identical schedules by construction.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from schedrl.jit import njit
 
 from schedrl.sim.backfill import begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
@@ -25,7 +25,7 @@ STUCK = -1  # no event left but jobs remain: a job can never fit (wider than the
 OK, NOT_QUEUED, NOT_IN_WINDOW, NOT_A_CANDIDATE, WRONG_PHASE = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit
 def start_job(s, j, mode):
     now = s.fv[NOW]
     s.status[j] = RUNNING
@@ -45,14 +45,14 @@ def start_job(s, j, mode):
         on_backfill(s, j)
 
 
-@njit(cache=True)
+@njit
 def _complete(s, j):
     s.status[j] = DONE
     s.free[:] += s.req[j]
     s.iv[N_DONE] += 1
 
 
-@njit(cache=True)
+@njit
 def _arrive(s):
     j = s.iv[NEXT_ARRIVAL]
     s.status[j] = QUEUED
@@ -60,7 +60,7 @@ def _arrive(s):
     s.iv[NEXT_ARRIVAL] = j + 1
 
 
-@njit(cache=True)
+@njit
 def process_events(s):
     """Advance time to the next event(s). Returns False when no event is left."""
     n = s.submit.shape[0]
@@ -91,7 +91,7 @@ def process_events(s):
     return True
 
 
-@njit(cache=True)
+@njit
 def _backfill_pass(s, blocked):
     """Backfill around `blocked`; True when the policy must choose among the candidates in `s.cand`.
 
@@ -127,7 +127,7 @@ def _backfill_pass(s, blocked):
     return n_cand > 0
 
 
-@njit(cache=True)
+@njit
 def advance(s):
     """Run until a decision is needed: DECIDE_PICK, DECIDE_BACKFILL, FINISHED or STUCK."""
     n = s.submit.shape[0]
@@ -153,7 +153,7 @@ def advance(s):
             return FINISHED if s.iv[N_DONE] == n else STUCK
 
 
-@njit(cache=True)
+@njit
 def _advance_list(s, n):
     while True:
         if s.iv[N_DONE] == n:
@@ -176,7 +176,7 @@ def _advance_list(s, n):
             s.iv[RESERVED] = -1
 
 
-@njit(cache=True)
+@njit
 def apply_pick(s, j):
     """The policy picks queued job `j`: start it if it fits, else hold/reserve it."""
     if j < 0 or j >= s.submit.shape[0] or s.status[j] != QUEUED:
@@ -206,7 +206,7 @@ def apply_pick(s, j):
     return OK
 
 
-@njit(cache=True)
+@njit
 def apply_backfill(s, j):
     """Start backfill candidate `j`, or (j = -1) start no more backfill jobs until the next event."""
     if j < 0:
@@ -219,7 +219,7 @@ def apply_backfill(s, j):
     return NOT_A_CANDIDATE
 
 
-@njit(cache=True)
+@njit
 def kill_requeue(s, j):
     """Kill running job `j` and put it back in the queue; its progress is lost (RLSchert)."""
     if s.status[j] != RUNNING:
@@ -237,7 +237,7 @@ def kill_requeue(s, j):
     return OK
 
 
-@njit(cache=True)
+@njit
 def revise_estimate(s, j, seconds):
     """Set the run-time estimate of job `j` (a runtime predictor's update)."""
     s.est[j] = seconds

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from numba import njit
+from schedrl.jit import njit
 
 from schedrl.sim.state import HEAP_LEN, Q_LEN, SEQ
 
 
-@njit(cache=True)
+@njit
 def _before(s, a, b):
     # FCFS order: submit time, then trace position (requeued jobs return to their place)
     return s.submit[a] < s.submit[b] or (s.submit[a] == s.submit[b] and a < b)
 
 
-@njit(cache=True)
+@njit
 def queue_insert(s, j):
     pos = s.iv[Q_LEN]
     while pos > 0 and _before(s, j, s.queue[pos - 1]):
@@ -23,7 +23,7 @@ def queue_insert(s, j):
     s.iv[Q_LEN] += 1
 
 
-@njit(cache=True)
+@njit
 def queue_position(s, j):
     for k in range(s.iv[Q_LEN]):
         if s.queue[k] == j:
@@ -31,7 +31,7 @@ def queue_position(s, j):
     return -1
 
 
-@njit(cache=True)
+@njit
 def queue_remove(s, j):
     q = s.iv[Q_LEN]
     k = queue_position(s, j)
@@ -40,20 +40,20 @@ def queue_remove(s, j):
     s.iv[Q_LEN] = q - 1
 
 
-@njit(cache=True)
+@njit
 def _heap_less(s, a, b):
     # running jobs end in (end time, start order): ties keep the order in which jobs started
     return s.heap_t[a] < s.heap_t[b] or (s.heap_t[a] == s.heap_t[b] and s.heap_s[a] < s.heap_s[b])
 
 
-@njit(cache=True)
+@njit
 def _heap_swap(s, a, b):
     s.heap_t[a], s.heap_t[b] = s.heap_t[b], s.heap_t[a]
     s.heap_s[a], s.heap_s[b] = s.heap_s[b], s.heap_s[a]
     s.heap_j[a], s.heap_j[b] = s.heap_j[b], s.heap_j[a]
 
 
-@njit(cache=True)
+@njit
 def _sift_up(s, i):
     while i > 0:
         parent = (i - 1) // 2
@@ -63,7 +63,7 @@ def _sift_up(s, i):
         i = parent
 
 
-@njit(cache=True)
+@njit
 def _sift_down(s, i):
     n = s.iv[HEAP_LEN]
     while True:
@@ -80,7 +80,7 @@ def _sift_down(s, i):
         i = smallest
 
 
-@njit(cache=True)
+@njit
 def heap_push(s, t, j):
     i = s.iv[HEAP_LEN]
     s.heap_t[i] = t
@@ -91,7 +91,7 @@ def heap_push(s, t, j):
     _sift_up(s, i)
 
 
-@njit(cache=True)
+@njit
 def heap_pop(s):
     j = s.heap_j[0]
     last = s.iv[HEAP_LEN] - 1
@@ -102,7 +102,7 @@ def heap_pop(s):
     return j
 
 
-@njit(cache=True)
+@njit
 def heap_remove(s, j):
     n = s.iv[HEAP_LEN]
     for i in range(n):

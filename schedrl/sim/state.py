@@ -12,9 +12,10 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.experimental import structref
 
+from schedrl.jit import njit
 from schedrl.sim.config import SimConfig
 
 # job status
@@ -95,7 +96,7 @@ structref.define_constructor(StateRef, StateRefType, SimArrays._fields)
 structref.define_boxing(StateRefType, StateRef)
 
 
-@njit(cache=True)
+@njit
 def _bundle(arrays):
     return StateRef(*arrays)
 

@@ -9,7 +9,7 @@ with Python's `float()` and report non-numeric values with their line number.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from schedrl.jit import njit
 
 SCAN_OK = 0
 SCAN_FIELD_COUNT = 1
@@ -17,7 +17,7 @@ SCAN_FIELD_COUNT = 1
 _POW10 = np.array([10.0**k for k in range(16)])
 
 
-@njit(cache=True)
+@njit
 def _grow(array: np.ndarray, needed: int) -> np.ndarray:
     if needed <= array.shape[0]:
         return array
@@ -26,7 +26,7 @@ def _grow(array: np.ndarray, needed: int) -> np.ndarray:
     return bigger
 
 
-@njit(cache=True)
+@njit
 def scan_swf(buf: np.ndarray, n_fields: int):
     """Scan SWF bytes.
 
