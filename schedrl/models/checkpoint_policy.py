@@ -52,19 +52,21 @@ class CheckpointPolicy:
         self._for: Simulator | None = None
 
     def scores(self, jobs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Masked logits for one observation."""
-        batch = {Columns.OBS: {OBS_JOBS: torch.from_numpy(jobs)[None], OBS_ACTION_MASK: torch.from_numpy(mask)[None]}}
-        with torch.no_grad():
-            out = self.module.forward_inference(batch)
-        return out[Columns.ACTION_DIST_INPUTS][0].numpy()
+        """Logits of the valid slots of one observation (the module's own forward, no RLlib wrappers)."""
+        valid = int(mask.sum())
+        with torch.inference_mode():
+            if getattr(self.module, "ROW_WISE", False):
+                # a row-wise kernel scores each job alone: score just the valid rows (decision latency)
+                return self.module.job_scores(torch.from_numpy(jobs[:valid])).numpy()
+            batch = {Columns.OBS: {OBS_JOBS: torch.from_numpy(jobs)[None], OBS_ACTION_MASK: torch.from_numpy(mask)[None]}}
+            return self.module._forward(batch)[Columns.ACTION_DIST_INPUTS][0, :valid].numpy()
 
     def pick(self, sim: Simulator) -> int:
         if self._for is not sim:
             self._builder = ObservationBuilder(sim.workload, self.norm, len(sim.resources))
             self._for = sim
         jobs, mask, visible = self._builder.build(sim)
-        logits = self.scores(jobs, mask)
-        return int(visible[int(np.argmax(np.where(mask > 0, logits, -np.inf)))])
+        return int(visible[int(np.argmax(self.scores(jobs, mask)))])
 
 
 def load_policy(path: str | Path) -> CheckpointPolicy:
