@@ -27,6 +27,7 @@ from schedrl.heuristics import get_heuristic
 from schedrl.metrics import METRICS, summarize
 from schedrl.models.checkpoint_policy import RUN_FILE
 from schedrl.sim import Simulator
+from schedrl.workload.workload import Workload
 
 EXPERIMENT = "rlscheduler"
 BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")  # RLScheduler Table V's heuristics
@@ -100,58 +101,83 @@ def _progress_callback(spec: TrainSpec, metric: str):
 
 def prepare(spec: TrainSpec) -> tuple[RLSchedulerEnvConfig, dict]:
     """Env config with normalisation and filtering filled in, and the validation spec."""
-    env = spec.env
-    workload = load_env_workload(env)
-    trace_path = env.trace
+    env, workload = resolve_env(spec.env)
+    if spec.filtering and not env.starts:
+        kept = filter_training_starts(env, workload, spec.filter_phase1_iterations, lambda text: _log(spec, text))
+        phase1 = phase1_episodes(spec.filter_phase1_iterations, spec.ppo.train_batch_size_per_learner,
+                                 env.sequence_length, spec.ppo.num_env_runners, spec.ppo.num_envs_per_env_runner)
+        env = replace(env, train_starts=kept, filter_phase1_episodes=phase1)
+    return env, validation_spec(env, workload, spec.validation_sequences, spec.ppo.seed)
+
+
+def resolve_env(env: RLSchedulerEnvConfig) -> tuple[RLSchedulerEnvConfig, Workload]:
+    """The env config with its trace as an absolute path and normalisation constants, and its workload."""
     from schedrl.workload.catalog import resolve_trace
 
+    workload = load_env_workload(env)
     trace_path = str(resolve_trace(env.trace).resolve())
     norm = env.norm or JobFeatures.from_trace(workload).to_dict()
-    env = replace(env, trace=trace_path, norm=norm)
+    return replace(env, trace=trace_path, norm=norm), workload
+
+
+def filter_training_starts(env: RLSchedulerEnvConfig, workload: Workload, phase1_iterations: int,
+                           log=lambda text: None) -> tuple[int, ...]:
+    """Trajectory filtering phase 1 (RLScheduler §IV-C): the starts whose SJF score lies in the kept band."""
+    t0 = time.perf_counter()
+    n_starts = len(workload) - env.sequence_length + 1
+    stride = max(1, n_starts // 4000)
+    result = filter_starts(workload, env.sequence_length, sim_config_for(env), env.metric, stride)
+    log(f"trajectory filtering: SJF scored {int(np.sum(~np.isnan(result.scores)))} sequences in "
+        f"{time.perf_counter() - t0:.1f} s; phase 1 keeps {len(result.kept)} with {env.metric} in "
+        f"({result.low:.2f}, {result.high:.2f}) for {phase1_iterations} iterations")
+    return tuple(int(s) for s in result.kept)
+
+
+def phase1_episodes(phase1_iterations: int, train_batch_size: int, sequence_length: int,
+                    num_env_runners: int, num_envs_per_env_runner: int) -> int:
+    """Episodes each env instance draws from the filtered starts to last `phase1_iterations` iterations."""
+    per_iter = max(1, train_batch_size // sequence_length)
+    n_envs = max(1, num_env_runners) * num_envs_per_env_runner
+    return int(np.ceil(phase1_iterations * per_iter / n_envs))
+
+
+def validation_spec(env: RLSchedulerEnvConfig, workload: Workload, sequences: int, seed: int | None) -> dict:
+    """Seeded validation starts and each heuristic's mean on them (what `SchedulingMetricsCallback` compares)."""
     sim_cfg = sim_config_for(env)
-    if spec.filtering and not env.starts:
-        t0 = time.perf_counter()
-        n_starts = len(workload) - env.sequence_length + 1
-        stride = max(1, n_starts // 4000)
-        result = filter_starts(workload, env.sequence_length, sim_cfg, env.metric, stride)
-        per_iter = max(1, spec.ppo.train_batch_size_per_learner // env.sequence_length)
-        n_envs = max(1, spec.ppo.num_env_runners) * spec.ppo.num_envs_per_env_runner
-        phase1 = int(np.ceil(spec.filter_phase1_iterations * per_iter / n_envs))
-        env = replace(env, train_starts=tuple(int(s) for s in result.kept), filter_phase1_episodes=phase1)
-        _log(spec, f"trajectory filtering: SJF scored {int(np.sum(~np.isnan(result.scores)))} sequences in "
-                   f"{time.perf_counter() - t0:.1f} s; phase 1 keeps {len(result.kept)} with {env.metric} in "
-                   f"({result.low:.2f}, {result.high:.2f}) for {spec.filter_phase1_iterations} iterations")
-    rng = np.random.default_rng(10_000 + (spec.ppo.seed or 0))
-    val_starts = [int(s) for s in rng.integers(0, len(workload) - env.sequence_length + 1, spec.validation_sequences)]
+    rng = np.random.default_rng(10_000 + (seed or 0))
+    val_starts = [int(s) for s in rng.integers(0, len(workload) - env.sequence_length + 1, sequences)]
     heuristics = {}
     for name in BASELINES:
         vals = [summarize(get_heuristic(name).run(Simulator(workload[s:s + env.sequence_length], sim_cfg))).value(env.metric)
                 for s in val_starts]
         heuristics[name] = float(np.mean(vals))
-    validation = {"starts": val_starts, "heuristics": heuristics, "lower_is_better": METRICS[env.metric][1]}
-    return env, validation
+    return {"starts": val_starts, "heuristics": heuristics, "lower_is_better": METRICS[env.metric][1]}
 
 
-def _write_run_file(spec: TrainSpec, env: RLSchedulerEnvConfig, validation: dict, workload_sha: str | None) -> None:
+def run_record(env: RLSchedulerEnvConfig, model: str, ppo: PPOSettings, validation: dict, workload_sha: str | None) -> dict:
+    """What `schedrl_run.json` holds: enough to load a checkpoint as a policy and to reproduce the run."""
     import ray
     import torch
 
     from schedrl import __version__
 
-    out = Path(spec.out)
-    out.mkdir(parents=True, exist_ok=True)
-    record = {
+    return {
         "agent": "rlscheduler",
         "env_config": env.to_dict(),
-        "model": spec.model,
-        "ppo": asdict(spec.ppo),
+        "model": model,
+        "ppo": asdict(ppo),
         "validation": validation,
         "trace_sha256": workload_sha,
         "versions": {"schedrl": __version__, "ray": ray.__version__, "torch": torch.__version__,
                      "python": platform.python_version()},
         "command": sys.argv,
     }
-    (out / RUN_FILE).write_text(json.dumps(record, indent=2))
+
+
+def _write_run_file(spec: TrainSpec, env: RLSchedulerEnvConfig, validation: dict, workload_sha: str | None) -> None:
+    out = Path(spec.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RUN_FILE).write_text(json.dumps(run_record(env, spec.model, spec.ppo, validation, workload_sha), indent=2))
 
 
 def train(spec: TrainSpec, resume: bool = False) -> dict:
