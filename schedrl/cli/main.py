@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
     "compare": ("schedrl.cli.compare", "run several policies on the same sequences (RLScheduler Table V style)"),
     "train": ("schedrl.cli.train", "train an RL scheduler (PPO on Ray RLlib, one-trial Ray Tune run)"),
+    "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
 }
 
