@@ -91,6 +91,12 @@ class PPOSettings:
     """GPUs for the (single, local) learner."""
     seed: int | None = 0  # authors' code: ppo(seed=0)
     """Seed for RLlib (modules, env runners, env resets); None leaves runs unseeded."""
+    env_runner_resources: Mapping[str, float] | None = None
+    """Custom Ray resources each env runner requires (``{"sampler": 1}``): runners go only to nodes declaring them."""
+    restart_failed_env_runners: bool = True
+    """Restart an env runner whose process or node died (a Ray actor restart) and keep training."""
+    max_env_runner_restarts: int = 10  # ours: rides out a few node losses; a crash loop still ends the run
+    """Restarts allowed per env runner before a further failure ends training."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -115,6 +121,13 @@ class PPOSettings:
             problems.append(f"entropy_coeff={self.entropy_coeff} must be >= 0")
         if self.num_env_runners < 0 or self.num_gpus_per_learner < 0:
             problems.append("num_env_runners and num_gpus_per_learner must be >= 0")
+        for name, amount in (self.env_runner_resources or {}).items():
+            if not isinstance(name, str) or not name or name in ("CPU", "GPU", "memory"):
+                problems.append(f"env_runner_resources name {name!r} must be a custom resource name (not CPU/GPU/memory)")
+            elif not (isinstance(amount, (int, float)) and amount > 0):
+                problems.append(f"env_runner_resources[{name!r}]={amount!r} must be a number > 0")
+        if self.max_env_runner_restarts < 0:
+            problems.append(f"max_env_runner_restarts={self.max_env_runner_restarts} must be >= 0")
         if problems:
             raise ValueError("invalid PPOSettings: " + "; ".join(problems))
 
@@ -136,6 +149,9 @@ def build_ppo_config(
     vectorized: RLlib calls it once per runner with ``num_envs`` added to the config
     (``gym.VectorizeMode.VECTOR_ENTRY_POINT``) instead of wrapping single envs.
     Every PPO hyperparameter is set explicitly; RLlib's defaults are not RLScheduler's.
+    Env runners that die (killed process, lost node) are restarted by Ray, up to
+    ``settings.max_env_runner_restarts`` times each, on a node with ``settings.env_runner_resources``;
+    the iteration in progress samples again from the restarted runner.
     """
     if isinstance(env, str) and ":" not in env and env.startswith("schedrl/"):
         env = f"schedrl.envs:{env}"
@@ -148,6 +164,11 @@ def build_ppo_config(
             num_env_runners=settings.num_env_runners,
             num_envs_per_env_runner=settings.num_envs_per_env_runner,
             gym_env_vectorize_mode=vectorize_mode,
+            custom_resources_per_env_runner=dict(settings.env_runner_resources or {}),
+        )
+        .fault_tolerance(
+            restart_failed_env_runners=settings.restart_failed_env_runners,
+            max_num_env_runner_restarts=settings.max_env_runner_restarts,
         )
         .learners(
             num_learners=0,

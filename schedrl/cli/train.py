@@ -36,6 +36,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--time-budget", default=None, metavar="DURATION", help="stop after this long (e.g. 20m)")
     p.add_argument("--num-env-runners", type=int, default=0, help="env-runner processes (0: sample in the trainer; default 0)")
     p.add_argument("--envs-per-runner", type=int, default=4, help="environments per env runner (default 4)")
+    p.add_argument("--runner-resource", action="append", default=[], metavar="NAME=AMOUNT",
+                   help="custom Ray resource each env runner requires, placing runners on nodes started with "
+                        "--resources '{\"NAME\": ...}' (repeatable)")
     p.add_argument("--num-gpus-per-learner", type=float, default=0.0, help="GPUs for the learner (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (paper: 256)")
@@ -57,6 +60,23 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     return p
 
 
+def parse_runner_resources(items: list[str]) -> dict[str, float] | None:
+    """`["worker_node=0.5", "ssd=1"]` -> `{"worker_node": 0.5, "ssd": 1.0}`; None when empty."""
+    from schedrl.cli.main import UsageError
+
+    resources = {}
+    for item in items:
+        name, sep, amount = item.partition("=")
+        try:
+            value = float(amount) if sep and name.strip() else None
+        except ValueError:
+            value = None
+        if value is None:
+            raise UsageError(f"--runner-resource must look like NAME=AMOUNT (e.g. worker_node=0.5); got {item!r}")
+        resources[name.strip()] = value
+    return resources or None
+
+
 def build_spec(args: argparse.Namespace):
     from dataclasses import replace
 
@@ -68,7 +88,8 @@ def build_spec(args: argparse.Namespace):
     env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
                                backfill=args.backfill, sequence_length=args.sequence_length)
     ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
-                      num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed)
+                      num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
+                      env_runner_resources=parse_runner_resources(args.runner_resource))
     overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr,
                  "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl}
     ppo = replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
