@@ -20,6 +20,7 @@ import difflib
 import itertools
 import json
 import re
+import time
 import types
 import typing
 from collections.abc import Mapping
@@ -421,7 +422,8 @@ class _Reader:
         try:
             return _coerce(raw, hint)
         except _TypeMismatch:
-            self.fail(f"'{path}' must be {_type_name(hint)}; got {raw!r}")
+            spaces = " (search spaces: grid, choice, uniform, loguniform, randint)" if isinstance(raw, Mapping) else ""
+            self.fail(f"'{path}' must be {_type_name(hint)}; got {raw!r}{spaces}")
 
     def search_space(self, raw: Mapping, hint, path: str) -> SearchSpace:
         kind, args = next(iter(raw.items()))
@@ -831,6 +833,8 @@ class FromPrepared:
     def __call__(self, config):
         from schedrl.algorithms.train import phase1_episodes
 
+        if "env_config" not in config:  # Tune's generate_variants passes the whole spec, trials their config
+            config = config["config"]
         env_config = config["env_config"]
         entry = self.table[env_key({n: env_config[n] for n in self.searched}, self.searched)]
         if self.what == "norm":
@@ -979,6 +983,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, address: str | None = None, r
         if recorded != spec.to_data():
             raise SweepError(f"{spec.source} differs from the sweep recorded in {out / SWEEP_FILE}: "
                              "resume with the file the sweep was started with")
+        table = _read_table(out)
     elif experiment.exists() and any(experiment.iterdir()):
         raise FileExistsError(f"{experiment} already holds a sweep: use --resume, or another --out")
     check_traces(spec)
@@ -990,7 +995,9 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, address: str | None = None, r
         ray.init(address=address, log_to_driver=client, **kwargs)
     try:
         if resume:
-            tuner = tune.Tuner.restore(str(experiment), trainable=PPO, resume_unfinished=True, resume_errored=True)
+            # the param space again: Tune resolves the objects in trials it has not created yet from it
+            tuner = tune.Tuner.restore(str(experiment), trainable=PPO, resume_unfinished=True, resume_errored=True,
+                                       param_space=build_param_space(spec, table))
         else:
             table = prepare_envs(spec, log)
             _write_sweep_file(spec, table, out)
@@ -1009,11 +1016,16 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, address: str | None = None, r
                                                             checkpoint_at_end=True),
                     callbacks=[SweepProgress(spec, table, verbose)]),
             )
+        t0 = time.monotonic()
         results = tuner.fit()
+        elapsed = time.monotonic() - t0
     finally:
         if started:
             ray.shutdown()
-    finished = results.num_terminated + results.num_errors == len(results)
+    # an interrupted Tune run returns normally: it shows as trials not yet created or not ended
+    ended = results.num_terminated + results.num_errors == len(results)
+    budget = spec.stop.total_time_budget_s
+    finished = ended and (len(results) == spec.num_trials() or (budget is not None and elapsed >= 0.99 * budget))
     return SweepRun(results, experiment, finished)
 
 
@@ -1028,9 +1040,14 @@ def _write_sweep_file(spec: SweepSpec, table: dict[str, PreparedEnv], out: Path)
     record = {
         "spec": spec.to_data(),
         "source": spec.source,
-        "environments": {e.label: {"trace_sha256": e.trace_sha256, "validation": e.validation,
-                                   "train_starts": len(e.train_starts)} for e in table.values()},
+        "environments": {key: asdict(entry) for key, entry in table.items()},
         "versions": {"schedrl": __version__, "ray": ray.__version__},
         "command": sys.argv,
     }
     (out / SWEEP_FILE).write_text(json.dumps(record, indent=2, default=str))
+
+
+def _read_table(out: Path) -> dict[str, PreparedEnv]:
+    environments = json.loads((out / SWEEP_FILE).read_text())["environments"]
+    return {key: PreparedEnv(**(entry | {"train_starts": tuple(entry["train_starts"])}))
+            for key, entry in environments.items()}

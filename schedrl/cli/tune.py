@@ -74,7 +74,7 @@ def dry_run_text(spec) -> str:
     if spec.param_space:
         lines.append("  searched: " + "; ".join(f"{k} {s}" for k, s in spec.param_space.items()))
     options = spec.scheduler_options
-    lines.append(f"  scheduler: {spec.scheduler}" + (f" {vars(options)}" if options else "")
+    lines.append(f"  scheduler: {spec.scheduler}" + (" " + _options_text(options) if options else "")
                  + f"; metric {spec.metric} ({spec.mode})")
     stop = [f"{spec.stop.iterations} iterations" if spec.stop.iterations else "",
             f"{spec.stop.time_budget_s:.0f} s per trial" if spec.stop.time_budget else "",
@@ -95,12 +95,17 @@ def dry_run_text(spec) -> str:
     rows = [[str(i + 1)] + [_cell(t[k]) for k in keys] for i, t in enumerate(trials)]
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     lines.append("")
-    lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in [header] + rows]
+    lines += [("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip() for r in [header] + rows]
     if drawn:
         lines.append("  ~ drawn at random: each run draws its own values")
     if not grid and spec.num_samples == 1 and not spec.param_space:
         lines.append("  (nothing searched: one trial)")
     return "\n".join(lines)
+
+
+def _options_text(options) -> str:
+    items = vars(options).items()
+    return " ".join(f"{k}={({m: str(s) for m, s in v.items()} if isinstance(v, dict) else v)}" for k, v in items)
 
 
 def _cell(value) -> str:
