@@ -414,7 +414,9 @@ class _Reader:
         wanted = ALIASES.get(key, key)
         elsewhere = [f"{name}.{wanted}" for name, cls in _SECTIONS.items()
                      if wanted in {f.name for f in fields(cls)} and not path.startswith(name + ".")]
-        candidates = ([wanted] if wanted in valid else elsewhere) or difflib.get_close_matches(key, valid, n=1)
+        # a known alias, a near miss here, the same key in another section, a looser near miss
+        candidates = ([wanted] if wanted in valid else difflib.get_close_matches(key, valid, n=1, cutoff=0.8)
+                      or elsewhere or difflib.get_close_matches(key, valid, n=1))
         hint = f"did you mean {candidates[0]}?" if candidates else "valid: " + ", ".join(valid)
         self.fail(f"unknown key '{path}' ({hint})")
 
