@@ -24,12 +24,15 @@ Spinning Up regresses on discounted rewards-to-go (identical for λ = 1).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
+import ray
 import torch
+from ray.exceptions import ActorDiedError
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
 from ray.rllib.core.columns import Columns
@@ -96,7 +99,7 @@ class PPOSettings:
     restart_failed_env_runners: bool = True
     """Restart an env runner whose process or node died (a Ray actor restart) and keep training."""
     max_env_runner_restarts: int = 10  # ours: rides out a few node losses; a crash loop still ends the run
-    """Restarts allowed per env runner before a further failure ends training."""
+    """Restarts allowed per env runner; training fails once every runner is dead for good."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -151,7 +154,8 @@ def build_ppo_config(
     Every PPO hyperparameter is set explicitly; RLlib's defaults are not RLScheduler's.
     Env runners that die (killed process, lost node) are restarted by Ray, up to
     ``settings.max_env_runner_restarts`` times each, on a node with ``settings.env_runner_resources``;
-    the iteration in progress samples again from the restarted runner.
+    iterations that end while no runner is up sample and train nothing (RLlib), and training
+    fails once every runner is dead for good (:func:`fail_without_env_runners`).
     """
     if isinstance(env, str) and ":" not in env and env.startswith("schedrl/"):
         env = f"schedrl.envs:{env}"
@@ -196,8 +200,42 @@ def build_ppo_config(
             kl_coeff=0.0,
             grad_clip=None,
         )
+        .callbacks(on_train_result=fail_without_env_runners)
         .rl_module(rl_module_spec=module_spec(model, model_config))
         .debugging(log_level="ERROR", log_sys_usage=False, seed=settings.seed)
+    )
+
+
+def fail_without_env_runners(algorithm, result: dict, **kwargs) -> None:
+    """``on_train_result``: raise once every remote env runner is dead for good.
+
+    RLlib 2.60 keeps iterating when none of its env runners can come back (restarts used up or
+    switched off): the remaining iterations sample and train nothing and the run "finishes".
+    Ray answers a ping to a restarting actor with ``ActorUnavailableError`` and to a dead one
+    with ``ActorDiedError``; only if two rounds of pings, a second apart, all say dead is this an
+    error (a runner dying again mid-ping is then seen restarting the second time).
+    """
+    group = algorithm.env_runner_group
+    if group is None or group.num_remote_env_runners() == 0 or group.num_healthy_remote_env_runners() > 0:
+        return
+    actors = list(group._worker_manager.actors().values())
+    timeout = algorithm.config.env_runner_health_probe_timeout_s
+    for attempt in range(2):
+        if attempt:
+            time.sleep(1.0)
+        for actor in actors:
+            try:
+                ray.get(actor.ping.remote(), timeout=timeout)
+                return
+            except ActorDiedError:
+                continue
+            except Exception:  # restarting, slow or unreachable for now: not known to be dead
+                return
+    config = algorithm.config
+    raise RuntimeError(
+        f"all {len(actors)} env runners died and cannot be restarted (restart_failed_env_runners="
+        f"{config.restart_failed_env_runners}, max_env_runner_restarts={config.max_num_env_runner_restarts} "
+        "each); training would go on without samples"
     )
 
 

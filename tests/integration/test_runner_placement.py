@@ -58,3 +58,24 @@ def test_cli_parses_runner_resources():
 def test_cli_rejects_malformed_runner_resources(item):
     with pytest.raises(UsageError, match=r"--runner-resource must look like NAME=AMOUNT"):
         parse_runner_resources([item])
+
+
+def test_training_fails_once_no_env_runner_can_come_back(ray_session):
+    import os
+    import signal
+
+    from schedrl.envs.rlscheduler import RLSchedulerEnv
+
+    settings = PPOSettings(num_env_runners=1, num_envs_per_env_runner=1, train_batch_size_per_learner=64,
+                           num_epochs=1, max_env_runner_restarts=0)
+    algo = build_ppo_config(settings, RLSchedulerEnv, {"trace": "default", "sequence_length": 16}).build_algo()
+    try:
+        algo.train()
+        (pid,) = algo.env_runner_group.foreach_env_runner(lambda runner: os.getpid(), local_env_runner=False)
+        os.kill(pid, signal.SIGKILL)
+        # RLlib alone would go on training on nothing; the builder's on_train_result check stops it
+        with pytest.raises(RuntimeError, match=r"all 1 env runners died and cannot be restarted"):
+            for _ in range(3):
+                algo.train()
+    finally:
+        algo.stop()
