@@ -991,10 +991,9 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, address: str | None = None, r
     check_traces(spec)
     started = not ray.is_initialized()
     if started:
-        client = bool(address and address.startswith("ray://"))
         # Ray Client runs Tune on the cluster: its progress lines reach us only through the driver log
-        kwargs = {} if address else {"include_dashboard": False}
-        ray.init(address=address, log_to_driver=client, **kwargs)
+        client = bool(address and address.startswith("ray://"))
+        ray.init(address=address, log_to_driver=client, include_dashboard=False)
     try:
         if resume:
             # the param space again: Tune resolves the objects in trials it has not created yet from it

@@ -232,3 +232,23 @@ def test_tiny_sweep_runs_two_trials_and_reports_each_group(tmp_path, ray_session
     assert (tmp_path / "trials.csv").exists() and (tmp_path / "sweep_curves.png").stat().st_size > 0
     with pytest.raises(FileExistsError, match="already holds a sweep"):
         run_sweep(spec, tmp_path, verbose=False)
+
+
+def test_readme_example_validates_and_every_key_is_documented():
+    import re
+    from dataclasses import fields
+
+    from schedrl.algorithms.sweep import (AshaOptions, EvaluateSpec, PBTOptions, ResourceSpec, StopSpec,
+                                          TrainingOptions)
+
+    readme = (REPO / "tune_configs" / "README.md").read_text()
+    block = re.search(r"<!-- sweep-example -->\s*```yaml\n(.+?)\n```", readme, re.S)
+    assert block, "tune_configs/README.md has no sweep-example block"
+    spec = sweep_from_dict(yaml.safe_load(block.group(1)), source="README")
+    assert spec.num_trials() == 8 and spec.scheduler == "asha" and spec.evaluate.traces == ("lublin_256", "SDSC-SP2")
+    top = ["name", "agent", "env", "ppo", "model", "param_space", "num_samples", "scheduler", "metric", "mode",
+           "stop", "resources", "training", "evaluate"]
+    documented = set(re.findall(r"^\| `(\w+)` \|", readme, re.M))
+    keys = set(top) | {f.name for cls in (StopSpec, ResourceSpec, TrainingOptions, EvaluateSpec, AshaOptions,
+                                          PBTOptions) for f in fields(cls)}
+    assert keys <= documented, keys - documented
