@@ -31,6 +31,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="simulator semantics; rlscheduler reproduces the paper's SchedGym (default: standard)")
     p.add_argument("--metric", default="bsld", help="objective: bsld, wait, turnaround, slowdown, utilization, fairness")
     p.add_argument("--backfill", choices=BACKFILLS, default="none", help="backfilling while the picked job waits")
+    p.add_argument("--reward-baseline", choices=("none", "sjf"), default="none",
+                   help="none: reward = the objective (paper); sjf: relative to SJF on the same sequence")
     p.add_argument("--model", default="kernel", help="kernel (default), mlp_v1, mlp_v2, mlp_v3, lenet")
     p.add_argument("--iterations", type=int, default=None, help="stop after N iterations")
     p.add_argument("--time-budget", default=None, metavar="DURATION", help="stop after this long (e.g. 20m)")
@@ -86,7 +88,8 @@ def build_spec(args: argparse.Namespace):
 
     cleaning = args.cleaning or ("rlscheduler" if args.preset == "rlscheduler" else "default")
     env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
-                               backfill=args.backfill, sequence_length=args.sequence_length)
+                               backfill=args.backfill, sequence_length=args.sequence_length,
+                               reward_baseline=args.reward_baseline)
     ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                       num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
                       env_runner_resources=parse_runner_resources(args.runner_resource))

@@ -62,7 +62,9 @@ class RLSchedulerEnv(gym.Env):
 
     ## Rewards
     0 until the sequence is scheduled; then the objective: -avg bsld, -avg wait, -avg turnaround,
-    -avg slowdown, +utilisation, or -max over users of their avg bsld (`metric`).
+    -avg slowdown, +utilisation, or -max over users of their avg bsld (`metric`). With
+    `reward_baseline="sjf"` the objective relative to SJF on the same sequence instead,
+    (sjf - value) / sjf (or (value - sjf) / sjf for utilisation). `info["metric_value"]` is the raw value.
 
     ## Starting State
     A sequence of `sequence_length` consecutive jobs from a random start (seeded by `reset(seed)`),
@@ -136,6 +138,18 @@ class RLSchedulerEnv(gym.Env):
         self.action_space.set_mask(mask)
         return {OBS_JOBS: jobs, OBS_ACTION_MASK: mask}
 
+    def _reward(self, value: float) -> float:
+        lower_is_better = METRICS[self.config.metric][1]
+        if self.config.reward_baseline == "none":
+            return -value if lower_is_better else value
+        # SJF on the very same sequence, compiled (a fraction of a millisecond for 256 jobs)
+        from schedrl.heuristics import get_heuristic
+
+        seq = self.sim.workload
+        base = summarize(get_heuristic("sjf").run(Simulator(seq, self.sim_config))).value(self.config.metric)
+        scale = max(abs(base), 1e-9)
+        return (base - value) / scale if lower_is_better else (value - base) / scale
+
     def step(self, action):
         if self.sim is None:
             raise RuntimeError("call reset() before step()")
@@ -148,7 +162,7 @@ class RLSchedulerEnv(gym.Env):
         if code == FINISHED:
             metrics = summarize(self.sim.schedule())
             value = metrics.value(self.config.metric)
-            reward = -value if METRICS[self.config.metric][1] else value
+            reward = self._reward(value)
             obs = {OBS_JOBS: np.zeros_like(self._builder.jobs), OBS_ACTION_MASK: np.zeros(MAX_OBSV_SIZE, np.float32)}
             return obs, float(reward), True, False, {INFO_METRIC: value, INFO_START: self.start, INFO_JOB: job}
         return self._observe(), 0.0, False, False, {INFO_JOB: job}

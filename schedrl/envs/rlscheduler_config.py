@@ -34,6 +34,10 @@ class RLSchedulerEnvConfig:
     """Trajectory filtering phase 1: random starts drawn only from these (see `filtering.py`)."""
     filter_phase1_episodes: int = 0
     """Episodes (per env instance) drawn from `train_starts` before switching to all starts (phase 2)."""
+    reward_baseline: str = "none"
+    """`none`: the final reward is the objective itself (the paper). `sjf`: the objective relative to SJF on
+    the same sequence, (sjf - value) / sjf for lower-is-better metrics, so sequences of very different
+    difficulty give comparable rewards; each sequence's best schedule is unchanged (our addition)."""
     norm: Mapping[str, float] = field(default_factory=dict)
     """Normalisation constants (see `JobFeatures`); empty: derived from this trace. Saved with checkpoints."""
 
@@ -57,6 +61,8 @@ class RLSchedulerEnvConfig:
             raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {self.metric!r}")
         if self.preset not in ("standard", "rlscheduler"):
             raise ValueError(f"preset must be 'standard' or 'rlscheduler'; got {self.preset!r}")
+        if self.reward_baseline not in ("none", "sjf"):
+            raise ValueError(f"reward_baseline must be 'none' or 'sjf'; got {self.reward_baseline!r}")
         if self.sequence_length < 1:
             raise ValueError(f"sequence_length must be >= 1; got {self.sequence_length}")
 

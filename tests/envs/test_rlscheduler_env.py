@@ -163,3 +163,17 @@ def test_trajectory_filtering_keeps_starts_in_median_to_twice_mean():
 def test_config_round_trips_through_a_dict():
     cfg = RLSchedulerEnvConfig(trace="default", starts=(1, 2), norm={"time_scale": 5.0})
     assert RLSchedulerEnvConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def test_sjf_baseline_reward_is_relative_to_sjf_on_the_same_sequence():
+    env = RLSchedulerEnv({**SMALL, "reward_baseline": "sjf"})
+    obs, info = env.reset(seed=5)
+    term = False
+    while not term:
+        obs, reward, term, _, step_info = env.step(0)
+    seq = env.workload[info["start"]:info["start"] + SMALL["sequence_length"]]
+    sjf = summarize(get_heuristic("sjf").run(Simulator(seq, sim_config_for(env.config)))).avg_bsld
+    fcfs = step_info["metric_value"]
+    assert reward == pytest.approx((sjf - fcfs) / sjf)
+    with pytest.raises(ValueError, match="reward_baseline"):
+        RLSchedulerEnv({**SMALL, "reward_baseline": "fcfs"})
