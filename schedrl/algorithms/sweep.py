@@ -522,8 +522,10 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
 
     scheduler, options = _scheduler(r, raw.get("scheduler"), ppo, space)
     stop = r.build(StopSpec, r.section(StopSpec, raw.get("stop"), "stop")[0], "stop")
-    if scheduler == "asha" and options.max_t is None:
-        options = replace(options, max_t=stop.iterations or 100)
+    if scheduler == "asha":
+        options = replace(options, max_t=options.max_t or stop.iterations or 100)
+        if options.grace_period > options.max_t:
+            r.fail(f"scheduler: asha's grace_period={options.grace_period} exceeds max_t={options.max_t}")
     resources = r.build(ResourceSpec, r.section(ResourceSpec, raw.get("resources"), "resources")[0], "resources")
     training = r.build(TrainingOptions, r.section(TrainingOptions, raw.get("training"), "training")[0], "training")
     evaluate = r.build(EvaluateSpec, r.section(EvaluateSpec, raw.get("evaluate"), "evaluate")[0], "evaluate")
@@ -650,6 +652,8 @@ def _scheduler(r: _Reader, raw, ppo: PPOSettings, space: dict):
     mutations = options.pop("hyperparam_mutations", None) if kind == "pbt" else None
     fixed = r.section(cls, options, "scheduler")[0]
     if kind == "pbt":
+        if any(key.startswith("env.") for key in space):
+            r.fail("scheduler pbt copies trials onto each other: it cannot be combined with searched env fields")
         fixed["hyperparam_mutations"] = _mutations(r, mutations, ppo, space)
     return kind, r.build(cls, fixed, "scheduler")
 

@@ -82,6 +82,10 @@ def test_unknown_keys_anywhere_are_rejected(data, message):
     (with_(TINY, stop={"time_budget": {"grid": [1, 2]}}), r"'stop\.time_budget': search spaces belong under env, ppo"),
     (with_(TINY, scheduler={"type": "pbt", "hyperparam_mutations": {"env.backfill": {"choice": ["none"]}}}),
      r"'scheduler\.hyperparam_mutations\.env\.backfill': PBT mutates ppo\.<field> only"),
+    (with_(TINY, scheduler={"type": "pbt", "hyperparam_mutations": {"ppo.lr": {"uniform": [1e-4, 1e-3]}}},
+           env={"backfill": {"grid": ["none", "easy"]}}), r"scheduler pbt copies trials onto each other"),
+    (with_(TINY, scheduler={"type": "pbt"}), r"scheduler: pbt needs hyperparam_mutations"),
+    (with_(TINY, scheduler={"type": "asha", "grace_period": 5}), r"scheduler: asha's grace_period=5 exceeds max_t=1"),
 ])
 def test_bad_search_spaces_are_rejected(data, message):
     with pytest.raises(SweepError, match=r"^x\.yaml: " + message):
@@ -188,10 +192,12 @@ def test_param_space_places_search_spaces_and_prepared_values_per_environment():
     from ray.tune.search.variant_generator import generate_variants
 
     from schedrl.algorithms.callbacks import VALIDATION_KEY
+    from schedrl.algorithms.sweep import trial_ppo, trial_values
+    from schedrl.models.registry import module_spec
 
     spec = sweep_from_dict(with_(TINY, env={"backfill": {"grid": ["none", "easy"]}},
                                  ppo={"lr": {"grid": [1e-3, 2e-3]}, "train_batch_size_per_learner": {"grid": [128, 256]}},
-                                 training={"filter_phase1_iterations": 4}))
+                                 model={"choice": ["kernel", "mlp_v2"]}, training={"filter_phase1_iterations": 4}))
     table = {env_key({"backfill": b}, ("backfill",)): PreparedEnv(f"backfill={b}", {"wait": i + 1.0}, (i, i + 1),
                                                                    {"starts": [i], "heuristics": {}}, None)
              for i, b in enumerate(["none", "easy"])}
@@ -206,6 +212,25 @@ def test_param_space_places_search_spaces_and_prepared_values_per_environment():
         # phase 1 lasts 4 iterations of batch / 32-job episodes, over one env
         assert config["env_config"]["filter_phase1_episodes"] == 4 * config["_train_batch_size_per_learner"] // 32
         assert config["lr"] in (1e-3, 2e-3) and config["env_config"]["trace"] == "default"
+        values = trial_values(spec, config)
+        assert config["_rl_module_spec"] == module_spec(values["model"])
+        assert trial_ppo(spec, config).train_batch_size_per_learner == values["ppo.train_batch_size_per_learner"]
+
+
+def test_schedulers_are_built_on_the_config_paths():
+    from ray.tune.schedulers import ASHAScheduler, PopulationBasedTraining
+
+    from schedrl.algorithms.sweep import _scheduler_object
+
+    asha = _scheduler_object(sweep_from_dict(with_(TINY, scheduler={"type": "asha", "grace_period": 2},
+                                                   stop={"iterations": 10})))
+    assert isinstance(asha, ASHAScheduler)
+    pbt = _scheduler_object(sweep_from_dict(with_(TINY, scheduler={
+        "type": "pbt", "perturbation_interval": 2,
+        "hyperparam_mutations": {"ppo.lr": {"loguniform": [1e-4, 1e-3]}, "ppo.vf_lr": {"choice": [1e-3, 2e-3]}}})))
+    assert isinstance(pbt, PopulationBasedTraining)
+    assert set(pbt._hyperparam_mutations) == {"lr", "learner_config_dict"}
+    assert pbt._hyperparam_mutations["learner_config_dict"]["vf_lr"] == [1e-3, 2e-3]
 
 
 def test_tiny_sweep_runs_two_trials_and_reports_each_group(tmp_path, ray_session):
