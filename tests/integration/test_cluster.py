@@ -165,7 +165,7 @@ def test_training_survives_a_killed_env_runner(ray_cluster, tmp_path):
 
 def test_killed_driver_resumes_from_its_checkpoints(ray_cluster, tmp_path):
     out = tmp_path / "resume"
-    iterations = 10
+    iterations = 6
     before: list[Path] = []
 
     def kill_once_a_checkpoint_is_recorded(proc):
