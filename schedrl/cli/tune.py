@@ -64,7 +64,6 @@ def dry_run_text(spec) -> str:
     """What `--dry-run` prints: the sweep in words, then one line per trial."""
     from schedrl.algorithms.sweep import expand_trials, group_label
 
-    grid = [s for s in spec.param_space.values() if s.kind == "grid"]
     lines = [f"{spec.source}: sweep {spec.name!r} ({spec.agent}): {spec.num_trials()} trials = "
              f"grid of {spec.grid_size()} x {spec.num_samples} sample(s)"]
     fixed_env = {k: v for k, v in spec.env.to_dict().items()
@@ -98,7 +97,7 @@ def dry_run_text(spec) -> str:
     lines += [("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip() for r in [header] + rows]
     if drawn:
         lines.append("  ~ drawn at random: each run draws its own values")
-    if not grid and spec.num_samples == 1 and not spec.param_space:
+    if not spec.param_space and spec.num_samples == 1:
         lines.append("  (nothing searched: one trial)")
     return "\n".join(lines)
 
@@ -216,6 +215,7 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
             gain = (values[best_h] - rl_value) / values[best_h] * (1 if lower else -1) * 100
             rows.append({"group": group, "trial": row.name, "evaluated_on": Path(trace).name if "/" in trace else trace,
                          "backfill": env.backfill, "metric": env.metric, "sequences": len(starts), "jobs": length,
+                         "starts": starts,
                          **values, "rl": rl_value, "best_heuristic": best_h, "rl_vs_best_heuristic_pct": gain,
                          "per_sequence_rl": rl.values[(env.backfill, rl.policies[0])]})
     return rows
@@ -248,7 +248,9 @@ def write_report(spec, results, out: Path) -> str:
             for e in evals or [None]:
                 w.writerow(head + ([e[c] for c in eval_cols] if e else []))
     (out / "results.json").write_text(json.dumps({
-        "spec": spec.to_data(), "best": {g: vars(r) | {"curve": None} for g, r in best.items()},
+        "spec": spec.to_data(),
+        "best": {g: vars(r) | {"curve": None, "env_config": {k: v for k, v in r.env_config.items() if k != "train_starts"}}
+                 for g, r in best.items()},
         "evaluation": evaluation}, indent=2, default=str))
     plot = plot_curves(spec, rows, out / "sweep_curves.png")
     text = results_markdown(spec, rows, best, evaluation, plot)
