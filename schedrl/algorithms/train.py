@@ -213,6 +213,8 @@ def train(spec: TrainSpec, resume: bool = False) -> dict:
         name=EXPERIMENT, storage_path=str(out), stop=stop, verbose=0,
         checkpoint_config=tune.CheckpointConfig(checkpoint_frequency=spec.checkpoint_every, checkpoint_at_end=True),
         callbacks=[_progress_callback(spec, env.metric)],
+        # a trainer lost with its node restarts from the last checkpoint instead of failing the run
+        failure_config=tune.FailureConfig(max_failures=3),
     )
     t0 = time.perf_counter()
     if resume:
