@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import re
 
 from schedrl.cli.options import parse_starts
+from schedrl.duration import parse_duration
 from schedrl.sim.config import BACKFILLS
 
 AGENTS = ("rlscheduler",)
-
-
-def parse_duration(text: str) -> float:
-    """`90`, `90s`, `20m`, `1.5h` -> seconds."""
-    from schedrl.cli.main import UsageError
-
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text or "")
-    if not m:
-        raise UsageError(f"--time-budget must look like 90s, 20m or 1.5h; got {text!r}")
-    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -96,7 +86,7 @@ def build_spec(args: argparse.Namespace):
     overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr,
                  "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl}
     ppo = replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
-    budget = parse_duration(args.time_budget) if args.time_budget else None
+    budget = parse_duration(args.time_budget, "--time-budget")
     return TrainSpec(env=env, ppo=ppo, out=args.out, model=args.model, iterations=args.iterations, time_budget_s=budget,
                      filtering=not args.no_filtering, filter_phase1_iterations=args.filter_iterations,
                      eval_starts=tuple(parse_starts(args.eval_starts) or ()), eval_sequences=args.eval_sequences,

@@ -33,7 +33,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from schedrl.algorithms.sweep import SweepError, check_traces, load_sweep, run_sweep
+    from schedrl.algorithms.sweep import check_traces, run_sweep
+    from schedrl.algorithms.sweep_spec import SweepError, load_sweep
     from schedrl.cli.main import UsageError
 
     try:
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
 def dry_run_text(spec) -> str:
     """What `--dry-run` prints: the sweep in words, then one line per trial."""
-    from schedrl.algorithms.sweep import expand_trials, group_label
+    from schedrl.algorithms.sweep_spec import expand_trials, group_label
 
     lines = [f"{spec.source}: sweep {spec.name!r} ({spec.agent}): {spec.num_trials()} trials = "
              f"grid of {spec.grid_size()} x {spec.num_samples} sample(s)"]
@@ -132,7 +133,7 @@ class TrialRow:
 
 def trial_rows(spec, results) -> list[TrialRow]:
     from schedrl.algorithms.callbacks import VALIDATION_KEY
-    from schedrl.algorithms.sweep import group_label, trial_group, trial_values
+    from schedrl.algorithms.sweep_spec import group_label, trial_group, trial_values
 
     rows = []
     for r in results:

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from schedrl.workload import Workload, write_swf
 from schedrl.workload.fields import SWF_FIELDS

@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from schedrl.algorithms.sweep import (
+from schedrl.algorithms.sweep import PreparedEnv, build_param_space, env_key
+from schedrl.algorithms.sweep_spec import (
     PPO_CONFIG_PATHS,
-    PreparedEnv,
     SweepError,
-    build_param_space,
-    env_key,
     expand_trials,
     load_sweep,
     sweep_from_dict,
@@ -192,7 +190,7 @@ def test_param_space_places_search_spaces_and_prepared_values_per_environment():
     from ray.tune.search.variant_generator import generate_variants
 
     from schedrl.algorithms.callbacks import VALIDATION_KEY
-    from schedrl.algorithms.sweep import trial_ppo, trial_values
+    from schedrl.algorithms.sweep_spec import trial_ppo, trial_values
     from schedrl.models.registry import module_spec
 
     spec = sweep_from_dict(with_(TINY, env={"backfill": {"grid": ["none", "easy"]}},
@@ -263,8 +261,8 @@ def test_readme_example_validates_and_every_key_is_documented():
     import re
     from dataclasses import fields
 
-    from schedrl.algorithms.sweep import (AshaOptions, EvaluateSpec, PBTOptions, ResourceSpec, StopSpec,
-                                          TrainingOptions)
+    from schedrl.algorithms.sweep_spec import (AshaOptions, EvaluateSpec, PBTOptions, ResourceSpec, StopSpec,
+                                               TrainingOptions)
 
     readme = (REPO / "tune_configs" / "README.md").read_text()
     block = re.search(r"<!-- sweep-example -->\s*```yaml\n(.+?)\n```", readme, re.S)
