@@ -239,9 +239,9 @@ def plot_curve(df, validation: dict, metric: str, path: Path) -> str | None:
     """Training and validation metric vs iteration, the heuristics as horizontal lines."""
     if df is None or len(df) == 0:
         return None
-    from schedrl.eval.plots import _pyplot
+    from schedrl.eval.plots import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.5))
     it = df["training_iteration"]
     train_col = f"env_runners/{TRAIN_METRIC}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schedrl.cli.main import EXIT_INPUT_ERROR, UsageError
+from schedrl.cli.main import UsageError
 
 CLEANING_PRESETS = ("default", "none", "rlscheduler")
 GENERATORS = ("lublin",)
@@ -47,12 +47,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 def run(args: argparse.Namespace) -> int:
     action = {"list": _list, "info": _info, "fetch": _fetch, "generate": _generate}[args.action]
-    try:
-        return action(args)
-    except UsageError as e:
-        # caught here as well as in main: under `python -m schedrl.cli.main` main's UsageError is another class
-        print(f"schedrl traces {args.action}: error: {e}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+    return action(args)
 
 
 def _list(args: argparse.Namespace) -> int:

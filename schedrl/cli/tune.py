@@ -316,9 +316,9 @@ def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
     groups = list(dict.fromkeys(r.group for r in rows if r.curve is not None and len(r.curve)))
     if not groups:
         return None
-    from schedrl.eval.plots import _pyplot
+    from schedrl.eval.plots import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     cols = min(3, len(groups))
     n_rows = math.ceil(len(groups) / cols)
     fig, axes = plt.subplots(n_rows, cols, figsize=(5 * cols, 3.5 * n_rows), squeeze=False)

@@ -92,7 +92,7 @@ class ObservationBuilder:
         m[:k, 3] = self.user[visible]
         m[:k, 4] = self.group[visible]
         m[:k, 5] = self.app[visible]
-        m[:k, 6] = np.all(s.req[visible] <= s.free + 1e-9, axis=1)
+        m[:k, 6] = sim.fits(visible)  # the simulator's own fit rule (same tolerance as backfilling)
         m[:k, 7] = free[0]
         for r in range(1, self.n_resources):
             m[:k, 6 + 2 * r] = req[:, r]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def _pyplot():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -16,7 +16,7 @@ def _pyplot():
 
 def gantt(schedule, path: str, title: str = "", max_jobs: int = 2000) -> None:
     """Each job as a bar over [start, end) at the processor offset it could occupy (first fit on a line)."""
-    plt = _pyplot()
+    plt = pyplot()
     n = min(len(schedule.start), max_jobs)
     order = np.argsort(schedule.start[:n], kind="stable")
     t0 = schedule.submit[:n].min()
@@ -43,7 +43,7 @@ def gantt(schedule, path: str, title: str = "", max_jobs: int = 2000) -> None:
 
 def comparison_bars(result, path: str) -> None:
     """Grouped bars: one group per backfill strategy, one bar per policy, mean over sequences."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(result.policies) * len(result.backfills)), 4))
     width = 0.8 / len(result.policies)
     x = np.arange(len(result.backfills))
