@@ -85,10 +85,13 @@ def saved_iteration(out: Path) -> int:
         return 0
 
 
-def assert_complete(out: Path, iterations: int) -> list[dict]:
-    """The run reached `iterations`, checkpointed every one of them, and wrote its summary."""
+def assert_complete(out: Path, iterations: int | None = None) -> list[dict]:
+    """The run reached `iterations` (if given), checkpointed every one of them, and wrote its summary."""
     rows = results(out)
-    assert rows and rows[-1]["training_iteration"] == iterations, log_tail(out)
+    assert rows, log_tail(out)
+    if iterations is None:
+        iterations = rows[-1]["training_iteration"]
+    assert rows[-1]["training_iteration"] == iterations, log_tail(out)
     names = [p.name for p in checkpoints(out)]
     assert names == [f"checkpoint_{i:06d}" for i in range(iterations)], names
     for ckpt in checkpoints(out):
@@ -137,8 +140,9 @@ def sampled(row: dict) -> float:
 def test_training_survives_a_killed_env_runner(ray_cluster, tmp_path):
     out = tmp_path / "restart"
     # RLlib ends an iteration without samples while its only runner restarts (~8 s here, under
-    # 2 s per empty iteration): leave room for the restarted runner to sample again
-    iterations = 12
+    # 2 s per empty iteration): stop on training time, so that however fast this machine iterates
+    # the restarted runner has time to sample again
+    budget_s = 30
     killed: list[int] = []
     killed_during: list[int] = []
     runners: set[int] = set()
@@ -151,12 +155,13 @@ def test_training_survives_a_killed_env_runner(ray_cluster, tmp_path):
             killed.append(alive[0])
             killed_during.append(len(results(out)) + 1)
 
-    proc = run_train(ray_cluster, out, iterations, poll=kill_after_first_checkpoint)
+    proc = run_train(ray_cluster, out, 10_000, "--time-budget", f"{budget_s}s", poll=kill_after_first_checkpoint)
     assert proc.returncode == 0, log_tail(out)
     assert killed, "training ended before an env runner could be killed"
     replacements = runners - set(killed)
     assert replacements, f"no env runner replaced the killed one ({killed}): {runners}"
-    rows = assert_complete(out, iterations)
+    rows = assert_complete(out)
+    assert rows[-1]["time_total_s"] >= budget_s, rows[-1]["time_total_s"]
     assert rows[-1]["fault_tolerance"]["num_remote_worker_restarts"] >= 1
     assert rows[-1]["fault_tolerance"]["num_healthy_workers"] == 1
     after = [row["training_iteration"] for row in rows if row["training_iteration"] > killed_during[0] and sampled(row)]
@@ -165,31 +170,43 @@ def test_training_survives_a_killed_env_runner(ray_cluster, tmp_path):
 
 def test_killed_driver_resumes_from_its_checkpoints(ray_cluster, tmp_path):
     out = tmp_path / "resume"
-    iterations = 6
+    # stop on training time, not on an iteration count: however fast this machine iterates, the run
+    # lasts long enough to be killed mid-training, and the resumed run only trains what is left
+    budget_s = 30
+    stop = (10_000, "--time-budget", f"{budget_s}s")
     before: list[Path] = []
+    seen: list[tuple[float, int]] = []
+    start = time.monotonic()
 
     def kill_once_a_checkpoint_is_recorded(proc):
+        saved = saved_iteration(out)
+        seen.append((round(time.monotonic() - start, 1), saved))
         # iteration >= 2 in Tune's experiment state means the iteration-1 checkpoint is in it
         # (the trial saves before it trains again)
-        if 2 <= saved_iteration(out) < iterations and proc.poll() is None:
+        if saved >= 2 and proc.poll() is None:
             before.extend(checkpoints(out))
             proc.send_signal(signal.SIGKILL)
             proc.wait()
 
     # Tune writes its experiment state at most every 10 s by default (a SIGKILL loses at most that
-    # much progress); once a second here, so that a short run is killed mid-training
-    first = run_train(ray_cluster, out, iterations, poll=kill_once_a_checkpoint_is_recorded,
+    # much progress); once a second here
+    first = run_train(ray_cluster, out, stop[0], *stop[1:], poll=kill_once_a_checkpoint_is_recorded,
                       extra_env={"TUNE_GLOBAL_CHECKPOINT_S": "1"})
-    assert before, f"the run ended (rc {first.returncode}) before a checkpoint was recorded:\n{log_tail(out)}"
+    assert before, (f"the run ended (rc {first.returncode}) before a checkpoint was recorded; "
+                    f"(seconds, saved iteration): {seen[::4]}\n{log_tail(out)}")
     assert first.returncode == -signal.SIGKILL
     assert not (out / "summary.json").exists()
+    killed_at = max(int(p.name.split("_")[1]) for p in before) + 1
 
-    second = run_train(ray_cluster, out, iterations, "--resume")
+    second = run_train(ray_cluster, out, stop[0], *stop[1:], "--resume")
     assert second.returncode == 0, log_tail(out)
-    rows = assert_complete(out, iterations)
+    rows = assert_complete(out)
+    assert rows[-1]["time_total_s"] >= budget_s, rows[-1]["time_total_s"]
     assert all(p.is_dir() for p in before), before
     # restored from a checkpoint, not retrained from scratch
-    assert rows[-1]["iterations_since_restore"] < iterations, [(r["training_iteration"], r["iterations_since_restore"]) for r in rows]
+    assert rows[-1]["training_iteration"] >= killed_at
+    assert rows[-1]["iterations_since_restore"] < rows[-1]["training_iteration"], \
+        [(r["training_iteration"], r["iterations_since_restore"]) for r in rows]
 
 
 def test_learner_uses_a_gpu_when_one_exists(request, tmp_path):
