@@ -56,3 +56,11 @@ def filter_starts(workload: Workload, length: int, config: SimConfig, metric: st
     if kept.size == 0:
         raise ValueError(f"trajectory filtering kept no sequence (R = ({low:.3g}, {high:.3g})); disable filtering")
     return FilterResult(scores, kept, low, high)
+
+
+def phase1_episodes(phase1_iterations: int, train_batch_size: int, sequence_length: int,
+                    num_env_runners: int, num_envs_per_env_runner: int) -> int:
+    """Episodes each env instance draws from the filtered starts to last `phase1_iterations` iterations."""
+    per_iter = max(1, train_batch_size // sequence_length)
+    n_envs = max(1, num_env_runners) * num_envs_per_env_runner
+    return int(np.ceil(phase1_iterations * per_iter / n_envs))

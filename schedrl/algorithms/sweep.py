@@ -113,7 +113,7 @@ class FromPrepared:
         self.table, self.searched, self.what, self.phase1_iterations = table, searched, what, phase1_iterations
 
     def __call__(self, config):
-        from schedrl.algorithms.train import phase1_episodes
+        from schedrl.algorithms.filtering import phase1_episodes
 
         if "env_config" not in config:  # Tune's generate_variants passes the whole spec, trials their config
             config = config["config"]

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrl.algorithms.callbacks import RESULT_KEY, TRAIN_METRIC, VALIDATION_KEY, SchedulingMetricsCallback
-from schedrl.algorithms.filtering import filter_starts
+from schedrl.algorithms.filtering import filter_starts, phase1_episodes
 from schedrl.algorithms.ppo import PPOSettings, build_ppo_config
 from schedrl.envs import RLSCHEDULER_ENV_ID
 from schedrl.envs.job_features import JobFeatures
@@ -131,14 +131,6 @@ def filter_training_starts(env: RLSchedulerEnvConfig, workload: Workload, phase1
         f"{time.perf_counter() - t0:.1f} s; phase 1 keeps {len(result.kept)} with {env.metric} in "
         f"({result.low:.2f}, {result.high:.2f}) for {phase1_iterations} iterations")
     return tuple(int(s) for s in result.kept)
-
-
-def phase1_episodes(phase1_iterations: int, train_batch_size: int, sequence_length: int,
-                    num_env_runners: int, num_envs_per_env_runner: int) -> int:
-    """Episodes each env instance draws from the filtered starts to last `phase1_iterations` iterations."""
-    per_iter = max(1, train_batch_size // sequence_length)
-    n_envs = max(1, num_env_runners) * num_envs_per_env_runner
-    return int(np.ceil(phase1_iterations * per_iter / n_envs))
 
 
 def validation_spec(env: RLSchedulerEnvConfig, workload: Workload, sequences: int, seed: int | None) -> dict:

@@ -100,6 +100,7 @@ class RLSchedulerEnv(gym.Env):
         self._max_start = len(self.workload) - self.config.sequence_length
         self._episodes = 0
         self._next_fixed = 0
+        self._salt: tuple[int, ...] = ()
         self.sim: Simulator | None = None
         self._visible = np.zeros(0, dtype=np.int64)
         self._mask = np.zeros(MAX_OBSV_SIZE, dtype=np.float32)
@@ -121,7 +122,22 @@ class RLSchedulerEnv(gym.Env):
         self._episodes += 1
         return start
 
+    def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
+        """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it.
+
+        `episodes_done` episodes count as drawn already, so trajectory-filtering phase 1 ends where it
+        would have; every later seed is mixed with `salt` (e.g. the training iteration), so an env
+        rebuilt with its predecessor's seed draws new starts instead of the ones already trained on.
+        """
+        self._episodes = max(self._episodes, int(episodes_done))
+        self._salt = tuple(int(s) for s in salt)
+        if self._np_random is not None:  # seeded already: re-derive its stream now
+            state = int(self.np_random.integers(2**63))
+            self.np_random = np.random.default_rng(np.random.SeedSequence([state, *self._salt]))
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None and self._salt:
+            seed = int(np.random.SeedSequence([seed, *self._salt]).generate_state(1)[0])
         super().reset(seed=seed)
         start = int(options["start"]) if options and "start" in options else self._choose_start()
         self.start = start

@@ -66,6 +66,11 @@ class RLSchedulerVectorEnv(VectorEnv):
         self._needs_reset[:] = False
         return self._batch(), infos
 
+    def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
+        """`RLSchedulerEnv.continue_training` on every sub-env (each has its own episode count)."""
+        for env in self.envs:
+            env.continue_training(episodes_done, salt)
+
     def step(self, actions):
         actions = np.asarray(actions)
         rewards = np.zeros(self.num_envs, dtype=np.float64)

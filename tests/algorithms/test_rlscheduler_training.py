@@ -67,6 +67,57 @@ def test_ppo_kernel_policy_beats_random_on_a_known_order(tmp_path, ray_session):
     assert after < 0.8 * rand, (before, after, rand)
 
 
+def test_restored_run_and_recreated_runners_continue_instead_of_replaying(tmp_path, ray_session):
+    """Tune resumes through `Trainable.restore`; the callback tells the fresh env runners how far training got."""
+    from schedrl.algorithms.callbacks import SchedulingMetricsCallback
+    from schedrl.algorithms.ppo import PPOSettings, build_ppo_config
+
+    env_config = {"trace": "default", "sequence_length": 32, "train_starts": list(range(0, 900, 3)),
+                  "filter_phase1_episodes": 100}
+    settings = PPOSettings(num_env_runners=0, num_envs_per_env_runner=2, train_batch_size_per_learner=128,
+                           num_epochs=1, seed=3)
+    config = build_ppo_config(settings, "schedrl/RLScheduler-v0", env_config, vector_entry_point=True)
+    config = config.callbacks(SchedulingMetricsCallback)
+
+    def envs(algo):
+        return algo.env_runner_group.local_env_runner.env.unwrapped.envs
+
+    def first_starts(algo):
+        algo.env_runner_group.local_env_runner.sample(num_timesteps=2)
+        return [env.start for env in envs(algo)]
+
+    first = config.build_algo()
+    try:
+        original = first_starts(first)
+        first.train()
+        first.train()
+        checkpoint = first.save(str(tmp_path / "ckpt"))
+    finally:
+        first.stop()
+    replay = config.build_algo()
+    try:
+        assert first_starts(replay) == original  # what a fresh runner with this seed draws
+    finally:
+        replay.stop()
+    resumed = config.build_algo()
+    try:
+        resumed.restore(checkpoint)
+        assert resumed.iteration == 2
+        # 2 iterations x 128 steps / 32 = 8 episodes, over 2 envs: 4 each of phase 1 are done
+        assert all(env._salt == (2, 0) and env._episodes == 4 for env in envs(resumed)), \
+            [(env._salt, env._episodes) for env in envs(resumed)]
+        assert first_starts(resumed) != original
+        # env runners recreated after a failure get a salt of their own (local runner stands in here)
+        callback = resumed.callbacks[0] if isinstance(resumed.callbacks, list) else resumed.callbacks
+        callback.on_env_runners_recreated(algorithm=resumed, env_runner_group=resumed.env_runner_group,
+                                          env_runner_indices=[], is_evaluation=False)
+        callback.on_env_runners_recreated(algorithm=resumed, env_runner_group=resumed.env_runner_group,
+                                          env_runner_indices=[], is_evaluation=False)
+        assert callback._restarts == 2
+    finally:
+        resumed.stop()
+
+
 def test_train_driver_checkpoint_restores_and_evaluates(tmp_path, ray_session):
     from schedrl.algorithms.ppo import PPOSettings
     from schedrl.algorithms.train import TrainSpec, train

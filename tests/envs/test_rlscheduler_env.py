@@ -160,6 +160,33 @@ def test_trajectory_filtering_keeps_starts_in_median_to_twice_mean():
     assert set(starts[:5]) <= set(result.kept.tolist())
 
 
+def test_continued_env_draws_new_starts_and_leaves_phase_one_where_it_ended():
+    kept = list(range(0, 300, 3))  # phase-1 starts: multiples of 3
+
+    def starts(env, n):
+        return [env.reset(seed=7 if i == 0 else None)[1]["start"] for i in range(n)]
+
+    config = {**SMALL, "train_starts": kept, "filter_phase1_episodes": 10}
+    fresh = starts(RLSchedulerEnv(config), 10)
+    assert fresh == starts(RLSchedulerEnv(config), 10)  # same seed, same starts
+    assert set(fresh) <= set(kept)
+    # a rebuilt env that trained 4 episodes already: the same seed no longer replays them...
+    continued = RLSchedulerEnv(config)
+    continued.continue_training(4, salt=(1, 0))
+    again = starts(continued, 10)
+    assert again[:6] != fresh[:6]
+    # ...and phase 1 has 6 episodes left, not 10
+    assert set(again[:6]) <= set(kept) and not set(again[6:]) <= set(kept)
+    # a salt is as deterministic as a seed
+    twin = RLSchedulerEnv(config)
+    twin.continue_training(4, salt=(1, 0))
+    assert starts(twin, 10) == again
+    # the vector env passes it on to every sub-env
+    vector = RLSchedulerVectorEnv(2, config)
+    vector.continue_training(4, salt=(1, 0))
+    assert all(env._episodes == 4 and env._salt == (1, 0) for env in vector.envs)
+
+
 def test_config_round_trips_through_a_dict():
     cfg = RLSchedulerEnvConfig(trace="default", starts=(1, 2), norm={"time_scale": 5.0})
     assert RLSchedulerEnvConfig.from_dict(cfg.to_dict()) == cfg
