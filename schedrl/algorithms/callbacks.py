@@ -25,17 +25,19 @@ class SchedulingMetricsCallback(RLlibCallback):
         super().__init__()
         self._workload = None
         self._restarts = 0
+        self._continued_envs = 0
 
     def on_checkpoint_loaded(self, *, algorithm, **kwargs) -> None:
         # a resumed run: its env runners were built afresh with the run's original seeds
-        continue_env_runners(algorithm, runner_ids=None, generation=0)
+        self._continued_envs += continue_env_runners(algorithm, runner_ids=None, generation=0)
 
     def on_env_runners_recreated(self, *, algorithm, env_runner_group, env_runner_indices, is_evaluation,
                                  **kwargs) -> None:
         # restarted after a failure, with the seed of the runner they replace
         if not is_evaluation:
             self._restarts += 1
-            continue_env_runners(algorithm, runner_ids=list(env_runner_indices), generation=self._restarts)
+            self._continued_envs += continue_env_runners(algorithm, runner_ids=list(env_runner_indices),
+                                                         generation=self._restarts)
 
     def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
         infos = episode.get_infos()
@@ -44,6 +46,8 @@ class SchedulingMetricsCallback(RLlibCallback):
             metrics_logger.log_value(TRAIN_METRIC, float(last[INFO_METRIC]), reduce="mean", window=1000)
 
     def on_train_result(self, *, algorithm, metrics_logger=None, result: dict, **kwargs) -> None:
+        # envs of resumed or recreated env runners told to continue (this trainer's lifetime)
+        result[RESULT_KEY] = {"continued_envs": self._continued_envs}
         spec = algorithm.config.learner_config_dict.get(VALIDATION_KEY)
         if not spec:
             return
@@ -63,39 +67,40 @@ class SchedulingMetricsCallback(RLlibCallback):
         heuristics = spec["heuristics"]
         lower = spec["lower_is_better"]
         best = (min if lower else max)(heuristics, key=heuristics.get)
-        result[RESULT_KEY] = {
+        result[RESULT_KEY].update({
             "validation": float(np.mean(values)),
             "best_heuristic": best,
             "best_heuristic_value": float(heuristics[best]),
             **{f"heuristic_{k}": float(v) for k, v in heuristics.items()},
-        }
+        })
 
 
-def continue_env_runners(algorithm, runner_ids: list[int] | None, generation: int) -> None:
+def continue_env_runners(algorithm, runner_ids: list[int] | None, generation: int) -> int:
     """Tell fresh env runners how far training got, so they neither replay nor re-filter episodes.
 
     Env runners seed their environments from the config's seed and their index alone, so a runner
     recreated after a crash, or every runner of a resumed run, would draw again the episode starts
     trained on from iteration 1 (and rerun trajectory-filtering phase 1). Their envs get the
     episodes each has drawn by now and a salt of (iteration, generation) for every later seed.
-    `runner_ids=None` means every runner, the local one included.
+    `runner_ids=None` means every runner, the local one included. Returns the number of envs reached.
     """
     from schedrl.algorithms.filtering import phase1_episodes
 
     config = algorithm.config
     iteration = int(algorithm.iteration)
     if iteration == 0 and generation == 0:
-        return
+        return 0
     episodes = phase1_episodes(iteration, config.train_batch_size_per_learner,
                                int(config.env_config.get("sequence_length", 256)),
                                config.num_env_runners, config.num_envs_per_env_runner)
     salt = (iteration, generation)
 
-    def resume_envs(runner) -> None:
-        env = getattr(runner, "env", None)
-        target = getattr(getattr(env, "unwrapped", None), "continue_training", None)
-        if target is not None:
-            target(episodes, salt)
+    def resume_envs(runner) -> int:
+        env = getattr(getattr(runner, "env", None), "unwrapped", None)
+        if getattr(env, "continue_training", None) is None:
+            return 0
+        env.continue_training(episodes, salt)
+        return env.num_envs
 
-    algorithm.env_runner_group.foreach_env_runner(resume_envs, remote_worker_ids=runner_ids,
-                                                  local_env_runner=runner_ids is None)
+    return sum(algorithm.env_runner_group.foreach_env_runner(resume_envs, remote_worker_ids=runner_ids,
+                                                             local_env_runner=runner_ids is None))

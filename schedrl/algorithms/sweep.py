@@ -223,7 +223,7 @@ class SweepProgress(Callback):
         line = (f"{trial.trial_id} [{values or 'fixed'}] iter {result.get('training_iteration', 0):4d} | "
                 f"{steps / dt:6.0f} env steps/s | train {metric} {runners.get(TRAIN_METRIC, float('nan')):9.2f}")
         val = result.get(RESULT_KEY, {})
-        if val:
+        if "validation" in val:
             line += f" | validation {val['validation']:9.2f} vs {val['best_heuristic']} {val['best_heuristic_value']:.2f}"
         print(line + f" | {result.get('time_total_s', 0):5.0f}s", flush=True)
 

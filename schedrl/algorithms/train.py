@@ -90,9 +90,11 @@ def _progress_callback(spec: TrainSpec, metric: str):
             val = result.get(RESULT_KEY, {})
             line = (f"iter {result.get('training_iteration', 0):4d} | {steps / dt:7.0f} env steps/s | "
                     f"train {metric} {train:10.2f}")
-            if val:
+            if "validation" in val:
                 line += (f" | validation {val['validation']:10.2f} vs best heuristic "
                          f"{val['best_heuristic']} {val['best_heuristic_value']:.2f}")
+            if val.get("continued_envs"):  # envs of restarted/resumed runners that picked up where training was
+                line += f" | {val['continued_envs']} envs continued"
             line += f" | {result.get('time_total_s', 0):6.0f}s"
             _log(spec, line)
 

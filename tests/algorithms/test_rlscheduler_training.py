@@ -114,6 +114,9 @@ def test_restored_run_and_recreated_runners_continue_instead_of_replaying(tmp_pa
         callback.on_env_runners_recreated(algorithm=resumed, env_runner_group=resumed.env_runner_group,
                                           env_runner_indices=[], is_evaluation=False)
         assert callback._restarts == 2
+        result = {}
+        callback.on_train_result(algorithm=resumed, result=result)
+        assert result["schedrl"] == {"continued_envs": 2}  # restore: 2 local envs; recreations: none reached
     finally:
         resumed.stop()
 

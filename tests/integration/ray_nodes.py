@@ -150,6 +150,23 @@ class LocalCluster:
         self._own(proc.pid, "driver")
         return proc
 
+    def run_driver(self, args: list[str], log: Path, timeout_s: float, poll=None,
+                   extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+        """`popen(args)` with output appended to `log`, waited for; `poll(proc)` is called every 0.25 s
+        meanwhile. A driver still running after `timeout_s` is killed and `TimeoutError` raised."""
+        with open(log, "a") as sink:
+            proc = self.popen(args, extra_env=extra_env, stdout=sink, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout_s
+        while proc.poll() is None:
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                raise TimeoutError(f"{' '.join(args[:5])} did not finish in {timeout_s} s:\n{log.read_text()[-4000:]}")
+            if poll is not None:
+                poll(proc)
+            time.sleep(0.25)
+        return proc
+
     def _node_ports(self) -> list[str]:
         # every per-node port explicit: two nodes (and other users' Ray) share this machine
         return ["--node-manager-port", str(free_port()), "--object-manager-port", str(free_port()),

@@ -36,20 +36,8 @@ def run_train(cluster: LocalCluster, out: Path, iterations: int, *extra: str,
               poll: Callable[[subprocess.Popen], None] | None = None,
               extra_env: dict[str, str] | None = None) -> subprocess.Popen:
     """`schedrl train` on the cluster until it exits; `poll(proc)` is called every 0.25 s meanwhile."""
-    log = out.with_suffix(".log")
-    with open(log, "a") as sink:
-        proc = cluster.popen([*TRAIN, "--iterations", str(iterations), "--out", str(out), *extra],
-                             extra_env=extra_env, stdout=sink, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    while proc.poll() is None:
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            pytest.fail(f"schedrl train did not finish in {RUN_TIMEOUT_S} s:\n{log_tail(out)}")
-        if poll is not None:
-            poll(proc)
-        time.sleep(0.25)
-    return proc
+    return cluster.run_driver([*TRAIN, "--iterations", str(iterations), "--out", str(out), *extra],
+                              out.with_suffix(".log"), RUN_TIMEOUT_S, poll=poll, extra_env=extra_env)
 
 
 def log_tail(out: Path, chars: int = 4000) -> str:
@@ -166,6 +154,8 @@ def test_training_survives_a_killed_env_runner(ray_cluster, tmp_path):
     assert rows[-1]["fault_tolerance"]["num_healthy_workers"] == 1
     after = [row["training_iteration"] for row in rows if row["training_iteration"] > killed_during[0] and sampled(row)]
     assert after, f"the restarted env runner never sampled: {[(r['training_iteration'], sampled(r)) for r in rows]}"
+    # its 2 envs were told to continue (new episode starts), not to replay the first runner's
+    assert rows[-1]["schedrl"]["continued_envs"] >= 2, rows[-1]["schedrl"]
 
 
 def test_killed_driver_resumes_from_its_checkpoints(ray_cluster, tmp_path):
@@ -207,6 +197,8 @@ def test_killed_driver_resumes_from_its_checkpoints(ray_cluster, tmp_path):
     assert rows[-1]["training_iteration"] >= killed_at
     assert rows[-1]["iterations_since_restore"] < rows[-1]["training_iteration"], \
         [(r["training_iteration"], r["iterations_since_restore"]) for r in rows]
+    # the fresh runner's 2 envs continued from the restored iteration instead of replaying iteration 1's starts
+    assert rows[-1]["schedrl"]["continued_envs"] == 2, rows[-1]["schedrl"]
 
 
 def test_learner_uses_a_gpu_when_one_exists(request, tmp_path):

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from ray_nodes import LocalCluster
 
 pytestmark = pytest.mark.cluster
 
@@ -62,21 +59,6 @@ def result_rows(trial_dir: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-def run(cluster: LocalCluster, command: list[str], log: Path, poll=None, extra_env=None) -> subprocess.Popen:
-    with open(log, "a") as sink:
-        proc = cluster.popen(command, extra_env=extra_env, stdout=sink, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    while proc.poll() is None:
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            pytest.fail(f"schedrl tune did not finish in {RUN_TIMEOUT_S} s:\n{log.read_text()[-4000:]}")
-        if poll is not None:
-            poll(proc)
-        time.sleep(0.25)
-    return proc
-
-
 def test_killed_sweep_driver_resumes_without_rerunning_finished_trials(ray_cluster, tmp_path):
     sweep, out, log = sweep_file(tmp_path), tmp_path / "out", tmp_path / "tune.log"
     experiment = out / "three"
@@ -92,7 +74,7 @@ def test_killed_sweep_driver_resumes_without_rerunning_finished_trials(ray_clust
             proc.wait()
 
     # Tune records its experiment state at most every 10 s by default; once a second here
-    first = run(ray_cluster, command, log, poll=kill_once_a_trial_is_recorded_finished,
+    first = ray_cluster.run_driver(command, log, RUN_TIMEOUT_S, poll=kill_once_a_trial_is_recorded_finished,
                 extra_env={"TUNE_GLOBAL_CHECKPOINT_S": "1"})
     assert finished_before, f"the sweep ended (rc {first.returncode}) before a finished trial was recorded:\n" \
                             f"{log.read_text()[-4000:]}"
@@ -101,7 +83,7 @@ def test_killed_sweep_driver_resumes_without_rerunning_finished_trials(ray_clust
     rows_before = {tid: result_rows(experiment / f"trial_{tid}") for tid in finished_before}
     assert all(len(rows) == ITERATIONS for rows in rows_before.values()), rows_before
 
-    second = run(ray_cluster, command + ["--resume"], log)
+    second = ray_cluster.run_driver(command + ["--resume"], log, RUN_TIMEOUT_S)
     output = log.read_text()
     assert second.returncode == 0, output[-4000:]
     trials = recorded_trials(experiment)
