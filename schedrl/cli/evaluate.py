@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, parse_list, parse_starts, sim_config
 from schedrl.sim.config import BACKFILLS
@@ -11,8 +12,8 @@ from schedrl.sim.config import BACKFILLS
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text)
     p.add_argument("checkpoint", help="checkpoint directory written by `schedrl train`")
-    add_trace_options(p)
-    add_sim_options(p, backfill_many=True)
+    add_trace_options(p, default_from="the checkpoint's training run")
+    add_sim_options(p, backfill_many=True, backfill_default=None)
     p.add_argument("--policies", default="fcfs,sjf,wfp3,unicep,f1", help="heuristics to compare against")
     p.add_argument("--sequences", type=int, default=10, help="random sequences (default 10)")
     p.add_argument("--jobs", type=int, default=1024, help="jobs per sequence (default 1024)")
@@ -35,7 +36,11 @@ def run(args: argparse.Namespace) -> int:
 
     policy_spec = f"checkpoint:{args.checkpoint}"
     policy = resolve_policy(policy_spec)  # fails early with a clear message
-    metric = args.metric or policy.env_config.get("metric", "bsld")
+    trained = policy.env_config
+    metric = args.metric or trained.get("metric", "bsld")
+    taken = apply_training_defaults(args, trained)
+    if taken:
+        print(f"schedrl evaluate: as trained: {', '.join(taken)}", file=sys.stderr)
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
     workload = load_workload(args)
     try:
@@ -51,3 +56,21 @@ def run(args: argparse.Namespace) -> int:
     print(result.to_json() if args.json else result.to_csv() if args.csv else
           result.to_markdown() if args.markdown else result.to_text())
     return 0
+
+
+def apply_training_defaults(args: argparse.Namespace, trained: dict) -> list[str]:
+    """Fill the trace, cleaning, preset and backfill options left out from the training env config."""
+    taken = []
+    if args.trace is None:
+        args.trace = trained["trace"]
+        taken.append(f"trace {args.trace}")
+        if args.cleaning is None:  # the training trace as it was cleaned for training
+            args.cleaning = trained.get("cleaning", "default")
+            taken.append(f"cleaning {args.cleaning}")
+    if args.preset is None and trained.get("preset") == "rlscheduler":
+        args.preset = "rlscheduler"
+        taken.append("preset rlscheduler")
+    if args.backfill is None:
+        args.backfill = trained.get("backfill", "none")
+        taken.append(f"backfill {args.backfill}")
+    return taken

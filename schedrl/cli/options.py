@@ -10,21 +10,26 @@ CLEANING_PRESETS = ("default", "none", "rlscheduler")
 PRESETS = ("rlscheduler",)
 
 
-def add_trace_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--trace", required=True, metavar="NAME|PATH",
-                        help="catalog name (see `schedrl traces list`) or SWF file; `default` is the embedded trace")
+def add_trace_options(parser: argparse.ArgumentParser, default_from: str | None = None) -> None:
+    """`--trace` (required unless `default_from` says where its default comes from) and `--cleaning`."""
+    trace_help = "catalog name (see `schedrl traces list`) or SWF file; `default` is the embedded trace"
+    parser.add_argument("--trace", required=default_from is None, metavar="NAME|PATH",
+                        help=trace_help + (f" (default: {default_from})" if default_from else ""))
     parser.add_argument("--cleaning", choices=CLEANING_PRESETS, default=None,
-                        help="trace cleaning preset (default: default, or rlscheduler with --preset rlscheduler)")
+                        help="trace cleaning preset (default: " + (default_from or "default, or rlscheduler with "
+                                                                   "--preset rlscheduler") + ")")
 
 
-def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False) -> None:
+def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False,
+                    backfill_default: str | None = "none") -> None:
     parser.add_argument("--preset", choices=PRESETS, default=None,
                         help="rlscheduler: SchedGym's semantics (event order, node allocation, no walltime kill, "
                              "its cleaning) to reproduce RLScheduler's published numbers")
     parser.add_argument("--discipline", choices=DISCIPLINES, default=None, help="scheduling discipline (default: pick-and-wait)")
     if backfill_many:
-        parser.add_argument("--backfill", default="none", metavar="LIST",
-                            help=f"comma-separated backfilling strategies from {', '.join(BACKFILLS)} (default: none)")
+        parser.add_argument("--backfill", default=backfill_default, metavar="LIST",
+                            help=f"comma-separated backfilling strategies from {', '.join(BACKFILLS)} "
+                                 f"(default: {backfill_default or 'the one trained with'})")
     else:
         parser.add_argument("--backfill", choices=BACKFILLS, default="none", help="backfilling strategy (default: none)")
     parser.add_argument("--event-order", choices=EVENT_ORDERS, default=None, help="same-instant event order (default: standard)")

@@ -1,0 +1,117 @@
+"""`schedrl train` / `schedrl evaluate` from the command line: a tiny real training run, its checkpoint
+evaluated on another trace (other machine size) against the library's own numbers, the checkpoint
+as a `simulate` policy, and one-line input errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schedrl.cli.main import main
+
+TINY = ["--trace", "default", "--iterations", "1", "--batch-size", "128", "--epochs", "1", "--sequence-length", "32",
+        "--envs-per-runner", "1", "--no-filtering", "--eval-sequences", "1", "--eval-jobs", "64"]
+
+
+@pytest.fixture(scope="module")
+def trained(ray_session, tmp_path_factory) -> Path:
+    """The checkpoint of a one-iteration `schedrl train rlscheduler` run (metric wait)."""
+    out = tmp_path_factory.mktemp("train") / "run"
+    assert main(["train", "rlscheduler", *TINY, "--metric", "wait", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    return Path(summary["checkpoint"])
+
+
+@pytest.fixture(scope="module")
+def other_trace(tmp_path_factory) -> Path:
+    """A Lublin trace for a 64-processor machine (the training trace has 256)."""
+    path = tmp_path_factory.mktemp("other") / "other.swf.gz"
+    assert main(["traces", "generate", "lublin", "--jobs", "400", "--nodes", "64", "--seed", "5",
+                 "--out", str(path)]) == 0
+    return path
+
+
+def test_train_writes_its_outputs_and_prints_the_comparison(trained, capsys):
+    out = trained.parents[2]
+    for name in ("summary.json", "schedrl_run.json", "evaluation.md", "training_curve.png"):
+        assert (out / name).is_file(), name
+    run = json.loads((out / "schedrl_run.json").read_text())
+    assert run["env_config"]["metric"] == "wait" and run["env_config"]["norm"]  # normalisation saved
+
+
+def test_evaluate_on_another_trace_matches_the_library(trained, other_trace, capsys):
+    from schedrl.eval.compare import choose_starts
+    from schedrl.metrics import summarize
+    from schedrl.models.checkpoint_policy import load_policy
+    from schedrl.sim import SimConfig, Simulator
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.sampling import sequence
+
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), "--trace", str(other_trace), "--policies", "sjf,f1",
+                 "--backfill", "none,easy", "--sequences", "2", "--jobs", "64", "--seed", "3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["metric"] == "wait"  # the metric the policy was trained on
+    workload = load_trace(str(other_trace))
+    assert workload.max_procs == 64
+    starts = choose_starts(workload, 64, 2, 3, None)
+    assert report["starts"] == list(starts)
+    rows = {(r["backfill"], r["policy"]): r for r in report["results"]}
+    assert {p for _, p in rows} == {"sjf", "f1", f"checkpoint:{trained}"}
+    policy = load_policy(trained)
+    for backfill in ("none", "easy"):
+        expected = [summarize(Simulator(sequence(workload, s, 64), SimConfig(backfill=backfill)).run(policy)).avg_wait
+                    for s in starts]
+        row = rows[(backfill, f"checkpoint:{trained}")]
+        assert row["per_sequence"] == pytest.approx(expected)
+        assert row["mean"] == pytest.approx(np.mean(expected))
+
+
+def test_evaluate_defaults_to_the_training_trace_and_backfill(trained, capsys):
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), "--sequences", "1", "--jobs", "64", "--metric", "bsld"]) == 0
+    captured = capsys.readouterr()
+    # the run records the trace it resolved (an absolute path: what every node of its cluster read)
+    assert re.search(r"as trained: trace /\S+/lublin_default\.swf\.gz, cleaning default, backfill none", captured.err)
+    text = captured.out
+    assert text.startswith("avg bsld on lublin_default: mean over 1 sequences of 64 jobs")
+    assert text.splitlines()[1].split()[-1] == "RL"
+    assert [line.split()[0] for line in text.splitlines()[3:]] == ["none"]
+
+
+def test_checkpoint_is_a_simulate_policy(trained, capsys):
+    capsys.readouterr()
+    assert main(["simulate", "--trace", "default", "--policy", f"checkpoint:{trained}", "--start", "10",
+                 "--jobs", "64", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["jobs"] == 64 and out["avg_bsld"] >= 1.0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["evaluate", "{tmp}/no/such/checkpoint"], r"checkpoint /\S+/no/such/checkpoint does not exist"),
+    (["train", "rlscheduler", "--out", "{tmp}/a"], r"give --iterations N and/or --time-budget DURATION"),
+    (["train", "rlscheduler", "--iterations", "1", "--time-budget", "soon", "--out", "{tmp}/b"],
+     r"--time-budget must look like"),
+    (["train", "rlscheduler", "--iterations", "1", "--metric", "speed", "--out", "{tmp}/c"], r"speed"),
+    (["train", "rlscheduler", "--iterations", "1", "--runner-resource", "gpu_node", "--out", "{tmp}/d"],
+     r"--runner-resource must look like NAME=AMOUNT"),
+    (["train", "rlscheduler", "--iterations", "1", "--trace", "{tmp}/absent.swf", "--out", "{tmp}/e"], r"absent\.swf"),
+    (["train", "rlscheduler", "--iterations", "1", "--resume", "--out", "{tmp}/f"], r"nothing to resume"),
+])
+def test_bad_train_and_evaluate_input_is_one_line_with_exit_status_2(args, message, tmp_path, capsys):
+    capsys.readouterr()
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"schedrl {args[0]}: error: "), err
+    assert re.search(message, err), err
+
+
+def test_train_refuses_to_overwrite_a_run(trained, capsys):
+    out = trained.parents[2]
+    capsys.readouterr()
+    assert main(["train", "rlscheduler", *TINY, "--out", str(out)]) == 2
+    assert "already holds a run: use --resume, or another --out" in capsys.readouterr().err
