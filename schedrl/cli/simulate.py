@@ -32,9 +32,12 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.workload.sampling import sequence
 
     workload = load_workload(args)
-    config = sim_config(args)
+    if args.jobs is None and not 0 <= args.start < len(workload):
+        raise UsageError(f"--start {args.start} is outside {workload.name!r} ({len(workload)} jobs); "
+                         f"start must be 0..{len(workload) - 1}")
     length = args.jobs if args.jobs is not None else len(workload) - args.start
     try:
+        config = sim_config(args)  # inside: a bad value (--window -1) is an input error, not a traceback
         seq = sequence(workload, args.start, length)
         policy = resolve_policy(args.policy, args.seed)
     except ValueError as e:

@@ -9,12 +9,13 @@ import time
 class Progress:
     """`with Progress(total, "compare") as p: ... p.update()`."""
 
-    def __init__(self, total: int, label: str, enabled: bool | None = None, stream=sys.stderr):
+    def __init__(self, total: int, label: str, enabled: bool | None = None, stream=None):
         self.total = max(total, 1)
         self.label = label
         self.done = 0
-        self.stream = stream
-        self.enabled = stream.isatty() if enabled is None else enabled
+        # sys.stderr when used, not when imported: it may have been redirected (and closed) since
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = self.stream.isatty() if enabled is None else enabled
         self.t0 = time.perf_counter()
 
     def __enter__(self) -> "Progress":
