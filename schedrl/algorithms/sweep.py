@@ -38,6 +38,7 @@ from schedrl.algorithms.sweep_spec import (
     trial_values,
 )
 from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+from schedrl.workload.catalog import portable_trace
 
 
 def check_traces(spec: SweepSpec) -> list[str]:
@@ -49,13 +50,6 @@ def check_traces(spec: SweepSpec) -> list[str]:
     for trace in traces:
         resolve_trace(trace)
     return traces
-
-
-def portable_trace(trace: str) -> str:
-    """Catalog names stay names (each node resolves them); file paths become absolute (trials run in their own directory)."""
-    from schedrl.workload.catalog import find_entry
-
-    return trace if find_entry(trace) is not None else str(Path(trace).expanduser().resolve())
 
 
 # ---------------------------------------------------------------- preparation and the Tune run

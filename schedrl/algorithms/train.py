@@ -113,13 +113,12 @@ def prepare(spec: TrainSpec) -> tuple[RLSchedulerEnvConfig, dict]:
 
 
 def resolve_env(env: RLSchedulerEnvConfig) -> tuple[RLSchedulerEnvConfig, Workload]:
-    """The env config with its trace as an absolute path and normalisation constants, and its workload."""
-    from schedrl.workload.catalog import resolve_trace
+    """The env config with its trace portable (`portable_trace`) and normalisation constants, and its workload."""
+    from schedrl.workload.catalog import portable_trace
 
     workload = load_env_workload(env)
-    trace_path = str(resolve_trace(env.trace).resolve())
     norm = env.norm or JobFeatures.from_trace(workload).to_dict()
-    return replace(env, trace=trace_path, norm=norm), workload
+    return replace(env, trace=portable_trace(env.trace), norm=norm), workload
 
 
 def filter_training_starts(env: RLSchedulerEnvConfig, workload: Workload, phase1_iterations: int,

@@ -194,6 +194,12 @@ def locate(entry: CatalogEntry) -> Path | None:
     return None
 
 
+def portable_trace(trace: str) -> str:
+    """A trace argument as a run records it: catalog names stay names (every node of a cluster, and a
+    later evaluation on another machine, resolves them itself); file paths become absolute."""
+    return trace if find_entry(trace) is not None else str(Path(trace).expanduser().resolve())
+
+
 def resolve_trace(name_or_path: str | Path) -> Path:
     """The file a trace argument means: an existing path wins, else a catalog name found locally."""
     path = Path(name_or_path).expanduser()

@@ -349,3 +349,13 @@ def test_cached_download_with_a_stale_record_is_fetched_again(server, tiny_gz, t
     Path(str(path) + ".sha256").write_text("0" * 64 + "  tiny.swf\n")
     fetch(replace(entry), dest_dir=tmp_path / "d", progress=False)
     assert len(requests) == 2 and recorded_sha256(path) == TINY_SHA
+
+
+def test_runs_record_catalog_names_as_names_and_paths_as_absolute_paths(tmp_path, monkeypatch):
+    from schedrl.workload.catalog import portable_trace
+
+    assert portable_trace("default") == "default"
+    assert portable_trace("SDSC-SP2") == "SDSC-SP2"
+    monkeypatch.chdir(tmp_path)
+    assert portable_trace("mine.swf") == str(tmp_path / "mine.swf")
+    assert portable_trace("~/x.swf").startswith("/") and portable_trace("~/x.swf").endswith("/x.swf")
