@@ -38,8 +38,6 @@ def run(args: argparse.Namespace) -> int:
     policies = parse_list(args.policies, what="policy")
     if args.metric not in METRICS:
         raise UsageError(f"unknown metric {args.metric!r}; choose from {', '.join(METRICS)}")
-    if not args.starts and args.sequences < 1:
-        raise UsageError(f"--sequences must be >= 1, got {args.sequences}")
     workload = load_workload(args)
     try:
         starts = choose_starts(workload, args.jobs, args.sequences, args.seed, parse_starts(args.starts))

@@ -39,12 +39,12 @@ def run(args: argparse.Namespace) -> int:
     trained = policy.env_config
     metric = args.metric or trained.get("metric", "bsld")
     taken = apply_training_defaults(args, trained)
-    if taken:
-        print(f"schedrl evaluate: as trained: {', '.join(taken)}", file=sys.stderr)
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
     workload = load_workload(args)
     try:
         starts = choose_starts(workload, args.jobs, args.sequences, args.seed, parse_starts(args.starts))
+        if taken:
+            print(f"schedrl evaluate: as trained: {', '.join(taken)}", file=sys.stderr)
         result = compare(workload, parse_list(args.policies, what="policy") + [policy_spec], backfills, starts,
                          args.jobs, metric, sim_config(args, backfills[0]), seed=args.seed)
     except ValueError as e:

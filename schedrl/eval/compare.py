@@ -23,6 +23,8 @@ def choose_starts(workload: Workload, length: int, sequences: int, seed: int, st
         for s in starts:
             sequence(workload, s, length)  # validates bounds with a clear message
         return [int(s) for s in starts]
+    if sequences < 1:
+        raise ValueError(f"--sequences must be >= 1, got {sequences}")
     return [int(s) for s in random_starts(len(workload), length, sequences, np.random.default_rng(seed))]
 
 

@@ -92,6 +92,7 @@ def test_checkpoint_is_a_simulate_policy(trained, capsys):
 
 
 @pytest.mark.parametrize(("args", "message"), [
+    (["evaluate", "CKPT", "--sequences", "0"], r"--sequences must be >= 1, got 0"),
     (["evaluate", "{tmp}/no/such/checkpoint"], r"checkpoint /\S+/no/such/checkpoint does not exist"),
     (["train", "rlscheduler", "--out", "{tmp}/a"], r"give --iterations N and/or --time-budget DURATION"),
     (["train", "rlscheduler", "--iterations", "1", "--time-budget", "soon", "--out", "{tmp}/b"],
@@ -102,7 +103,9 @@ def test_checkpoint_is_a_simulate_policy(trained, capsys):
     (["train", "rlscheduler", "--iterations", "1", "--trace", "{tmp}/absent.swf", "--out", "{tmp}/e"], r"absent\.swf"),
     (["train", "rlscheduler", "--iterations", "1", "--resume", "--out", "{tmp}/f"], r"nothing to resume"),
 ])
-def test_bad_train_and_evaluate_input_is_one_line_with_exit_status_2(args, message, tmp_path, capsys):
+def test_bad_train_and_evaluate_input_is_one_line_with_exit_status_2(args, message, tmp_path, request, capsys):
+    if "CKPT" in args:
+        args = [str(request.getfixturevalue("trained")) if a == "CKPT" else a for a in args]
     capsys.readouterr()
     assert main([a.replace("{tmp}", str(tmp_path)) for a in args]) == 2
     err = capsys.readouterr().err.strip()
