@@ -286,7 +286,7 @@ def results_markdown(spec, rows, best, evaluation, plot) -> str:
             table.append([e["group"], e["evaluated_on"], e["backfill"]]
                          + [f"{cells[p]:.2f}" + ("*" if p == star else "") for p in cells]
                          + [f"{e['rl_vs_best_heuristic_pct']:+.1f}% vs {e['best_heuristic'].upper()}"])
-        lines += _md(["group", "evaluated on", "backfill", *[b.upper() for b in BASELINES], "RL", "RL vs best heuristic"],
+        lines += _md(["group", "evaluated on", "backfill", *[b.upper() for b in BASELINES], "RL", "RL gain over best heuristic (+ = better)"],
                      table)
         traces = list(dict.fromkeys(e["evaluated_on"] for e in evaluation))
         if len(traces) > 1:
