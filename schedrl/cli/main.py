@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("schedrl.cli.train", "train an RL scheduler (PPO on Ray RLlib, one-trial Ray Tune run)"),
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
+    "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
 }
 
 EXIT_INPUT_ERROR = 2

@@ -1,0 +1,37 @@
+"""The benchmarks still run: `schedrl bench --quick` (every script, tiny budgets) prints each one's numbers.
+
+Timings are not asserted (speed is measured by the benchmarks, not by tests); what is checked is that
+each benchmark ran to its table. The scaling benchmark (a Ray + PPO run) is left to `schedrl bench`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from shared_traces import shared_trace
+
+
+def test_quick_benchmarks_run_and_print_their_numbers():
+    for name in ("lublin_256.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "HPC2N-2002-2.2-cln.swf.gz"):
+        shared_trace(name)
+    env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
+    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "load", "sim", "policy", "--quick"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
+    summary = out[out.index("== summary"):].splitlines()[1:]
+    assert [line.split()[0] for line in summary] == ["load", "sim", "policy"]
+    assert all(line.endswith(" ok") for line in summary), summary
+    assert "HPC2N FCFS + EASY" in out and "starts/s" in out and "decisions/s" in out
+    assert "pick (observation + forward + argmax)" in out
+    for trace in ("lublin_256", "SDSC-SP2", "HPC2N"):
+        assert any(line.startswith(trace) and "skipped" not in line for line in out.splitlines()), trace
+
+
+def test_unknown_benchmark_is_an_input_error():
+    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "nope"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2
+    assert "unknown benchmark nope; choose from load, sim, policy, scaling" in proc.stderr
