@@ -65,6 +65,8 @@ class TrainSpec:
     """Checkpoint frequency in iterations (and always at the end)."""
     verbose: bool = True
     """Print the progress line and the final table."""
+    train_args: tuple[str, ...] = ()
+    """The `schedrl train` arguments that made this spec, recorded so that `--resume` can rebuild it."""
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.time_budget_s is None:
@@ -170,7 +172,10 @@ def run_record(env: RLSchedulerEnvConfig, model: str, ppo: PPOSettings, validati
 def _write_run_file(spec: TrainSpec, env: RLSchedulerEnvConfig, validation: dict, workload_sha: str | None) -> None:
     out = Path(spec.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / RUN_FILE).write_text(json.dumps(run_record(env, spec.model, spec.ppo, validation, workload_sha), indent=2))
+    record = run_record(env, spec.model, spec.ppo, validation, workload_sha)
+    if spec.train_args:
+        record["train_args"] = list(spec.train_args)
+    (out / RUN_FILE).write_text(json.dumps(record, indent=2))
 
 
 def train(spec: TrainSpec, resume: bool = False) -> dict:

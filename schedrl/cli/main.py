@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_INPUT_ERROR
+    args.argv = argv[argv.index(args.command) + 1:]  # the subcommand's own arguments, as given
     try:
         return int(args.run(args) or 0)
     except (TraceError, UsageError, FileNotFoundError) as e:

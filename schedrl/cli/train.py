@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from schedrl.cli.options import parse_starts
 from schedrl.duration import parse_duration
 from schedrl.sim.config import BACKFILLS
 
 AGENTS = ("rlscheduler",)
+DEFAULT_TIME_BUDGET = "30m"
+"""Stop criterion when none is given: what beat the heuristics on Lublin-1 on 2 cores (docs/rlscheduler.md)."""
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -25,7 +28,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="none: reward = the objective (paper); sjf: relative to SJF on the same sequence")
     p.add_argument("--model", default="kernel", help="kernel (default), mlp_v1, mlp_v2, mlp_v3, lenet")
     p.add_argument("--iterations", type=int, default=None, help="stop after N iterations")
-    p.add_argument("--time-budget", default=None, metavar="DURATION", help="stop after this long (e.g. 20m)")
+    p.add_argument("--time-budget", default=None, metavar="DURATION",
+                   help=f"stop after this much training time, e.g. 20m (default: {DEFAULT_TIME_BUDGET} "
+                        "when --iterations is not given either)")
     p.add_argument("--num-env-runners", type=int, default=0, help="env-runner processes (0: sample in the trainer; default 0)")
     p.add_argument("--envs-per-runner", type=int, default=4, help="environments per env runner (default 4)")
     p.add_argument("--runner-resource", action="append", default=[], metavar="NAME=AMOUNT",
@@ -47,7 +52,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--eval-jobs", type=int, default=1024, help="jobs per evaluation sequence (default 1024)")
     p.add_argument("--checkpoint-every", type=int, default=5, help="checkpoint frequency in iterations (default 5)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (results, checkpoints, plots)")
-    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the interrupted run in --out with the options it was started with")
     p.set_defaults(run=run)
     return p
 
@@ -87,10 +93,13 @@ def build_spec(args: argparse.Namespace):
                  "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl}
     ppo = replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
     budget = parse_duration(args.time_budget, "--time-budget")
+    if args.iterations is None and budget is None:
+        budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
     return TrainSpec(env=env, ppo=ppo, out=args.out, model=args.model, iterations=args.iterations, time_budget_s=budget,
                      filtering=not args.no_filtering, filter_phase1_iterations=args.filter_iterations,
                      eval_starts=tuple(parse_starts(args.eval_starts) or ()), eval_sequences=args.eval_sequences,
-                     eval_jobs=args.eval_jobs, checkpoint_every=args.checkpoint_every)
+                     eval_jobs=args.eval_jobs, checkpoint_every=args.checkpoint_every,
+                     train_args=tuple(a for a in getattr(args, "argv", ()) if a != "--resume"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,19 +107,46 @@ def run(args: argparse.Namespace) -> int:
 
     from schedrl.cli.main import UsageError
 
-    if args.iterations is None and args.time_budget is None and not args.resume:
-        raise UsageError("give --iterations N and/or --time-budget DURATION")
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    if args.resume:
+        args = recorded_args(args)
+    elif args.iterations is None and args.time_budget is None:
+        print(f"schedrl train: no --iterations or --time-budget given: training for {DEFAULT_TIME_BUDGET}",
+              file=sys.stderr)
     try:
-        spec = build_spec(args) if not args.resume or args.iterations or args.time_budget else None
+        spec = build_spec(args)
     except ValueError as e:
         raise UsageError(str(e)) from None
     from schedrl.algorithms.train import train
 
-    if spec is None:
-        raise UsageError("--resume needs the same stop criterion as the original run (--iterations/--time-budget)")
     try:
         train(spec, resume=args.resume)
     except FileExistsError as e:
         raise UsageError(str(e)) from None
     return 0
+
+
+def recorded_args(args: argparse.Namespace) -> argparse.Namespace:
+    """`--resume`: the options the run in `--out` was started with (its `schedrl_run.json`), not today's."""
+    import json
+    from pathlib import Path
+
+    from schedrl.algorithms.train import RUN_FILE
+    from schedrl.cli.main import UsageError, build_parser
+
+    record = Path(args.out).expanduser() / RUN_FILE
+    if not record.is_file():
+        raise UsageError(f"nothing to resume in {args.out}: no {RUN_FILE} (was the run started there?)")
+    recorded = json.loads(record.read_text()).get("train_args")
+    if recorded is None:  # started from Python (`train(spec)`): today's options stand in
+        return args
+    original = build_parser("train").parse_args(["train", *recorded])
+    # options given now (not defaults) that differ from the run's: said, then ignored
+    given = {a.split("=")[0] for a in getattr(args, "argv", ()) if a.startswith("--")} - {"--out", "--resume"}
+    ignored = sorted(flag for flag in given
+                     if getattr(args, flag[2:].replace("-", "_"), None) != getattr(original, flag[2:].replace("-", "_"), None))
+    if ignored:
+        print(f"schedrl train: --resume continues with the run's original options; ignoring {', '.join(ignored)}",
+              file=sys.stderr)
+    original.out, original.resume, original.argv = args.out, True, recorded
+    return original

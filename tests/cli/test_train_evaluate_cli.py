@@ -94,7 +94,6 @@ def test_checkpoint_is_a_simulate_policy(trained, capsys):
 @pytest.mark.parametrize(("args", "message"), [
     (["evaluate", "CKPT", "--sequences", "0"], r"--sequences must be >= 1, got 0"),
     (["evaluate", "{tmp}/no/such/checkpoint"], r"checkpoint /\S+/no/such/checkpoint does not exist"),
-    (["train", "rlscheduler", "--out", "{tmp}/a"], r"give --iterations N and/or --time-budget DURATION"),
     (["train", "rlscheduler", "--iterations", "1", "--time-budget", "soon", "--out", "{tmp}/b"],
      r"--time-budget must look like"),
     (["train", "rlscheduler", "--iterations", "1", "--metric", "speed", "--out", "{tmp}/c"], r"speed"),
@@ -111,6 +110,30 @@ def test_bad_train_and_evaluate_input_is_one_line_with_exit_status_2(args, messa
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith(f"schedrl {args[0]}: error: "), err
     assert re.search(message, err), err
+
+
+def test_without_a_stop_criterion_training_gets_the_default_budget():
+    from schedrl.cli.main import build_parser
+    from schedrl.cli.train import DEFAULT_TIME_BUDGET, build_spec
+
+    args = build_parser("train").parse_args(["train", "rlscheduler", "--out", "x"])
+    spec = build_spec(args)
+    assert DEFAULT_TIME_BUDGET == "30m" and spec.time_budget_s == 1800 and spec.iterations is None
+    spec = build_spec(build_parser("train").parse_args(["train", "rlscheduler", "--iterations", "3", "--out", "x"]))
+    assert spec.time_budget_s is None and spec.iterations == 3
+
+
+def test_resume_continues_with_the_recorded_options(trained, capsys):
+    out = trained.parents[2]
+    run = json.loads((out / "schedrl_run.json").read_text())
+    assert run["train_args"][:3] == ["rlscheduler", "--trace", "default"] and "--resume" not in run["train_args"]
+    capsys.readouterr()
+    # the run is complete: resuming restores it, trains nothing more, and evaluates it again
+    assert main(["train", "rlscheduler", "--resume", "--out", str(out), "--lr", "0.5", "--eval-jobs", "32"]) == 0
+    captured = capsys.readouterr()
+    assert "--resume continues with the run's original options; ignoring --eval-jobs, --lr" in captured.err
+    assert "mean over 1 sequences of 64 jobs" in captured.out  # the recorded --eval-jobs 64, not 32
+    assert json.loads((out / "summary.json").read_text())["checkpoint"] == str(trained)
 
 
 def test_train_refuses_to_overwrite_a_run(trained, capsys):
