@@ -8,6 +8,7 @@ their code paths run with tiny budgets in the CLI tests.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from schedrl.cli.main import build_parser
+from schedrl.cli.main import SUBCOMMANDS, build_parser
 from shared_traces import shared_trace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,3 +85,55 @@ def test_cheap_usage_commands_run(args, tmp_path):
     for option in ("--out", "--plot"):
         if option in args and not from_repo:
             assert (tmp_path / args[args.index(option) + 1]).is_file(), option
+
+
+DOCS = ["docs/rlscheduler.md", "docs/cluster.md", "tune_configs/README.md", "docker/README.md",
+        "examples/slurm/ray_cluster.sbatch"]
+
+
+def code_lines(doc: str) -> list[str]:
+    """Lines of a doc's code (fenced blocks of Markdown, non-comment lines of a script), continuations joined."""
+    text = (REPO / doc).read_text()
+    if doc.endswith(".md"):
+        text = "\n".join(block.split("\n", 1)[1] for block in text.split("```")[1::2] if "\n" in block)
+    else:
+        text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return text.replace("\\\n", " ").splitlines()
+
+
+COMMAND = re.compile(r"(?:^|\s--\s+|schedrl:cpu\s+)(schedrl\s+(?:" + "|".join(SUBCOMMANDS) + r")\b.*)")
+
+
+def documented_commands() -> list[tuple[str, list[str]]]:
+    """`schedrl ...` commands in the docs' code, run directly, after `ray job submit ... --` or in the
+    image; placeholders (`<file>`, `...`) skipped, `[optional]` parts dropped, shell variables filled in."""
+    found = []
+    for doc in DOCS:
+        for line in code_lines(doc):
+            match = COMMAND.search(line.strip())
+            if not match or "error:" in line:
+                continue
+            command = match.group(1).split(" #")[0].strip()
+            if "<" in command or "..." in command:
+                continue
+            command = re.sub(r"\[[^]]*\]", "", command).replace("${SLURM_JOB_ID}", "1").replace("$USER", "me")
+            found.append((doc, shlex.split(command)[1:]))
+    return found
+
+
+DOCUMENTED = documented_commands()
+
+
+def test_documented_commands_are_found():
+    docs = {doc for doc, _ in DOCUMENTED}
+    assert docs == set(DOCS), docs
+    assert {args[0] for _, args in DOCUMENTED} >= {"train", "tune", "compare"}
+
+
+@pytest.mark.parametrize(("doc", "args"), DOCUMENTED, ids=[f"{d}: {' '.join(a)[:50]}" for d, a in DOCUMENTED])
+def test_every_documented_command_parses(doc, args):
+    parsed = build_parser(args[0]).parse_args(args)
+    assert parsed.command == args[0]
+    for arg in args:
+        if arg.startswith("tune_configs/"):
+            assert (REPO / arg).is_file(), f"{doc}: {arg}"
