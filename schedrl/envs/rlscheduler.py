@@ -69,6 +69,7 @@ class RLSchedulerEnv(gym.Env):
     ## Starting State
     A sequence of `sequence_length` consecutive jobs from a random start (seeded by `reset(seed)`),
     from `train_starts` during trajectory-filtering phase 1, or the next of the fixed `starts`.
+    `continue_training` makes an env rebuilt mid-run (resume, restarted runner) pick up there.
 
     ## Episode End
     Terminates when every job of the sequence has completed; never truncates.
