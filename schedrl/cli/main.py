@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("schedrl.cli.train", "train an RL scheduler (PPO on Ray RLlib, one-trial Ray Tune run)"),
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
+    "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
     "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
 }
 

@@ -13,13 +13,14 @@ import pytest
 
 from schedrl.cli.main import main
 
-TINY = ["--trace", "default", "--iterations", "1", "--batch-size", "128", "--epochs", "1", "--sequence-length", "32",
-        "--envs-per-runner", "1", "--no-filtering", "--eval-sequences", "1", "--eval-jobs", "64"]
+TINY = ["--trace", "default", "--iterations", "2", "--checkpoint-every", "1", "--batch-size", "128", "--epochs", "1",
+        "--sequence-length", "32", "--envs-per-runner", "1", "--no-filtering", "--eval-sequences", "1",
+        "--eval-jobs", "64"]
 
 
 @pytest.fixture(scope="module")
 def trained(ray_session, tmp_path_factory) -> Path:
-    """The checkpoint of a one-iteration `schedrl train rlscheduler` run (metric wait)."""
+    """The last checkpoint of a two-iteration `schedrl train rlscheduler` run (metric wait)."""
     out = tmp_path_factory.mktemp("train") / "run"
     assert main(["train", "rlscheduler", *TINY, "--metric", "wait", "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
@@ -134,6 +135,43 @@ def test_resume_continues_with_the_recorded_options(trained, capsys):
     assert "--resume continues with the run's original options; ignoring --eval-jobs, --lr" in captured.err
     assert "mean over 1 sequences of 64 jobs" in captured.out  # the recorded --eval-jobs 64, not 32
     assert json.loads((out / "summary.json").read_text())["checkpoint"] == str(trained)
+
+
+def test_select_scores_every_checkpoint_on_sequences_clear_of_the_evaluation(trained, capsys):
+    from schedrl.eval.select import SELECTION_FILE, validation_starts
+    from schedrl.metrics import summarize
+    from schedrl.models.checkpoint_policy import load_policy
+    from schedrl.sim import SimConfig, Simulator
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.sampling import sequence
+
+    out = trained.parents[2]
+    capsys.readouterr()
+    assert main(["select", str(out), "--sequences", "3", "--jobs", "64", "--evaluate"]) == 0
+    captured = capsys.readouterr()
+    selection = json.loads((out / SELECTION_FILE).read_text())
+    held_out = json.loads((out / "evaluation.json").read_text())
+    assert [Path(c).name for c in selection["scores"]] == ["checkpoint_000000", "checkpoint_000001"]
+    for start in selection["starts"]:  # no validation job is an evaluation job
+        assert all(start + 64 <= s or s + held_out["jobs"] <= start for s in held_out["starts"])
+    workload = load_trace("default")
+    for checkpoint, score in selection["scores"].items():
+        policy = load_policy(checkpoint)
+        expected = np.mean([summarize(Simulator(sequence(workload, s, 64), SimConfig()).run(policy)).avg_wait
+                            for s in selection["starts"]])
+        assert score == pytest.approx(expected)
+    best = min(selection["scores"], key=selection["scores"].get)
+    assert selection["best"] == best and "best checkpoint by validation wait" in captured.out
+    # --evaluate: the chosen checkpoint on the run's own evaluation sequences, as one more table column
+    assert f"mean over {len(held_out['starts'])} sequences of {held_out['jobs']} jobs" in captured.out
+    assert captured.out.splitlines()[-3].split()[-1] == "RL"
+    with pytest.raises(ValueError, match="keep 64-job sequences clear of the 1 evaluation sequences"):
+        validation_starts(workload, 64, 100, 0, avoid=[0], avoid_jobs=len(workload) - 70)
+
+
+def test_select_needs_a_training_run(tmp_path, capsys):
+    assert main(["select", str(tmp_path)]) == 2
+    assert "give the --out directory of a `schedrl train` run" in capsys.readouterr().err
 
 
 def test_train_refuses_to_overwrite_a_run(trained, capsys):
