@@ -1,0 +1,178 @@
+"""Policies on the discrete-time cluster: RLSchert's baselines (§4.1.4), its rule-based kill (§3.3), and `run`.
+
+The policy protocol: an object with `act(sim) -> int` returning one action of `sim.valid_actions()`
+(`sim.config.void_action` to move time on). `run(sim, policy)` calls it until the episode ends, so a
+policy allocates as many jobs per step as it likes and then returns the void action. A policy
+never mutates the sim; stateful ones (Random) take their seed when built, so build one per episode
+for reproducible runs.
+
+The selection heuristics look only at what can start now (a visible job whose earliest fit is
+offset 0): they ignore the future canvas, which is why RLSchert's Figure 7 shows them unaffected by
+the runtime predictor. All of them use the pre-run prediction `len_param` as the job's length
+(RLSchert §4.1.4), and break ties by the older job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from schedrl.dtsim.cluster import DTSim
+from schedrl.dtsim.metrics import Summary, summarize
+
+
+class Policy(Protocol):
+    """Anything that picks the next action of a `DTSim`."""
+
+    def act(self, sim: DTSim) -> int:
+        """One action valid in `sim` now; the void action when it wants time to move on."""
+        ...
+
+
+def _startable(sim: DTSim) -> list[tuple[int, int]]:
+    """(visible slot, job) of every visible job that can start now."""
+    return [(i, j) for i, (j, offset) in enumerate(zip(sim.visible, sim.start_offsets())) if offset == 0]
+
+
+class _Scored:
+    """Allocate the startable job with the highest score, else void."""
+
+    def score(self, sim: DTSim, jobs: list[int]) -> np.ndarray:
+        raise NotImplementedError
+
+    def act(self, sim: DTSim) -> int:
+        startable = _startable(sim)
+        if not startable:
+            return sim.config.void_action
+        scores = self.score(sim, [j for _, j in startable])
+        return startable[int(np.argmax(scores))][0]
+
+
+class SJF(_Scored):
+    """Shortest job first: max 1 / len_param (RLSchert §4.1.4)."""
+
+    def score(self, sim: DTSim, jobs: list[int]) -> np.ndarray:
+        return 1.0 / np.array([sim.len_param[j] for j in jobs], dtype=float)
+
+
+class SAF(_Scored):
+    """Smallest area first: min len_param x units (RLSchert §4.1.4)."""
+
+    def score(self, sim: DTSim, jobs: list[int]) -> np.ndarray:
+        return -np.array([sim.len_param[j] * sim.units[j] for j in jobs], dtype=float)
+
+
+class Tetris(_Scored):
+    """Max alignment: requested units x units free now (Grandl et al. 2014, as DeepRM uses it with one resource)."""
+
+    def score(self, sim: DTSim, jobs: list[int]) -> np.ndarray:
+        return float(sim.free[0]) * np.array([sim.units[j] for j in jobs], dtype=float)
+
+
+@dataclass
+class TetrisStar(_Scored):
+    """DeepRM's Tetris*: k x alignment + (1 - k) x 1/len, each term divided by its largest value among the candidates."""
+
+    k: float = 0.5
+    """Weight of packing against shortness (DeepRM tunes it; 0.5 weighs them equally)."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.k <= 1.0:
+            raise ValueError(f"TetrisStar.k must be in [0, 1], got {self.k}")
+
+    def score(self, sim: DTSim, jobs: list[int]) -> np.ndarray:
+        align = float(sim.free[0]) * np.array([sim.units[j] for j in jobs], dtype=float)
+        short = 1.0 / np.array([sim.len_param[j] for j in jobs], dtype=float)
+        return self.k * align / align.max() + (1.0 - self.k) * short / short.max()
+
+
+@dataclass
+class Random:
+    """A uniformly random startable job, else void (RLSchert §4.1.4)."""
+
+    seed: int = 0
+    """Seed of this policy's own generator."""
+    rng: np.random.Generator = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+
+    def act(self, sim: DTSim) -> int:
+        startable = _startable(sim)
+        if not startable:
+            return sim.config.void_action
+        return startable[int(self.rng.integers(len(startable)))][0]
+
+
+@dataclass(frozen=True)
+class KillRule:
+    """RLSchert §3.3's rule: kill a running job predicted short before it ran that now looks long.
+
+    Kill job j when elapsed < len_param < threshold < run_i and run_i - len_param > min_error, where
+    run_i is its current re-estimate. The paper writes the last test as "the related error
+    run_i - len_param > 1"; we read it literally (an absolute gap in steps). A killed job's
+    len_param becomes its re-estimate (> threshold), so the rule never kills it twice.
+    """
+
+    threshold: int = 10
+    """Steps separating short from long (RLSchert §3.3: 10)."""
+    min_error: int = 1
+    """Smallest re-estimate minus pre-run estimate that counts as a misprediction (RLSchert §3.3: 1)."""
+
+    def kill_action(self, sim: DTSim) -> int | None:
+        """The kill action of the first running slot holding such a job, or None."""
+        base = sim.config.num_nw + 1
+        for k, j in enumerate(sim.slots):
+            if j < 0 or not sim.running(j):
+                continue
+            lp, run_i = sim.len_param[j], sim.estimate(j)
+            if sim.elapsed[j] < lp < self.threshold < run_i and run_i - lp > self.min_error:
+                return base + k
+        return None
+
+
+@dataclass
+class WithKill:
+    """A selection policy plus the kill rule: kill first (RLSchert Table 7's "with kill policy" rows)."""
+
+    select: Policy
+    """The policy that allocates jobs."""
+    rule: KillRule = KillRule()
+    """When to kill."""
+
+    def act(self, sim: DTSim) -> int:
+        kill = self.rule.kill_action(sim)
+        return kill if kill is not None else self.select.act(sim)
+
+
+HEURISTICS = {"tetris": Tetris, "random": Random, "sjf": SJF, "tetris*": TetrisStar, "saf": SAF}
+"""name -> policy class, in RLSchert Table 7's column order."""
+
+
+def make_policy(name: str, seed: int = 0, kill: bool = False) -> Policy:
+    """A heuristic by name (Random seeded with `seed`), optionally wrapped with the kill rule."""
+    if name not in HEURISTICS:
+        raise ValueError(f"unknown heuristic {name!r}; choose one of {', '.join(HEURISTICS)}")
+    policy = Random(seed) if name == "random" else HEURISTICS[name]()
+    return WithKill(policy) if kill else policy
+
+
+def run(sim: DTSim, policy: Policy) -> Summary:
+    """Step `sim` with `policy` until the episode ends; its summary.
+
+    A policy that keeps acting without ever moving time (e.g. killing and reallocating forever)
+    is stopped with a RuntimeError after more actions in one step than the sim could need.
+    """
+    per_step = 4 * (sim.n + sim.config.num_kill) + 16
+    actions_this_step, step = 0, sim.now
+    while not sim.done:
+        sim.step(policy.act(sim))
+        if sim.now != step:
+            actions_this_step, step = 0, sim.now
+        else:
+            actions_this_step += 1
+            if actions_this_step > per_step:
+                raise RuntimeError(f"{policy!r} took {per_step} actions at step {step} without moving time on")
+    return summarize(sim.records())
