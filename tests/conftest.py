@@ -7,13 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from shared_traces import REPO, SHARED_TRACES, shared_trace  # noqa: F401  (re-exported for fixtures)
+from shared_traces import REPO, SHARED_DATA, SHARED_TRACES, shared_trace  # noqa: F401  (re-exported for fixtures)
 
 # parsed-trace cache inside the repo's (git-ignored) pytest cache, never in the user's home
 os.environ.setdefault("SCHEDRL_CACHE_DIR", str(REPO / ".pytest_cache" / "schedrl"))
-# catalog names such as `lublin_256` resolve to ../shared/traces during tests
-if SHARED_TRACES.is_dir():
-    os.environ.setdefault("SCHEDRL_TRACE_PATH", str(SHARED_TRACES))
+# catalog names such as `lublin_256` resolve to ../shared/traces during tests, and `theta-cqgym`
+# (file theta-cqgym/train.swf.gz) to ../shared/data
+_shared = [str(d) for d in (SHARED_TRACES, SHARED_DATA) if d.is_dir()]
+if _shared:
+    os.environ.setdefault("SCHEDRL_TRACE_PATH", os.pathsep.join(_shared))
 
 
 @pytest.fixture

@@ -9,13 +9,16 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_TRACES = REPO.parent / "shared" / "traces"
+SHARED_DATA = REPO.parent / "shared" / "data"
 
 
-def shared_trace(filename: str) -> Path:
-    """Path of a real trace in ../shared/traces; skip when absent, but fail under CI (it must be there)."""
-    path = SHARED_TRACES / filename
+def shared_trace(filename: str, root: Path = SHARED_TRACES) -> Path:
+    """Path of a real trace in ../shared/traces (or `root`, e.g. SHARED_DATA); skip when absent, but fail
+    under CI (it must be there)."""
+    path = root / filename
     if not path.exists():
         if os.environ.get("CI") == "true":
             pytest.fail(f"{path} is missing, and CI=true requires ../shared/traces beside the repository")
-        pytest.skip(f"{path} not found: real traces live in ../shared/traces (absent in a plain clone)")
+        pytest.skip(f"{path} not found: real traces live in {root.parent.name}/{root.name} beside the repository "
+                    f"(absent in a plain clone)")
     return path

@@ -125,6 +125,7 @@ def _info(args: argparse.Namespace) -> int:
         "jobs_read": report.jobs_in,
         "jobs": len(workload),
         "machine": {"procs": workload.max_procs, "nodes": workload.max_nodes},
+        "extras": {name: _extra_summary(col) for name, col in workload.extras.items()},
         "cleaning": args.cleaning,
         "report": report.to_dict(),
         "stats": stats,
@@ -149,6 +150,8 @@ def _info(args: argparse.Namespace) -> int:
         f"  MaxProcs       {header.get_raw('MaxProcs') or '-'}",
         f"  machine        {workload.max_procs} processors, {workload.max_nodes} nodes",
         f"  jobs           {report.jobs_in} read, {len(workload)} kept (cleaning: {args.cleaning})",
+        *(f"  extra column   {name}: {s['distinct']} distinct values in [{s['min']:g}, {s['max']:g}], "
+          f"{s['nonzero']} jobs non-zero" for name, s in info["extras"].items()),
         "",
         report.summary(),
         "",
@@ -162,6 +165,14 @@ def _info(args: argparse.Namespace) -> int:
     ]
     print("\n".join(lines))
     return 0
+
+
+def _extra_summary(column: np.ndarray) -> dict:
+    """What an extra column holds, over the kept jobs."""
+    if not column.size:
+        return {"min": 0.0, "max": 0.0, "distinct": 0, "nonzero": 0}
+    return {"min": float(column.min()), "max": float(column.max()), "distinct": int(np.unique(column).size),
+            "nonzero": int(np.count_nonzero(column))}
 
 
 def _fmt(value, scale: float, unit: str) -> str:

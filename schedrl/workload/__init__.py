@@ -7,6 +7,7 @@ from schedrl.workload.cleaning import CleaningAction, CleaningReport, CleaningRu
 from schedrl.workload.errors import TraceError
 from schedrl.workload.fields import FIELD_NAMES, SWF_FIELDS
 from schedrl.workload.header import SwfHeader
+from schedrl.workload.priority import priority_flags
 from schedrl.workload.swf import read_swf, write_swf
 from schedrl.workload.workload import Workload
 
@@ -19,6 +20,7 @@ __all__ = [
     "SwfHeader",
     "TraceError",
     "Workload",
+    "priority_flags",
     "read_swf",
     "write_swf",
 ]

@@ -47,7 +47,8 @@ class CatalogEntry:
     name: str
     """Short name (`SDSC-SP2`), the key of its `[trace.NAME]` table."""
     file: str
-    """File name on disk, as the archive names it (`SDSC-SP2-1998-4.2-cln.swf.gz`)."""
+    """File name on disk, as the archive names it (`SDSC-SP2-1998-4.2-cln.swf.gz`); may have a directory
+    (`theta-cqgym/train.swf.gz`), relative to each searched directory."""
     url: str = ""
     """Download address; empty for traces generated in the repository."""
     sha256: str = ""
@@ -69,8 +70,9 @@ class CatalogEntry:
 
     @property
     def stem(self) -> str:
-        """File name without `.swf`/`.gz` (`SDSC-SP2-1998-4.2-cln`)."""
-        return trace_stem(self.file)
+        """File name without `.swf`/`.gz` (`SDSC-SP2-1998-4.2-cln`), directory kept (`theta-cqgym/train`)."""
+        parent = Path(self.file).parent
+        return trace_stem(self.file) if parent == Path(".") else f"{parent.as_posix()}/{trace_stem(self.file)}"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -129,6 +131,9 @@ def _entry_from_table(name: str, table: dict, source: Path) -> CatalogEntry:
                          hint=f"known keys: {', '.join(sorted(_ENTRY_KEYS))}")
     if not isinstance(table.get("file"), str) or not table["file"]:
         raise TraceError(source, f"[trace.{name}] needs a `file` name")
+    if Path(table["file"]).is_absolute() or ".." in Path(table["file"]).parts:
+        raise TraceError(source, f"[trace.{name}] file must be a relative path inside the searched directories, "
+                                 f"got {table['file']!r}")
     sha = table.get("sha256", "")
     if sha and (len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha)):
         raise TraceError(source, f"[trace.{name}] sha256 must be 64 lowercase hex digits or \"\", got {sha!r}")
@@ -329,9 +334,10 @@ def fetch(name: str | CatalogEntry, dest_dir: str | Path | None = None, from_fil
         for existing in (dest / f for f in entry.file_names):
             if existing.is_file() and entry.sha256 and recorded_sha256(existing) == entry.sha256:
                 return existing
+    subdir = dest / Path(entry.file).parent
     try:
-        dest.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=dest, prefix=f".{entry.file}.", suffix=".part")
+        subdir.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=subdir, prefix=f".{Path(entry.file).name}.", suffix=".part")
     except OSError as e:
         raise TraceError(dest, f"cannot write there: {e.strerror}") from None
     tmp = Path(tmp_name)

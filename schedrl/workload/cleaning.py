@@ -42,6 +42,8 @@ class CleaningRules:
     """Drop jobs that need more processors than the machine has (they could never start)."""
     sort_by_submit: bool = True
     """Stable-sort jobs by submit time when the log has them out of order (sequence indices follow it)."""
+    negative_submit: str = "drop"
+    """Submit time < 0 (-1 is SWF's unknown): `drop` the job, `shift` every submit so the first is 0, or `keep` (the simulator refuses it)."""
 
     def __post_init__(self) -> None:
         if self.procs_from not in ("requested", "max", "as_written"):
@@ -49,11 +51,13 @@ class CleaningRules:
         m = self.missing_requested_time
         if not (m in ("runtime", "drop", "keep") or (isinstance(m, int) and not isinstance(m, bool) and m > 0)):
             raise ValueError(f"missing_requested_time must be 'runtime', 'drop', 'keep' or a positive int, got {m!r}")
+        if self.negative_submit not in ("drop", "shift", "keep"):
+            raise ValueError(f"negative_submit must be 'drop', 'shift' or 'keep', got {self.negative_submit!r}")
 
     @classmethod
     def none(cls) -> "CleaningRules":
         """Keep every job as written (for round trips and inspection)."""
-        return cls(False, False, None, "as_written", False, "keep", False, False)
+        return cls(False, False, None, "as_written", False, "keep", False, False, negative_submit="keep")
 
     @classmethod
     def rlscheduler(cls) -> "CleaningRules":
@@ -132,6 +136,21 @@ class CleaningReport:
         return out
 
 
+def _values(column: np.ndarray, mask: np.ndarray) -> str:
+    """What the non-positive values under `mask` are: `-1 (unknown)`, `0`, `negative` (e.g. -50), joined by `or`."""
+    v = column[mask]
+    kinds = []
+    if (v == -1).any():
+        kinds.append("-1 (unknown)")
+    if (v == 0).any():
+        kinds.append("0")
+    if (v < -1).any():
+        kinds.append(f"negative (e.g. {v[v < -1][0]:g})")
+    if (v > 0).any():
+        kinds.append("positive")
+    return " or ".join(kinds)
+
+
 def _examples(mask: np.ndarray, lines: np.ndarray | None) -> tuple[int, ...]:
     if lines is None:
         return ()
@@ -166,35 +185,41 @@ def clean_columns(
             actions.append(CleaningAction(rule, "repaired", int(hit.sum()), detail, _examples(hit, lines)))
             cols[column][hit] = value[hit] if isinstance(value, np.ndarray) else value
 
+    if rules.negative_submit == "drop":
+        drop("negative_submit", cols["submit"] < 0, "submit time " + _values(cols["submit"], cols["submit"] < 0))
     run, status = cols["run"], cols["status"]
     if rules.drop_cancelled_before_start:
-        drop("drop_cancelled_before_start", (status == STATUS_CANCELLED) & (run <= 0),
+        drop("drop_cancelled_before_start", (status == STATUS_CANCELLED) & ((run == 0) | (run == -1)),
              "cancelled (status 5) before starting: run time -1 or 0")
     if rules.unknown_runtime_as is not None:
-        repair("unknown_runtime_as", run < 0, f"run time -1 (unknown) set to {rules.unknown_runtime_as} s",
+        repair("unknown_runtime_as", run == -1, f"run time -1 (unknown) set to {rules.unknown_runtime_as} s",
                "run", rules.unknown_runtime_as)
     if rules.drop_nonpositive_runtime:
-        drop("drop_nonpositive_runtime", cols["run"] < 0, "run time -1 (unknown)")
-        drop("drop_nonpositive_runtime", cols["run"] == 0, "run time 0 (no work)")
+        run = cols["run"]
+        drop("drop_nonpositive_runtime", run == -1, "run time -1 (unknown)")
+        drop("drop_nonpositive_runtime", run < -1, "run time " + _values(run, keep & (run < -1)) + ": invalid")
+        drop("drop_nonpositive_runtime", run == 0, "run time 0 (no work)")
 
     req, alloc = cols["procs_req"], cols["procs_alloc"]
     if rules.procs_from == "max":
         larger = alloc > req
         repair("procs_from", larger, "requested processors raised to the allocation (max of both)", "procs_req", alloc)
     elif rules.procs_from == "requested":
-        repair("procs_from", (req <= 0) & (alloc > 0), "requested processors -1 set to allocated processors",
+        mask = (req <= 0) & (alloc > 0)
+        repair("procs_from", mask, f"requested processors {_values(req, mask & keep)} set to allocated processors",
                "procs_req", alloc)
     if rules.drop_nonpositive_procs:
         drop("drop_nonpositive_procs", cols["procs_req"] <= 0, "no processor count (requested and allocated <= 0)")
 
     missing_time = cols["time_req"] <= 0
+    what = "requested time " + _values(cols["time_req"], missing_time & keep)
     m = rules.missing_requested_time
     if m == "runtime":
-        repair("missing_requested_time", missing_time, "requested time -1 set to the run time", "time_req", cols["run"])
+        repair("missing_requested_time", missing_time, f"{what} set to the run time", "time_req", cols["run"])
     elif m == "drop":
-        drop("missing_requested_time", missing_time, "requested time -1")
+        drop("missing_requested_time", missing_time, what)
     elif m != "keep":
-        repair("missing_requested_time", missing_time, f"requested time -1 set to {m} s", "time_req", m)
+        repair("missing_requested_time", missing_time, f"{what} set to {m} s", "time_req", m)
 
     notes: list[str] = []
     if rules.drop_wider_than_machine and max_procs is not None:
@@ -206,8 +231,26 @@ def clean_columns(
                                       "run time exceeds requested time (left as is; the simulator kills at the limit if enabled)",
                                       _examples(over, lines)))
 
+    ids = cols["job_id"]
+    kept_at = np.flatnonzero(keep)
+    _, first = np.unique(ids[kept_at], return_index=True)
+    repeated = np.zeros(n, dtype=bool)
+    repeated[kept_at] = True
+    repeated[kept_at[first]] = False
+    if repeated.any():
+        actions.append(CleaningAction("duplicate_job_id", "noted", int(repeated.sum()),
+                                      "job id already used by an earlier job (kept: ids only label jobs)",
+                                      _examples(repeated, lines)))
+
     kept = {k: v[keep] for k, v in cols.items()}
     kept_lines = lines[keep] if lines is not None else None
+    if rules.negative_submit == "shift" and len(kept["submit"]) and kept["submit"].min() < 0:
+        negative = kept["submit"] < 0
+        offset = -int(kept["submit"].min())
+        actions.append(CleaningAction("negative_submit", "repaired", int(negative.sum()),
+                                      f"submit time {_values(kept['submit'], negative)}: every submit time shifted "
+                                      f"by +{offset} s so the first is 0", _examples(negative, kept_lines)))
+        kept["submit"] = kept["submit"] + offset
     if rules.sort_by_submit:
         submit = kept["submit"]
         out_of_order = np.zeros(len(submit), dtype=bool)

@@ -13,6 +13,7 @@ from schedrl.jit import njit
 
 SCAN_OK = 0
 SCAN_FIELD_COUNT = 1
+SCAN_TOO_WIDE = 2
 
 _POW10 = np.array([10.0**k for k in range(16)])
 
@@ -27,20 +28,59 @@ def _grow(array: np.ndarray, needed: int) -> np.ndarray:
 
 
 @njit
-def scan_swf(buf: np.ndarray, n_fields: int):
-    """Scan SWF bytes.
+def _first_job_width(buf: np.ndarray):
+    """(1-based line, token count) of the first job line, or (0, 0) when there is none."""
+    n = buf.shape[0]
+    line = 1
+    pos = 0
+    while pos < n:
+        while pos < n and buf[pos] != 10 and buf[pos] <= 32:
+            pos += 1
+        if pos >= n:
+            break
+        if buf[pos] == 10:
+            line += 1
+            pos += 1
+            continue
+        if buf[pos] == 59:
+            while pos < n and buf[pos] != 10:
+                pos += 1
+            continue
+        count = 0
+        while pos < n and buf[pos] != 10:
+            if buf[pos] <= 32:
+                pos += 1
+                continue
+            count += 1
+            while pos < n and buf[pos] > 32:
+                pos += 1
+        return line, count
+    return 0, 0
 
-    Returns (values[rows, n_fields], line_of_row[rows], comments[k, 2] byte ranges, slow[m, 3] as
-    (row, field, token start), status, status_line, status_detail). On a field-count error the scan
-    stops: status is SCAN_FIELD_COUNT, status_line the 1-based line, status_detail the count seen.
+
+@njit
+def scan_swf(buf: np.ndarray, n_fields: int, max_fields: int):
+    """Scan SWF bytes whose job lines have `n_fields` or more (up to `max_fields`) fields.
+
+    The first job line fixes the width (its extra fields are trailing columns); every job line must
+    have that many. Returns (values[rows, width], line_of_row[rows], comments[k, 2] byte ranges,
+    slow[m, 3] as (row, field, token start), status, status_line, status_detail). On a field-count
+    error the scan stops: status is SCAN_FIELD_COUNT, status_line the 1-based line, status_detail
+    the count seen; SCAN_TOO_WIDE when the first job line has more than `max_fields`.
     """
     n = buf.shape[0]
+    first_line, width = _first_job_width(buf)
+    if width > max_fields:
+        return (np.empty((0, n_fields), np.float64), np.empty(0, np.int64), np.empty((0, 2), np.int64),
+                np.empty((0, 3), np.int64), SCAN_TOO_WIDE, first_line, width)
+    if width < n_fields:
+        width = n_fields
     n_newlines = 0
     for i in range(n):
         if buf[i] == 10:
             n_newlines += 1
     cap = n_newlines + 1
-    values = np.empty((cap, n_fields), np.float64)
+    values = np.empty((cap, width), np.float64)
     line_of_row = np.empty(cap, np.int64)
     comments = np.empty((16, 2), np.int64)
     n_comments = 0
@@ -100,7 +140,7 @@ def scan_swf(buf: np.ndarray, n_fields: int):
                     pos += 1
             if digits == 0 or digits > 15:
                 plain = False
-            if field < n_fields:
+            if field < width:
                 if plain:
                     v = mant / _POW10[scale] if scale > 0 else float(mant)
                     values[rows, field] = -v if neg else v
@@ -112,7 +152,7 @@ def scan_swf(buf: np.ndarray, n_fields: int):
                     slow[n_slow, 2] = start
                     n_slow += 1
             field += 1
-        if field != n_fields:
+        if field != width:
             return (values[:rows], line_of_row[:rows], comments[:n_comments], slow[:n_slow],
                     SCAN_FIELD_COUNT, line, field)
         line_of_row[rows] = line

@@ -50,6 +50,8 @@ class Workload:
     """What cleaning dropped or repaired to produce this workload (None if not cleaned)."""
     sha256: str | None = None
     """sha256 of the uncompressed source file, for reproducibility records."""
+    extras: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """Trailing columns after the 18 SWF fields, by name (e.g. `priority`, DRAS's flag in CQGym's Theta trace)."""
 
     def __post_init__(self) -> None:
         missing = [n for n in FIELD_NAMES if n not in self.columns]
@@ -70,11 +72,20 @@ class Workload:
             if key not in self.capacity:
                 raise ValueError(f"resource {key!r} has no machine capacity in `capacity`")
             res[key] = _frozen(col)
+        extras = {}
+        for key, col in self.extras.items():
+            col = np.asarray(col, dtype=np.float64)
+            if col.shape != (n,):
+                raise ValueError(f"extra column {key!r} has shape {col.shape}, expected ({n},)")
+            if key in cols or key in res:
+                raise ValueError(f"extra column {key!r} has the name of an SWF field or a resource")
+            extras[key] = _frozen(col)
         if self.max_procs <= 0 or self.max_nodes <= 0:
             raise ValueError(f"machine size must be positive, got {self.max_procs} procs / {self.max_nodes} nodes")
         object.__setattr__(self, "columns", MappingProxyType(cols))
         object.__setattr__(self, "resources", MappingProxyType(res))
         object.__setattr__(self, "capacity", MappingProxyType(dict(self.capacity)))
+        object.__setattr__(self, "extras", MappingProxyType(extras))
 
     def __len__(self) -> int:
         return len(self.columns["job_id"])
@@ -86,10 +97,12 @@ class Workload:
             self,
             columns={k: v[index] for k, v in self.columns.items()},
             resources={k: v[index] for k, v in self.resources.items()},
+            extras={k: v[index] for k, v in self.extras.items()},
         )
 
     def __repr__(self) -> str:
         extra = f", resources={sorted(self.resources)}" if self.resources else ""
+        extra += f", extras={list(self.extras)}" if self.extras else ""
         return f"Workload({self.name!r}, jobs={len(self)}, procs={self.max_procs}, nodes={self.max_nodes}{extra})"
 
     @property
@@ -108,12 +121,17 @@ class Workload:
         """A copy with extra resource columns added (or replaced) and their machine capacity."""
         return replace(self, resources={**self.resources, **resources}, capacity={**self.capacity, **capacity})
 
+    def with_extras(self, **extras: np.ndarray) -> "Workload":
+        """A copy with extra columns added or replaced (written back by `write_swf` after the 18 fields)."""
+        return replace(self, extras={**self.extras, **extras})
+
     def to_pandas(self) -> "pd.DataFrame":
-        """One row per job, one column per SWF field and extra resource."""
+        """One row per job, one column per SWF field, extra resource and extra column."""
         import pandas as pd
 
         data = {k: np.asarray(v) for k, v in self.columns.items()}
         data.update({k: np.asarray(v) for k, v in self.resources.items()})
+        data.update({k: np.asarray(v) for k, v in self.extras.items()})
         return pd.DataFrame(data)
 
 

@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import http.server
 import os
+import re
 import shutil
 import threading
 from dataclasses import replace
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from shared_traces import SHARED_TRACES, shared_trace
+from shared_traces import SHARED_DATA, SHARED_TRACES, shared_trace
 from schedrl.workload import CleaningRules, TraceError
 from schedrl.workload.catalog import (
     CatalogEntry,
@@ -98,7 +99,8 @@ def test_every_entry_is_downloadable_or_generated():
         if entry.url.startswith("https://www.cs.huji.ac.il/"):
             assert entry.url.startswith(PWA) and entry.url.endswith("/" + entry.file), entry.name
         elif entry.url:
-            assert entry.url.startswith("https://raw.githubusercontent.com/DIR-LAB/deep-batch-scheduler/"), entry.name
+            # a repository's copy, pinned to a commit
+            assert re.match(r"https://raw\.githubusercontent\.com/[\w.-]+/[\w.-]+/[0-9a-f]{40}/", entry.url), entry.name
         assert entry.citation and entry.description, entry.name
         assert entry.machine_size, entry.name
 
@@ -125,6 +127,32 @@ def test_every_shared_trace_is_in_the_catalog_with_its_checksum_jobs_and_size():
         jobs, size = _sources()[path.name]
         assert (entry.jobs, entry.machine_size) == (jobs, size), entry.name
         assert content_sha256(path) == entry.sha256, entry.name
+
+
+def test_theta_cqgym_in_shared_data_is_in_the_catalog_and_loads_by_name(monkeypatch):
+    path = shared_trace("theta-cqgym/train.swf.gz", SHARED_DATA)
+    monkeypatch.setenv("SCHEDRL_TRACE_PATH", str(SHARED_DATA))
+    entry = load_catalog()["theta-cqgym"]
+    assert content_sha256(path) == entry.sha256
+    assert find_entry("theta-cqgym/train") == entry and find_entry("theta") == entry
+    assert find_entry("train") is None  # a directory keeps a generic file name from becoming a trace name
+    wl = load_trace("theta-cqgym")  # found through SCHEDRL_TRACE_PATH (tests/conftest.py adds ../shared/data)
+    assert (wl.name, len(wl), wl.max_procs, wl.max_nodes, entry.jobs) == ("theta-cqgym", 3000, 4360, 4360, 3000)
+    assert list(wl.extras) == ["priority"] and int(wl.extras["priority"].sum()) == 270
+
+
+def test_fetch_into_a_catalog_subdirectory(tmp_path, tiny_gz):
+    entry = tiny_entry("", file="sub/tiny.swf.gz")
+    stored = fetch(entry, dest_dir=tmp_path / "dest", from_file=tiny_gz, progress=False)
+    assert stored == tmp_path / "dest" / "sub" / "tiny.swf.gz" and recorded_sha256(stored) == TINY_SHA
+    assert entry.stem == "sub/tiny" and "sub/tiny" in entry.names
+
+
+def test_catalog_file_must_be_a_relative_path(tmp_path):
+    bad = tmp_path / "catalog.toml"
+    bad.write_text('[trace.x]\nfile = "../elsewhere/x.swf"\nurl = "https://example.org/x.swf"\n')
+    with pytest.raises(TraceError, match=r"file must be a relative path inside the searched directories"):
+        load_catalog(bad)
 
 
 def test_embedded_default_trace_matches_its_entry():
