@@ -1,0 +1,96 @@
+"""Configuration of the MRSch environment: a frozen dataclass built from RLlib's env_config dict."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Mapping
+
+# MRSch §IV-C: a window of 10 jobs
+WINDOW = 10
+# DFP (Dosovitskiy & Koltun 2017, §4) as MRSch §III-C uses it: offsets 1, 2, 4, 8, 16, 32 decisions,
+# the goal weighting the last three (0.5, 0.5, 1)
+OFFSETS = (1, 2, 4, 8, 16, 32)
+OFFSET_WEIGHTS = (0.0, 0.0, 0.0, 0.5, 0.5, 1.0)
+REWARDS = ("none", "utilization")
+AUGMENT_NONE = "none"
+
+
+@dataclass(frozen=True)
+class MRSchEnvConfig:
+    """What an `MRSchEnv` simulates and observes. Unknown keys are rejected by `from_dict`."""
+
+    trace: str = "default"
+    """Catalog name or SWF path of the workload."""
+    cleaning: str = "default"
+    """Trace cleaning preset: default, none or rlscheduler."""
+    augment: str = "S4"
+    """MRSch workload preset S1–S10 (`schedrl.workload.augment.MRSCH_PRESETS`, scaled to the trace's
+    machine) or `none` for a trace that already carries `bb` (and `power`) columns."""
+    augment_seed: int = 0
+    """Seed of the augmentation's random draws (which jobs get burst buffer, sizes, power)."""
+    window: int = WINDOW
+    """Jobs at the front of the queue the agent picks from (the action space)."""
+    offsets: tuple[int, ...] = OFFSETS
+    """Future offsets τ, in decisions, at which DFP predicts the measurement changes."""
+    offset_weights: tuple[float, ...] = OFFSET_WEIGHTS
+    """Weight of each offset in the objective (goal ⊗ offset weights · prediction)."""
+    sequence_length: int = 256
+    """Jobs per episode."""
+    starts: tuple[int, ...] = ()
+    """Fixed start indices, cycled through in order (evaluation); empty: seeded random starts."""
+    train_fraction: float = 1.0
+    """Random starts come from the first `train_fraction` of the cleaned trace (0.7: MRSch-style split)."""
+    reward: str = "none"
+    """`none`: DFP learns from measurements only, reward 0. `utilization`: the scalar-RL baseline's
+    reward, Σ_j w_j·U_j after each decision (MRSch §IV-D: 0.5·U_node + 0.5·U_BB)."""
+    reward_weights: tuple[float, ...] = ()
+    """Weights w_j of the `utilization` reward, one per resource; empty: equal weights summing to 1."""
+    bb_unit_gb: float = 1000.0
+    """Burst-buffer unit of the state vector, GB (MRSch §III-A: "a TB burst buffer as the unit")."""
+    power_units: int = 100
+    """Units the power budget is cut into for the state vector (our choice; the paper does not say)."""
+    norm: Mapping[str, float] = field(default_factory=dict)
+    """Normalisation constants (`time_scale`); empty: derived from this trace. Saved with checkpoints."""
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any] | None) -> "MRSchEnvConfig":
+        config = dict(config or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(config) - known)
+        if unknown:
+            raise ValueError(f"unknown MRSch env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+        for key, cast in (("offsets", int), ("starts", int), ("offset_weights", float), ("reward_weights", float)):
+            if key in config:
+                config[key] = tuple(cast(v) for v in config[key])
+        if "norm" in config:
+            config["norm"] = dict(config["norm"])
+        return cls(**config)
+
+    def __post_init__(self) -> None:
+        from schedrl.workload.augment import MRSCH_PRESETS
+        from schedrl.workload.cleaning import CleaningRules
+
+        CleaningRules.preset(self.cleaning)  # raises ValueError naming the valid presets
+        if self.augment != AUGMENT_NONE and self.augment not in MRSCH_PRESETS:
+            raise ValueError(f"augment must be one of {', '.join(MRSCH_PRESETS)} or 'none'; got {self.augment!r}")
+        if self.window < 1:
+            raise ValueError(f"window must be >= 1; got {self.window}")
+        if not self.offsets or any(t < 1 for t in self.offsets) or list(self.offsets) != sorted(set(self.offsets)):
+            raise ValueError(f"offsets must be increasing positive decision counts; got {self.offsets}")
+        if len(self.offset_weights) != len(self.offsets):
+            raise ValueError(f"offset_weights has {len(self.offset_weights)} entries for {len(self.offsets)} offsets")
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {self.reward!r}")
+        if self.sequence_length < 1:
+            raise ValueError(f"sequence_length must be >= 1; got {self.sequence_length}")
+        if not 0.0 < self.train_fraction <= 1.0:
+            raise ValueError(f"train_fraction must be in (0, 1]; got {self.train_fraction}")
+        if not self.bb_unit_gb > 0 or self.power_units < 1:
+            raise ValueError("bb_unit_gb must be positive and power_units >= 1")
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        for key in ("offsets", "offset_weights", "starts", "reward_weights"):
+            out[key] = list(getattr(self, key))
+        out["norm"] = dict(self.norm)
+        return out

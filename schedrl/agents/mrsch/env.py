@@ -1,0 +1,180 @@
+"""`schedrl/MRSch-v0`: MRSch's scheduling instance (§III) as a view over the schedrl simulator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from schedrl.agents.mrsch.config import MRSchEnvConfig
+from schedrl.agents.mrsch.goal import sim_goal
+from schedrl.agents.mrsch.keys import (
+    INFO_GOAL, INFO_JOB, INFO_MEASUREMENTS, INFO_METRIC, INFO_START, OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS,
+    OBS_STATE,
+)
+from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, measurements
+from schedrl.agents.mrsch.workload import load_workload
+from schedrl.envs.masked_discrete import MaskedDiscrete
+from schedrl.metrics import summarize
+from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
+from schedrl.workload.sampling import sequence
+from schedrl.workload.workload import Workload
+
+
+def sim_config_for(config: MRSchEnvConfig) -> SimConfig:
+    """MRSch §III-C: list scheduling from a window, the first pick that does not fit is reserved, EASY
+    backfilling (every resource fits, the reservation is never delayed); whole-node allocation."""
+    return SimConfig(discipline="list", window=config.window, backfill="easy", allocation="nodes")
+
+
+def reward_weights(config: MRSchEnvConfig, n_resources: int) -> np.ndarray:
+    """Weights of the `utilization` reward (MRSch §IV-D: 0.5 / 0.5 for nodes and burst buffer)."""
+    if config.reward_weights:
+        if len(config.reward_weights) != n_resources:
+            raise ValueError(f"reward_weights has {len(config.reward_weights)} entries for {n_resources} resources")
+        return np.asarray(config.reward_weights, dtype=np.float64)
+    return np.full(n_resources, 1.0 / n_resources)
+
+
+class MRSchEnv(gym.Env):
+    """Pick jobs from a window of the queue on a machine with several resources (MRSch).
+
+    ## Description
+    MRSch (Li et al., §III) on the schedrl simulator's `list` discipline: at each scheduling instance
+    the agent picks jobs one at a time from the first `window` waiting jobs; a pick that fits every
+    resource starts at once, the first that does not is reserved, and EASY backfilling over all
+    resources fills the rest; the next event opens a new instance. The env only asks at picks.
+
+    ## Action Space
+    `Discrete(window)` (a `MaskedDiscrete` sampling valid slots): the window slot to pick. Stepping a
+    masked slot raises `ValueError`.
+
+    ## Observation Space
+    `Dict` (R resources: nodes, burst buffer `bb`, and `power` in S6–S10; U_r units of resource r):
+
+    | key | shape | content |
+    |---|---|---|
+    | `state` | ((R + 2)·W + 2·Σ U_r,) float32 in [0, 1] | per slot: request shares, requested time, queued time; per unit: available, time to its job's requested end (`observation.py`) |
+    | `measurements` | (R,) float32 in [0, 1] | utilisation of each resource now |
+    | `goal` | (R,) float32 in [0, 1] | MRSch Eq. (1), recomputed at every decision (`goal.py`) |
+    | `action_mask` | (W,) float32 | 1 for slots holding a waiting job |
+
+    ## Rewards
+    `reward="none"` (DFP): 0; DFP learns from the measurements (also in `info["measurements"]`).
+    `reward="utilization"` (the scalar-RL baseline, §IV-D): Σ_j w_j·U_j at the next decision point
+    (0 once the sequence is done). `info["metric_value"]` on the last step: the average wait.
+
+    ## Starting State
+    A sequence of `sequence_length` consecutive jobs from a random start within the first
+    `train_fraction` of the trace (seeded by `reset(seed)`), or the next of the fixed `starts`.
+    `continue_training` makes an env rebuilt mid-run pick up without replaying starts.
+
+    ## Episode End
+    Terminates when every job of the sequence has completed; never truncates.
+
+    ## Arguments
+    `env_config` keys: the fields of `MRSchEnvConfig` (unknown keys are rejected).
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, config: dict[str, Any] | MRSchEnvConfig | None = None, workload: Workload | None = None):
+        self.config = config if isinstance(config, MRSchEnvConfig) else MRSchEnvConfig.from_dict(config)
+        cfg = self.config
+        self.workload = workload if workload is not None else load_workload(cfg)
+        if not self.workload.resources:
+            raise ValueError(f"workload {self.workload.name!r} has no extra resources; MRSch schedules several")
+        n = len(self.workload)
+        self._max_start = int(cfg.train_fraction * n) - cfg.sequence_length
+        if self._max_start < 0 and not cfg.starts:
+            raise ValueError(f"trace {self.workload.name!r} has {n} jobs: the first {cfg.train_fraction:g} of it is "
+                             f"shorter than sequence_length={cfg.sequence_length}")
+        self.sim_config = sim_config_for(cfg)
+        self.norm = StateNorm.from_dict(cfg.norm) if cfg.norm else StateNorm.from_trace(self.workload)
+        probe = Simulator(self.workload[: min(n, 1)], self.sim_config)  # resource names and capacities
+        self.resources = probe.resources
+        self.capacity = probe.capacity.copy()
+        self.builder = StateBuilder(self.resources, self.capacity, cfg.window, self.norm, cfg.bb_unit_gb,
+                                    cfg.power_units)
+        r = len(self.resources)
+        self.reward_weights = reward_weights(cfg, r)
+        self.observation_space = gym.spaces.Dict({
+            OBS_STATE: gym.spaces.Box(0.0, 1.0, shape=(self.builder.length,), dtype=np.float32),
+            OBS_MEASUREMENTS: gym.spaces.Box(0.0, 1.0, shape=(r,), dtype=np.float32),
+            OBS_GOAL: gym.spaces.Box(0.0, 1.0, shape=(r,), dtype=np.float32),
+            OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(cfg.window,), dtype=np.float32),
+        })
+        self.action_space = MaskedDiscrete(cfg.window)
+        self._episodes = 0
+        self._next_fixed = 0
+        self._salt: tuple[int, ...] = ()
+        self.sim: Simulator | None = None
+        self._window = np.zeros(0, dtype=np.int64)
+        self._mask = np.zeros(cfg.window, dtype=np.float32)
+
+    def _choose_start(self) -> int:
+        cfg = self.config
+        if cfg.starts:
+            start = cfg.starts[self._next_fixed % len(cfg.starts)]
+            self._next_fixed += 1
+        else:
+            start = int(self.np_random.integers(0, self._max_start + 1))
+        self._episodes += 1
+        return start
+
+    def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
+        """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it:
+        `episodes_done` episodes count as drawn, and every later seed is mixed with `salt`."""
+        self._episodes = max(self._episodes, int(episodes_done))
+        self._salt = tuple(int(s) for s in salt)
+        if self._np_random is not None:  # seeded already: re-derive its stream now
+            state = int(self.np_random.integers(2**63))
+            self.np_random = np.random.default_rng(np.random.SeedSequence([state, *self._salt]))
+
+    def action_masks(self) -> np.ndarray:
+        """Valid actions now, as booleans (for maskable-policy libraries)."""
+        return self._mask > 0
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None and self._salt:
+            seed = int(np.random.SeedSequence([seed, *self._salt]).generate_state(1)[0])
+        super().reset(seed=seed)
+        start = int(options["start"]) if options and "start" in options else self._choose_start()
+        self.start = start
+        self.sim = Simulator(sequence(self.workload, start, self.config.sequence_length), self.sim_config)
+        code = self.sim.advance()
+        assert code == DECIDE_PICK  # a fresh sequence always starts with a pick
+        obs = self._observe()
+        return obs, {INFO_START: start, INFO_MEASUREMENTS: obs[OBS_MEASUREMENTS], INFO_GOAL: obs[OBS_GOAL]}
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        state, mask, self._window = self.builder.build(self.sim)
+        self._mask = mask
+        self.action_space.set_mask(mask)
+        return {OBS_STATE: state, OBS_MEASUREMENTS: measurements(self.sim),
+                OBS_GOAL: sim_goal(self.sim).astype(np.float32), OBS_ACTION_MASK: mask.copy()}
+
+    def step(self, action):
+        if self.sim is None:
+            raise RuntimeError("call reset() before step()")
+        a = int(action)
+        if not 0 <= a < self.config.window or self._mask[a] == 0.0:
+            raise ValueError(f"action {a} is masked: only slots 0..{len(self._window) - 1} hold waiting jobs")
+        job = int(self._window[a])
+        self.sim.pick(job)
+        if self.sim.advance() == FINISHED:
+            value = summarize(self.sim.schedule()).avg_wait
+            obs = {key: np.zeros(space.shape, np.float32) for key, space in self.observation_space.items()}
+            info = {INFO_JOB: job, INFO_METRIC: value, INFO_START: self.start,
+                    INFO_MEASUREMENTS: obs[OBS_MEASUREMENTS], INFO_GOAL: obs[OBS_GOAL]}
+            return obs, 0.0, True, False, info
+        obs = self._observe()
+        reward = 0.0
+        if self.config.reward == "utilization":
+            reward = float(self.reward_weights @ obs[OBS_MEASUREMENTS])
+        return obs, reward, False, False, {INFO_JOB: job, INFO_MEASUREMENTS: obs[OBS_MEASUREMENTS],
+                                           INFO_GOAL: obs[OBS_GOAL]}
