@@ -1,18 +1,17 @@
-"""Gymnasium environments: thin views (observation, action, reward) over the simulator.
+"""Gymnasium registration of every agent's environment, and env pieces shared by agents.
 
-Importing this package registers the environments (`schedrl/RLScheduler-v0`).
+Importing this package registers the envs each agent package declares in its `ENVS`
+(`schedrl/RLScheduler-v0`, ...). Shared pieces: `masked_discrete` (a Discrete space sampling valid
+actions), `episodes` (where episodes come from: fixed starts, seeded random, phased curricula).
 """
 
 import gymnasium as gym
 
+from schedrl.agents import env_entry_points
+
+for _env_id, (_entry, _vector_entry) in env_entry_points().items():
+    if _env_id not in gym.registry:
+        gym.register(id=_env_id, entry_point=_entry, vector_entry_point=_vector_entry, disable_env_checker=True)
+
 RLSCHEDULER_ENV_ID = "schedrl/RLScheduler-v0"
-
-if RLSCHEDULER_ENV_ID not in gym.registry:
-    gym.register(
-        id=RLSCHEDULER_ENV_ID,
-        entry_point="schedrl.envs.rlscheduler:RLSchedulerEnv",
-        vector_entry_point="schedrl.envs.rlscheduler_vector:RLSchedulerVectorEnv",
-        disable_env_checker=True,
-    )
-
-__all__ = ["RLSCHEDULER_ENV_ID"]
+"""Kept for users of the env id; agents declare their ids in their package's `ENVS`."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 
 DISCIPLINES = ("pick-and-wait", "list")
 BACKFILLS = ("none", "easy", "conservative", "rlscheduler")
@@ -42,5 +42,36 @@ class SimConfig:
     @classmethod
     def rlscheduler(cls, backfill: bool = False) -> "SimConfig":
         """SchedGym's semantics (RLScheduler's released code), to reproduce its tables."""
-        return cls(discipline="pick-and-wait", backfill="rlscheduler" if backfill else "none",
-                   event_order="rlscheduler", kill_at_limit=False, allocation="nodes")
+        return cls.preset("rlscheduler", backfill="rlscheduler" if backfill else "none")
+
+    @classmethod
+    def preset(cls, name: str = "standard", **overrides) -> "SimConfig":
+        """A named preset (`PRESETS`) with some fields overridden (discipline, backfill, window...).
+
+        The one home of each paper's simulator semantics: agents, the CLI's `--preset` and run
+        records all go through here, and a run record stores the resulting `SimConfig` itself.
+        """
+        if name not in PRESETS:
+            raise ValueError(f"unknown simulator preset {name!r}; choose one of {', '.join(PRESETS)}")
+        return cls(**{**PRESETS[name], **overrides})
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data) -> "SimConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown SimConfig field(s): {', '.join(unknown)}")
+        return cls(**dict(data))
+
+
+PRESETS: dict[str, dict] = {
+    "standard": {},
+    # SchedGym (RLScheduler's released code): one event at a time with arrivals before completions,
+    # whole-node allocation, no walltime kill; used to reproduce RLScheduler's published tables
+    "rlscheduler": {"discipline": "pick-and-wait", "event_order": "rlscheduler", "kill_at_limit": False,
+                    "allocation": "nodes"},
+}
+"""Named simulator semantics: preset name -> SimConfig fields it sets."""

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from schedrl.models.queue_module import JobQueueModule, mlp
+from schedrl.agents.rlscheduler.modules.queue_module import JobQueueModule, mlp
 
 
 class KernelPolicyModule(JobQueueModule):

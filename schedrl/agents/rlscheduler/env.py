@@ -7,10 +7,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from schedrl.envs.job_features import FEATURES, JobFeatures, ObservationBuilder, n_features
-from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.agents.rlscheduler.observation import FEATURES, JobFeatures, ObservationBuilder, n_features
+from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
 from schedrl.envs.masked_discrete import MaskedDiscrete
-from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 from schedrl.metrics import METRICS, summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
 from schedrl.workload.cleaning import CleaningRules
@@ -24,12 +24,8 @@ INFO_JOB = "job"
 
 
 def sim_config_for(config: RLSchedulerEnvConfig) -> SimConfig:
-    """Pick-and-wait simulator semantics for an env config."""
-    if config.preset == "rlscheduler":
-        base = SimConfig.rlscheduler()
-        return SimConfig(discipline="pick-and-wait", backfill=config.backfill, event_order=base.event_order,
-                         kill_at_limit=base.kill_at_limit, allocation=base.allocation)
-    return SimConfig(discipline="pick-and-wait", backfill=config.backfill)
+    """Pick-and-wait simulator semantics for an env config (its `preset`, see `SimConfig.preset`)."""
+    return SimConfig.preset(config.preset, discipline="pick-and-wait", backfill=config.backfill)
 
 
 def load_env_workload(config: RLSchedulerEnvConfig) -> Workload:

@@ -4,7 +4,7 @@ Every RLScheduler policy network (the kernel network and the Table IV ablations)
 Dict observation: a ``(MAX_OBSV_SIZE, F)`` job matrix and a ``(MAX_OBSV_SIZE,)`` 0/1 mask. This
 module owns everything they share, so it is written once:
 
-* reading the observation by the keys in :mod:`schedrl.envs.keys`;
+* reading the observation by the keys in :mod:`schedrl.agents.rlscheduler.keys`;
 * masking: ``logits + clamp(log(mask), min=FLOAT_MIN)`` (finite, so PPO's ratios and
   gradients stay finite where ``-inf`` would give NaN);
 * the value network (RLScheduler Fig. 6: a 3-layer MLP over the flattened job matrix), which is
@@ -30,7 +30,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
-from schedrl.envs.keys import OBS_ACTION_MASK, OBS_JOBS
+from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
 
 VALUE_DEFAULTS: dict[str, Any] = {
     # RLScheduler Fig. 6 shows a 3-layer MLP over the flattened jobs but gives no sizes; 64-32-8
@@ -142,7 +142,7 @@ class JobQueueModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         if not isinstance(obs_space, gym.spaces.Dict) or {OBS_JOBS, OBS_ACTION_MASK} - set(obs_space.spaces):
             raise ValueError(
                 f"{name} needs a Dict observation space with keys {OBS_JOBS!r} and {OBS_ACTION_MASK!r} "
-                f"(see schedrl.envs.keys), got {obs_space}"
+                f"(see schedrl.agents.rlscheduler.keys), got {obs_space}"
             )
         jobs, mask = obs_space[OBS_JOBS], obs_space[OBS_ACTION_MASK]
         if len(jobs.shape) != 2 or mask.shape != (jobs.shape[0],):

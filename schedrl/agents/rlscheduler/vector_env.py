@@ -15,9 +15,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from schedrl.envs.keys import OBS_ACTION_MASK, OBS_JOBS
-from schedrl.envs.rlscheduler import RLSchedulerEnv, load_env_workload
-from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
+from schedrl.agents.rlscheduler.env import RLSchedulerEnv, load_env_workload
+from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 
 
 class RLSchedulerVectorEnv(VectorEnv):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedrl.envs.keys import MAX_OBSV_SIZE
+from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE
 from schedrl.sim.simulator import Simulator
 from schedrl.workload.workload import Workload
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from schedrl.metrics import METRICS
+from schedrl.sim.config import BACKFILLS, PRESETS
 
 # RLScheduler §V-A: training sequences of 256 jobs; §V-B: evaluation on sequences of 1,024 jobs
 TRAIN_SEQUENCE_LENGTH = 256
@@ -15,6 +16,9 @@ EVAL_SEQUENCE_LENGTH = 1024
 @dataclass(frozen=True)
 class RLSchedulerEnvConfig:
     """What an `RLSchedulerEnv` simulates and rewards. Unknown keys are rejected by `from_dict`."""
+
+    DERIVED_FIELDS: ClassVar[tuple[str, ...]] = ("train_starts", "filter_phase1_episodes", "filter_phase1_iterations")
+    """Filled in from the data by `RLSchedulerAgent.prepare` (trajectory filtering); never set by hand."""
 
     trace: str = "default"
     """Catalog name or SWF path of the workload."""
@@ -34,6 +38,8 @@ class RLSchedulerEnvConfig:
     """Trajectory filtering phase 1: random starts drawn only from these (see `filtering.py`)."""
     filter_phase1_episodes: int = 0
     """Episodes (per env instance) drawn from `train_starts` before switching to all starts (phase 2)."""
+    filter_phase1_iterations: int = 0
+    """Training iterations phase 1 was sized for (`filter_phase1_episodes` follows a trial's batch size)."""
     reward_baseline: str = "none"
     """`none`: the final reward is the objective itself (the paper). `sjf`: the objective relative to SJF on
     the same sequence, (sjf - value) / sjf for lower-is-better metrics, so sequences of very different
@@ -59,8 +65,13 @@ class RLSchedulerEnvConfig:
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
             raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {self.metric!r}")
-        if self.preset not in ("standard", "rlscheduler"):
-            raise ValueError(f"preset must be 'standard' or 'rlscheduler'; got {self.preset!r}")
+        if self.preset not in PRESETS:
+            raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {self.preset!r}")
+        if self.backfill not in BACKFILLS:
+            raise ValueError(f"backfill must be one of {', '.join(BACKFILLS)}; got {self.backfill!r}")
+        from schedrl.workload.cleaning import CleaningRules
+
+        CleaningRules.preset(self.cleaning)  # raises ValueError naming the valid presets
         if self.reward_baseline not in ("none", "sjf"):
             raise ValueError(f"reward_baseline must be 'none' or 'sjf'; got {self.reward_baseline!r}")
         if self.sequence_length < 1:

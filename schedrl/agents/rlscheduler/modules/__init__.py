@@ -7,9 +7,9 @@ from typing import Any
 
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from schedrl.models.flat_policy import FlatMLPPolicyModule, LeNetPolicyModule
-from schedrl.models.kernel_policy import KernelPolicyModule
-from schedrl.models.queue_module import JobQueueModule
+from schedrl.agents.rlscheduler.modules.flat import FlatMLPPolicyModule, LeNetPolicyModule
+from schedrl.agents.rlscheduler.modules.kernel import KernelPolicyModule
+from schedrl.agents.rlscheduler.modules.queue_module import JobQueueModule
 
 # name -> (module class, preset model_config); RLScheduler Table IV
 MODELS: dict[str, tuple[type[JobQueueModule], dict[str, Any]]] = {

@@ -1,99 +1,31 @@
-"""Sweep files: a YAML document validated into a frozen `SweepSpec` (DESIGN decision 7: data, not code).
+"""Sweeps (and single runs): a YAML document validated into a frozen `SweepSpec` (data, not code).
 
-Each section is checked key by key against the config dataclasses (`RLSchedulerEnvConfig`,
-`PPOSettings` and the small ones below); a search space is written in Tune's vocabulary:
-`{grid: [...]}`, `{choice: [...]}`, `{uniform: [lo, hi]}`, `{loguniform: [lo, hi]}`,
-`{randint: [lo, hi]}` (hi excluded). `tune_configs/README.md` describes every key; `sweep.py` runs a spec.
+`agent:` names the agent; its `env` section is checked key by key against the agent's env config
+class, its settings section (`ppo` for PPO agents, `Agent.settings_section`) against its settings
+class, and the shared sections against the small dataclasses below. The typed reading itself
+(types, search spaces, "did you mean") is `yaml_reader.py`; `schedrl train` builds the same
+`SweepSpec` from its options (`single_run`), so a run is a one-trial sweep through `driver.py`.
+`tune_configs/README.md` describes every key.
 """
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import json
 import re
-import types
 import typing
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from schedrl.algorithms.ppo import TARGET_KL_KEY, VF_LR_KEY, PPOSettings
 from schedrl.duration import parse_duration
-from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
 from schedrl.metrics import METRICS
+from schedrl.training.yaml_reader import SearchSpace, SweepError, is_search, Reader  # noqa: F401  (re-exported)
 
-SEARCH_KINDS = ("grid", "choice", "uniform", "loguniform", "randint")
-AGENTS = ("rlscheduler",)
 SCHEDULERS = ("none", "asha", "pbt")
 SWEEP_FILE = "sweep.json"
 """Written beside the Tune experiment: the validated spec, the prepared environments, versions."""
-
-# PPOSettings field -> key path in `AlgorithmConfig.to_dict()`, for the fields a sweep may search;
-# tests/algorithms/test_sweep.py checks every path against `build_ppo_config`
-PPO_CONFIG_PATHS: dict[str, tuple[str, ...]] = {
-    "gamma": ("gamma",),
-    "lambda_": ("lambda",),
-    "clip_param": ("clip_param",),
-    "lr": ("lr",),
-    "vf_lr": ("learner_config_dict", VF_LR_KEY),
-    "target_kl": ("learner_config_dict", TARGET_KL_KEY),
-    "num_epochs": ("num_epochs",),
-    "train_batch_size_per_learner": ("_train_batch_size_per_learner",),
-    "minibatch_size": ("minibatch_size",),
-    "entropy_coeff": ("entropy_coeff",),
-    "vf_clip_param": ("vf_clip_param",),
-    "seed": ("seed",),
-}
-# environment fields that may be searched; each distinct value is prepared before the sweep starts
-ENV_SEARCHABLE = ("trace", "cleaning", "preset", "metric", "backfill", "sequence_length")
-# names people reach for, mapped to ours (for "did you mean" hints)
-ALIASES = {
-    "learning_rate": "lr", "pi_lr": "lr", "lambda": "lambda_", "gae_lambda": "lambda_", "lam": "lambda_",
-    "epochs": "num_epochs", "train_batch_size": "train_batch_size_per_learner",
-    "batch_size": "train_batch_size_per_learner", "entropy_coef": "entropy_coeff", "entropy": "entropy_coeff",
-    "clip_ratio": "clip_param", "num_workers": "num_env_runners", "seq_len": "sequence_length",
-    "samples": "num_samples", "max_iterations": "iterations", "time_limit": "time_budget",
-}
-
-
-class SweepError(ValueError):
-    """A sweep file that does not validate; the message names the file and the key path."""
-
-
-@dataclass(frozen=True)
-class SearchSpace:
-    """One searched value, in Tune's vocabulary."""
-
-    kind: str
-    """grid (every value, crossed with the other grids), choice, uniform, loguniform or randint."""
-    values: tuple
-    """The candidates (grid, choice) or the bounds `(lo, hi)` (randint excludes hi)."""
-
-    @property
-    def discrete(self) -> bool:
-        return self.kind in ("grid", "choice")
-
-    def probes(self) -> tuple:
-        """Values that must all be valid: every candidate, or both ends of the range."""
-        return (self.values[0], self.values[1] - 1) if self.kind == "randint" else self.values
-
-    def to_tune(self, convert=lambda value: value):
-        """The Tune search-space object; `convert` maps candidates (a model name to its module spec)."""
-        from ray import tune
-
-        if self.kind == "grid":
-            return tune.grid_search([convert(v) for v in self.values])
-        if self.kind == "choice":
-            return tune.choice([convert(v) for v in self.values])
-        return {"uniform": tune.uniform, "loguniform": tune.loguniform, "randint": tune.randint}[self.kind](*self.values)
-
-    def to_data(self) -> dict:
-        return {self.kind: list(self.values)}
-
-    def __str__(self) -> str:
-        return f"{self.kind}({', '.join(str(v) for v in self.values)})"
 
 
 @dataclass(frozen=True)
@@ -126,7 +58,7 @@ class StopSpec:
 
 @dataclass(frozen=True)
 class ResourceSpec:
-    """Ray resources of each trial. Env runners and GPUs per learner are PPO settings (`ppo:`)."""
+    """Ray resources of each trial. Env runners and GPUs per learner are agent settings (`ppo:` for PPO agents)."""
 
     cpus_for_main_process: float = 1.0
     """CPUs reserved by a trial's driver process (its learner, and sampling when num_env_runners is 0)."""
@@ -233,15 +165,15 @@ class SweepSpec:
     name: str
     """Experiment name: the Tune experiment directory under the output directory."""
     agent: str
-    """Scheduler trained: rlscheduler."""
-    env: RLSchedulerEnvConfig
-    """Fixed environment settings (searched fields take their values from `param_space`)."""
-    ppo: PPOSettings
-    """Fixed PPO settings (searched fields take their values from `param_space`)."""
+    """Agent trained (`schedrl.agents.AGENTS`)."""
+    env: Any
+    """Fixed environment settings, the agent's env config (searched fields take values from `param_space`)."""
+    settings: Any
+    """Fixed algorithm settings, the agent's settings class (searched fields from `param_space`)."""
     model: str
     """Policy network name (unless searched)."""
     param_space: Mapping[str, SearchSpace]
-    """`ppo.<field>`, `env.<field>` or `model` -> its search space."""
+    """`<settings section>.<field>` (e.g. `ppo.lr`), `env.<field>` or `model` -> its search space."""
     scheduler: str
     """Trial scheduler: none, asha or pbt."""
     scheduler_options: AshaOptions | PBTOptions | None
@@ -264,9 +196,20 @@ class SweepSpec:
     """File the spec was read from (for messages)."""
 
     @property
+    def agent_impl(self):
+        """The `Agent` object of `agent`."""
+        from schedrl.agents import get_agent
+
+        return get_agent(self.agent)
+
+    @property
+    def settings_section(self) -> str:
+        return self.agent_impl.settings_section
+
+    @property
     def env_searched(self) -> tuple[str, ...]:
-        """Searched environment fields, in the dataclass's order: their values name a trial group."""
-        return tuple(f for f in ENV_SEARCHABLE if f"env.{f}" in self.param_space)
+        """Searched environment fields, in the agent's order: their values name a trial group."""
+        return tuple(f for f in self.agent_impl.env_searchable if f"env.{f}" in self.param_space)
 
     def grid_size(self) -> int:
         size = 1
@@ -300,153 +243,32 @@ class SweepSpec:
 # ---------------------------------------------------------------- reading and validating
 
 
-class _TypeMismatch(Exception):
-    pass
+_SHARED_SECTIONS = {"stop": StopSpec, "resources": ResourceSpec, "training": TrainingOptions, "evaluate": EvaluateSpec}
+_SHARED_TOP_LEVEL = ("name", "agent", "env", "model", "param_space", "scheduler", "stop", "resources", "training",
+                     "evaluate", "num_samples", "metric", "mode")
 
 
-def _type_name(hint) -> str:
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        return " or ".join(_type_name(a) for a in typing.get_args(hint))
-    if hint is type(None):
-        return "null"
-    if typing.get_origin(hint) is tuple:
-        return f"a list of {_type_name(typing.get_args(hint)[0])}"
-    if typing.get_origin(hint) in (Mapping, dict):
-        return "a mapping"
-    return getattr(hint, "__name__", str(hint))
+class SpecReader(Reader):
+    """A `Reader` that knows the sweep's agent (its env and settings classes and section name)."""
+
+    def __init__(self, source: str, agent):
+        self.agent = agent
+        self.S = agent.settings_section
+        super().__init__(source, {self.S: agent.settings_class, "env": agent.env_config_class, **_SHARED_SECTIONS})
 
 
-def _coerce(value, hint):
-    """`value` as the dataclass field type `hint`, or `_TypeMismatch`."""
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        arms = typing.get_args(hint)
-        if value is None and type(None) in arms:
-            return None
-        for arm in arms:
-            if arm is not type(None):
-                try:
-                    return _coerce(value, arm)
-                except _TypeMismatch:
-                    pass
-        raise _TypeMismatch
-    if hint is Any:
-        return value
-    if hint is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
-            try:  # YAML 1.1 reads `3e-4` (no dot) as a string
-                return float(value)
-            except ValueError:
-                pass
-        raise _TypeMismatch
-    if hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise _TypeMismatch
-    if hint in (str, bool):
-        if type(value) is hint:
-            return value
-        raise _TypeMismatch
-    if origin is tuple:
-        if not isinstance(value, (list, tuple)):
-            raise _TypeMismatch
-        return tuple(_coerce(v, typing.get_args(hint)[0]) for v in value)
-    if origin in (Mapping, dict):
-        if not isinstance(value, Mapping):
-            raise _TypeMismatch
-        key_type, value_type = typing.get_args(hint)
-        return {_coerce(k, key_type): _coerce(v, value_type) for k, v in value.items()}
-    return value
+def single_run(agent: str, env, settings, model: str | None, stop: StopSpec, training: TrainingOptions,
+               evaluate: EvaluateSpec, name: str | None = None) -> SweepSpec:
+    """The one-trial spec of a `schedrl train` run (nothing searched), validated like a sweep file's."""
+    from schedrl.metrics import METRICS
+    from schedrl.agents import get_agent
 
-
-def _numeric_base(hint):
-    """int or float when the field holds a number (possibly optional), else None."""
-    arms = [a for a in typing.get_args(hint) if a is not type(None)] if typing.get_args(hint) else [hint]
-    return arms[0] if len(arms) == 1 and arms[0] in (int, float) else None
-
-
-def _is_search(value) -> bool:
-    return isinstance(value, Mapping) and len(value) == 1 and next(iter(value)) in SEARCH_KINDS
-
-
-# sections whose keys are dataclass fields, for "did you mean ppo.X?" across sections
-_SECTIONS = {"ppo": PPOSettings, "env": RLSchedulerEnvConfig, "stop": StopSpec, "resources": ResourceSpec,
-             "training": TrainingOptions, "evaluate": EvaluateSpec}
-_TOP_LEVEL = ("name", "agent", "env", "ppo", "model", "param_space", "scheduler", "stop", "resources", "training",
-              "evaluate", "num_samples", "metric", "mode")
-
-
-class _Reader:
-    """Validation state of one file: every error names the file and the key path."""
-
-    def __init__(self, source: str):
-        self.source = source
-
-    def fail(self, message: str):
-        raise SweepError(f"{self.source}: {message}")
-
-    def unknown(self, path: str, key: str, valid) -> None:
-        valid = list(valid)
-        wanted = ALIASES.get(key, key)
-        elsewhere = [f"{name}.{wanted}" for name, cls in _SECTIONS.items()
-                     if wanted in {f.name for f in fields(cls)} and not path.startswith(name + ".")]
-        # a known alias, a near miss here, the same key in another section, a looser near miss
-        candidates = ([wanted] if wanted in valid else difflib.get_close_matches(key, valid, n=1, cutoff=0.8)
-                      or elsewhere or difflib.get_close_matches(key, valid, n=1))
-        hint = f"did you mean {candidates[0]}?" if candidates else "valid: " + ", ".join(valid)
-        self.fail(f"unknown key '{path}' ({hint})")
-
-    def value(self, raw, hint, path: str):
-        try:
-            return _coerce(raw, hint)
-        except _TypeMismatch:
-            spaces = " (search spaces: grid, choice, uniform, loguniform, randint)" if isinstance(raw, Mapping) else ""
-            self.fail(f"'{path}' must be {_type_name(hint)}; got {raw!r}{spaces}")
-
-    def search_space(self, raw: Mapping, hint, path: str) -> SearchSpace:
-        kind, args = next(iter(raw.items()))
-        if not isinstance(args, list) or not args:
-            self.fail(f"'{path}': {{{kind}: ...}} takes a non-empty list; got {args!r}")
-        if kind in ("grid", "choice"):
-            return SearchSpace(kind, tuple(self.value(v, hint, f"{path}.{kind}") for v in args))
-        number = _numeric_base(hint)
-        if len(args) != 2:
-            self.fail(f"'{path}': {{{kind}: [lo, hi]}} takes two bounds; got {args!r}")
-        if number is None or (number is int and kind != "randint"):
-            use = "randint or grid" if number is int else "grid or choice"
-            self.fail(f"'{path}' holds {_type_name(hint)}: {kind} cannot sample it (use {use})")
-        lo, hi = (self.value(v, int if kind == "randint" else float, f"{path}.{kind}") for v in args)
-        if not lo < hi or (kind == "loguniform" and lo <= 0):
-            self.fail(f"'{path}': {kind} needs lo < hi" + (" and lo > 0" if kind == "loguniform" else "") + f"; got {args!r}")
-        return SearchSpace(kind, (lo, hi))
-
-    def section(self, cls, raw, path: str, searchable: bool = False) -> tuple[dict, dict]:
-        """Fixed values and search spaces of one section, every key checked against `cls`."""
-        if raw is None:
-            return {}, {}
-        if not isinstance(raw, Mapping):
-            self.fail(f"'{path}' must be a mapping of keys to values; got {raw!r}")
-        hints = typing.get_type_hints(cls)
-        valid = [f.name for f in fields(cls) if f.init]
-        fixed, searched = {}, {}
-        for key, value in raw.items():
-            if key not in valid:
-                self.unknown(f"{path}.{key}", str(key), valid)
-            if _is_search(value):
-                if not searchable:
-                    self.fail(f"'{path}.{key}': search spaces belong under env, ppo, model or param_space")
-                searched[key] = self.search_space(value, hints[key], f"{path}.{key}")
-            else:
-                fixed[key] = self.value(value, hints[key], f"{path}.{key}")
-        return fixed, searched
-
-    def build(self, cls, values: dict, path: str):
-        try:
-            return cls(**values)
-        except ValueError as e:
-            self.fail(f"{path}: {e}")
+    impl = get_agent(agent)
+    metric = impl.metric(env)
+    return SweepSpec(name=name or agent, agent=agent, env=env, settings=settings, model=model or "", param_space={},
+                     scheduler="none", scheduler_options=None, stop=stop, resources=ResourceSpec(),
+                     training=training, evaluate=evaluate, num_samples=1, metric="schedrl/validation",
+                     mode="min" if METRICS[metric][1] else "max", source=f"schedrl train {agent}")
 
 
 def load_sweep(path: str | Path) -> SweepSpec:
@@ -455,9 +277,15 @@ def load_sweep(path: str | Path) -> SweepSpec:
 
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FileNotFoundError(f"sweep file {path} does not exist") from None
+    except IsADirectoryError:
+        raise SweepError(f"{path} is a directory, not a sweep file (give a .yaml file, e.g. tune_configs/*.yaml)") from None
+    except UnicodeDecodeError:
+        raise SweepError(f"{path}: not a text file (a sweep file is UTF-8 YAML)") from None
+    except OSError as e:
+        raise SweepError(f"{path}: cannot read: {e.strerror}") from None
     except yaml.YAMLError as e:
         raise SweepError(f"{path}: not valid YAML: {e}") from None
     return sweep_from_dict(raw, source=str(path), default_name=path.stem)
@@ -465,29 +293,36 @@ def load_sweep(path: str | Path) -> SweepSpec:
 
 def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") -> SweepSpec:
     """Validate sweep data (a parsed YAML mapping)."""
-    r = _Reader(source)
+    from schedrl.agents import AGENTS, get_agent
+
+    base = Reader(source)
     if not isinstance(raw, Mapping):
-        r.fail("a sweep file is a mapping of keys (name, agent, env, ppo, param_space, ...)")
+        base.fail("a sweep file is a mapping of keys (name, agent, env, ppo, param_space, ...)")
+    agent_name = base.value(raw.get("agent", "rlscheduler"), str, "agent")
+    if agent_name not in AGENTS:
+        base.fail(f"'agent' must be one of {', '.join(AGENTS)}; got {agent_name!r}")
+    r = SpecReader(source, get_agent(agent_name))
+    S = r.S
+    top_level = (*_SHARED_TOP_LEVEL, S)
     for key in raw:
-        if key not in _TOP_LEVEL:
-            r.unknown(str(key), str(key), _TOP_LEVEL)
+        if key not in top_level:
+            r.unknown(str(key), str(key), top_level)
     name = r.value(raw.get("name", default_name), str, "name")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         r.fail(f"'name' must be a plain directory name (letters, digits, _ . -); got {name!r}")
-    agent = r.value(raw.get("agent", "rlscheduler"), str, "agent")
-    if agent not in AGENTS:
-        r.fail(f"'agent' must be one of {', '.join(AGENTS)}; got {agent!r}")
+    agent = agent_name
 
-    env_fixed, env_search = r.section(RLSchedulerEnvConfig, raw.get("env"), "env", searchable=True)
-    ppo_fixed, ppo_search = r.section(PPOSettings, raw.get("ppo"), "ppo", searchable=True)
-    space = {f"env.{k}": v for k, v in env_search.items()} | {f"ppo.{k}": v for k, v in ppo_search.items()}
-    model_raw = raw.get("model", "kernel")
-    if _is_search(model_raw):
+    env_fixed, env_search = r.section(r.agent.env_config_class, raw.get("env"), "env", searchable=True)
+    ppo_fixed, ppo_search = r.section(r.agent.settings_class, raw.get(S), S, searchable=True)
+    space = {f"env.{k}": v for k, v in env_search.items()} | {f"{S}.{k}": v for k, v in ppo_search.items()}
+    default_model = r.agent.models[0] if r.agent.models else ""
+    model_raw = raw.get("model", default_model)
+    if is_search(model_raw):
         space["model"] = r.search_space(model_raw, str, "model")
-        model = "kernel"
+        model = default_model
     else:
         model = r.value(model_raw, str, "model")
-    model_fixed = "model" in raw and not _is_search(model_raw)
+    model_fixed = "model" in raw and not is_search(model_raw)
     for key, value in _param_space_entries(r, raw.get("param_space"), env_fixed, ppo_fixed, model_fixed):
         if key in space:
             r.fail(f"'{key}' is searched twice (inline and in param_space)")
@@ -514,18 +349,18 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
     mode = _mode(r, raw.get("mode"), metric, env, space)
     if metric.startswith("schedrl/") and training.validation_sequences < 1:
         r.fail(f"metric {metric} needs training.validation_sequences >= 1")
-    return SweepSpec(name=name, agent=agent, env=env, ppo=ppo, model=model, param_space=space, scheduler=scheduler,
+    return SweepSpec(name=name, agent=agent, env=env, settings=ppo, model=model, param_space=space, scheduler=scheduler,
                      scheduler_options=options, stop=stop, resources=resources, training=training, evaluate=evaluate,
                      num_samples=num_samples, metric=metric, mode=mode, source=source)
 
 
-def _param_space_entries(r: _Reader, raw, env_fixed: dict, ppo_fixed: dict, model_fixed: bool):
+def _param_space_entries(r: SpecReader, raw, env_fixed: dict, ppo_fixed: dict, model_fixed: bool):
     if raw is None:
         return
     if not isinstance(raw, Mapping):
-        r.fail("'param_space' maps ppo.<field>, env.<field> or model to a search space")
-    hints = {"env": typing.get_type_hints(RLSchedulerEnvConfig), "ppo": typing.get_type_hints(PPOSettings)}
-    fixed = {"env": env_fixed, "ppo": ppo_fixed}
+        r.fail(f"'param_space' maps {r.S}.<field>, env.<field> or model to a search space")
+    hints = {"env": typing.get_type_hints(r.agent.env_config_class), r.S: typing.get_type_hints(r.agent.settings_class)}
+    fixed = {"env": env_fixed, r.S: ppo_fixed}
     for key, value in raw.items():
         key = str(key)
         section, dot, name = key.partition(".")
@@ -541,24 +376,25 @@ def _param_space_entries(r: _Reader, raw, env_fixed: dict, ppo_fixed: dict, mode
             hint = hints[section][name]
         else:
             guess = next((f"{s}.{ALIASES.get(key, key)}" for s in hints if ALIASES.get(key, key) in hints[s]), None)
-            r.fail(f"unknown key 'param_space.{key}' (keys are ppo.<field>, env.<field> or model"
+            r.fail(f"unknown key 'param_space.{key}' (keys are {r.S}.<field>, env.<field> or model"
                    + (f"; did you mean {guess}?)" if guess else ")"))
-        if not _is_search(value):
+        if not is_search(value):
             r.fail(f"'param_space.{key}' must be a search space ({{grid: [...]}}, {{choice: [...]}}, "
                    f"{{uniform: [lo, hi]}}, {{loguniform: [lo, hi]}} or {{randint: [lo, hi]}}); got {value!r}")
         yield key, r.search_space(value, hint, f"param_space.{key}")
 
 
-def _check_searchable(r: _Reader, space: dict) -> None:
+def _check_searchable(r: SpecReader, space: dict) -> None:
+    searchable = r.agent.searchable()
     for key, s in space.items():
         section, _, name = key.partition(".")
         if section == "env":
-            if name not in ENV_SEARCHABLE:
-                r.fail(f"'{key}' cannot be searched (searchable env fields: {', '.join(ENV_SEARCHABLE)})")
+            if name not in r.agent.env_searchable:
+                r.fail(f"'{key}' cannot be searched (searchable env fields: {', '.join(r.agent.env_searchable)})")
             if not s.discrete:
                 r.fail(f"'{key}': environment fields take grid or choice (each value is prepared before the sweep)")
-        elif section == "ppo" and name not in PPO_CONFIG_PATHS:
-            r.fail(f"'{key}' cannot be searched (one value per sweep; searchable: {', '.join(PPO_CONFIG_PATHS)})")
+        elif section == r.S and name not in searchable:
+            r.fail(f"'{key}' cannot be searched (one value per sweep; searchable: {', '.join(searchable) or 'none'})")
 
 
 def _combos(fixed: dict, searched: dict[str, tuple], limit: int = 4096):
@@ -576,42 +412,33 @@ def _combos(fixed: dict, searched: dict[str, tuple], limit: int = 4096):
                 yield fixed | {name: v}
 
 
-def _env(r: _Reader, fixed: dict, space: dict) -> RLSchedulerEnvConfig:
-    from schedrl.sim.config import BACKFILLS
-    from schedrl.workload.cleaning import CleaningRules
-
-    for derived in ("train_starts", "filter_phase1_episodes"):
+def _env(r: SpecReader, fixed: dict, space: dict):
+    cls = r.agent.env_config_class
+    for derived in getattr(cls, "DERIVED_FIELDS", ()):
         if derived in fixed:
-            r.fail(f"'env.{derived}' is set by trajectory filtering (see training.filtering)")
+            r.fail(f"'env.{derived}' is derived from the data before training; it cannot be set")
     searched = {k[4:]: s.values for k, s in space.items() if k.startswith("env.")}
     for values in _combos(fixed, searched):
-        env = r.build(RLSchedulerEnvConfig, values, "env")
         where = ", ".join(f"env.{k}={values[k]!r}" for k in searched) or "env"
-        if env.backfill not in BACKFILLS:
-            r.fail(f"{where}: backfill must be one of {', '.join(BACKFILLS)}; got {env.backfill!r}")
-        try:
-            CleaningRules.preset(env.cleaning)
-        except ValueError as e:
-            r.fail(f"{where}: {e}")
-    return r.build(RLSchedulerEnvConfig, fixed, "env")
+        r.build(cls, values, where)
+    return r.build(cls, fixed, "env")
 
 
-def _ppo(r: _Reader, fixed: dict, space: dict) -> PPOSettings:
-    searched = {k[4:]: s.probes() for k, s in space.items() if k.startswith("ppo.")}
+def _ppo(r: SpecReader, fixed: dict, space: dict):
+    S, cls = r.S, r.agent.settings_class
+    searched = {k[len(S) + 1:]: s.probes() for k, s in space.items() if k.startswith(S + ".")}
     for values in _combos(fixed, searched):
-        r.build(PPOSettings, values, "ppo" + "".join(f", ppo.{k}={values[k]!r}" for k in searched))
-    return r.build(PPOSettings, fixed, "ppo")
+        r.build(cls, values, S + "".join(f", {S}.{k}={values[k]!r}" for k in searched))
+    return r.build(cls, fixed, S)
 
 
-def _check_models(r: _Reader, names: list[str]) -> None:
-    from schedrl.models.registry import MODELS
-
+def _check_models(r: SpecReader, names: list[str]) -> None:
     for name in names:
-        if name not in MODELS:
-            r.fail(f"unknown model {name!r} (valid: {', '.join(MODELS)})")
+        if name not in r.agent.models and (name or r.agent.models):
+            r.fail(f"unknown model {name!r} (valid: {', '.join(r.agent.models) or 'none: the agent has one network'})")
 
 
-def _scheduler(r: _Reader, raw, ppo: PPOSettings, space: dict):
+def _scheduler(r: SpecReader, raw, ppo, space: dict):
     if raw is None or raw == "none":
         return "none", None
     if isinstance(raw, str):
@@ -636,28 +463,30 @@ def _scheduler(r: _Reader, raw, ppo: PPOSettings, space: dict):
     return kind, r.build(cls, fixed, "scheduler")
 
 
-def _mutations(r: _Reader, raw, ppo: PPOSettings, space: dict) -> dict:
+def _mutations(r: SpecReader, raw, ppo, space: dict) -> dict:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        r.fail("'scheduler.hyperparam_mutations' maps ppo.<field> to a search space")
-    hints = typing.get_type_hints(PPOSettings)
+        r.fail(f"'scheduler.hyperparam_mutations' maps {r.S}.<field> to a search space")
+    hints = typing.get_type_hints(r.agent.settings_class)
+    searchable = r.agent.searchable()
+    S = r.S
     out = {}
     for key, value in raw.items():
         key = str(key)
-        name = key.removeprefix("ppo.")
+        name = key.removeprefix(S + ".")
         path = f"scheduler.hyperparam_mutations.{key}"
-        if not key.startswith("ppo.") or name not in PPO_CONFIG_PATHS:
-            r.fail(f"'{path}': PBT mutates ppo.<field> only, one of {', '.join('ppo.' + n for n in PPO_CONFIG_PATHS)}")
-        if not _is_search(value):
+        if not key.startswith(S + ".") or name not in searchable:
+            r.fail(f"'{path}': PBT mutates {S}.<field> only, one of {', '.join(S + '.' + n for n in searchable)}")
+        if not is_search(value):
             r.fail(f"'{path}' must be a search space ({{choice: [...]}}, {{uniform: [lo, hi]}}, ...); got {value!r}")
         out[key] = r.search_space(value, hints[name], path)
         for probe in out[key].probes():
-            r.build(PPOSettings, asdict(ppo) | {name: probe}, f"{path}={probe!r}")
+            r.build(r.agent.settings_class, asdict(ppo) | {name: probe}, f"{path}={probe!r}")
     return out
 
 
-def _mode(r: _Reader, raw, metric: str, env: RLSchedulerEnvConfig, space: dict) -> str:
+def _mode(r: SpecReader, raw, metric: str, env, space: dict) -> str:
     if raw is not None:
         mode = r.value(raw, str, "mode")
         if mode not in ("min", "max"):
@@ -665,7 +494,8 @@ def _mode(r: _Reader, raw, metric: str, env: RLSchedulerEnvConfig, space: dict) 
         return mode
     if not metric.startswith("schedrl/"):
         r.fail(f"give 'mode' (min or max) for metric {metric!r}")
-    metrics = space["env.metric"].values if "env.metric" in space else (env.metric,)
+    metrics = ([r.agent.metric(replace(env, metric=m)) for m in space["env.metric"].values] if "env.metric" in space
+               else (r.agent.metric(env),))
     directions = {METRICS[m][1] for m in metrics}
     if len(directions) > 1:
         r.fail("env.metric mixes lower- and higher-is-better metrics: give 'mode' (min or max)")
@@ -710,11 +540,11 @@ def trial_values(spec: SweepSpec, config: Mapping) -> dict[str, Any]:
     for key in spec.param_space:
         section, _, name = key.partition(".")
         if key == "model":
-            out[key] = model_name(config.get("_rl_module_spec"), spec.param_space[key].values)
+            out[key] = model_name(spec, config.get("_rl_module_spec"), spec.param_space[key].values)
         elif section == "env":
             out[key] = config["env_config"][name]
         else:
-            out[key] = lookup_path(config, PPO_CONFIG_PATHS[name])
+            out[key] = lookup_path(config, spec.agent_impl.searchable()[name])
     return out
 
 
@@ -722,16 +552,16 @@ def trial_group(spec: SweepSpec, config: Mapping) -> dict[str, Any]:
     return {name: config["env_config"][name] for name in spec.env_searched}
 
 
-def model_name(module_spec_obj, candidates) -> str:
-    from schedrl.models.registry import module_spec
+def model_name(spec: SweepSpec, module_spec_obj, candidates) -> str:
+    agent = spec.agent_impl
+    return next((n for n in candidates if agent.module_spec(n) == module_spec_obj), "?")
 
-    return next((n for n in candidates if module_spec(n) == module_spec_obj), "?")
 
-
-def trial_ppo(spec: SweepSpec, config: Mapping) -> PPOSettings:
-    """The PPO settings of one trial (the fixed ones with its searched values)."""
-    searched = {k[4:]: v for k, v in trial_values(spec, config).items() if k.startswith("ppo.")}
-    return replace(spec.ppo, **searched)
+def trial_settings(spec: SweepSpec, config: Mapping):
+    """The algorithm settings of one trial (the fixed ones with its searched values)."""
+    prefix = spec.settings_section + "."
+    searched = {k[len(prefix):]: v for k, v in trial_values(spec, config).items() if k.startswith(prefix)}
+    return replace(spec.settings, **searched)
 
 
 def lookup_path(config: Mapping, path: tuple[str, ...]):

@@ -2,7 +2,7 @@
 
 Both see the whole job matrix at once, so unlike the kernel network they can (and, per the
 paper's Fig. 8, do) key on job positions. Masking and the value network are inherited from
-:class:`~schedrl.models.queue_module.JobQueueModule`, so the ablation changes the policy only,
+:class:`~schedrl.agents.rlscheduler.modules.queue_module.JobQueueModule`, so the ablation changes the policy only,
 as in the paper ("sharing the same value network and hyper-parameters except the policy
 network", §V-B1).
 """
@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from schedrl.models.queue_module import JobQueueModule, mlp
+from schedrl.agents.rlscheduler.modules.queue_module import JobQueueModule, mlp
 
 
 class FlatMLPPolicyModule(JobQueueModule):

@@ -1,0 +1,38 @@
+"""Agents: one package per RL scheduler, each behind the `Agent` contract (`schedrl.agents.base`).
+
+`AGENTS` is the registry: agent name -> the package that holds it. A package's `__init__` is cheap
+(no ray, torch or gymnasium) and names its env(s) in `ENVS` and its `Agent` class in `AGENT`
+("module:Class"); `schedrl.envs` registers the envs, `get_agent` imports the class. Adding an agent
+is its package plus one line here (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+AGENTS: dict[str, str] = {
+    "rlscheduler": "schedrl.agents.rlscheduler",
+}
+
+
+def agent_package(name: str) -> ModuleType:
+    """The package of agent `name` (cheap to import)."""
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}")
+    return importlib.import_module(AGENTS[name])
+
+
+def get_agent(name: str):
+    """An instance of agent `name`'s `Agent` class."""
+    package = agent_package(name)
+    module, _, cls = package.AGENT.partition(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+def env_entry_points() -> dict[str, tuple[str, str | None]]:
+    """Every agent's env ids -> (entry point, vector entry point or None)."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for name in AGENTS:
+        out.update(agent_package(name).ENVS)
+    return out

@@ -1,0 +1,193 @@
+"""The Agent contract: what the shared training driver, evaluation and CLI know of an agent.
+
+An agent is one package under `schedrl/agents/<name>/` holding everything its paper defines (env
+config and env, observation, RLlib modules and learners, data preparation, the policy used for
+evaluation) and one `Agent` subclass that exposes it. The layers above (`schedrl.training`,
+`schedrl.eval`, `schedrl.cli`) call only the methods below and never import an agent's modules.
+Importing an agent class must not import ray or torch: those are imported inside the methods that
+need them (`algorithm_config`, `load_policy`), so `schedrl train AGENT --help` stays fast.
+
+How a run goes through the contract (`schedrl.training.driver`):
+
+    agent = get_agent(name)
+    env_config, settings = agent.configure(args)             # CLI options -> frozen dataclasses
+    prepared = agent.prepare(env_config, settings, options, log)   # normalisation, filtering / curriculum
+    algo = agent.algorithm_config(prepared.env_config, settings)   # any RLlib AlgorithmConfig
+    ... Tune runs `algo`; every iteration the greedy policy is validated ...
+    policy = agent.policy_from_module(module, record)        # pick(sim) [+ backfill(sim), kill(sim)]
+    compare(workload, agent.baselines(env_config) + [policy], agent.sim_config(env_config))
+
+Adding an agent: see docs/architecture.md (a checklist).
+"""
+
+from __future__ import annotations
+
+import argparse
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
+
+from schedrl.sim.config import SimConfig
+
+
+@runtime_checkable
+class SchedulingPolicy(Protocol):
+    """What the simulator runs (`Simulator.run`): every decision an agent may make.
+
+    `pick(sim)` is required: the queued job to start (or hold, pick-and-wait) next. Optional:
+    `backfill(sim)` chooses a candidate at a DECIDE_BACKFILL point (DRAS level 2; default: the
+    first candidate in queue order), `kill(sim)` names a running job to kill and requeue before a
+    pick (RLSchert; default: none). Heuristics, trained checkpoints and outside models
+    (`schedrl.eval.policies.FunctionPolicy`) all have this shape.
+    """
+
+    def pick(self, sim) -> int: ...
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A heuristic the agent's paper compares with, and how it is run."""
+
+    policy: str
+    """Heuristic name (`schedrl.heuristics.HEURISTICS`)."""
+    sim: SimConfig | None = None
+    """Simulator semantics for this baseline; None: the agent's own (`Agent.sim_config`)."""
+    label: str | None = None
+    """Column label (default: the policy name upper-cased, e.g. `FCFS+EASY`)."""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.policy.upper()
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The result of `Agent.prepare`: an env config ready for every trial."""
+
+    env_config: Any
+    """The agent's env config with everything derived from the data filled in (normalisation
+    constants, phase-1 starts, curriculum jobsets), and the trace recorded portably (a catalog name)."""
+    trace_sha256: str | None = None
+    """Checksum of the training trace (for the run record)."""
+
+
+Log = Callable[[str], None]
+
+
+class Agent(ABC):
+    """One RL scheduler (a paper), as the shared layers see it. Subclasses set the class attributes."""
+
+    name: ClassVar[str]
+    """CLI name: `schedrl train <name>`; recorded in every run record."""
+    summary: ClassVar[str]
+    """One line for `schedrl train --help`."""
+    env_id: ClassVar[str]
+    """The gymnasium id of its env (registered by `schedrl.envs`)."""
+    env_config_class: ClassVar[type]
+    """Frozen dataclass of the env settings, with `from_dict` (rejecting unknown keys) and `to_dict`."""
+    settings_class: ClassVar[type]
+    """Frozen dataclass of the algorithm settings (PPO's, DQN's, a custom algorithm's)."""
+    models: ClassVar[tuple[str, ...]] = ()
+    """Names of its networks (`--model`); the first is the default."""
+    settings_section: ClassVar[str] = "settings"
+    """Name of the settings section in sweep files (`ppo` for PPO agents)."""
+    env_searchable: ClassVar[tuple[str, ...]] = ("trace",)
+    """Env fields a sweep may search (each distinct value is prepared before the sweep starts)."""
+
+    # ---------------------------------------------------------------- configuration
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the agent's own `schedrl train` options (the shared ones: trace, stop, seed, out...)."""
+
+    @abstractmethod
+    def configure(self, args: argparse.Namespace) -> tuple[Any, Any]:
+        """(env config, settings) from parsed `schedrl train` options: the shared ones (trace, cleaning,
+        seed, num_env_runners, envs_per_runner, num_gpus_per_learner, runner_resources) and the agent's
+        own. Raises ValueError on a bad value or combination (printed as one `error:` line)."""
+
+    def preparation_options(self, args: argparse.Namespace) -> dict[str, Any]:
+        """Options of `prepare` taken from the agent's own CLI options (merged over the sweep file's
+        `training:` section: filtering, filter_phase1_iterations, validation_sequences, checkpoint_every)."""
+        return {}
+
+    def settings_from_dict(self, data: Mapping[str, Any]):
+        """Settings back from a run record or a sweep file section."""
+        return self.settings_class(**dict(data))
+
+    # ---------------------------------------------------------------- data
+    @abstractmethod
+    def load_workload(self, env_config):
+        """The cleaned workload the env config trains on (or is evaluated on)."""
+
+    @abstractmethod
+    def sim_config(self, env_config) -> SimConfig:
+        """Simulator semantics of the env (discipline, window, backfilling, preset)."""
+
+    @abstractmethod
+    def metric(self, env_config) -> str:
+        """The objective (`schedrl.metrics.METRICS` key) validation and evaluation report."""
+
+    def sequence_length(self, env_config) -> int:
+        """Jobs per training episode (validation sequences have this length)."""
+        return int(getattr(env_config, "sequence_length"))
+
+    @abstractmethod
+    def baselines(self, env_config) -> tuple[Baseline, ...]:
+        """The heuristics the paper compares with (validation and the final table)."""
+
+    @abstractmethod
+    def prepare(self, env_config, settings, options: Mapping[str, Any], log: Log) -> Prepared:
+        """Derive everything the env needs from the data before training (normalisation constants,
+        trajectory filtering, a curriculum of jobsets). `options`: the shared preparation options
+        (`filtering`, `filter_phase1_iterations`). Runs once per distinct env config of a sweep, in the
+        driver, never on env runners. (Validation sequences are chosen by the driver from `baselines`.)"""
+
+    def env_for_trace(self, env_config, trace: str, cleaning: str | None = None):
+        """The env config moved to another trace for evaluation, keeping what was learned (normalisation)."""
+        from dataclasses import replace
+
+        changes: dict[str, Any] = {"trace": trace}
+        if cleaning is not None:
+            changes["cleaning"] = cleaning
+        return replace(env_config, **changes)
+
+    # ---------------------------------------------------------------- RLlib
+    @abstractmethod
+    def algorithm_config(self, env_config, settings, model: str | None = None):
+        """The RLlib `AlgorithmConfig` (new API stack) training this agent: PPO with a custom learner,
+        DQN, or a custom `Algorithm` with its own `training_step`. Env runners, seeds and fault
+        tolerance come from `settings`. The driver adds its callbacks and Tune's stop/checkpoints."""
+
+    def module_spec(self, model: str):
+        """The `RLModuleSpec` of network `model` (sweeps that search `model` place it into the config)."""
+        raise ValueError(f"agent {self.name!r} has no choice of network")
+
+    def trial_env_value(self, field: str, prepared: Mapping[str, Any], trial_config: Mapping[str, Any]):
+        """The value of env field `field` for one trial of a sweep: the prepared one, unless it depends
+        on the trial's searched settings (e.g. episodes per filtering phase on its batch size)."""
+        return prepared[field]
+
+    def searchable(self) -> Mapping[str, tuple[str, ...]]:
+        """Settings fields a sweep may search -> their key path in `AlgorithmConfig.to_dict()`."""
+        return {}
+
+    def episodes_drawn(self, algorithm_config, iteration: int) -> int:
+        """Episodes each env instance has drawn after `iteration` training iterations: a resumed run or a
+        restarted env runner tells its envs (`continue_training`) so they pick up their episode source
+        (filtering phase, curriculum phase) there instead of replaying it."""
+        c = algorithm_config
+        length = int(c.env_config.get("sequence_length", 256))
+        per_iter = max(1, int(c.train_batch_size_per_learner) // max(1, length))
+        n_envs = max(1, int(c.num_env_runners)) * int(c.num_envs_per_env_runner)
+        return -(-iteration * per_iter // n_envs)
+
+    # ---------------------------------------------------------------- evaluation
+    @abstractmethod
+    def policy_from_module(self, module, env_config: Mapping[str, Any]) -> SchedulingPolicy:
+        """A greedy `SchedulingPolicy` from a trained RLModule and the run's env config dict."""
+
+    def load_module(self, module_dir, record) -> Any:
+        """The trained RLModule of a checkpoint (default: RLlib's own `RLModule.from_checkpoint`)."""
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        return RLModule.from_checkpoint(str(module_dir))

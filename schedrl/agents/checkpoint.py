@@ -1,0 +1,178 @@
+"""The run record (`schedrl_run.json`) and loading any agent's checkpoint as a simulator policy.
+
+Every training run (a `schedrl train` run or each trial of a sweep) writes a `RunRecord` beside its
+checkpoints: which agent, its env config (with the normalisation constants learned from the data),
+the `SimConfig` the env simulated, the network, the algorithm settings, the validation sequences,
+the trace checksum and the versions. `load_policy(path)` finds the record above a checkpoint, asks
+the record's agent to rebuild the module and returns its greedy `SchedulingPolicy`, so evaluation,
+`select` and `checkpoint:PATH` policies work for every agent without knowing any of them.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import platform
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from schedrl.sim.config import SimConfig
+
+RUN_FILE = "schedrl_run.json"
+"""The run record's file name, in a run's `--out` directory and in every trial directory."""
+RECORD_VERSION = 2
+"""Version 1 (before agents): no `record_version`, `ppo` instead of `settings`, no `sim_config`."""
+MODULE_SUBPATH = Path("learner_group") / "learner" / "rl_module" / "default_policy"
+"""Where RLlib keeps the trained RLModule inside an Algorithm checkpoint."""
+
+
+class CheckpointError(ValueError):
+    """A checkpoint or run record that cannot be loaded; the message names the file."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """Enough to load a checkpoint as a policy and to reproduce its run."""
+
+    agent: str
+    """Agent name (`schedrl.agents.AGENTS`)."""
+    env_config: Mapping[str, Any]
+    """The agent's env config as a dict (normalisation constants included)."""
+    sim_config: SimConfig
+    """The simulator semantics the env trained under (evaluation never re-translates presets)."""
+    model: str | None
+    """Network name within the agent."""
+    settings: Mapping[str, Any]
+    """Algorithm settings (`Agent.settings_class` as a dict)."""
+    validation: Mapping[str, Any] = field(default_factory=dict)
+    """Validation starts and the baselines' values on them."""
+    trace_sha256: str | None = None
+    """Checksum of the training trace."""
+    versions: Mapping[str, str] = field(default_factory=dict)
+    """schedrl, ray, torch and python versions that trained it."""
+    command: tuple[str, ...] = ()
+    """The command line that started the run."""
+    train_args: tuple[str, ...] | None = None
+    """`schedrl train` arguments, so `--resume` rebuilds the run with its own options."""
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["sim_config"] = self.sim_config.to_dict()
+        out["record_version"] = RECORD_VERSION
+        out["command"] = list(self.command)
+        if self.train_args is None:
+            out.pop("train_args")
+        else:
+            out["train_args"] = list(self.train_args)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<record>") -> "RunRecord":
+        version = data.get("record_version", 1)
+        if version == 1 and data.get("agent", "rlscheduler") == "rlscheduler" and "env_config" in data:
+            # written before agents existed: RLScheduler's PPO; the SimConfig follows from its env config
+            from schedrl.agents import get_agent
+
+            agent = get_agent("rlscheduler")
+            env = agent.env_config_class.from_dict(data["env_config"])
+            data = {**data, "agent": "rlscheduler", "settings": data.get("ppo", {}),
+                    "sim_config": agent.sim_config(env).to_dict()}
+        elif version != RECORD_VERSION:
+            raise CheckpointError(f"{source}: run record version {version} is not supported by this schedrl "
+                                  f"(reads versions 1 and {RECORD_VERSION}); retrain, or load it with the schedrl "
+                                  "version that wrote it")
+        try:
+            return cls(agent=data["agent"], env_config=dict(data["env_config"]),
+                       sim_config=SimConfig.from_dict(data["sim_config"]), model=data.get("model"),
+                       settings=dict(data.get("settings") or {}), validation=dict(data.get("validation") or {}),
+                       trace_sha256=data.get("trace_sha256"), versions=dict(data.get("versions") or {}),
+                       command=tuple(data.get("command") or ()),
+                       train_args=tuple(data["train_args"]) if data.get("train_args") is not None else None)
+        except (KeyError, TypeError, ValueError) as e:
+            raise CheckpointError(f"{source}: not a valid run record ({type(e).__name__}: {e})") from None
+
+    @classmethod
+    def read(cls, path: str | Path) -> "RunRecord":
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path} not found: was the run written by `schedrl train` or `schedrl tune`?") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CheckpointError(f"{path}: corrupt run record (not JSON: {e})") from None
+        if not isinstance(data, dict):
+            raise CheckpointError(f"{path}: corrupt run record (not a JSON object)")
+        return cls.from_dict(data, str(path))
+
+    def write(self, directory: str | Path) -> Path:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / RUN_FILE
+        path.write_text(json.dumps(self.to_dict(), indent=2, default=str))
+        return path
+
+
+def versions() -> dict[str, str]:
+    """The versions a record stores (ray and torch only if already imported, so this stays cheap)."""
+    from schedrl import __version__
+
+    out = {"schedrl": __version__, "python": platform.python_version()}
+    for name in ("ray", "torch"):
+        module = sys.modules.get(name)
+        if module is not None:
+            out[name] = getattr(module, "__version__", "?")
+    return out
+
+
+def find_module_dir(path: Path) -> Path:
+    """The RLModule directory inside an RLlib checkpoint (or the path itself if it is one)."""
+    if (path / MODULE_SUBPATH).is_dir():
+        return path / MODULE_SUBPATH
+    if (path / "class_and_ctor_args.pkl").exists():
+        return path
+    raise FileNotFoundError(f"{path} is not an RLlib checkpoint (no {MODULE_SUBPATH})")
+
+
+def find_run_file(path: Path) -> Path:
+    """`schedrl_run.json` of the run a checkpoint belongs to (searched upwards from it)."""
+    for directory in [path, *path.parents]:
+        if (directory / RUN_FILE).exists():
+            return directory / RUN_FILE
+    raise FileNotFoundError(f"no {RUN_FILE} above {path}: was it written by `schedrl train` or `schedrl tune`?")
+
+
+def load_record(path: str | Path) -> RunRecord:
+    """The run record of the run checkpoint `path` belongs to."""
+    path = Path(path).expanduser().resolve()
+    if not path.exists():
+        raise FileNotFoundError(f"checkpoint {path} does not exist")
+    return RunRecord.read(find_run_file(path))
+
+
+def load_policy(path: str | Path, name: str | None = None):
+    """A checkpoint of any agent as its greedy `SchedulingPolicy` (with `.record` and `.name` set).
+
+    Checkpoints are pickles (RLlib's format): load only checkpoints from a source you trust.
+    """
+    from schedrl.agents import get_agent
+
+    path = Path(path).expanduser().resolve()
+    record = load_record(path)
+    try:
+        agent = get_agent(record.agent)
+    except ValueError as e:
+        raise CheckpointError(f"{find_run_file(path)}: {e}") from None
+    module_dir = find_module_dir(path)
+    try:
+        module = agent.load_module(module_dir, record)
+    except (pickle.UnpicklingError, EOFError, ModuleNotFoundError, AttributeError, ValueError, RuntimeError) as e:
+        raise CheckpointError(f"{module_dir}: cannot load the trained module ({type(e).__name__}: {e}); checkpoints "
+                              "are pickles: a truncated or corrupt file, or one from another schedrl/ray version, "
+                              "fails here (and load checkpoints only from a source you trust)") from None
+    module.eval()
+    policy = agent.policy_from_module(module, record.env_config)
+    policy.record = record
+    policy.name = name or f"RL({path.name})"
+    return policy

@@ -1,0 +1,199 @@
+"""RLScheduler behind the `Agent` contract: PPO (Spinning Up's update) on the kernel policy network.
+
+No ray/torch at import: the RLlib pieces are imported inside `algorithm_config` and `load_module`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.rlscheduler import ENV_ID
+from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+from schedrl.agents.rlscheduler.env import load_env_workload, sim_config_for
+from schedrl.agents.rlscheduler.observation import JobFeatures
+from schedrl.agents.rlscheduler.settings import TARGET_KL_KEY, VF_LR_KEY, PPOSettings
+from schedrl.sim.config import SimConfig
+
+BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
+"""RLScheduler Table V's heuristics."""
+
+# checkpoints written before the agents package store their module class under these paths
+LEGACY_MODULE_PATHS = {
+    "schedrl.models.kernel_policy": "schedrl.agents.rlscheduler.modules.kernel",
+    "schedrl.models.flat_policy": "schedrl.agents.rlscheduler.modules.flat",
+    "schedrl.models.queue_module": "schedrl.agents.rlscheduler.modules.queue_module",
+    "schedrl.models.registry": "schedrl.agents.rlscheduler.modules",
+    "schedrl.envs.keys": "schedrl.agents.rlscheduler.keys",
+}
+
+
+class RLSchedulerAgent(Agent):
+    """RLScheduler (Zhang et al., SC'20): kernel-based policy, PPO, trajectory filtering."""
+
+    name = "rlscheduler"
+    summary = "RLScheduler (SC'20): kernel policy over the job queue, PPO, trajectory filtering"
+    env_id = ENV_ID
+    env_config_class = RLSchedulerEnvConfig
+    settings_class = PPOSettings
+    models = ("kernel", "mlp_v1", "mlp_v2", "mlp_v3", "lenet")
+    settings_section = "ppo"
+    env_searchable = ("trace", "cleaning", "preset", "metric", "backfill", "sequence_length")
+
+    # ---------------------------------------------------------------- configuration
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        from schedrl.sim.config import BACKFILLS
+
+        p.add_argument("--preset", choices=("standard", "rlscheduler"), default="standard",
+                       help="simulator semantics; rlscheduler reproduces the paper's SchedGym (default: standard)")
+        p.add_argument("--metric", default="bsld", help="objective: bsld, wait, turnaround, slowdown, utilization, fairness")
+        p.add_argument("--backfill", choices=BACKFILLS, default="none", help="backfilling while the picked job waits")
+        p.add_argument("--reward-baseline", choices=("none", "sjf"), default="none",
+                       help="none: reward = the objective (paper); sjf: relative to SJF on the same sequence")
+        p.add_argument("--model", default="kernel", help=f"policy network: {', '.join(self.models)} (default kernel)")
+        p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (paper: 256)")
+        p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (paper: 100 x 256)")
+        p.add_argument("--epochs", type=int, default=None, help="update passes per iteration (paper: 80, KL early stop)")
+        p.add_argument("--minibatch-size", type=int, default=None, help="SGD minibatch (paper: the whole batch)")
+        p.add_argument("--target-kl", type=float, default=None, help="KL early-stopping target (paper: 0.01)")
+        p.add_argument("--lr", type=float, default=None, help="policy learning rate (paper: 3e-4)")
+        p.add_argument("--vf-lr", type=float, default=None, help="value learning rate (paper: 1e-3)")
+        p.add_argument("--no-filtering", action="store_true", help="disable trajectory filtering")
+        p.add_argument("--filter-iterations", type=int, default=20,
+                       help="phase-1 iterations of trajectory filtering (default 20)")
+
+    def configure(self, args: argparse.Namespace) -> tuple[RLSchedulerEnvConfig, PPOSettings]:
+        cleaning = args.cleaning or ("rlscheduler" if args.preset == "rlscheduler" else "default")
+        if args.model not in self.models:
+            raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
+        env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
+                                   backfill=args.backfill, sequence_length=args.sequence_length,
+                                   reward_baseline=args.reward_baseline)
+        ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
+                          num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
+                          env_runner_resources=args.runner_resources)
+        overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr,
+                     "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl}
+        return env, replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
+
+    def preparation_options(self, args: argparse.Namespace) -> dict[str, Any]:
+        return {"filtering": not args.no_filtering, "filter_phase1_iterations": args.filter_iterations}
+
+    def settings_from_dict(self, data: Mapping[str, Any]) -> PPOSettings:
+        return PPOSettings(**dict(data))
+
+    # ---------------------------------------------------------------- data
+    def load_workload(self, env_config: RLSchedulerEnvConfig):
+        return load_env_workload(env_config)
+
+    def sim_config(self, env_config: RLSchedulerEnvConfig) -> SimConfig:
+        return sim_config_for(env_config)
+
+    def metric(self, env_config: RLSchedulerEnvConfig) -> str:
+        return env_config.metric
+
+    def baselines(self, env_config: RLSchedulerEnvConfig) -> tuple[Baseline, ...]:
+        return tuple(Baseline(name) for name in BASELINES)
+
+    def prepare(self, env_config: RLSchedulerEnvConfig, settings: PPOSettings, options: Mapping[str, Any],
+                log=print) -> Prepared:
+        """Normalisation constants from the trace; trajectory filtering phase 1 (§IV-C)."""
+        from schedrl.agents.rlscheduler.filtering import phase1_episodes
+        from schedrl.workload.catalog import portable_trace
+
+        workload = load_env_workload(env_config)
+        norm = env_config.norm or JobFeatures.from_trace(workload).to_dict()
+        env = replace(env_config, trace=portable_trace(env_config.trace), norm=norm)
+        if options.get("filtering", True) and not env.starts:
+            iterations = int(options.get("filter_phase1_iterations", 20))
+            kept = filter_training_starts(env, workload, iterations, log)
+            phase1 = phase1_episodes(iterations, settings.train_batch_size_per_learner, env.sequence_length,
+                                     settings.num_env_runners, settings.num_envs_per_env_runner)
+            env = replace(env, train_starts=kept, filter_phase1_episodes=phase1, filter_phase1_iterations=iterations)
+        return Prepared(env, workload.sha256)
+
+    # ---------------------------------------------------------------- RLlib
+    def algorithm_config(self, env_config: RLSchedulerEnvConfig, settings: PPOSettings, model: str | None = None):
+        from schedrl.agents.rlscheduler.ppo import build_ppo_config
+
+        return build_ppo_config(settings, ENV_ID, env_config.to_dict(), model or self.models[0], vector_entry_point=True)
+
+    def module_spec(self, model: str):
+        from schedrl.agents.rlscheduler.modules import module_spec
+
+        return module_spec(model)
+
+    def searchable(self) -> Mapping[str, tuple[str, ...]]:
+        return PPO_CONFIG_PATHS
+
+    def trial_env_value(self, field: str, prepared: Mapping[str, Any], trial_config: Mapping[str, Any]):
+        from schedrl.agents.rlscheduler.filtering import phase1_episodes
+
+        if field != "filter_phase1_episodes" or not prepared.get("filter_phase1_iterations"):
+            return prepared[field]
+        # phase 1 lasts the same number of iterations whatever batch size and runners a trial has
+        return phase1_episodes(int(prepared["filter_phase1_iterations"]), int(trial_config["_train_batch_size_per_learner"]),
+                               int(prepared["sequence_length"]), int(trial_config["num_env_runners"]),
+                               int(trial_config["num_envs_per_env_runner"]))
+
+    # ---------------------------------------------------------------- evaluation
+    def policy_from_module(self, module, env_config: Mapping[str, Any]):
+        from schedrl.agents.rlscheduler.policy import CheckpointPolicy
+
+        return CheckpointPolicy(module, dict(env_config))
+
+    def load_module(self, module_dir, record):
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        _alias_legacy_modules()
+        return RLModule.from_checkpoint(str(module_dir))
+
+
+# PPOSettings field -> key path in `AlgorithmConfig.to_dict()`, for the fields a sweep may search;
+# tests check every path against `build_ppo_config`
+PPO_CONFIG_PATHS: dict[str, tuple[str, ...]] = {
+    "gamma": ("gamma",),
+    "lambda_": ("lambda",),
+    "clip_param": ("clip_param",),
+    "lr": ("lr",),
+    "vf_lr": ("learner_config_dict", VF_LR_KEY),
+    "target_kl": ("learner_config_dict", TARGET_KL_KEY),
+    "num_epochs": ("num_epochs",),
+    "train_batch_size_per_learner": ("_train_batch_size_per_learner",),
+    "minibatch_size": ("minibatch_size",),
+    "entropy_coeff": ("entropy_coeff",),
+    "vf_clip_param": ("vf_clip_param",),
+    "seed": ("seed",),
+}
+
+
+def filter_training_starts(env: RLSchedulerEnvConfig, workload, phase1_iterations: int, log=lambda text: None) -> tuple[int, ...]:
+    """Trajectory filtering phase 1 (RLScheduler §IV-C): the starts whose SJF score lies in the kept band."""
+    from schedrl.agents.rlscheduler.filtering import filter_starts
+
+    t0 = time.perf_counter()
+    n_starts = len(workload) - env.sequence_length + 1
+    if n_starts < 1:
+        raise ValueError(f"trace {workload.name!r} has {len(workload)} jobs, fewer than the sequence length "
+                         f"{env.sequence_length}: choose a shorter --sequence-length")
+    stride = max(1, n_starts // 4000)
+    result = filter_starts(workload, env.sequence_length, sim_config_for(env), env.metric, stride)
+    log(f"trajectory filtering: SJF scored {int(np.sum(~np.isnan(result.scores)))} sequences in "
+        f"{time.perf_counter() - t0:.1f} s; phase 1 keeps {len(result.kept)} with {env.metric} in "
+        f"({result.low:.2f}, {result.high:.2f}) for {phase1_iterations} iterations")
+    return tuple(int(s) for s in result.kept)
+
+
+def _alias_legacy_modules() -> None:
+    """Make the module paths of pre-agents checkpoints import the classes' current homes."""
+    import importlib
+
+    for old, new in LEGACY_MODULE_PATHS.items():
+        if old not in sys.modules:
+            sys.modules[old] = importlib.import_module(new)

@@ -1,0 +1,45 @@
+"""A trained RLScheduler module as a policy with the heuristics' interface (`pick(sim)`).
+
+Greedy decisions (the most probable visible job). The env configuration of the run record supplies
+the normalisation constants, so the policy can be evaluated on a trace other than the one it was
+trained on (RLScheduler Table VII).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.rl_module import RLModule
+
+from schedrl.agents.rlscheduler.observation import JobFeatures, ObservationBuilder
+from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
+from schedrl.sim.simulator import Simulator
+
+class CheckpointPolicy:
+    """Greedy decisions of a trained RLModule; usable from `simulate`, `compare` and `evaluate`."""
+
+    def __init__(self, module: RLModule, env_config: dict, name: str = "RL"):
+        self.module = module
+        self.env_config = env_config
+        self.norm = JobFeatures.from_dict(env_config["norm"])
+        self.name = name
+        self._builder: ObservationBuilder | None = None
+        self._for: Simulator | None = None
+
+    def scores(self, jobs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Logits of the valid slots of one observation (the module's own forward, no RLlib wrappers)."""
+        valid = int(mask.sum())
+        with torch.inference_mode():
+            if getattr(self.module, "ROW_WISE", False):
+                # a row-wise kernel scores each job alone: score just the valid rows (decision latency)
+                return self.module.job_scores(torch.from_numpy(jobs[:valid])).numpy()
+            batch = {Columns.OBS: {OBS_JOBS: torch.from_numpy(jobs)[None], OBS_ACTION_MASK: torch.from_numpy(mask)[None]}}
+            return self.module._forward(batch)[Columns.ACTION_DIST_INPUTS][0, :valid].numpy()
+
+    def pick(self, sim: Simulator) -> int:
+        if self._for is not sim:
+            self._builder = ObservationBuilder(sim.workload, self.norm, len(sim.resources))
+            self._for = sim
+        jobs, mask, visible = self._builder.build(sim)
+        return int(visible[int(np.argmax(self.scores(jobs, mask)))])

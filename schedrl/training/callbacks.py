@@ -1,0 +1,186 @@
+"""RLlib and Tune callbacks every agent's training shares.
+
+`SchedulingMetricsCallback` (RLlib) logs each finished training episode's objective and scores the
+greedy policy on the validation sequences every iteration, next to the agent's baselines; it reaches
+the agent only through the contract (`policy_from_module`, `sim_config`, `load_workload`).
+`fail_without_env_runners` ends a run whose env runners are all dead for good. `ProgressLine`
+(Tune) prints one line per trial result, for `schedrl train` and `schedrl tune` alike.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import ray
+from ray.exceptions import ActorDiedError
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.tune import Callback
+
+from schedrl.metrics import summarize
+from schedrl.sim import SimConfig, Simulator
+
+TRAIN_METRIC = "schedrl_train_metric"
+"""Env-runner metric: the objective's value of each finished training episode (mean per iteration)."""
+RESULT_KEY = "schedrl"
+"""Result dict key holding validation numbers."""
+VALIDATION_KEY = "schedrl_validation"
+"""learner_config_dict key: {"starts", "length", "metric", "heuristics", "lower_is_better"} set by the driver."""
+AGENT_KEY = "schedrl_agent"
+"""learner_config_dict key: the agent's name, so callbacks on any process can ask it."""
+INFO_METRIC = "metric_value"
+"""Env `info` key every agent's env sets on an episode's last step: the objective's raw value."""
+
+
+def _agent_of(algorithm):
+    from schedrl.agents import get_agent
+
+    return get_agent(algorithm.config.learner_config_dict.get(AGENT_KEY, "rlscheduler"))
+
+
+class SchedulingMetricsCallback(RLlibCallback):
+    """Adds `env_runners/schedrl_train_metric` and `schedrl/{validation, best_heuristic...}` to results."""
+
+    def __init__(self):
+        super().__init__()
+        self._workload = None
+        self._restarts = 0
+        self._continued_envs = 0
+
+    def on_checkpoint_loaded(self, *, algorithm, **kwargs) -> None:
+        # a resumed run: its env runners were built afresh with the run's original seeds
+        self._continued_envs += continue_env_runners(algorithm, runner_ids=None, generation=0)
+
+    def on_env_runners_recreated(self, *, algorithm, env_runner_group, env_runner_indices, is_evaluation,
+                                 **kwargs) -> None:
+        # restarted after a failure, with the seed of the runner they replace
+        if not is_evaluation:
+            self._restarts += 1
+            self._continued_envs += continue_env_runners(algorithm, runner_ids=list(env_runner_indices),
+                                                         generation=self._restarts)
+
+    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        infos = episode.get_infos()
+        last = infos[-1] if len(infos) else {}
+        if metrics_logger is not None and INFO_METRIC in last:
+            metrics_logger.log_value(TRAIN_METRIC, float(last[INFO_METRIC]), reduce="mean", window=1000)
+
+    def on_train_result(self, *, algorithm, metrics_logger=None, result: dict, **kwargs) -> None:
+        fail_without_env_runners(algorithm)
+        # envs of resumed or recreated env runners told to continue (this trainer's lifetime)
+        result[RESULT_KEY] = {"continued_envs": self._continued_envs}
+        spec = algorithm.config.learner_config_dict.get(VALIDATION_KEY)
+        if not spec:
+            return
+        agent = _agent_of(algorithm)
+        env_config = dict(algorithm.config.env_config)
+        env = agent.env_config_class.from_dict(env_config)
+        if self._workload is None:
+            self._workload = agent.load_workload(env)
+        module = algorithm.get_module()
+        if module is None:
+            return
+        policy = agent.policy_from_module(module, env_config)
+        sim_cfg = SimConfig.from_dict(spec["sim_config"]) if "sim_config" in spec else agent.sim_config(env)
+        length = int(spec.get("length", agent.sequence_length(env)))
+        values = [summarize(Simulator(self._workload[s:s + length], sim_cfg).run(policy)).value(spec["metric"])
+                  for s in spec["starts"]]
+        heuristics = spec["heuristics"]
+        lower = spec["lower_is_better"]
+        best = (min if lower else max)(heuristics, key=heuristics.get)
+        result[RESULT_KEY].update({
+            "validation": float(np.mean(values)),
+            "best_heuristic": best,
+            "best_heuristic_value": float(heuristics[best]),
+            **{f"heuristic_{k}": float(v) for k, v in heuristics.items()},
+        })
+
+
+def continue_env_runners(algorithm, runner_ids: list[int] | None, generation: int) -> int:
+    """Tell fresh env runners how far training got, so they neither replay nor re-filter episodes.
+
+    Env runners seed their environments from the config's seed and their index alone, so a runner
+    recreated after a crash, or every runner of a resumed run, would draw again the episodes trained
+    on from iteration 1 (and rerun a filtering or curriculum phase). Their envs get the episodes each
+    has drawn by now (`Agent.episodes_drawn`) and a salt of (iteration, generation) for every later
+    seed. `runner_ids=None` means every runner, the local one included. Returns the envs reached.
+    """
+    iteration = int(algorithm.iteration)
+    if iteration == 0 and generation == 0:
+        return 0
+    episodes = _agent_of(algorithm).episodes_drawn(algorithm.config, iteration)
+    salt = (iteration, generation)
+
+    def resume_envs(runner) -> int:
+        env = getattr(getattr(runner, "env", None), "unwrapped", None)
+        if getattr(env, "continue_training", None) is None:
+            return 0
+        env.continue_training(episodes, salt)
+        return getattr(env, "num_envs", 1)
+
+    return sum(algorithm.env_runner_group.foreach_env_runner(resume_envs, remote_worker_ids=runner_ids,
+                                                             local_env_runner=runner_ids is None))
+
+
+def fail_without_env_runners(algorithm, **kwargs) -> None:
+    """Raise once every remote env runner is dead for good.
+
+    RLlib 2.60 keeps iterating when none of its env runners can come back (restarts used up or
+    switched off): the remaining iterations sample and train nothing and the run "finishes".
+    Ray answers a ping to a restarting actor with ``ActorUnavailableError`` and to a dead one
+    with ``ActorDiedError``; only if two rounds of pings, a second apart, all say dead is this an
+    error (a runner dying again mid-ping is then seen restarting the second time).
+    """
+    group = algorithm.env_runner_group
+    if group is None or group.num_remote_env_runners() == 0 or group.num_healthy_remote_env_runners() > 0:
+        return
+    actors = list(group._worker_manager.actors().values())
+    timeout = algorithm.config.env_runner_health_probe_timeout_s
+    for attempt in range(2):
+        if attempt:
+            time.sleep(1.0)
+        for actor in actors:
+            try:
+                ray.get(actor.ping.remote(), timeout=timeout)
+                return
+            except ActorDiedError:
+                continue
+            except Exception:  # restarting, slow or unreachable for now: not known to be dead
+                return
+    config = algorithm.config
+    raise RuntimeError(
+        f"all {len(actors)} env runners died and cannot be restarted (restart_failed_env_runners="
+        f"{config.restart_failed_env_runners}, max_env_runner_restarts={config.max_num_env_runner_restarts} "
+        "each); training would go on without samples"
+    )
+
+
+class ProgressLine(Callback):
+    """One line per trial result (steps/s, training metric, validation vs the best baseline), and one when a
+    trial ends or fails; `single` leaves out the trial id and searched values (a `schedrl train` run)."""
+
+    def __init__(self, describe, metric_of, single: bool = False, log=print):
+        self.describe, self.metric_of, self.single, self.log = describe, metric_of, single, log
+
+    def on_trial_result(self, iteration, trials, trial, result, **info):
+        runners = result.get("env_runners", {})
+        steps = runners.get("num_env_steps_sampled", 0)
+        dt = result.get("time_this_iter_s", 0) or 1e-9
+        metric = self.metric_of(trial.config)
+        head = "" if self.single else f"{trial.trial_id} [{self.describe(trial.config) or 'fixed'}] "
+        line = (f"{head}iter {result.get('training_iteration', 0):4d} | {steps / dt:7.0f} env steps/s | "
+                f"train {metric} {runners.get(TRAIN_METRIC, float('nan')):10.2f}")
+        val = result.get(RESULT_KEY, {})
+        if "validation" in val:
+            line += (f" | validation {val['validation']:10.2f} vs best heuristic "
+                     f"{val['best_heuristic']} {val['best_heuristic_value']:.2f}")
+        if val.get("continued_envs"):  # envs of restarted/resumed runners that picked up where training was
+            line += f" | {val['continued_envs']} envs continued"
+        self.log(line + f" | {result.get('time_total_s', 0):6.0f}s")
+
+    def on_trial_complete(self, iteration, trials, trial, **info):
+        if not self.single:
+            self.log(f"{trial.trial_id} finished after {trial.last_result.get('training_iteration', 0)} iterations")
+
+    def on_trial_error(self, iteration, trials, trial, **info):
+        self.log(f"{trial.trial_id} failed: see {trial.path}/error.txt")

@@ -1,0 +1,345 @@
+"""The one training driver: a `SweepSpec` run as one Ray Tune experiment, for every agent.
+
+`schedrl tune FILE.yaml` runs a sweep; `schedrl train AGENT ...` builds a one-trial `SweepSpec` from
+its options (`spec.single_run`) and runs the very same code, then plots its curve and evaluates its
+last checkpoint (`train`). Before Tune starts, every distinct environment of the spec is prepared once
+through the agent (`Agent.prepare`: normalisation, trajectory filtering / curriculum) and its
+validation sequences are scored by the agent's baselines; each trial's RLlib config comes from
+`Agent.algorithm_config`, with the shared callbacks (validation, progress, restarts) added here.
+Each trial directory gets a `RunRecord` (`schedrl_run.json`), so any checkpoint loads as a policy.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedrl.agents.checkpoint import RUN_FILE, RunRecord, versions
+from schedrl.training.spec import SWEEP_FILE, SweepError, SweepSpec, assign_path, group_label, short_value, trial_settings, trial_values
+
+
+def check_traces(spec: SweepSpec, strict: bool = True) -> list[str]:
+    """Problems with the traces the sweep trains or evaluates on: raised (strict) or returned as warnings.
+
+    A dry run on a laptop validates a sweep meant for a cluster where the traces live: there a missing
+    trace is a warning naming where it was looked for, not an error.
+    """
+    from schedrl.workload.catalog import resolve_trace
+    from schedrl.workload.errors import TraceError
+
+    traces = list(spec.param_space["env.trace"].values) if "env.trace" in spec.param_space else [spec.env.trace]
+    traces += [t for t in spec.evaluate.traces if t not in traces]
+    problems = []
+    for trace in traces:
+        try:
+            resolve_trace(trace)
+        except (TraceError, FileNotFoundError, ValueError) as e:
+            if strict:
+                raise
+            problems.append(str(e))
+    return problems
+
+
+# ---------------------------------------------------------------- preparation
+
+
+@dataclass(frozen=True)
+class PreparedEnv:
+    """One environment of the spec after `Agent.prepare`, with its validation sequences."""
+
+    label: str
+    """Group label."""
+    env_config: Mapping[str, Any]
+    """The prepared env config as a dict."""
+    validation: Mapping[str, Any]
+    """Validation starts and the baselines' means on them (`SchedulingMetricsCallback`)."""
+    trace_sha256: str | None
+    """Checksum of the trace, for the run records."""
+
+
+def env_key(env_config: Mapping, searched: tuple[str, ...]) -> str:
+    return json.dumps([env_config[name] for name in searched])
+
+
+def validation_spec(agent, env, workload, sequences: int, seed: int | None) -> dict:
+    """Seeded validation starts of the training length and each baseline's mean on them."""
+    from schedrl.eval.policies import run_baseline
+    from schedrl.metrics import METRICS
+
+    length = agent.sequence_length(env)
+    metric = agent.metric(env)
+    rng = np.random.default_rng(10_000 + (seed or 0))
+    starts = [int(s) for s in rng.integers(0, len(workload) - length + 1, sequences)] if sequences else []
+    sim = agent.sim_config(env)
+    heuristics = {b.name: float(np.mean([run_baseline(b, workload[s:s + length], sim, metric) for s in starts]))
+                  for b in agent.baselines(env)} if starts else {}
+    return {"starts": starts, "length": length, "metric": metric, "sim_config": sim.to_dict(),
+            "heuristics": heuristics, "lower_is_better": METRICS[metric][1]}
+
+
+def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
+    """Prepare every environment variant of the spec once, through its agent."""
+    from schedrl.workload.catalog import portable_trace
+
+    agent = spec.agent_impl
+    options = asdict(spec.training)
+    table = {}
+    for variant in spec.env_variants():
+        variant = {k: portable_trace(v) if k == "trace" else v for k, v in variant.items()}
+        env = replace(spec.env, **variant)
+        label = group_label(variant)
+        prepared = agent.prepare(env, spec.settings, options, lambda text, label=label: log(f"[{label}] {text}"))
+        workload = agent.load_workload(prepared.env_config)
+        validation = validation_spec(agent, prepared.env_config, workload, spec.training.validation_sequences,
+                                     getattr(spec.settings, "seed", 0))
+        table[env_key(env.to_dict(), spec.env_searched)] = PreparedEnv(
+            label, prepared.env_config.to_dict(), validation, prepared.trace_sha256)
+    return table
+
+
+class FromPrepared:
+    """`tune.sample_from` callable: a prepared value for the trial's environment, looked up once Tune set it."""
+
+    def __init__(self, spec: SweepSpec, table: dict[str, PreparedEnv], what: str):
+        self.agent_name, self.table, self.searched, self.what = spec.agent, table, spec.env_searched, what
+
+    def __call__(self, config):
+        from schedrl.agents import get_agent
+
+        if "env_config" not in config:  # Tune's generate_variants passes the whole spec, trials their config
+            config = config["config"]
+        entry = self.table[env_key({n: config["env_config"][n] for n in self.searched}, self.searched)]
+        if self.what == "validation":
+            return json.loads(json.dumps(entry.validation))
+        return get_agent(self.agent_name).trial_env_value(self.what, dict(entry.env_config), config)
+
+
+def build_param_space(spec: SweepSpec, table: dict[str, PreparedEnv]) -> dict:
+    """The agent's `AlgorithmConfig` as a dict, with the search spaces and the prepared values placed into it."""
+    from ray import tune
+
+    from schedrl.training.callbacks import AGENT_KEY, VALIDATION_KEY, SchedulingMetricsCallback
+    from schedrl.workload.catalog import portable_trace
+
+    agent = spec.agent_impl
+    env = replace(spec.env, trace=portable_trace(spec.env.trace))
+    config = agent.algorithm_config(env, spec.settings, spec.model or None)
+    config = (config.callbacks(SchedulingMetricsCallback)
+              .env_runners(num_cpus_per_env_runner=spec.resources.cpus_per_env_runner)
+              .resources(num_cpus_for_main_process=spec.resources.cpus_for_main_process))
+    config = config.learners(learner_config_dict={**config.learner_config_dict, AGENT_KEY: spec.agent})
+    space = config.to_dict()
+    searchable = agent.searchable()
+    for key, s in spec.param_space.items():
+        section, _, name = key.partition(".")
+        if key == "model":
+            space["_rl_module_spec"] = s.to_tune(agent.module_spec)
+        elif section == "env":
+            space["env_config"][name] = s.to_tune(portable_trace if name == "trace" else lambda v: v)
+        else:
+            assign_path(space, searchable[name], s.to_tune())
+    for name in space["env_config"]:
+        if name not in spec.env_searched:
+            space["env_config"][name] = tune.sample_from(FromPrepared(spec, table, name))
+    space["learner_config_dict"][VALIDATION_KEY] = tune.sample_from(FromPrepared(spec, table, "validation"))
+    return space
+
+
+# ---------------------------------------------------------------- the Tune run
+
+
+def trial_name(trial) -> str:
+    """Short trial names and directories (`trial_3a1f2_00001`) instead of Tune's parameter-laden ones."""
+    return f"trial_{trial.trial_id}"
+
+
+def _scheduler_object(spec: SweepSpec):
+    from ray import tune
+    from ray.tune.schedulers import ASHAScheduler, PopulationBasedTraining
+
+    o = spec.scheduler_options
+    if spec.scheduler == "asha":
+        return ASHAScheduler(time_attr=o.time_attr, max_t=o.max_t, grace_period=o.grace_period,
+                             reduction_factor=o.reduction_factor, brackets=o.brackets)
+    if spec.scheduler == "pbt":
+        searchable = spec.agent_impl.searchable()
+        mutations: dict = {}
+        for key, s in o.hyperparam_mutations.items():
+            value = list(s.values) if s.discrete else s.to_tune()
+            assign_path(mutations, searchable[key.partition(".")[2]], value)
+        return PopulationBasedTraining(time_attr=o.time_attr, perturbation_interval=o.perturbation_interval,
+                                       burn_in_period=o.burn_in_period, hyperparam_mutations=mutations,
+                                       quantile_fraction=o.quantile_fraction,
+                                       resample_probability=o.resample_probability)
+    return tune.schedulers.FIFOScheduler()
+
+
+def trial_record(spec: SweepSpec, config: Mapping, table: dict[str, PreparedEnv],
+                 train_args: tuple[str, ...] | None = None) -> RunRecord:
+    """The run record of one trial, from its resolved config."""
+    from schedrl.training.callbacks import VALIDATION_KEY
+
+    agent = spec.agent_impl
+    env = agent.env_config_class.from_dict(config["env_config"])
+    entry = table[env_key(config["env_config"], spec.env_searched)]
+    model = trial_values(spec, config).get("model", spec.model)
+    return RunRecord(agent=spec.agent, env_config=env.to_dict(), sim_config=agent.sim_config(env), model=model or None,
+                     settings=asdict(trial_settings(spec, config)),
+                     validation=config["learner_config_dict"][VALIDATION_KEY], trace_sha256=entry.trace_sha256,
+                     versions=versions(), command=tuple(sys.argv), train_args=train_args)
+
+
+def _record_writer(spec: SweepSpec, table: dict[str, PreparedEnv]):
+    from ray.tune import Callback
+
+    class RecordWriter(Callback):
+        """Writes each trial's run record when it starts, so its checkpoints load as policies."""
+
+        def on_trial_start(self, iteration, trials, trial, **info):
+            trial_record(spec, trial.config, table).write(trial.path)
+
+    return RecordWriter()
+
+
+@dataclass
+class SweepRun:
+    """What `run_experiment` returns: Tune's results and whether every trial finished."""
+
+    results: Any
+    """Tune's `ResultGrid`."""
+    experiment: Path
+    """The Tune experiment directory."""
+    finished: bool
+    """False when the run was interrupted (resume it with `resume=True`)."""
+    table: dict
+    """The prepared environments."""
+
+
+def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = None, resume: bool = False,
+                   verbose: bool = True, single: bool = False, train_args: tuple[str, ...] | None = None) -> SweepRun:
+    """Run (or resume) the spec's Tune experiment under `out/<name>`; connects to `address` if given."""
+    import ray
+    from ray import tune
+
+    from schedrl.training.callbacks import ProgressLine
+
+    out = Path(out).expanduser().resolve()
+    experiment = out / spec.name
+    log = (lambda text: print(text, flush=True)) if verbose else (lambda text: None)
+    if resume:
+        if not tune.Tuner.can_restore(str(experiment)):
+            raise FileNotFoundError(f"nothing to resume in {experiment}")
+        recorded = json.loads((out / SWEEP_FILE).read_text())["spec"]
+        if recorded != spec.to_data():
+            raise SweepError(f"{spec.source} differs from the run recorded in {out / SWEEP_FILE}: "
+                             "resume with the options the run was started with")
+        table = _read_table(out)
+    elif experiment.exists() and any(experiment.iterdir()):
+        raise FileExistsError(f"{experiment} already holds a run: use --resume, or another --out")
+    check_traces(spec)
+    started = not ray.is_initialized()
+    if started:
+        # Ray Client runs Tune on the cluster: its progress lines reach us only through the driver log
+        client = bool(address and address.startswith("ray://"))
+        ray.init(address=address, log_to_driver=client, include_dashboard=False)
+    agent = spec.agent_impl
+    progress = ProgressLine(
+        describe=lambda config: " ".join(f"{k.split('.')[-1]}={short_value(v)}" for k, v in trial_values(spec, config).items()),
+        metric_of=lambda config: agent.metric(agent.env_config_class.from_dict(config["env_config"])),
+        single=single, log=log)
+    try:
+        if not resume:
+            table = prepare_envs(spec, log)
+            _write_sweep_file(spec, table, out, train_args)
+        algo_class = agent.algorithm_config(spec.env, spec.settings, spec.model or None).algo_class
+        if resume:
+            # the param space again: Tune resolves the objects in trials it has not created yet from it
+            tuner = tune.Tuner.restore(str(experiment), trainable=algo_class, resume_unfinished=True,
+                                       resume_errored=True, param_space=build_param_space(spec, table))
+        else:
+            stop = {"training_iteration": spec.stop.iterations, "time_total_s": spec.stop.time_budget_s}
+            tuner = tune.Tuner(
+                algo_class, param_space=build_param_space(spec, table),
+                tune_config=tune.TuneConfig(
+                    num_samples=spec.num_samples, metric=spec.metric, mode=spec.mode,
+                    scheduler=_scheduler_object(spec), max_concurrent_trials=spec.resources.max_concurrent_trials,
+                    time_budget_s=spec.stop.total_time_budget_s, trial_name_creator=trial_name,
+                    trial_dirname_creator=trial_name),
+                run_config=tune.RunConfig(
+                    name=spec.name, storage_path=str(out), verbose=0,
+                    stop={k: v for k, v in stop.items() if v is not None},
+                    checkpoint_config=tune.CheckpointConfig(checkpoint_frequency=spec.training.checkpoint_every,
+                                                            checkpoint_at_end=True),
+                    # a trainer lost with its node restarts from the last checkpoint instead of failing the run
+                    failure_config=tune.FailureConfig(max_failures=3),
+                    callbacks=[progress, _record_writer(spec, table)]),
+            )
+        t0 = time.monotonic()
+        results = tuner.fit()
+        elapsed = time.monotonic() - t0
+    finally:
+        if started:
+            ray.shutdown()
+    # an interrupted Tune run returns normally: it shows as trials not yet created or not ended
+    ended = results.num_terminated + results.num_errors == len(results)
+    budget = spec.stop.total_time_budget_s
+    finished = ended and (len(results) == spec.num_trials() or (budget is not None and elapsed >= 0.99 * budget))
+    return SweepRun(results, experiment, finished, table)
+
+
+def _write_sweep_file(spec: SweepSpec, table: dict[str, PreparedEnv], out: Path,
+                      train_args: tuple[str, ...] | None = None) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    record = {
+        "train_args": list(train_args) if train_args is not None else None,
+        "spec": spec.to_data(),
+        "source": spec.source,
+        "environments": {key: asdict(entry) for key, entry in table.items()},
+        "versions": versions(),
+        "command": sys.argv,
+    }
+    (out / SWEEP_FILE).write_text(json.dumps(record, indent=2, default=str))
+
+
+def _read_table(out: Path) -> dict[str, PreparedEnv]:
+    environments = json.loads((out / SWEEP_FILE).read_text())["environments"]
+    return {key: PreparedEnv(**entry) for key, entry in environments.items()}
+
+
+# ---------------------------------------------------------------- a single run (`schedrl train`)
+
+
+def train(spec: SweepSpec, out: str | Path, *, resume: bool = False, train_args: tuple[str, ...] | None = None,
+          verbose: bool = True, address: str | None = None) -> dict:
+    """A one-trial run: the experiment, then its run record in `out`, curve plot and final evaluation."""
+    from schedrl.training.report import final_evaluation, plot_curve
+
+    if spec.num_trials() != 1:
+        raise ValueError(f"train runs one trial; {spec.source} describes {spec.num_trials()} (use `schedrl tune`)")
+    out = Path(out).expanduser().resolve()
+    log = (lambda text: print(text, flush=True)) if verbose else (lambda text: None)
+    t0 = time.perf_counter()
+    run = run_experiment(spec, out, resume=resume, verbose=verbose, single=True, address=address,
+                         train_args=train_args)
+    wall = time.perf_counter() - t0
+    if not run.finished:
+        raise KeyboardInterrupt
+    result = run.results[0]
+    if result.error:
+        raise RuntimeError(f"training failed: {result.error}")
+    record = trial_record(spec, result.config, run.table, train_args)
+    record.write(out)
+    checkpoint = result.checkpoint.path
+    log(f"training finished in {wall:.0f} s; checkpoint {checkpoint}")
+    summary = {"checkpoint": checkpoint, "wall_s": wall, "out": str(out)}
+    summary["curve"] = plot_curve(result.metrics_dataframe, record.validation, out / "training_curve.png")
+    summary["evaluation"] = final_evaluation(spec, record, checkpoint, out, log)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    return summary

@@ -1,0 +1,357 @@
+"""Reports of finished runs: a sweep's results tables and curves, a single run's curve and evaluation.
+
+Everything here reads Tune's results and the run records and reaches agents only through the
+contract (`baselines`, `sim_config`, `metric`, `load_workload`), so every agent's runs report alike.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedrl.agents.checkpoint import load_policy
+from schedrl.eval.compare import choose_starts
+from schedrl.metrics import METRICS, summarize
+from schedrl.sim import Simulator
+from schedrl.training.spec import group_label, trial_group, trial_values
+from schedrl.workload.sampling import sequence
+
+
+def _cell(value) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+@dataclass
+class TrialRow:
+    """One trial of the finished sweep."""
+
+    name: str
+    group: str
+    values: dict
+    env_config: dict
+    status: str
+    iterations: int
+    best: float
+    checkpoint: str | None
+    heuristic: tuple[str, float] | None = None
+    curve: Any = field(default=None, repr=False)
+
+
+def trial_rows(spec, results) -> list[TrialRow]:
+    from schedrl.training.callbacks import VALIDATION_KEY
+
+    rows = []
+    for r in results:
+        config = r.config
+        best, checkpoint = math.nan, None
+        scored = [(c, _lookup(m, spec.metric)) for c, m in (r.best_checkpoints or [])]
+        scored = [(c, v) for c, v in scored if v is not None and math.isfinite(v)]
+        if scored:
+            checkpoint, best = (min if spec.mode == "min" else max)(scored, key=lambda cv: cv[1])
+        elif r.checkpoint is not None:
+            checkpoint = r.checkpoint
+        df = r.metrics_dataframe
+        validation = config["learner_config_dict"].get(VALIDATION_KEY) or {}
+        if validation.get("heuristics"):
+            h = validation["heuristics"]
+            name = (min if validation["lower_is_better"] else max)(h, key=h.get)
+            heuristic = (name, h[name])
+        else:
+            heuristic = None
+        rows.append(TrialRow(
+            name=Path(r.path).name, group=group_label(trial_group(spec, config)), values=trial_values(spec, config),
+            env_config=dict(config["env_config"]), status="error" if r.error else "ok",
+            iterations=int((r.metrics or {}).get("training_iteration", 0)), best=float(best),
+            checkpoint=checkpoint.path if checkpoint is not None else None, heuristic=heuristic,
+            curve=df[["training_iteration", spec.metric]] if df is not None and spec.metric in df else None))
+    return rows
+
+
+def _lookup(metrics: dict, key: str):
+    if key in metrics:
+        return metrics[key]
+    value = metrics
+    for part in key.split("/"):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def best_per_group(spec, rows: list[TrialRow]) -> dict[str, TrialRow]:
+    best: dict[str, TrialRow] = {}
+    sign = 1 if spec.mode == "min" else -1
+    for row in rows:
+        if row.checkpoint is None:
+            continue
+        key = (math.isnan(row.best), sign * (0 if math.isnan(row.best) else row.best))
+        current = best.get(row.group)
+        if current is None or key < (math.isnan(current.best), sign * (0 if math.isnan(current.best) else current.best)):
+            best[row.group] = row
+    return best
+
+
+def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
+    """Each group's best checkpoint next to the agent's baselines, on held-out sequences of each evaluation trace."""
+    agent = spec.agent_impl
+    cache: dict[tuple, dict] = {}
+    rows = []
+    for group, row in best.items():
+        train_env = agent.env_config_class.from_dict(row.env_config)
+        for trace in spec.evaluate.traces or (train_env.trace,):
+            env = agent.env_for_trace(train_env, trace)
+            workload = agent.load_workload(env)
+            length = min(spec.evaluate.jobs, len(workload))
+            starts = choose_starts(workload, length, spec.evaluate.sequences, 20_000 + (getattr(spec.settings, "seed", 0) or 0),
+                                   list(spec.evaluate.starts) or None)
+            key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
+            if key not in cache:
+                cache[key] = baseline_means(agent, env, workload, starts, length)
+            values = cache[key]
+            rl = policy_values(load_policy(row.checkpoint), agent, env, workload, starts, length)
+            metric = agent.metric(env)
+            lower = METRICS[metric][1]
+            best_h = (min if lower else max)(values, key=values.get)
+            rl_value = float(np.mean(rl))
+            gain = (values[best_h] - rl_value) / values[best_h] * (1 if lower else -1) * 100
+            rows.append({"group": group, "trial": row.name, "evaluated_on": Path(trace).name if "/" in trace else trace,
+                         "backfill": getattr(env, "backfill", "-"), "metric": metric, "sequences": len(starts),
+                         "jobs": length, "starts": starts, "baselines": list(values),
+                         **values, "rl": rl_value, "best_heuristic": best_h, "rl_vs_best_heuristic_pct": gain,
+                         "per_sequence_rl": rl})
+    return rows
+
+
+def policy_values(policy, agent, env, workload, starts, length) -> list[float]:
+    """A policy's metric on each sequence, under the agent's simulator semantics."""
+    from schedrl.eval.policies import run_policy
+
+    metric, config = agent.metric(env), agent.sim_config(env)
+    return [summarize(run_policy(policy, Simulator(sequence(workload, s, length), config))).value(metric) for s in starts]
+
+
+def baseline_means(agent, env, workload, starts, length) -> dict[str, float]:
+    """Each of the agent's baselines: its mean metric over the sequences."""
+    from schedrl.eval.policies import run_baseline
+
+    metric, config = agent.metric(env), agent.sim_config(env)
+    return {b.name: float(np.mean([run_baseline(b, sequence(workload, s, length), config, metric) for s in starts]))
+            for b in agent.baselines(env)}
+
+
+def write_report(spec, results, out: Path) -> str:
+    """Write results.csv/.md/.json, trials.csv and sweep_curves.png under `out`; returns the summary text."""
+    out = Path(out)
+    rows = trial_rows(spec, results)
+    best = best_per_group(spec, rows)
+    evaluation = evaluate_groups(spec, best) if spec.evaluate.enabled else []
+    keys = list(spec.param_space)
+    metric_col = spec.metric
+
+    with open(out / "trials.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["trial", "group", *keys, "status", "iterations", f"best {metric_col}", "checkpoint"])
+        for r in rows:
+            w.writerow([r.name, r.group, *[r.values[k] for k in keys], r.status, r.iterations, r.best, r.checkpoint])
+    baselines = [b.name for b in spec.agent_impl.baselines(spec.env)]
+    eval_cols = ["evaluated_on", "backfill", "metric", "sequences", "jobs", *baselines, "rl", "best_heuristic",
+                 "rl_vs_best_heuristic_pct"]
+    with open(out / "results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["group", "trial", *keys, metric_col, "iterations", "checkpoint"] + (eval_cols if evaluation else []))
+        for group, r in best.items():
+            head = [group, r.name, *[r.values[k] for k in keys], r.best, r.iterations, r.checkpoint]
+            evals = [e for e in evaluation if e["group"] == group]
+            for e in evals or [None]:
+                w.writerow(head + ([e.get(c, "") for c in eval_cols] if e else []))
+    (out / "results.json").write_text(json.dumps({
+        "spec": spec.to_data(),
+        "best": {g: vars(r) | {"curve": None, "env_config": {k: v for k, v in r.env_config.items() if k != "train_starts"}}
+                 for g, r in best.items()},
+        "evaluation": evaluation}, indent=2, default=str))
+    plot = plot_curves(spec, rows, out / "sweep_curves.png")
+    text = results_markdown(spec, rows, best, evaluation, plot)
+    (out / "results.md").write_text(text + "\n")
+    return text
+
+
+def _md(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def results_markdown(spec, rows, best, evaluation, plot) -> str:
+    keys = [k for k in spec.param_space if not k.startswith("env.")]  # env values are in the group's name
+    failed = sum(r.status == "error" for r in rows)
+    lines = [f"# Sweep `{spec.name}`", "",
+             f"`{spec.source}`: {len(rows)} trials" + (f" ({failed} failed)" if failed else "")
+             + f", scheduler {spec.scheduler}, best trial by `{spec.metric}` ({spec.mode}).", "",
+             "## Best trial per group", ""]
+    lines += _md(["group", "trial", *keys, spec.metric, "iterations"],
+                 [[g, r.name, *[_cell(r.values[k]) for k in keys], f"{r.best:.2f}", str(r.iterations)]
+                  for g, r in best.items()])
+    if evaluation:
+        e0 = evaluation[0]
+        lines += ["", f"## Evaluation: avg {e0['metric']} on held-out sequences "
+                      f"({e0['sequences']} x {e0['jobs']} jobs; * = best in the row)", ""]
+        table = []
+        for e in evaluation:
+            cells = {p: e[p] for p in [*e["baselines"], "rl"]}
+            star = (min if _lower(e) else max)(cells, key=cells.get)
+            table.append([e["group"], e["evaluated_on"], e["backfill"]]
+                         + [f"{cells[p]:.2f}" + ("*" if p == star else "") for p in cells]
+                         + [f"{e['rl_vs_best_heuristic_pct']:+.1f}% vs {e['best_heuristic']}"])
+        lines += _md(["group", "evaluated on", "backfill", *evaluation[0]["baselines"], "RL", "RL gain over best heuristic (+ = better)"],
+                     table)
+        traces = list(dict.fromkeys(e["evaluated_on"] for e in evaluation))
+        if len(traces) > 1:
+            lines += ["", "## Generalisation: each group's policy (rows) on each trace (columns)", ""]
+            matrix = [[g] + [next((f"{e['rl']:.2f}" for e in evaluation if e["group"] == g and e["evaluated_on"] == t), "")
+                             for t in traces] for g in best]
+            matrix.append(["best heuristic"] + [next(f"{e[e['best_heuristic']]:.2f} ({e['best_heuristic']})"
+                                                     for e in evaluation if e["evaluated_on"] == t) for t in traces])
+            lines += _md(["trained on \\ evaluated on", *traces], matrix)
+    lines += ["", "## All trials", ""]
+    lines += _md(["trial", "group", *keys, "status", "iterations", f"best {spec.metric}"],
+                 [[r.name, r.group, *[_cell(r.values[k]) for k in keys], r.status, str(r.iterations), f"{r.best:.2f}"]
+                  for r in rows])
+    if plot:
+        lines += ["", f"![{spec.metric} per iteration]({Path(plot).name})"]
+    return "\n".join(lines)
+
+
+def _lower(evaluation_row: dict) -> bool:
+    return METRICS[evaluation_row["metric"]][1]
+
+
+def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
+    """The sweep's metric per iteration, one panel per group, one line per trial."""
+    groups = list(dict.fromkeys(r.group for r in rows if r.curve is not None and len(r.curve)))
+    if not groups:
+        return None
+    from schedrl.eval.plots import pyplot
+
+    plt = pyplot()
+    cols = min(3, len(groups))
+    n_rows = math.ceil(len(groups) / cols)
+    fig, axes = plt.subplots(n_rows, cols, figsize=(5 * cols, 3.5 * n_rows), squeeze=False)
+    for ax, group in zip(axes.flat, groups):
+        values = []
+        for r in rows:
+            if r.group == group and r.curve is not None:
+                ax.plot(r.curve["training_iteration"], r.curve[spec.metric], label=r.name, alpha=0.8)
+                values += list(r.curve[spec.metric].dropna())
+        heuristic = next((r.heuristic for r in rows if r.group == group and r.heuristic), None)
+        if heuristic and spec.metric == "schedrl/validation":
+            ax.axhline(heuristic[1], linestyle="--", color="grey", label=f"{heuristic[0].upper()} (best heuristic)")
+        ax.set_title(group, fontsize="medium")
+        ax.set_xlabel("training iteration")
+        ax.set_ylabel(spec.metric)
+        if values and min(values) > 0 and max(values) / min(values) > 20:
+            ax.set_yscale("log")
+        if len([r for r in rows if r.group == group]) <= 8:
+            ax.legend(fontsize="x-small")
+    for ax in list(axes.flat)[len(groups):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return str(path)
+
+
+# ---------------------------------------------------------------- a single run
+
+
+def plot_curve(df, validation: dict, path: Path) -> str | None:
+    """Training and validation metric vs iteration, the baselines as horizontal lines."""
+    from schedrl.training.callbacks import RESULT_KEY, TRAIN_METRIC
+
+    if df is None or len(df) == 0:
+        return None
+    from schedrl.eval.plots import pyplot
+
+    metric = validation.get("metric", "metric")
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    it = df["training_iteration"]
+    train_col = f"env_runners/{TRAIN_METRIC}"
+    if train_col in df:
+        ax.plot(it, df[train_col], label=f"training episodes ({metric})", alpha=0.6)
+    if f"{RESULT_KEY}/validation" in df:
+        ax.plot(it, df[f"{RESULT_KEY}/validation"], label="validation (greedy)", linewidth=2)
+    for i, (name, value) in enumerate(sorted(validation.get("heuristics", {}).items(), key=lambda kv: kv[1])):
+        ax.axhline(value, linestyle="--", linewidth=1, color=f"C{i + 2}", label=f"{name} (validation)")
+    ax.set_xlabel("training iteration")
+    ax.set_ylabel(f"avg {metric}")
+    values = [v for v in df.get(f"{RESULT_KEY}/validation", []) if v == v and v > 0]
+    if values and max(values) / min(values) > 20:
+        ax.set_yscale("log")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return str(path)
+
+
+@dataclass
+class Evaluation:
+    """A trained policy next to its agent's baselines on fixed held-out sequences."""
+
+    trace: str
+    metric: str
+    starts: list[int]
+    jobs: int
+    values: dict[str, list[float]]
+    """Column label -> per-sequence values (baselines first, the trained policy last)."""
+
+    def mean(self, label: str) -> float:
+        return float(np.mean(self.values[label]))
+
+    @property
+    def best(self) -> str:
+        means = {k: self.mean(k) for k in self.values}
+        return (min if METRICS[self.metric][1] else max)(means, key=means.get)
+
+    def to_dict(self) -> dict:
+        return {"trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.jobs,
+                "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v} for k, v in self.values.items()]}
+
+    def to_markdown(self) -> str:
+        header = list(self.values)
+        cells = [f"{self.mean(k):.2f}" + ("*" if k == self.best else "") for k in header]
+        return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header), "| " + " | ".join(cells) + " |"])
+
+    def to_text(self) -> str:
+        header = list(self.values)
+        cells = [f"{self.mean(k):.2f}" + ("*" if k == self.best else "") for k in header]
+        widths = [max(len(h), len(c)) for h, c in zip(header, cells)]
+        title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} held-out sequences of "
+                 f"{self.jobs} jobs (* = best)")
+        return "\n".join([title, "  ".join(h.rjust(w) for h, w in zip(header, widths)),
+                          "  ".join(c.rjust(w) for c, w in zip(cells, widths))])
+
+
+def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dict:
+    """The trained policy next to the agent's baselines on held-out sequences (RLScheduler Table V layout)."""
+    agent = spec.agent_impl
+    env = agent.env_config_class.from_dict(record.env_config)
+    workload = agent.load_workload(env)
+    length = min(spec.evaluate.jobs, len(workload))
+    starts = choose_starts(workload, length, spec.evaluate.sequences, 20_000 + (getattr(spec.settings, "seed", 0) or 0),
+                           list(spec.evaluate.starts) or None)
+    from schedrl.eval.policies import run_baseline
+
+    metric, config = agent.metric(env), agent.sim_config(env)
+    values = {b.name: [run_baseline(b, sequence(workload, s, length), config, metric) for s in starts]
+              for b in agent.baselines(env)}
+    values["RL"] = policy_values(load_policy(checkpoint), agent, env, workload, starts, length)
+    evaluation = Evaluation(workload.name, metric, [int(s) for s in starts], length, values)
+    (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
+    (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
+    log(evaluation.to_text())
+    return evaluation.to_dict()
