@@ -7,13 +7,23 @@ import re
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*")
 
 
-def parse_duration(value: str | float | None, what: str = "duration") -> float | None:
-    """`90`, `90s`, `20m`, `1.5h` (or a number of seconds) -> seconds; None stays None."""
+def parse_duration(value: str | float | None, what: str = "duration", *, bare_seconds: bool = False) -> float | None:
+    """`90s`, `20m`, `1.5h`, or a number (int/float: seconds, as YAML sweep files give it) -> seconds; None stays None.
+
+    A string without a unit (`"5"`, as `--time-budget 5` gives it) is refused with a hint, since
+    seconds, minutes and hours are all plausible; `bare_seconds=True` reads it as seconds.
+    """
     if value is None or isinstance(value, (int, float)):
-        if value is not None and value <= 0:
+        if isinstance(value, bool):
+            raise ValueError(f"{what} must be a duration such as 90s, 20m or 1.5h; got {value!r}")
+        if value is not None and not value > 0:
             raise ValueError(f"{what} must be > 0; got {value}")
         return None if value is None else float(value)
     m = _DURATION.fullmatch(value)
     if not m or float(m.group(1)) <= 0:
         raise ValueError(f"{what} must look like 90s, 20m or 1.5h; got {value!r}")
+    if not m.group(2) and not bare_seconds:
+        number = m.group(1)
+        raise ValueError(f"{what} {value.strip()} has no unit: write {number}s, {number}m or {number}h "
+                         f"(seconds, minutes, hours)")
     return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]

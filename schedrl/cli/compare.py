@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, parse_list, parse_starts, sim_config
+from schedrl.cli.options import (
+    add_sim_options, add_trace_options, load_workload, parse_list, parse_starts, sim_config, warn_walltime_kills,
+)
 from schedrl.sim.config import BACKFILLS
 
 
@@ -33,15 +35,18 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
     from schedrl.metrics import METRICS
+    from schedrl.workload.sampling import sequence
 
-    backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
-    policies = parse_list(args.policies, what="policy")
+    backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy", "--backfill")
+    policies = parse_list(args.policies, what="policy", option="--policies")
     if args.metric not in METRICS:
         raise UsageError(f"unknown metric {args.metric!r}; choose from {', '.join(METRICS)}")
     workload = load_workload(args)
     try:
         starts = choose_starts(workload, args.jobs, args.sequences, args.seed, parse_starts(args.starts))
-        result = compare(workload, policies, backfills, starts, args.jobs, args.metric, sim_config(args, backfills[0]),
+        config = sim_config(args, backfills[0])
+        warn_walltime_kills([sequence(workload, s, args.jobs) for s in sorted(set(starts))], config)
+        result = compare(workload, policies, backfills, starts, args.jobs, args.metric, config,
                          seed=args.seed, progress=False if args.no_progress else None)
     except ValueError as e:
         raise UsageError(str(e)) from None

@@ -38,12 +38,23 @@ def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False
     parser.add_argument("--window", type=int, default=0, help="list discipline: visible jobs at the queue front (0: all)")
 
 
-def parse_list(text: str, allowed=None, what: str = "value") -> list[str]:
+def _items(text: str, what: str, flag: str) -> list[str]:
+    """Comma-separated items; an empty one (`a,,b`, a trailing comma) is refused, not skipped."""
     from schedrl.cli.main import UsageError
 
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise UsageError(f"empty {what} list")
+    items = [t.strip() for t in text.split(",")]
+    if not any(items):
+        raise UsageError(f"empty {what} list{flag}")
+    if not all(items):
+        raise UsageError(f"{what} list {text!r}{flag} has an empty entry: remove the stray comma")
+    return items
+
+
+def parse_list(text: str, allowed=None, what: str = "value", option: str | None = None) -> list[str]:
+    """`a,b,c` -> [a, b, c]; an empty entry or (with `allowed`) an unknown one is a UsageError."""
+    from schedrl.cli.main import UsageError
+
+    items = _items(text, what, f" in {option}" if option else "")
     if allowed is not None:
         bad = [t for t in items if t not in allowed]
         if bad:
@@ -78,6 +89,29 @@ def parse_starts(text: str | None) -> list[int] | None:
     if not text:
         return None
     try:
-        return [int(t) for t in text.split(",") if t.strip()]
+        return [int(t) for t in _items(text, "start", " in --starts")]
     except ValueError:
         raise UsageError(f"--starts must be comma-separated integers, got {text!r}") from None
+
+
+# walltime kills above this share of the jobs change every metric enough to say so loudly
+KILL_WARN_SHARE = 0.05
+
+
+def warn_walltime_kills(workloads, config: SimConfig) -> float:
+    """Print a `warning:` on stderr when more than KILL_WARN_SHARE of the jobs will be killed at their
+    requested time (run time > requested time, with the default walltime kill); returns that share."""
+    import sys
+
+    import numpy as np
+
+    if not config.kill_at_limit:
+        return 0.0
+    killed = sum(int(np.count_nonzero(w.run > w.time_req)) for w in workloads)
+    total = sum(len(w) for w in workloads)
+    share = killed / total if total else 0.0
+    if share > KILL_WARN_SHARE:
+        print(f"warning: {100 * share:.1f}% of the jobs ({killed} of {total}) run longer than their requested time and "
+              f"are killed at it (walltime kill, on by default): this changes every metric; pass --no-kill to let "
+              f"them run to completion", file=sys.stderr)
+    return share

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, sim_config
+from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, sim_config, warn_walltime_kills
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -40,10 +40,12 @@ def run(args: argparse.Namespace) -> int:
         config = sim_config(args)  # inside: a bad value (--window -1) is an input error, not a traceback
         seq = sequence(workload, args.start, length)
         policy = resolve_policy(args.policy, args.seed)
+        sim = Simulator(seq, config)  # refuses jobs it cannot run (kept by --cleaning none) with the reason
     except ValueError as e:
         raise UsageError(str(e)) from None
+    warn_walltime_kills([seq], config)
     t0 = time.perf_counter()
-    schedule = run_policy(policy, Simulator(seq, config))
+    schedule = run_policy(policy, sim)
     elapsed = time.perf_counter() - t0
     metrics = summarize(schedule)
     if args.plot:

@@ -87,8 +87,12 @@ def _per_user_means(users: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def summarize(schedule: Schedule) -> Metrics:
     """Aggregate metrics of a finished schedule."""
-    if np.any(schedule.end < 0):
-        raise ValueError("the schedule is not finished: some jobs have not completed")
+    pending = schedule.unfinished
+    if pending.size:
+        j = int(pending[0])
+        raise ValueError(f"the schedule is not finished: {pending.size} of {len(schedule.end)} jobs have not completed "
+                         f"(first: job {int(schedule.workload.job_id[j])} at position {j}); run the simulator until "
+                         f"advance() returns FINISHED")
     m = job_metrics(schedule)
     n = len(m["wait"])
     makespan = float(schedule.end.max() - schedule.submit.min())

@@ -22,6 +22,7 @@ import numpy as np
 from schedrl.sim import engine
 from schedrl.sim.backfill import fits_now_each
 from schedrl.sim.config import SimConfig
+from schedrl.sim.state import DONE as DONE_STATUS
 from schedrl.sim.state import (
     DECIDE_BACKFILL, DECIDE_PICK, FINISHED, HELD, N_CAND, N_DONE, NOW, Q_LEN, RESERVED, SimArrays, StateRef, as_ref,
     new_state,
@@ -37,7 +38,20 @@ _APPLY_ERRORS = {
 
 
 class Policy(Protocol):
-    """What `Simulator.run` needs: a pick among the queue, optionally a backfill choice."""
+    """What `Simulator.run` asks a policy; only `pick` is required.
+
+    At every DECIDE_PICK point `run` first calls `kill(sim)` when the policy defines it, then
+    `pick(sim)`; at every DECIDE_BACKFILL point it calls `backfill(sim)` when defined.
+
+    - `pick(sim) -> int` (required): a job index from `sim.queue` (`sim.window` under the `list`
+      discipline) to start now, or to hold/reserve when it does not fit.
+    - `backfill(sim) -> int | None` (optional): a job from `sim.candidates` to start, or None to
+      start no more until the next event. Without it the simulator starts the first candidate
+      (queue order), as first-fit backfilling does.
+    - `kill(sim) -> int | None` (optional): a running job (see `sim.running()`) to kill and requeue
+      before the pick (`sim.kill`: its progress is lost, RLSchert's preemption), or None to kill
+      nothing. Without it nothing is ever killed by the policy (walltime kills still apply).
+    """
 
     def pick(self, sim: "Simulator") -> int: ...
 
@@ -70,6 +84,14 @@ class Schedule:
     """Times each job was killed and requeued."""
     wasted: np.ndarray
     """Resource-0 seconds lost to kill-and-requeue."""
+    completed: np.ndarray | None = None
+    """True where the job has completed (None: not recorded; every job with an end time counts)."""
+
+    @property
+    def unfinished(self) -> np.ndarray:
+        """Positions of jobs that have not completed."""
+        done = self.end >= 0 if self.completed is None else self.completed & (self.end >= 0)
+        return np.flatnonzero(~done)
 
     @property
     def wait(self) -> np.ndarray:
@@ -106,6 +128,10 @@ class Simulator:
         if len(workload) == 0:
             raise ValueError("cannot simulate an empty workload")
         submit = np.asarray(workload.submit, dtype=np.float64)
+        if submit[0] < 0:
+            # -1 marks "not started/ended" in the schedule arrays, so times must not go below 0
+            raise ValueError(f"job {int(workload.job_id[0])} has a negative submit time ({submit[0]:g}): clean the trace "
+                             f"(cleaning rule negative_submit drops or shifts such jobs)")
         if (submit[1:] < submit[:-1]).any():
             raise ValueError("jobs must be in submit order (clean the trace with sort_by_submit)")
         run = np.asarray(workload.run, dtype=np.float64)
@@ -221,7 +247,7 @@ class Simulator:
 
     def kill(self, j: int) -> None:
         """Kill running job `j` and requeue it (its progress is lost)."""
-        if engine.kill_requeue(self.state_ref, int(j)) != engine.OK:
+        if not 0 <= int(j) < len(self.workload) or engine.kill_requeue(self.state_ref, int(j)) != engine.OK:
             raise ValueError(f"job {j} is not running")
 
     def set_estimate(self, j: int, seconds: float) -> None:
@@ -234,13 +260,18 @@ class Simulator:
         engine.revise_estimate(self.state_ref, j, float(seconds))
 
     def run(self, policy: Policy) -> Schedule:
-        """Run to completion, asking `policy` at every decision point."""
+        """Run to completion, asking `policy` at every decision point (see `Policy`)."""
         backfill = getattr(policy, "backfill", None)
+        kill = getattr(policy, "kill", None)
         while True:
             code = self.advance()
             if code == FINISHED:
                 return self.schedule()
             if code == DECIDE_PICK:
+                if kill is not None:
+                    victim = kill(self)
+                    if victim is not None:
+                        self.kill(victim)
                 self.pick(policy.pick(self))
             elif code == DECIDE_BACKFILL:
                 self.backfill(backfill(self) if backfill else int(self.candidates[0]))
@@ -249,7 +280,8 @@ class Simulator:
         """The schedule so far (complete once `advance` returned FINISHED)."""
         s = self.state
         return Schedule(self.workload, self.config, self.resources, s.cap.copy(), s.req, s.submit, s.start.copy(),
-                        s.end.copy(), s.mode.copy(), s.killed.astype(bool), s.requeues.copy(), s.wasted.copy())
+                        s.end.copy(), s.mode.copy(), s.killed.astype(bool), s.requeues.copy(), s.wasted.copy(),
+                        s.status == DONE_STATUS)
 
 
 __all__ = ["DECIDE_BACKFILL", "DECIDE_PICK", "FINISHED", "Policy", "Schedule", "Simulator"]
