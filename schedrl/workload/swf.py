@@ -74,13 +74,18 @@ def _field_name(col: int) -> str:
     return f"field {col + 1} ({FIELD_NAMES[col]})" if col < N_FIELDS else f"extra column {col + 1}"
 
 
+_CR_ONLY = "lines end in CR only (old Mac line endings): convert them to LF"
+
+
+def _cr_only(data: bytes) -> bool:
+    return b"\r" in data and b"\n" not in data.rstrip(b"\n")
+
+
 def _field_count_error(path, data: bytes, status: int, line: int, seen: int, width: int, first_line: int) -> TraceError:
     from schedrl.workload.scan import SCAN_TOO_WIDE
 
     if status == SCAN_TOO_WIDE:
-        hint = ("lines end in CR only (old Mac line endings): convert them to LF"
-                if b"\r" in data and b"\n" not in data.rstrip(b"\n") else
-                f"SWF has {N_FIELDS} fields; at most {MAX_EXTRA_COLUMNS} extra columns are read")
+        hint = _CR_ONLY if _cr_only(data) else f"SWF has {N_FIELDS} fields; at most {MAX_EXTRA_COLUMNS} extra columns are read"
         return TraceError(path, f"the first job line has {seen} whitespace-separated fields", line=line, hint=hint)
     what = "" if width == N_FIELDS else f" ({N_FIELDS} SWF fields + {width - N_FIELDS} extra, as on line {first_line})"
     hint = ""
@@ -118,7 +123,7 @@ def parse_swf(data: bytes, path: str | Path = "<bytes>") -> tuple[SwfHeader, np.
             raise TraceError(path, f"{_field_name(col)} is not finite: {token!r}", line=int(lines[row]))
         values[row, col] = value
     if len(values) == 0:
-        raise TraceError(path, "no job lines (only comments or blank lines)")
+        raise TraceError(path, "no job lines (only comments or blank lines)", hint=_CR_ONLY if _cr_only(data) else "")
     for f in SWF_FIELDS:
         if f.dtype is np.int64:
             col = values[:, f.index]
