@@ -1,0 +1,156 @@
+"""RLlib RLModules of the MRSch agents: the DFP network (MRSch §III-C, §IV-C) and the scalar-reward
+baseline's masked policy/value MLPs (§IV-D)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis import ValueFunctionAPI
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+from torch import nn
+
+from schedrl.agents.mrsch.config import OFFSET_WEIGHTS
+from schedrl.agents.mrsch.keys import DFP_PREDICTIONS, OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE
+
+
+def mlp(n_in: int, hiddens: Sequence[int], n_out: int | None = None) -> nn.Sequential:
+    """Fully connected layers with leaky ReLUs (MRSch §III-A; DFP uses leaky ReLU throughout)."""
+    layers: list[nn.Module] = []
+    for h in hiddens:
+        layers += [nn.Linear(n_in, h), nn.LeakyReLU(0.2)]
+        n_in = h
+    if n_out is not None:
+        layers.append(nn.Linear(n_in, n_out))
+    return nn.Sequential(*layers)
+
+
+DFP_DEFAULTS: dict[str, Any] = {
+    # MRSch §IV-C: state network 4,000 -> 1,000 -> output 512
+    "state_hiddens": (4000, 1000),
+    "state_out": 512,
+    # MRSch §IV-C: "a three-layer fully-connected network with 128 neurons" for measurements and goal
+    "io_hiddens": (128, 128, 128),
+    # DFP (Dosovitskiy & Koltun 2017, Table A1): one hidden layer of 512 in each stream
+    "stream_hiddens": (512,),
+    "offsets": 6,
+    "offset_weights": OFFSET_WEIGHTS,
+    # MRSch §IV-C: epsilon starts at 1.0 and decays by 0.995 per decision; the floor is ours
+    "epsilon_start": 1.0,
+    "epsilon_decay": 0.995,
+    "epsilon_floor": 0.05,
+}
+
+DFP_MODELS: dict[str, dict[str, Any]] = {
+    "paper": {},
+    # for machines of a few hundred nodes (a state vector of hundreds, not 11,410): our preset
+    "small": {"state_hiddens": (256,), "state_out": 128, "io_hiddens": (64, 64, 64), "stream_hiddens": (128,)},
+}
+
+
+class DFPModule(TorchRLModule):
+    """Direct Future Prediction: predicts m_{t+τ} - m_t for every window slot, offset and measurement.
+
+    State, measurement and goal modules feed a joint representation; an expectation stream (one
+    prediction for the state) and an action stream (one per action, its mean over the valid actions
+    subtracted) add up to the prediction (DFP §3.2, dueling-style). Acting: argmax over valid actions
+    of Σ_τ w_τ Σ_j g_j·prediction; exploring: ε-greedy among valid actions, ε = max(floor,
+    start·decay^t) with t the global env steps sampled.
+    """
+
+    def setup(self) -> None:
+        cfg = {**DFP_DEFAULTS, **dict(self.model_config or {})}
+        self.cfg = cfg
+        spaces = self.observation_space.spaces
+        self.n_measurements = spaces[OBS_MEASUREMENTS].shape[0]
+        self.n_actions = int(self.action_space.n)
+        self.n_offsets = int(cfg["offsets"])
+        if len(cfg["offset_weights"]) != self.n_offsets:
+            raise ValueError(f"offset_weights has {len(cfg['offset_weights'])} entries for {self.n_offsets} offsets")
+        self.state_net = mlp(spaces[OBS_STATE].shape[0], cfg["state_hiddens"], cfg["state_out"])
+        self.measurement_net = mlp(self.n_measurements, cfg["io_hiddens"])
+        self.goal_net = mlp(spaces[OBS_GOAL].shape[0], cfg["io_hiddens"])
+        joint = cfg["state_out"] + 2 * cfg["io_hiddens"][-1]
+        out = self.n_offsets * self.n_measurements
+        self.expectation = mlp(joint, cfg["stream_hiddens"], out)
+        self.action_stream = mlp(joint, cfg["stream_hiddens"], self.n_actions * out)
+        self.register_buffer("offset_weights", torch.tensor(cfg["offset_weights"], dtype=torch.float32),
+                             persistent=False)
+
+    def predictions(self, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        """(B, A, K, M) predicted measurement changes."""
+        joint = torch.cat([torch.nn.functional.leaky_relu(self.state_net(obs[OBS_STATE]), 0.2),
+                           self.measurement_net(obs[OBS_MEASUREMENTS]), self.goal_net(obs[OBS_GOAL])], dim=-1)
+        b, k, m = joint.shape[0], self.n_offsets, self.n_measurements
+        expectation = self.expectation(joint).view(b, 1, k, m)
+        action = self.action_stream(joint).view(b, self.n_actions, k, m)
+        mask = obs[OBS_ACTION_MASK].view(b, self.n_actions, 1, 1)
+        mean = (action * mask).sum(1, keepdim=True) / mask.sum(1, keepdim=True).clamp(min=1.0)
+        return expectation + action - mean
+
+    def scores(self, obs: Mapping[str, torch.Tensor], predictions: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, A) objective of each action: goal (over measurements) x offset weights . prediction;
+        -inf on masked slots."""
+        if predictions is None:
+            predictions = self.predictions(obs)
+        score = torch.einsum("bakm,k,bm->ba", predictions, self.offset_weights, obs[OBS_GOAL])
+        return score.masked_fill(obs[OBS_ACTION_MASK] <= 0, float("-inf"))
+
+    def epsilon(self, t: int) -> float:
+        c = self.cfg
+        return max(float(c["epsilon_floor"]), float(c["epsilon_start"]) * float(c["epsilon_decay"]) ** max(int(t), 0))
+
+    def _forward_inference(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        with torch.no_grad():
+            return {Columns.ACTIONS: torch.argmax(self.scores(batch[Columns.OBS]), dim=-1)}
+
+    def _forward_exploration(self, batch: dict[str, Any], t: int = 0, **kwargs) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        with torch.no_grad():
+            greedy = torch.argmax(self.scores(obs), dim=-1)
+            mask = obs[OBS_ACTION_MASK]
+            random = torch.multinomial(mask + (mask.sum(-1, keepdim=True) == 0).float(), 1).squeeze(-1)
+            explore = torch.rand(greedy.shape[0], device=greedy.device) < self.epsilon(t)
+            return {Columns.ACTIONS: torch.where(explore, random, greedy)}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        return {DFP_PREDICTIONS: self.predictions(batch[Columns.OBS])}
+
+
+def dfp_module_spec(model: str = "small", model_config: Mapping[str, Any] | None = None) -> RLModuleSpec:
+    """The `RLModuleSpec` of DFP network preset `model` ("small" or "paper"), `model_config` over it."""
+    if model not in DFP_MODELS:
+        raise ValueError(f"unknown DFP model {model!r}; choose one of {', '.join(DFP_MODELS)}")
+    config = {**DFP_DEFAULTS, **DFP_MODELS[model], **dict(model_config or {})}
+    unknown = sorted(set(config) - set(DFP_DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown DFP model_config key(s): {', '.join(unknown)}")
+    return RLModuleSpec(module_class=DFPModule, model_config=config)
+
+
+class ScalarPolicyModule(TorchRLModule, ValueFunctionAPI):
+    """The scalar-reward baseline's policy (§IV-D): masked logits over the window from an MLP on the
+    state and measurements, and a separate value MLP (PPO)."""
+
+    def setup(self) -> None:
+        cfg = {"hiddens": (256, 128), **dict(self.model_config or {})}
+        spaces = self.observation_space.spaces
+        n_in = spaces[OBS_STATE].shape[0] + spaces[OBS_MEASUREMENTS].shape[0]
+        self.pi = mlp(n_in, cfg["hiddens"], int(self.action_space.n))
+        self.vf = mlp(n_in, cfg["hiddens"], 1)
+
+    @staticmethod
+    def _inputs(obs) -> torch.Tensor:
+        return torch.cat([obs[OBS_STATE], obs[OBS_MEASUREMENTS]], dim=-1)
+
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        logits = self.pi(self._inputs(obs))
+        return {Columns.ACTION_DIST_INPUTS: logits + torch.clamp(torch.log(obs[OBS_ACTION_MASK]), min=FLOAT_MIN)}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        return self.vf(self._inputs(batch[Columns.OBS])).squeeze(-1)
