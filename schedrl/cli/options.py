@@ -88,8 +88,9 @@ def parse_starts(text: str | None) -> list[int] | None:
 
     if not text:
         return None
+    items = _items(text, "start", " in --starts")
     try:
-        return [int(t) for t in _items(text, "start", " in --starts")]
+        return [int(t) for t in items]
     except ValueError:
         raise UsageError(f"--starts must be comma-separated integers, got {text!r}") from None
 

@@ -128,10 +128,11 @@ class Simulator:
         if len(workload) == 0:
             raise ValueError("cannot simulate an empty workload")
         submit = np.asarray(workload.submit, dtype=np.float64)
-        if submit[0] < 0:
+        first = int(np.argmin(submit))
+        if submit[first] < 0:
             # -1 marks "not started/ended" in the schedule arrays, so times must not go below 0
-            raise ValueError(f"job {int(workload.job_id[0])} has a negative submit time ({submit[0]:g}): clean the trace "
-                             f"(cleaning rule negative_submit drops or shifts such jobs)")
+            raise ValueError(f"job {int(workload.job_id[first])} has a negative submit time ({submit[first]:g}): clean "
+                             f"the trace (cleaning rule negative_submit drops or shifts such jobs)")
         if (submit[1:] < submit[:-1]).any():
             raise ValueError("jobs must be in submit order (clean the trace with sort_by_submit)")
         run = np.asarray(workload.run, dtype=np.float64)

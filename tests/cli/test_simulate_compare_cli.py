@@ -294,3 +294,67 @@ def test_malformed_swf_from_the_command_line_prints_no_traceback(malformed_swf):
                           capture_output=True, text=True, timeout=120)
     assert proc.stdout == ""
     assert_input_error(proc.returncode, proc.stderr, rf"{re.escape(str(malformed_swf))}:5: expected 18")
+
+
+# --- issue 9: adversarial input as named regressions ------------------------------------------------
+
+
+def test_a_job_ending_before_time_zero_is_cleaned_away_and_simulated(capsys, tmp_path):
+    # issue 9 item 1: `6 -1000 0 100 ...` used to pass cleaning and crash the metrics with a traceback
+    lines = [GOOD_LINE.replace("1 0 0 10", f"{i} {10 * i} 0 10", 1) for i in range(1, 6)]
+    lines.append("6 -1000 0 100 1 -1 -1 1 200 -1 1 1 1 1 1 1 -1 -1")
+    path = tmp_path / "neg.swf"
+    path.write_text("; MaxProcs: 4\n" + "\n".join(lines) + "\n")
+    status, out, err = cli(capsys, "traces", "info", str(path))
+    assert status == 0, err
+    assert re.search(r"dropped\s+1\s+submit time negative \(e\.g\. -1000\) \(e\.g\. lines 7\)", out), out
+    status, out, err = cli(capsys, "simulate", "--trace", str(path), "--json")
+    assert status == 0 and json.loads(out)["jobs"] == 5, err
+    # kept without cleaning, the simulator refuses it with the rule to use, in one line
+    status, _, err = cli(capsys, "simulate", "--trace", str(path), "--cleaning", "none")
+    assert_input_error(status, err, r"negative submit time \(-1000\): clean the trace \(cleaning rule negative_submit")
+
+
+@pytest.mark.parametrize("policies", ["fcfs,", ",fcfs", "fcfs,,sjf", " , "])
+def test_an_empty_policy_list_entry_is_refused(capsys, policies):
+    status, out, err = cli(capsys, "compare", "--trace", "default", "--policies", policies, "--starts", "0",
+                           "--jobs", str(JOBS))
+    assert_input_error(status, err, r"^schedrl compare: error: (policy list .* in --policies has an empty entry: "
+                                    r"remove the stray comma|empty policy list in --policies)$")
+    assert out == ""
+    status, _, err = cli(capsys, "compare", "--trace", "default", "--starts", "0,", "--jobs", str(JOBS))
+    assert_input_error(status, err, r"start list '0,' in --starts has an empty entry")
+
+
+def test_compare_draws_distinct_starts_and_says_when_fewer_exist(capsys, workload):
+    # issue 9 item 6: five sequences of the whole 2,000-job trace used to be [0, 0, 0, 0, 0]
+    n = len(workload)
+    result = cli_json(capsys, "compare", "--trace", "default", "--policies", "fcfs", "--sequences", "5",
+                      "--jobs", str(n), "--no-progress")
+    assert result["starts"] == [0]
+    status, out, err = cli(capsys, "compare", "--trace", "default", "--policies", "fcfs", "--sequences", "5",
+                           "--jobs", str(n - 2), "--no-progress", "--json")
+    assert status == 0 and sorted(json.loads(out)["starts"]) == [0, 1, 2]
+    assert f"warning: 'default' ({n} jobs) holds only 3 distinct sequences of {n - 2} jobs; using all 3 instead of 5" in err
+    status, out, err = cli(capsys, "compare", "--trace", "default", "--sequences", "100000", "--jobs", "2000")
+    assert_input_error(status, err, r"--sequences 100000 is more than 10000 sequences")
+    assert out == ""
+
+
+def test_many_walltime_kills_are_warned_about_with_the_way_out(capsys, tmp_path):
+    # issue 9 item 9: LANL-CM5 loses a third of its jobs to the walltime kill; say so on stderr
+    lines = [f"{i} {10 * i} 0 {100 if i % 3 else 500} 1 -1 -1 1 200 -1 1 1 1 1 1 1 -1 -1" for i in range(1, 31)]
+    path = tmp_path / "kills.swf"
+    path.write_text("; MaxProcs: 4\n" + "\n".join(lines) + "\n")
+    status, out, err = cli(capsys, "simulate", "--trace", str(path), "--json")
+    assert status == 0 and json.loads(out)["killed"] == 10
+    assert ("warning: 33.3% of the jobs (10 of 30) run longer than their requested time and are killed at it "
+            "(walltime kill, on by default): this changes every metric; pass --no-kill") in err
+    status, _, err = cli(capsys, "compare", "--trace", str(path), "--policies", "fcfs", "--starts", "0,5",
+                         "--jobs", "20", "--no-progress")
+    assert status == 0 and "warning: 32.5% of the jobs (13 of 40)" in err  # over both sequences
+    for command in (["simulate"], ["compare", "--starts", "0", "--jobs", "20", "--no-progress"]):
+        status, _, err = cli(capsys, *command, "--trace", str(path), "--no-kill")
+        assert status == 0 and "warning" not in err
+    status, _, err = cli(capsys, "simulate", "--trace", "default", "--jobs", str(JOBS))
+    assert status == 0 and "warning" not in err  # the default trace has perfect estimates
