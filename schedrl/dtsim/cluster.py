@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from schedrl.dtsim.canvas import earliest_fit
 from schedrl.dtsim.config import DTSimConfig
 from schedrl.dtsim.jobs import JobTable
 from schedrl.dtsim.metrics import JobRecords
@@ -108,21 +109,14 @@ class DTSim:
 
     def earliest_fit(self, units: int, length: int) -> int:
         """Earliest canvas offset where `units` are free for `length` steps, or -1 if none within the horizon."""
-        free = self.free
-        if length > len(free):
-            return -1
-        bad = free < units
-        if not bad[:length].any():
-            return 0
-        window = np.concatenate(([0], np.cumsum(bad)))
-        ok = np.flatnonzero(window[length:] == window[:-length])
-        return int(ok[0]) if len(ok) else -1
+        return earliest_fit(self.free, units, length)
 
     def start_offsets(self) -> list[int]:
         """Earliest-fit offset of each visible job (-1: it cannot be allocated now: no room, or no free running slot)."""
         if -1 not in self.slots:
             return [-1] * len(self.visible)
-        return [self.earliest_fit(self.units[j], self.len_param[j]) for j in self.visible]
+        free, units, lengths = self.free, self.units, self.len_param
+        return [earliest_fit(free, units[j], lengths[j]) for j in self.queue[:self.config.num_nw]]
 
     def valid_actions(self) -> np.ndarray:
         """Boolean mask over the `config.n_actions` actions; all False once the episode is done."""
