@@ -1,0 +1,194 @@
+"""MRSch and its scalar-reward RL baseline behind the `Agent` contract.
+
+`mrsch`: DFP (a custom RLlib Algorithm, `dfp.py`) with the dynamic goal vector. `mrsch-scalar`: PPO
+on the same env and state with the reward 0.5·U_node + 0.5·U_BB (MRSch §IV-D's policy-gradient
+baseline). No ray/torch at import: the RLlib pieces are imported inside the methods that need them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Any, Mapping
+
+from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.mrsch import ENV_ID
+from schedrl.agents.mrsch.config import MRSchEnvConfig
+from schedrl.agents.mrsch.settings import DFPSettings, ScalarSettings
+from schedrl.sim.config import SimConfig
+
+# MRSch §IV-D compares with multi-resource FCFS (+EASY), the GA optimisation and the scalar RL agent;
+# the GA is a policy object of this package (`ga_policy`), not a named heuristic
+BASELINES = ("fcfs",)
+# MRSch §IV-A: train on the earlier part of the trace, test on the rest
+TRAIN_FRACTION = 0.7
+
+
+def ga_policy(env_config=None):
+    """The GA optimisation baseline (§IV-D) as a simulator policy."""
+    from schedrl.agents.mrsch.ga import GAPolicy
+
+    return GAPolicy()
+
+
+class _MRSchBase(Agent):
+    env_id = ENV_ID
+    env_config_class = MRSchEnvConfig
+    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "sequence_length")
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        from schedrl.workload.augment import MRSCH_PRESETS
+
+        p.add_argument("--augment", default="S4", help=f"MRSch workload preset: {', '.join(MRSCH_PRESETS)} or none (default S4)")
+        p.add_argument("--augment-seed", type=int, default=0, help="seed of the augmentation draws (default 0)")
+        p.add_argument("--window", type=int, default=10, help="jobs the agent picks from (paper: 10)")
+        p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (default 256)")
+        p.add_argument("--train-fraction", type=float, default=TRAIN_FRACTION,
+                       help="training starts come from this first share of the trace (default 0.7)")
+        p.add_argument("--lr", type=float, default=None, help="learning rate")
+
+    def _env_config(self, args: argparse.Namespace, **extra) -> MRSchEnvConfig:
+        return MRSchEnvConfig(trace=args.trace, cleaning=getattr(args, "cleaning", None) or "default",
+                              augment=args.augment, augment_seed=args.augment_seed, window=args.window,
+                              sequence_length=args.sequence_length, train_fraction=args.train_fraction, **extra)
+
+    @staticmethod
+    def _shared_settings(args: argparse.Namespace) -> dict[str, Any]:
+        out = {"num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.envs_per_runner,
+               "num_gpus_per_learner": args.num_gpus_per_learner, "seed": args.seed,
+               "env_runner_resources": args.runner_resources or {}}
+        if getattr(args, "lr", None) is not None:
+            out["lr"] = args.lr
+        return out
+
+    def load_workload(self, env_config: MRSchEnvConfig):
+        from schedrl.agents.mrsch.workload import load_workload
+
+        return load_workload(env_config)
+
+    def sim_config(self, env_config: MRSchEnvConfig) -> SimConfig:
+        from schedrl.agents.mrsch.env import sim_config_for
+
+        return sim_config_for(env_config)
+
+    def metric(self, env_config: MRSchEnvConfig) -> str:
+        return "wait"  # MRSch §V reports average wait first (Fig. 6a), then slowdown and utilisation
+
+    def baselines(self, env_config: MRSchEnvConfig) -> tuple[Baseline, ...]:
+        return tuple(Baseline(name) for name in BASELINES)
+
+    def baseline_policies(self, env_config: MRSchEnvConfig) -> tuple:
+        """Baselines that are policy objects rather than named heuristics: the GA (§IV-D)."""
+        return (ga_policy(env_config),)
+
+    def prepare(self, env_config: MRSchEnvConfig, settings, options: Mapping[str, Any], log=print) -> Prepared:
+        """Normalisation constants from the training part of the (augmented) trace."""
+        from schedrl.agents.mrsch.observation import StateNorm
+        from schedrl.agents.mrsch.workload import prepare_workload
+        from schedrl.workload.catalog import load_trace, portable_trace
+        from schedrl.workload.cleaning import CleaningRules
+
+        raw = load_trace(env_config.trace, CleaningRules.preset(env_config.cleaning))
+        workload, notes = prepare_workload(raw, env_config.augment, env_config.augment_seed)
+        for note in notes:
+            log(f"{workload.name}: {note}")
+        train = workload[: max(1, int(env_config.train_fraction * len(workload)))]
+        norm = env_config.norm or StateNorm.from_trace(train).to_dict()
+        return Prepared(replace(env_config, trace=portable_trace(env_config.trace), norm=norm), raw.sha256)
+
+    def settings_from_dict(self, data: Mapping[str, Any]):
+        data = dict(data)
+        for key in ("hiddens",):
+            if key in data:
+                data[key] = tuple(data[key])
+        return self.settings_class(**data)
+
+
+class MRSchAgent(_MRSchBase):
+    """MRSch (Li et al.): Direct Future Prediction with a dynamic goal vector over node/BB/power use."""
+
+    name = "mrsch"
+    summary = "MRSch: multi-resource scheduling by Direct Future Prediction with a dynamic goal vector"
+    settings_class = DFPSettings
+    models = ("small", "paper")
+    settings_section = "dfp"
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        super().add_arguments(p)
+        p.add_argument("--model", default="small", help="DFP network: small or paper (4000-1000-512)")
+        p.add_argument("--offset-weights", default=None,
+                       help="comma-separated weights of the offsets 1,2,4,8,16,32 (default 0,0,0,.5,.5,1)")
+
+    def configure(self, args: argparse.Namespace) -> tuple[MRSchEnvConfig, DFPSettings]:
+        if getattr(args, "model", "small") not in self.models:
+            raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
+        extra = {}
+        if getattr(args, "offset_weights", None):
+            extra["offset_weights"] = tuple(float(w) for w in str(args.offset_weights).split(","))
+        return self._env_config(args, **extra), DFPSettings(**self._shared_settings(args))
+
+    def algorithm_config(self, env_config: MRSchEnvConfig, settings: DFPSettings, model: str | None = None):
+        from schedrl.agents.mrsch.dfp import build_dfp_config
+
+        return build_dfp_config(settings, ENV_ID, env_config.to_dict(), model or self.models[0])
+
+    def searchable(self) -> Mapping[str, tuple[str, ...]]:
+        return {"lr": ("lr",), "minibatch_size": ("dfp_minibatch_size",),
+                "updates_per_iteration": ("updates_per_iteration",), "seed": ("seed",)}
+
+    def episodes_drawn(self, algorithm_config, iteration: int) -> int:
+        # every env of every runner plays `episodes_per_iteration` whole episodes per iteration (at least)
+        return iteration * int(algorithm_config.episodes_per_iteration)
+
+    def policy_from_module(self, module, env_config: Mapping[str, Any]):
+        from schedrl.agents.mrsch.policy import DFPPolicy
+
+        return DFPPolicy(module, dict(env_config))
+
+
+class MRSchScalarAgent(_MRSchBase):
+    """MRSch's scalar-reward RL baseline (§IV-D): PPO with reward 0.5·U_node + 0.5·U_BB, same state."""
+
+    name = "mrsch-scalar"
+    summary = "MRSch's scalar-reward baseline: PPO on the MRSch state, reward 0.5 U_node + 0.5 U_BB"
+    settings_class = ScalarSettings
+    models = ("mlp",)
+    settings_section = "ppo"
+
+    def configure(self, args: argparse.Namespace) -> tuple[MRSchEnvConfig, ScalarSettings]:
+        return self._env_config(args, reward="utilization"), ScalarSettings(**self._shared_settings(args))
+
+    def algorithm_config(self, env_config: MRSchEnvConfig, settings: ScalarSettings, model: str | None = None):
+        from ray.rllib.algorithms.ppo import PPOConfig
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+        from schedrl.agents.mrsch.modules import ScalarPolicyModule
+
+        if env_config.reward != "utilization":
+            env_config = replace(env_config, reward="utilization")
+        return (
+            PPOConfig()
+            .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+            .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict())
+            .env_runners(num_env_runners=settings.num_env_runners,
+                         num_envs_per_env_runner=settings.num_envs_per_env_runner,
+                         custom_resources_per_env_runner=dict(settings.env_runner_resources or {}))
+            .fault_tolerance(restart_failed_env_runners=True,
+                             max_num_env_runner_restarts=settings.max_env_runner_restarts)
+            .learners(num_gpus_per_learner=settings.num_gpus_per_learner)
+            .training(lr=settings.lr, gamma=settings.gamma, lambda_=settings.lambda_,
+                      train_batch_size_per_learner=settings.train_batch_size, minibatch_size=settings.minibatch_size,
+                      num_epochs=settings.num_epochs, clip_param=settings.clip_param,
+                      entropy_coeff=settings.entropy_coeff, use_kl_loss=False)
+            .rl_module(rl_module_spec=RLModuleSpec(module_class=ScalarPolicyModule,
+                                                   model_config={"hiddens": tuple(settings.hiddens)}))
+            .debugging(seed=settings.seed, log_level="ERROR")
+        )
+
+    def searchable(self) -> Mapping[str, tuple[str, ...]]:
+        return {"lr": ("lr",), "gamma": ("gamma",), "entropy_coeff": ("entropy_coeff",), "seed": ("seed",)}
+
+    def policy_from_module(self, module, env_config: Mapping[str, Any]):
+        from schedrl.agents.mrsch.policy import LogitPolicy
+
+        return LogitPolicy(module, dict(env_config))
