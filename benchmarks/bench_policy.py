@@ -39,11 +39,11 @@ def main() -> None:
 
     import torch
 
-    from schedrl.envs.job_features import JobFeatures, n_features
-    from schedrl.models.checkpoint_policy import CheckpointPolicy
-    from schedrl.models.registry import module_spec
+    from schedrl.agents.rlscheduler.observation import JobFeatures, n_features
+    from schedrl.agents.rlscheduler.policy import CheckpointPolicy
+    from schedrl.agents.rlscheduler.modules import module_spec
     import gymnasium as gym
-    from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+    from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
 
     torch.set_num_threads(1)
     f = n_features(1)

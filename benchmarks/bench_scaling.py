@@ -49,8 +49,8 @@ def bench(env_config: dict, runners: int, envs: int, args) -> dict[str, float]:
     import logging
 
     logging.getLogger("ray").setLevel(logging.ERROR)
-    from schedrl.algorithms.ppo import PPOSettings, build_ppo_config
-    from schedrl.envs import RLSCHEDULER_ENV_ID
+    from schedrl.agents.rlscheduler.ppo import PPOSettings, build_ppo_config
+    from schedrl.agents.rlscheduler import ENV_ID as RLSCHEDULER_ENV_ID
 
     settings = PPOSettings(num_env_runners=runners, num_envs_per_env_runner=envs, train_batch_size_per_learner=args.batch_size,
                            num_epochs=args.epochs, target_kl=None, seed=0)
@@ -92,8 +92,8 @@ def main() -> None:
     import ray
     import torch
 
-    from schedrl.algorithms.train import resolve_env
-    from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+    from schedrl.training.driver import resolve_env
+    from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 
     env, _ = resolve_env(RLSchedulerEnvConfig(trace="default", sequence_length=args.sequence_length))
     cores = os.cpu_count() or 1

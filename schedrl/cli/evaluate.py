@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
-from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, parse_list, parse_starts, sim_config
-from schedrl.sim.config import BACKFILLS
+from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, parse_list, parse_starts
+from schedrl.sim.config import BACKFILLS, SimConfig
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -14,7 +15,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("checkpoint", help="checkpoint directory written by `schedrl train`")
     add_trace_options(p, default_from="the checkpoint's training run")
     add_sim_options(p, backfill_many=True, backfill_default=None)
-    p.add_argument("--policies", default="fcfs,sjf,wfp3,unicep,f1", help="heuristics to compare against")
+    p.add_argument("--policies", default=None, help="heuristics to compare against (default: the agent's baselines)")
     p.add_argument("--sequences", type=int, default=10, help="random sequences (default 10)")
     p.add_argument("--jobs", type=int, default=1024, help="jobs per sequence (default 1024)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sequence starts (default 1)")
@@ -30,23 +31,31 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 
 def run(args: argparse.Namespace) -> int:
+    from schedrl.agents import get_agent
+    from schedrl.agents.checkpoint import CheckpointError, load_policy
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
-    from schedrl.eval.policies import resolve_policy
 
-    policy_spec = f"checkpoint:{args.checkpoint}"
-    policy = resolve_policy(policy_spec)  # fails early with a clear message
-    trained = policy.env_config
-    metric = args.metric or trained.get("metric", "bsld")
-    taken = apply_training_defaults(args, trained)
+    try:
+        policy = load_policy(args.checkpoint)  # fails early with a clear message
+    except CheckpointError as e:
+        raise UsageError(str(e)) from None
+    record = policy.record
+    agent = get_agent(record.agent)
+    trained = dict(record.env_config)
+    env = agent.env_config_class.from_dict(trained)
+    metric = args.metric or agent.metric(env)
+    taken = apply_training_defaults(args, trained, record.sim_config)
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
     workload = load_workload(args)
+    heuristics = (parse_list(args.policies, what="policy") if args.policies
+                  else list(dict.fromkeys(b.policy for b in agent.baselines(env))))
     try:
         starts = choose_starts(workload, args.jobs, args.sequences, args.seed, parse_starts(args.starts))
         if taken:
             print(f"schedrl evaluate: as trained: {', '.join(taken)}", file=sys.stderr)
-        result = compare(workload, parse_list(args.policies, what="policy") + [policy_spec], backfills, starts,
-                         args.jobs, metric, sim_config(args, backfills[0]), seed=args.seed)
+        result = compare(workload, heuristics + [policy], backfills, starts, args.jobs, metric,
+                         evaluation_config(args, record.sim_config, backfills[0]), seed=args.seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
     if args.plot:
@@ -58,8 +67,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def apply_training_defaults(args: argparse.Namespace, trained: dict) -> list[str]:
-    """Fill the trace, cleaning, preset and backfill options left out from the training env config."""
+def evaluation_config(args: argparse.Namespace, trained: SimConfig, backfill: str) -> SimConfig:
+    """The run record's SimConfig with the options given now laid over it (never re-derived from a preset)."""
+    base = SimConfig.preset(args.preset) if args.preset else trained
+    changes = {"backfill": backfill}
+    for name in ("discipline", "event_order", "allocation"):
+        if getattr(args, name, None):
+            changes[name] = getattr(args, name)
+    if args.no_kill:
+        changes["kill_at_limit"] = False
+    if args.window:
+        changes["window"] = args.window
+    return replace(base, **changes)
+
+
+def apply_training_defaults(args: argparse.Namespace, trained: dict, sim: SimConfig) -> list[str]:
+    """Fill the trace, cleaning and backfill options left out from the run record."""
     taken = []
     if args.trace is None:
         args.trace = trained["trace"]
@@ -68,9 +91,10 @@ def apply_training_defaults(args: argparse.Namespace, trained: dict) -> list[str
             args.cleaning = trained.get("cleaning", "default")
             taken.append(f"cleaning {args.cleaning}")
     if args.preset is None and trained.get("preset") == "rlscheduler":
-        args.preset = "rlscheduler"
         taken.append("preset rlscheduler")
+        if args.cleaning is None:
+            args.cleaning = "rlscheduler"
     if args.backfill is None:
-        args.backfill = trained.get("backfill", "none")
+        args.backfill = sim.backfill
         taken.append(f"backfill {args.backfill}")
     return taken

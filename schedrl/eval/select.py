@@ -45,9 +45,9 @@ class Selection:
 
 def run_checkpoints(run_dir: Path) -> list[Path]:
     """The checkpoints of a `schedrl train` run, in training order."""
-    found = sorted(run_dir.glob("rlscheduler/*/checkpoint_*"))
+    found = sorted(run_dir.glob("*/*/checkpoint_*"))
     if not found:
-        raise FileNotFoundError(f"no checkpoints under {run_dir}/rlscheduler: is it a `schedrl train --out` directory?")
+        raise FileNotFoundError(f"no checkpoints under {run_dir}: is it a `schedrl train --out` directory?")
     return found
 
 
@@ -71,10 +71,9 @@ def validation_starts(workload: Workload, jobs: int, sequences: int, seed: int,
 def select_checkpoint(run_dir: str | Path, sequences: int = 10, jobs: int = 1024, seed: int = 30_000,
                       every: int = 1, log=print) -> Selection:
     """Score every `every`-th checkpoint of the run (and its last) on validation sequences; write `selection.json`."""
-    from schedrl.envs.rlscheduler import load_env_workload, sim_config_for
-    from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+    from schedrl.agents import get_agent
+    from schedrl.agents.checkpoint import RUN_FILE, RunRecord
     from schedrl.metrics import METRICS
-    from schedrl.models.checkpoint_policy import RUN_FILE
 
     run_dir = Path(run_dir).expanduser().resolve()
     if sequences < 1 or every < 1:
@@ -82,8 +81,11 @@ def select_checkpoint(run_dir: str | Path, sequences: int = 10, jobs: int = 1024
     record = run_dir / RUN_FILE
     if not record.is_file():
         raise FileNotFoundError(f"{record} not found: give the --out directory of a `schedrl train` run")
-    env = RLSchedulerEnvConfig.from_dict(json.loads(record.read_text())["env_config"])
-    workload = load_env_workload(env)
+    run = RunRecord.read(record)
+    agent = get_agent(run.agent)
+    env = agent.env_config_class.from_dict(run.env_config)
+    metric, sim = agent.metric(env), run.sim_config
+    workload = agent.load_workload(env)
     jobs = min(jobs, len(workload))
     evaluation = run_dir / "evaluation.json"
     held_out = json.loads(evaluation.read_text()) if evaluation.is_file() else {"starts": [], "jobs": 0}
@@ -94,10 +96,10 @@ def select_checkpoint(run_dir: str | Path, sequences: int = 10, jobs: int = 1024
         f"(starts {', '.join(map(str, starts))}; none overlaps the {len(held_out['starts'])} evaluation sequences)")
     scores = {}
     for i, checkpoint in enumerate(chosen, 1):
-        result = compare(workload, [f"checkpoint:{checkpoint}"], [env.backfill], starts, jobs, env.metric,
-                         sim_config_for(env), progress=False)
-        scores[str(checkpoint)] = result.mean(env.backfill, result.policies[0])
-        log(f"[{i}/{len(chosen)}] {checkpoint.name}: {env.metric} {scores[str(checkpoint)]:.2f}")
-    selection = Selection(env.metric, METRICS[env.metric][1], starts, jobs, scores)
+        result = compare(workload, [f"checkpoint:{checkpoint}"], [sim.backfill], starts, jobs, metric, sim,
+                         progress=False)
+        scores[str(checkpoint)] = result.mean(sim.backfill, result.policies[0])
+        log(f"[{i}/{len(chosen)}] {checkpoint.name}: {metric} {scores[str(checkpoint)]:.2f}")
+    selection = Selection(metric, METRICS[metric][1], starts, jobs, scores)
     (run_dir / SELECTION_FILE).write_text(json.dumps(selection.to_dict(), indent=2))
     return selection

@@ -21,7 +21,7 @@ from typing import Any
 
 from schedrl.duration import parse_duration
 from schedrl.metrics import METRICS
-from schedrl.training.yaml_reader import SearchSpace, SweepError, is_search, Reader  # noqa: F401  (re-exported)
+from schedrl.training.yaml_reader import ALIASES, Reader, SearchSpace, SweepError, is_search  # noqa: F401  (re-exported)
 
 SCHEDULERS = ("none", "asha", "pbt")
 SWEEP_FILE = "sweep.json"

@@ -47,7 +47,7 @@ def test_train_writes_its_outputs_and_prints_the_comparison(trained, capsys):
 def test_evaluate_on_another_trace_matches_the_library(trained, other_trace, capsys):
     from schedrl.eval.compare import choose_starts
     from schedrl.metrics import summarize
-    from schedrl.models.checkpoint_policy import load_policy
+    from schedrl.agents.checkpoint import load_policy
     from schedrl.sim import SimConfig, Simulator
     from schedrl.workload.catalog import load_trace
     from schedrl.workload.sampling import sequence
@@ -140,7 +140,7 @@ def test_resume_continues_with_the_recorded_options(trained, capsys):
 def test_select_scores_every_checkpoint_on_sequences_clear_of_the_evaluation(trained, capsys):
     from schedrl.eval.select import SELECTION_FILE, validation_starts
     from schedrl.metrics import summarize
-    from schedrl.models.checkpoint_policy import load_policy
+    from schedrl.agents.checkpoint import load_policy
     from schedrl.sim import SimConfig, Simulator
     from schedrl.workload.catalog import load_trace
     from schedrl.workload.sampling import sequence

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from schedrl.algorithms.sweep_spec import load_sweep
+from schedrl.training.spec import load_sweep
 from schedrl.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from schedrl.algorithms.ppo import PPOSettings, build_ppo_config
+from schedrl.agents.rlscheduler.ppo import PPOSettings, build_ppo_config
 from schedrl.cli.main import UsageError
 from schedrl.cli.train import parse_runner_resources
 
@@ -64,7 +64,7 @@ def test_training_fails_once_no_env_runner_can_come_back(ray_session):
     import os
     import signal
 
-    from schedrl.envs.rlscheduler import RLSchedulerEnv
+    from schedrl.agents.rlscheduler.env import RLSchedulerEnv
 
     settings = PPOSettings(num_env_runners=1, num_envs_per_env_runner=1, train_batch_size_per_learner=64,
                            num_epochs=1, max_env_runner_restarts=0)

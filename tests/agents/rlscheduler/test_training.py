@@ -28,10 +28,10 @@ def one_processor_batch_trace(path: Path, n: int = 600, seed: int = 0) -> Path:
 
 
 def greedy_and_random_bsld(algo, env_config, starts, length):
-    from schedrl.envs.rlscheduler import RLSchedulerEnv
+    from schedrl.agents.rlscheduler.env import RLSchedulerEnv
     from schedrl.heuristics import get_heuristic
     from schedrl.metrics import summarize
-    from schedrl.models.checkpoint_policy import CheckpointPolicy
+    from schedrl.agents.rlscheduler.policy import CheckpointPolicy
     from schedrl.sim import Simulator
 
     env = RLSchedulerEnv(env_config)
@@ -46,8 +46,8 @@ def greedy_and_random_bsld(algo, env_config, starts, length):
 
 
 def test_ppo_kernel_policy_beats_random_on_a_known_order(tmp_path, ray_session):
-    from schedrl.algorithms.ppo import PPOSettings, build_ppo_config
-    from schedrl.envs.rlscheduler import RLSchedulerEnv
+    from schedrl.agents.rlscheduler.ppo import PPOSettings, build_ppo_config
+    from schedrl.agents.rlscheduler.env import RLSchedulerEnv
 
     trace = one_processor_batch_trace(tmp_path / "batch1.swf")
     length = 12
@@ -69,8 +69,8 @@ def test_ppo_kernel_policy_beats_random_on_a_known_order(tmp_path, ray_session):
 
 def test_restored_run_and_recreated_runners_continue_instead_of_replaying(tmp_path, ray_session):
     """Tune resumes through `Trainable.restore`; the callback tells the fresh env runners how far training got."""
-    from schedrl.algorithms.callbacks import SchedulingMetricsCallback
-    from schedrl.algorithms.ppo import PPOSettings, build_ppo_config
+    from schedrl.training.callbacks import SchedulingMetricsCallback
+    from schedrl.agents.rlscheduler.ppo import PPOSettings, build_ppo_config
 
     env_config = {"trace": "default", "sequence_length": 32, "train_starts": list(range(0, 900, 3)),
                   "filter_phase1_episodes": 100}
@@ -122,12 +122,12 @@ def test_restored_run_and_recreated_runners_continue_instead_of_replaying(tmp_pa
 
 
 def test_train_driver_checkpoint_restores_and_evaluates(tmp_path, ray_session):
-    from schedrl.algorithms.ppo import PPOSettings
-    from schedrl.algorithms.train import TrainSpec, train
-    from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
+    from schedrl.agents.rlscheduler.ppo import PPOSettings
+    from schedrl.training.driver import TrainSpec, train
+    from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
     from schedrl.eval.compare import compare
     from schedrl.eval.policies import resolve_policy
-    from schedrl.models.checkpoint_policy import load_policy
+    from schedrl.agents.checkpoint import load_policy
     from schedrl.workload.catalog import load_trace
 
     spec = TrainSpec(

@@ -7,9 +7,9 @@ import pytest
 import torch
 from ray.rllib.core.columns import Columns
 
-from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
-from schedrl.models.kernel_policy import KernelPolicyModule
-from schedrl.models.registry import module_spec
+from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.agents.rlscheduler.modules.kernel import KernelPolicyModule
+from schedrl.agents.rlscheduler.modules import module_spec
 
 
 def build(spaces, model_config=None, inference_only=False) -> KernelPolicyModule:

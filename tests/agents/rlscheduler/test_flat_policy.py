@@ -6,9 +6,9 @@ import pytest
 import torch
 from ray.rllib.core.columns import Columns
 
-from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
-from schedrl.models.flat_policy import FlatMLPPolicyModule, LeNetPolicyModule
-from schedrl.models.registry import MODELS, module_spec
+from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.agents.rlscheduler.modules.flat import FlatMLPPolicyModule, LeNetPolicyModule
+from schedrl.agents.rlscheduler.modules import MODELS, module_spec
 
 
 def build(name, spaces, model_config=None):

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
 
 NUM_FEATURES = 8  # RLScheduler's JOB_FEATURES; the models read F from the space
 
 
 def job_spaces(num_features: int = NUM_FEATURES) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:
-    """The env's observation and action spaces (the contract in schedrl.envs.keys)."""
+    """The env's observation and action spaces (the contract in schedrl.agents.rlscheduler.keys)."""
     obs = gym.spaces.Dict(
         {
             OBS_JOBS: gym.spaces.Box(0.0, 1.0, (MAX_OBSV_SIZE, num_features), np.float32),

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from schedrl.algorithms.sweep import PreparedEnv, build_param_space, env_key
-from schedrl.algorithms.sweep_spec import (
-    PPO_CONFIG_PATHS,
+from schedrl.training.driver import PreparedEnv, build_param_space, env_key
+from schedrl.agents.rlscheduler.agent import PPO_CONFIG_PATHS
+from schedrl.training.spec import (
     SweepError,
     expand_trials,
     load_sweep,
@@ -100,7 +100,7 @@ def test_bad_search_spaces_are_rejected(data, message):
     (with_(TINY, env={"metric": "makespan"}), r"env: metric must be one of"),
     (with_(TINY, env={"backfill": {"grid": ["none", "eazy"]}}), r"env\.backfill='eazy': backfill must be one of none, easy"),
     (with_(TINY, env={"cleaning": "strict"}), r"env: unknown cleaning preset 'strict'"),
-    (with_(TINY, env={"train_starts": [1, 2]}), r"'env\.train_starts' is set by trajectory filtering"),
+    (with_(TINY, env={"train_starts": [1, 2]}), r"'env\.train_starts' is derived from the data before training"),
     (with_(TINY, model={"grid": ["kernel", "resnet"]}), r"unknown model 'resnet'"),
     (with_(TINY, stop={"iterations": None}), r"stop: give iterations, time_budget and/or total_time_budget"),
     (with_(TINY, stop={"time_budget": "20 minutes"}), r"stop: time_budget must look like 90s, 20m or 1\.5h"),
@@ -129,7 +129,7 @@ def test_yaml_problems_name_the_file(tmp_path):
 def test_values_are_normalised_and_mode_follows_the_metric():
     spec = sweep_from_dict(with_(TINY, ppo={"lr": "3e-4", "vf_lr": {"loguniform": ["1e-4", "1e-3"]}},
                                  env={"metric": "utilization"}, model={"choice": ["kernel", "mlp_v2"]}))
-    assert spec.ppo.lr == 3e-4  # YAML 1.1 reads 3e-4 (no dot) as a string
+    assert spec.settings.lr == 3e-4  # YAML 1.1 reads 3e-4 (no dot) as a string
     assert spec.param_space["ppo.vf_lr"].values == (1e-4, 1e-3)
     assert set(spec.param_space) == {"ppo.vf_lr", "model"}
     assert spec.mode == "max" and spec.metric == "schedrl/validation"
@@ -172,7 +172,7 @@ def test_shipped_sweeps_cover_the_issue():
 
 
 def test_searchable_ppo_fields_sit_where_build_ppo_config_puts_them():
-    from schedrl.algorithms.ppo import PPOSettings, build_ppo_config
+    from schedrl.agents.rlscheduler.ppo import PPOSettings, build_ppo_config
 
     changed = {"gamma": 0.5, "lambda_": 0.5, "clip_param": 0.3, "lr": 0.123, "vf_lr": 0.456, "target_kl": 0.07,
                "num_epochs": 3, "train_batch_size_per_learner": 640, "minibatch_size": 64, "entropy_coeff": 0.02,
@@ -189,15 +189,18 @@ def test_searchable_ppo_fields_sit_where_build_ppo_config_puts_them():
 def test_param_space_places_search_spaces_and_prepared_values_per_environment():
     from ray.tune.search.variant_generator import generate_variants
 
-    from schedrl.algorithms.callbacks import VALIDATION_KEY
-    from schedrl.algorithms.sweep_spec import trial_ppo, trial_values
-    from schedrl.models.registry import module_spec
+    from schedrl.training.callbacks import VALIDATION_KEY
+    from schedrl.training.spec import trial_settings as trial_ppo, trial_values
+    from schedrl.agents.rlscheduler.modules import module_spec
 
     spec = sweep_from_dict(with_(TINY, env={"backfill": {"grid": ["none", "easy"]}},
                                  ppo={"lr": {"grid": [1e-3, 2e-3]}, "train_batch_size_per_learner": {"grid": [128, 256]}},
                                  model={"choice": ["kernel", "mlp_v2"]}, training={"filter_phase1_iterations": 4}))
-    table = {env_key({"backfill": b}, ("backfill",)): PreparedEnv(f"backfill={b}", {"wait": i + 1.0}, (i, i + 1),
-                                                                   {"starts": [i], "heuristics": {}}, None)
+    table = {env_key({"backfill": b}, ("backfill",)): PreparedEnv(
+                 f"backfill={b}",
+                 {**replace(spec.env, backfill=b).to_dict(), "norm": {"wait": i + 1.0}, "train_starts": [i, i + 1],
+                  "filter_phase1_episodes": 1, "filter_phase1_iterations": 4},
+                 {"starts": [i], "heuristics": {}}, None)
              for i, b in enumerate(["none", "easy"])}
     space = build_param_space(spec, table)
     variants = [config["config"] for _, config in generate_variants({"config": space})]
@@ -218,7 +221,7 @@ def test_param_space_places_search_spaces_and_prepared_values_per_environment():
 def test_schedulers_are_built_on_the_config_paths():
     from ray.tune.schedulers import ASHAScheduler, PopulationBasedTraining
 
-    from schedrl.algorithms.sweep import _scheduler_object
+    from schedrl.training.driver import _scheduler_object
 
     asha = _scheduler_object(sweep_from_dict(with_(TINY, scheduler={"type": "asha", "grace_period": 2},
                                                    stop={"iterations": 10})))
@@ -232,9 +235,9 @@ def test_schedulers_are_built_on_the_config_paths():
 
 
 def test_tiny_sweep_runs_two_trials_and_reports_each_group(tmp_path, ray_session):
-    from schedrl.algorithms.sweep import SWEEP_FILE, run_sweep
-    from schedrl.cli.tune import write_report
-    from schedrl.models.checkpoint_policy import load_policy
+    from schedrl.training.driver import SWEEP_FILE, run_experiment as run_sweep
+    from schedrl.training.report import write_report
+    from schedrl.agents.checkpoint import load_policy
 
     spec = sweep_from_dict(with_(TINY, name="tiny", env={"backfill": {"grid": ["none", "easy"]}},
                                  training={"filter_phase1_iterations": 1, "validation_sequences": 1},
@@ -253,7 +256,7 @@ def test_tiny_sweep_runs_two_trials_and_reports_each_group(tmp_path, ray_session
     rows = (tmp_path / "results.csv").read_text().splitlines()
     assert len(rows) == 3 and rows[0].startswith("group,trial,env.backfill,schedrl/validation")
     assert (tmp_path / "trials.csv").exists() and (tmp_path / "sweep_curves.png").stat().st_size > 0
-    with pytest.raises(FileExistsError, match="already holds a sweep"):
+    with pytest.raises(FileExistsError, match="already holds a run"):
         run_sweep(spec, tmp_path, verbose=False)
 
 
@@ -261,7 +264,7 @@ def test_readme_example_validates_and_every_key_is_documented():
     import re
     from dataclasses import fields
 
-    from schedrl.algorithms.sweep_spec import (AshaOptions, EvaluateSpec, PBTOptions, ResourceSpec, StopSpec,
+    from schedrl.training.spec import (AshaOptions, EvaluateSpec, PBTOptions, ResourceSpec, StopSpec,
                                                TrainingOptions)
 
     readme = (REPO / "tune_configs" / "README.md").read_text()

@@ -8,12 +8,12 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import schedrl.envs  # noqa: F401  (registers the env)
-from schedrl.algorithms.filtering import filter_starts
-from schedrl.envs import RLSCHEDULER_ENV_ID
-from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
-from schedrl.envs.rlscheduler import RLSchedulerEnv, sim_config_for
-from schedrl.envs.rlscheduler_config import RLSchedulerEnvConfig
-from schedrl.envs.rlscheduler_vector import RLSchedulerVectorEnv
+from schedrl.agents.rlscheduler.filtering import filter_starts
+from schedrl.agents.rlscheduler import ENV_ID as RLSCHEDULER_ENV_ID
+from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.agents.rlscheduler.env import RLSchedulerEnv, sim_config_for
+from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+from schedrl.agents.rlscheduler.vector_env import RLSchedulerVectorEnv
 from schedrl.heuristics import get_heuristic
 from schedrl.metrics import summarize
 from schedrl.sim import Simulator

@@ -13,14 +13,14 @@ from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from schedrl.algorithms.ppo import (
+from schedrl.agents.rlscheduler.ppo import (
     POLICY_EARLY_STOPPED_KEY,
     POLICY_UPDATE_STEPS_KEY,
     PPOSettings,
     RLSchedulerPPOLearner,
     build_ppo_config,
 )
-from schedrl.envs.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
 
 
 class PickSmallestEnv(gym.Env):
