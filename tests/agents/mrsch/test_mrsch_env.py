@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from helpers import make_workload, running_totals_within_capacity
+from mrsch_helpers import make_workload, running_totals_within_capacity
 from schedrl.agents.mrsch.config import MRSchEnvConfig
 from schedrl.agents.mrsch.env import MRSchEnv
 from schedrl.agents.mrsch.keys import OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE

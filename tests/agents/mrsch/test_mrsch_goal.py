@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import make_workload
+from mrsch_helpers import make_workload
 from schedrl.agents.mrsch.goal import goal_vector, objective_weights, sim_goal
 from schedrl.sim import DECIDE_PICK, SimConfig, Simulator
 
