@@ -79,8 +79,14 @@ def load_workload(args: argparse.Namespace):
     from schedrl.workload.catalog import load_trace
     from schedrl.workload.cleaning import CleaningRules
 
+    from schedrl.cli.main import UsageError
+
     preset = args.cleaning or ("rlscheduler" if getattr(args, "preset", None) == "rlscheduler" else "default")
-    return load_trace(args.trace, CleaningRules.preset(preset))
+    workload = load_trace(args.trace, CleaningRules.preset(preset))
+    if len(workload) == 0:
+        raise UsageError(f"cleaning ({preset}) dropped all {workload.report.jobs_in} jobs of {args.trace}: nothing to "
+                         f"schedule (`schedrl traces info {args.trace} --cleaning {preset}` says why)")
+    return workload
 
 
 def parse_starts(text: str | None) -> list[int] | None:

@@ -137,8 +137,11 @@ class Simulator:
             raise ValueError("jobs must be in submit order (clean the trace with sort_by_submit)")
         run = np.asarray(workload.run, dtype=np.float64)
         limit = np.asarray(workload.time_req, dtype=np.float64)
-        if (run < 0).any() or (limit <= 0).any():
-            raise ValueError("run times must be >= 0 and requested times > 0 (clean the trace first)")
+        bad = np.flatnonzero((run < 0) | (limit <= 0))
+        if bad.size:
+            j = int(bad[0])
+            raise ValueError(f"job {int(workload.job_id[j])} (position {j}) has run time {run[j]:g} and requested time "
+                             f"{limit[j]:g}: run times must be >= 0 and requested times > 0 (clean the trace first)")
         req, cap, names = _requests(workload, config)
         too_big = (req > cap).any(axis=1)
         if too_big.any():
