@@ -180,15 +180,16 @@ def load_jobs(path: str | Path) -> JobTable:
 def synthetic_jobs(n: int = 1000, seed: int = 0) -> JobTable:
     """A seeded VASP-like table for tests and demos when the real file is absent.
 
-    Shaped after SOURCES.md's summary of the real data, not fitted to it: 70 % short jobs around 8
-    steps, 30 % long ones up to 99 steps (RLSchert §4.1.1); mostly 3 units (21-30 cores); a pre-run
+    Shaped after SOURCES.md's summary of the real data, not fitted to it: 70 % short jobs of 1-12
+    steps, 30 % long ones of 12-59 (RLSchert §4.1.1; mean about 15 steps as in the real data);
+    mostly 3 units (21-30 cores); a pre-run
     prediction off by up to ~40 %; re-estimates moving from the pre-run value to the truth as the job runs.
     """
     if n < 1:
         raise ValueError(f"synthetic_jobs needs n >= 1, got {n}")
     rng = np.random.default_rng(seed)
     short = rng.random(n) < 0.7
-    real = np.where(short, rng.integers(1, 13, n), rng.integers(12, 100, n)).astype(np.int32)
+    real = np.where(short, rng.integers(1, 13, n), rng.integers(12, 60, n)).astype(np.int32)
     cores = rng.choice([6, 16, 24, 48, 64, 96], size=n, p=[0.03, 0.02, 0.8, 0.1, 0.03, 0.02]).astype(np.int32)
     prerun = np.maximum(1, np.rint(real * rng.uniform(0.6, 1.4, n))).astype(np.int32)
     values, offsets = [], [0]
