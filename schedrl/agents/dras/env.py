@@ -1,0 +1,217 @@
+"""`schedrl/DRAS-v0`: DRAS (Fan et al., "Deep Reinforcement Agent for Scheduling in HPC") over the simulator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from schedrl.agents.dras.config import DRASEnvConfig
+from schedrl.agents.dras.decisions import LEVEL_BACKFILL, LEVEL_DONE, next_decision, sim_config_for
+from schedrl.agents.dras.keys import (
+    INFO_JOB, INFO_LEVEL, INFO_METRIC, INFO_METRICS, INFO_START, METRIC, OBS_ACTION_MASK, OBS_LEVEL, OBS_STATE,
+)
+from schedrl.agents.dras.observation import StateBuilder, StateScales, state_rows
+from schedrl.metrics import summarize
+from schedrl.sim import Simulator
+from schedrl.workload.cleaning import CleaningRules
+from schedrl.workload.sampling import sequence
+from schedrl.workload.workload import Workload
+
+# the issue's reading of Eq. (2): requested times in hours, so 1/t_j is O(1) for typical HPC jobs
+CAPACITY_TIME_UNIT = 3600.0
+
+
+def load_env_workload(config: DRASEnvConfig) -> Workload:
+    from schedrl.workload.catalog import load_trace
+
+    return load_trace(config.trace, CleaningRules.preset(config.cleaning))
+
+
+def machine_size(workload: Workload) -> int:
+    """N: the number of nodes DRAS sees (the simulator's resource-0 capacity, processors)."""
+    return int(workload.max_procs)
+
+
+class DRASEnv(gym.Env):
+    """Select jobs at DRAS's two levels, one at a time, rewarded per selection.
+
+    ## Description
+    DRAS (Fan et al., §III): at each scheduling instance the agent sees the W oldest waiting jobs.
+    Level 1 picks jobs one at a time: one that fits starts now ("ready"), the first that does not
+    fit is reserved at its earliest start. Level 2 then picks backfill jobs one at a time among the
+    candidates that do not delay the reservation, until none is left. A reservation is held until
+    the job starts (level 1 is skipped meanwhile). `two_level=False` is the Decima-PG baseline: flat
+    picks among window jobs that fit now, no reservation, no backfilling. `decisions.py` has the details.
+
+    ## Action Space
+    `Discrete(W)` for both levels: the window slot of the job to select. Level 1 slots hold the W
+    oldest waiting jobs (queue order); level 2 slots hold the first W backfill candidates. Stepping a
+    masked slot raises `ValueError`; `action_masks()` returns the current mask.
+
+    ## Observation Space
+    `Dict`:
+
+    | key | shape | content |
+    |---|---|---|
+    | `state` | (2W + N, 2) float32 | per window job [size/N, requested time/T], [priority, queued time/24 h]; per node [free, time to its job's estimated end/T] (`observation.py`) |
+    | `level` | (1,) float32 | 0.0 at level 1, 1.0 at level 2 |
+    | `action_mask` | (W,) float32 | 1 for the slots the current level may select |
+
+    T is the training trace's largest requested time (`norm`, saved with checkpoints).
+
+    ## Rewards
+    `capability` (Eq. 1), per selection of job j at either level:
+    w1 * wait_j / max(max wait in queue, 6 h) + w2 * size_j / N + w3 * busy nodes after the selection / N.
+    `capacity` (Eq. 2), per selection: -(1/c) * sum over the c jobs still waiting of 1/t_j, with t_j the
+    requested time in hours (0 when the queue is empty).
+
+    ## Starting State
+    A sequence of `sequence_length` consecutive jobs of the cleaned trace: the next of the fixed
+    `starts`, else from a random start (seeded by `reset(seed)`) inside `jobs_range`.
+    `continue_training` makes an env rebuilt mid-run (resume, restarted runner) pick up there.
+
+    ## Episode End
+    Terminates when every job of the sequence has completed; never truncates. The final info has the
+    average wait under `metric_value` and every aggregate metric under `metrics`.
+
+    ## Arguments
+    `env_config` keys: the fields of `DRASEnvConfig` (unknown keys are rejected).
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, config: dict[str, Any] | DRASEnvConfig | None = None, workload: Workload | None = None):
+        self.config = config if isinstance(config, DRASEnvConfig) else DRASEnvConfig.from_dict(config)
+        cfg = self.config
+        self.workload = workload if workload is not None else load_env_workload(cfg)
+        first, end = cfg.jobs_range if cfg.jobs_range else (0, len(self.workload))
+        if end > len(self.workload):
+            raise ValueError(f"jobs_range {cfg.jobs_range} runs past the end of trace {self.workload.name!r} "
+                             f"({len(self.workload)} jobs)")
+        if end - first < cfg.sequence_length:
+            raise ValueError(f"trace {self.workload.name!r} has {end - first} jobs in the training range, fewer than "
+                             f"sequence_length={cfg.sequence_length}")
+        if cfg.window > cfg.sequence_length:
+            raise ValueError(f"window={cfg.window} is larger than a sequence ({cfg.sequence_length} jobs)")
+        self._first_start, self._last_start = first, end - cfg.sequence_length
+        self.sim_config = sim_config_for(cfg)
+        self.scales = StateScales.from_dict(cfg.norm) if cfg.norm else StateScales.from_trace(self.workload)
+        self.n_nodes = machine_size(self.workload)
+        w = cfg.window
+        self.observation_space = gym.spaces.Dict({
+            OBS_STATE: gym.spaces.Box(0.0, np.inf, shape=(state_rows(w, self.n_nodes), 2), dtype=np.float32),
+            OBS_LEVEL: gym.spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32),
+            OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(w,), dtype=np.float32),
+        })
+        self.action_space = gym.spaces.Discrete(w)
+        self._episodes = 0
+        self._next_fixed = 0
+        self._salt: tuple[int, ...] = ()
+        self.sim: Simulator | None = None
+        self.level = LEVEL_DONE
+        self._slots = np.zeros(0, dtype=np.int64)
+        self._mask = np.zeros(w, dtype=np.float32)
+
+    # ------------------------------------------------------------------ episodes
+    def _choose_start(self) -> int:
+        cfg = self.config
+        if cfg.starts:
+            start = cfg.starts[self._next_fixed % len(cfg.starts)]
+            self._next_fixed += 1
+        else:
+            start = int(self.np_random.integers(self._first_start, self._last_start + 1))
+        self._episodes += 1
+        return start
+
+    def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
+        """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it.
+
+        `episodes_done` episodes count as drawn already; every later seed is mixed with `salt` (e.g. the
+        training iteration), so an env rebuilt with its predecessor's seed draws new sequences instead of
+        the ones already trained on.
+        """
+        self._episodes = max(self._episodes, int(episodes_done))
+        self._salt = tuple(int(s) for s in salt)
+        if self._np_random is not None:  # seeded already: re-derive its stream now
+            state = int(self.np_random.integers(2**63))
+            self.np_random = np.random.default_rng(np.random.SeedSequence([state, *self._salt]))
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None and self._salt:
+            seed = int(np.random.SeedSequence([seed, *self._salt]).generate_state(1)[0])
+        super().reset(seed=seed)
+        start = int(options["start"]) if options and "start" in options else self._choose_start()
+        self.start = start
+        seq = sequence(self.workload, start, self.config.sequence_length)
+        self.sim = Simulator(seq, self.sim_config)
+        self._builder = StateBuilder(self.sim, self.config.window, self.scales, self.config.priority_fraction)
+        self._advance()
+        assert self.level != LEVEL_DONE  # a fresh sequence always starts with a decision
+        return self._observe(), {INFO_START: start}
+
+    # ------------------------------------------------------------------ decisions
+    def _advance(self) -> None:
+        self.level, self._slots, valid = next_decision(self.sim, self.config)
+        self._mask = np.zeros(self.config.window, dtype=np.float32)
+        self._mask[: len(valid)] = valid
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        return {
+            OBS_STATE: self._builder.build(self.sim, self._slots),
+            OBS_LEVEL: np.array([1.0 if self.level == LEVEL_BACKFILL else 0.0], dtype=np.float32),
+            OBS_ACTION_MASK: self._mask.copy(),
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """The current action mask as booleans (the sb3-contrib `MaskablePPO` convention)."""
+        return self._mask > 0
+
+    @property
+    def slots(self) -> np.ndarray:
+        """The jobs (indices into the current sequence) behind the valid slots, in slot order."""
+        return self._slots
+
+    def _capability(self, j: int, wait_max: float) -> float:
+        s = self.sim.state
+        cfg = self.config
+        wait = self.sim.now - s.submit[j]
+        busy = (s.cap[0] - s.free[0]) / s.cap[0]
+        return float(cfg.w1 * wait / max(wait_max, cfg.min_tmax) + cfg.w2 * s.req[j, 0] / s.cap[0] + cfg.w3 * busy)
+
+    def _capacity(self) -> float:
+        queue = self.sim.queue
+        if len(queue) == 0:
+            return 0.0
+        return float(-np.mean(CAPACITY_TIME_UNIT / self.sim.state.est[queue]))
+
+    def step(self, action):
+        if self.sim is None or self.level == LEVEL_DONE:
+            raise RuntimeError("call reset() before step()")
+        a = int(action)
+        if not 0 <= a < self.config.window or self._mask[a] == 0.0:
+            what = "backfill candidates" if self.level == LEVEL_BACKFILL else (
+                "waiting jobs" if self.config.two_level else "waiting jobs that fit now")
+            valid = np.flatnonzero(self._mask).tolist()
+            raise ValueError(f"action {a} is masked at level {self.level}: only slots {valid} hold {what}")
+        j = int(self._slots[a])
+        level = self.level
+        wait_max = float(self.sim.now - self.sim.state.submit[self.sim.queue].min())
+        if level == LEVEL_BACKFILL:
+            self.sim.backfill(j)
+        else:
+            self.sim.pick(j)
+        reward = self._capability(j, wait_max) if self.config.reward == "capability" else self._capacity()
+        self._advance()
+        info = {INFO_JOB: j, INFO_LEVEL: level}
+        if self.level == LEVEL_DONE:
+            metrics = summarize(self.sim.schedule())
+            info.update({INFO_METRIC: metrics.value(METRIC), INFO_METRICS: metrics.to_dict(), INFO_START: self.start})
+            obs = {OBS_STATE: np.zeros(self.observation_space[OBS_STATE].shape, np.float32),
+                   OBS_LEVEL: np.zeros(1, np.float32), OBS_ACTION_MASK: np.zeros(self.config.window, np.float32)}
+            return obs, reward, True, False, info
+        return self._observe(), reward, False, False, info
