@@ -49,6 +49,9 @@ class DRASEnvConfig:
     """Jobs per episode."""
     starts: tuple[int, ...] = ()
     """Fixed start indices, cycled through in order (evaluation); empty: seeded random starts."""
+    train_fraction: float = 1.0
+    """Random sequences lie inside the first `train_fraction` of the cleaned trace (the rest is held out
+    for evaluation); `jobs_range` overrides it."""
     jobs_range: tuple[int, ...] = ()
     """(first, end): random sequences lie inside jobs [first, end) of the cleaned trace (a training
     split such as the first 70%); empty: the whole trace."""
@@ -88,6 +91,8 @@ class DRASEnvConfig:
             problems.append(f"backfill_rule must be one of {', '.join(BACKFILL_RULES)}; got {self.backfill_rule!r}")
         if self.sequence_length < 1:
             problems.append(f"sequence_length must be >= 1; got {self.sequence_length}")
+        if not 0.0 < self.train_fraction <= 1.0:
+            problems.append(f"train_fraction must be in (0, 1]; got {self.train_fraction}")
         if self.jobs_range and (len(self.jobs_range) != 2 or not 0 <= self.jobs_range[0] < self.jobs_range[1]):
             problems.append(f"jobs_range must be (first, end) with 0 <= first < end; got {self.jobs_range}")
         if self.norm and set(self.norm) != set(NORM_KEYS):

@@ -34,6 +34,13 @@ def machine_size(workload: Workload) -> int:
     return int(workload.max_procs)
 
 
+def training_range(config: DRASEnvConfig, n_jobs: int) -> tuple[int, int]:
+    """(first, end): the jobs random training sequences are drawn from."""
+    if config.jobs_range:
+        return config.jobs_range[0], config.jobs_range[1]
+    return 0, max(1, int(n_jobs * config.train_fraction))
+
+
 class DRASEnv(gym.Env):
     """Select jobs at DRAS's two levels, one at a time, rewarded per selection.
 
@@ -69,7 +76,8 @@ class DRASEnv(gym.Env):
 
     ## Starting State
     A sequence of `sequence_length` consecutive jobs of the cleaned trace: the next of the fixed
-    `starts`, else from a random start (seeded by `reset(seed)`) inside `jobs_range`.
+    `starts`, else from a random start (seeded by `reset(seed)`) inside `jobs_range` (default: the
+    first `train_fraction` of the trace).
     `continue_training` makes an env rebuilt mid-run (resume, restarted runner) pick up there.
 
     ## Episode End
@@ -89,11 +97,11 @@ class DRASEnv(gym.Env):
         self.config = config if isinstance(config, DRASEnvConfig) else DRASEnvConfig.from_dict(config)
         cfg = self.config
         self.workload = workload if workload is not None else load_env_workload(cfg)
-        first, end = cfg.jobs_range if cfg.jobs_range else (0, len(self.workload))
+        first, end = training_range(cfg, len(self.workload))
         if end > len(self.workload):
             raise ValueError(f"jobs_range {cfg.jobs_range} runs past the end of trace {self.workload.name!r} "
                              f"({len(self.workload)} jobs)")
-        if end - first < cfg.sequence_length:
+        if not cfg.starts and end - first < cfg.sequence_length:
             raise ValueError(f"trace {self.workload.name!r} has {end - first} jobs in the training range, fewer than "
                              f"sequence_length={cfg.sequence_length}")
         if cfg.window > cfg.sequence_length:
