@@ -60,6 +60,10 @@ class MRSchEnv(gym.Env):
     | `goal` | (R,) float32 in [0, 1] | MRSch Eq. (1), recomputed at every decision (`goal.py`) |
     | `action_mask` | (W,) float32 | 1 for slots holding a waiting job |
 
+    The state length is derived from the machine: 4W + 2N₁ + 2N₂ for nodes and burst buffer, as in
+    MRSch §IV-C. The paper's 11,410 for Theta is inconsistent with its own sizes (W = 10, 4,392 nodes,
+    1.26 PB in one-TB units give 11,344): see `observation.py`.
+
     ## Rewards
     `reward="none"` (DFP): 0; DFP learns from the measurements (also in `info["measurements"]`).
     `reward="utilization"` (the scalar-RL baseline, §IV-D): Σ_j w_j·U_j at the next decision point
