@@ -11,8 +11,9 @@ import argparse
 import sys
 import time
 
-from schedrl.dtsim.config import ESTIMATES, DTSimConfig
+from schedrl.dtsim.config import ESTIMATES, REQUEUE_ESTIMATES, DTSimConfig
 from schedrl.dtsim.fidelity import fidelity, format_rows
+from schedrl.dtsim.heuristics import KillRule
 from schedrl.dtsim.jobs import load_jobs, synthetic_jobs, vasp_jobs_path
 
 
@@ -29,21 +30,26 @@ def main(argv: list[str] | None = None) -> int:
     fid.add_argument("--job-rate", type=float, default=0.7, help="arrival probability per step")
     fid.add_argument("--simu-len", type=int, default=200, help="arrival steps per sequence")
     fid.add_argument("--estimates", choices=ESTIMATES, default="running", help="running re-estimates or pre-run only")
+    fid.add_argument("--kill-error", choices=("absolute", "relative"), default="absolute",
+                     help="the kill rule's 'related error run_i - len_param > 1': absolute steps or relative to len_param")
+    fid.add_argument("--requeue-estimate", choices=REQUEUE_ESTIMATES, default="latest",
+                     help="a killed job is requeued with its latest re-estimate or its pre-run prediction")
     args = parser.parse_args(argv)
     try:
         config = DTSimConfig(res_slot=args.res_slot, job_rate=args.job_rate, simu_len=args.simu_len,
-                             estimates=args.estimates)
+                             estimates=args.estimates, requeue_estimate=args.requeue_estimate)
         table = synthetic_jobs(5000, seed=args.seed) if args.jobs == "synthetic" else load_jobs(args.jobs or vasp_jobs_path())
         t0 = time.perf_counter()
         rows = fidelity(table, config, args.sequences, args.seed)
         if args.kill:
-            rows += fidelity(table, config, args.sequences, args.seed, kill=True)
+            rows += fidelity(table, config, args.sequences, args.seed, kill=KillRule(relative=args.kill_error == "relative"))
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"jobs: {table.source} ({len(table)}); {args.sequences} sequences, seed {args.seed}; res_slot {config.res_slot}, "
           f"job_rate {config.job_rate}, simu_len {config.simu_len}, num_nw {config.num_nw}, "
-          f"time_horizon {config.time_horizon}, estimates {config.estimates}; {time.perf_counter() - t0:.1f} s")
+          f"time_horizon {config.time_horizon}, estimates {config.estimates}"
+          f"{f', kill error {args.kill_error}, requeue estimate {config.requeue_estimate}' if args.kill else ''}; {time.perf_counter() - t0:.1f} s")
     print(format_rows(rows))
     print("Tables 7 and 8 are RLSchert's VASP jobs at res_slot 20, job_rate 0.7, simu_len 200: compare at those settings")
     return 0

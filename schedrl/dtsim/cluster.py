@@ -13,8 +13,8 @@ actions, then the void action moves time on:
   "resources will be added or deleted in advance"). Jobs arriving at the new step join the queue.
 - `num_nw+1+k`: kill the job in running slot k. It goes back to the end of the waiting queue and
   will restart from zero; a killed running job's pre-run estimate becomes its latest re-estimate
-  (RLSchert §4: killed jobs are rescheduled "after re-estimating the runtime"). Killing a ready job
-  only undoes its allocation (not counted as a kill).
+  (RLSchert §4: killed jobs are rescheduled "after re-estimating the runtime"; `requeue_estimate`
+  keeps the pre-run one instead). Killing a ready job only undoes its allocation (not counted as a kill).
 
 Invariant: the jobs running at any step never hold more than `res_slot` units, because a job
 starts only where the canvas, which counts every running job at offset 0, has room at offset 0.
@@ -189,7 +189,8 @@ class DTSim:
             raise ValueError(f"action {self.config.num_nw + 1 + k}: running slot {k} is empty")
         if self.start[j] >= 0:
             self.kills[j] += 1
-            self.len_param[j] = self.estimate(j)
+            if self.config.requeue_estimate == "latest":
+                self.len_param[j] = self.estimate(j)
             self.start[j] = -1
             self.elapsed[j] = 0
         self._placed[j] = -1

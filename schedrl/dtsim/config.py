@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ESTIMATES = ("running", "prerun")
+REQUEUE_ESTIMATES = ("latest", "prerun")
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class DTSimConfig:
     """Longest runtime estimate in steps: estimates are clipped to [1, job_len] (Table 2: 100; the paper limits runtime to 100 steps)."""
     estimates: str = "running"
     """`running`: a running job's estimate follows the recorded per-step re-estimates (RLSchert); `prerun`: the pre-run prediction only (DeepRM)."""
+    requeue_estimate: str = "latest"
+    """What a killed job is requeued with: `latest`, its latest re-estimate (RLSchert §4: rescheduled "after re-estimating the runtime"), or `prerun`, its pre-run prediction."""
 
     def __post_init__(self) -> None:
         for name in ("res_slot", "time_horizon", "num_nw", "num_kill", "simu_len", "max_seq", "job_len"):
@@ -48,6 +51,9 @@ class DTSimConfig:
             raise ValueError(f"DTSimConfig.max_seq={self.max_seq} is shorter than simu_len={self.simu_len}")
         if self.estimates not in ESTIMATES:
             raise ValueError(f"DTSimConfig.estimates must be one of {', '.join(ESTIMATES)}; got {self.estimates!r}")
+        if self.requeue_estimate not in REQUEUE_ESTIMATES:
+            raise ValueError(f"DTSimConfig.requeue_estimate must be one of {', '.join(REQUEUE_ESTIMATES)}; "
+                             f"got {self.requeue_estimate!r}")
 
     @property
     def void_action(self) -> int:

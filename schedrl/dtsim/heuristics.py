@@ -112,23 +112,27 @@ class KillRule:
 
     Kill job j when elapsed < len_param < threshold < run_i and run_i - len_param > min_error, where
     run_i is its current re-estimate. The paper writes the last test as "the related error
-    run_i - len_param > 1"; we read it literally (an absolute gap in steps). A killed job's
-    len_param becomes its re-estimate (> threshold), so the rule never kills it twice.
+    run_i - len_param > 1"; by default we read it literally (an absolute gap in steps), `relative`
+    reads it as (run_i - len_param) / len_param. The rule kills a job at most once (a restarted job
+    replays the same re-estimates and would otherwise be killed at the same point forever).
     """
 
     threshold: int = 10
     """Steps separating short from long (RLSchert §3.3: 10)."""
     min_error: int = 1
     """Smallest re-estimate minus pre-run estimate that counts as a misprediction (RLSchert §3.3: 1)."""
+    relative: bool = False
+    """Compare (run_i - len_param) / len_param with min_error instead of the absolute gap."""
 
     def kill_action(self, sim: DTSim) -> int | None:
         """The kill action of the first running slot holding such a job, or None."""
         base = sim.config.num_nw + 1
         for k, j in enumerate(sim.slots):
-            if j < 0 or not sim.running(j):
+            if j < 0 or not sim.running(j) or sim.kills[j]:
                 continue
             lp, run_i = sim.len_param[j], sim.estimate(j)
-            if sim.elapsed[j] < lp < self.threshold < run_i and run_i - lp > self.min_error:
+            error = (run_i - lp) / lp if self.relative else run_i - lp
+            if sim.elapsed[j] < lp < self.threshold < run_i and error > self.min_error:
                 return base + k
         return None
 
@@ -151,12 +155,14 @@ HEURISTICS = {"tetris": Tetris, "random": Random, "sjf": SJF, "tetris*": TetrisS
 """name -> policy class, in RLSchert Table 7's column order."""
 
 
-def make_policy(name: str, seed: int = 0, kill: bool = False) -> Policy:
-    """A heuristic by name (Random seeded with `seed`), optionally wrapped with the kill rule."""
+def make_policy(name: str, seed: int = 0, kill: bool | KillRule = False) -> Policy:
+    """A heuristic by name (Random seeded with `seed`), optionally wrapped with the kill rule (True: the default rule)."""
     if name not in HEURISTICS:
         raise ValueError(f"unknown heuristic {name!r}; choose one of {', '.join(HEURISTICS)}")
     policy = Random(seed) if name == "random" else HEURISTICS[name]()
-    return WithKill(policy) if kill else policy
+    if kill is False:
+        return policy
+    return WithKill(policy, KillRule() if kill is True else kill)
 
 
 def run(sim: DTSim, policy: Policy) -> Summary:

@@ -81,3 +81,19 @@ def test_a_policy_that_never_moves_time_is_stopped():
 
     with pytest.raises(RuntimeError, match="without moving time on"):
         run(sim_of([X, Y], **SMALL), Flip())
+
+
+@pytest.mark.parametrize("requeue", ["latest", "prerun"])
+def test_kill_rule_kills_a_job_at_most_once_whatever_it_is_requeued_with(requeue):
+    liar = (30, 3, 10, [3, 15, 15, 15])
+    sim = sim_of([liar], **{**SMALL, "estimates": "running", "requeue_estimate": requeue})
+    rule = KillRule(relative=True)  # (15 - 3) / 3 = 4 > 1
+    sim.step(0)
+    for _ in range(2):
+        sim.step(sim.config.void_action)
+    sim.step(rule.kill_action(sim))
+    assert sim.len_param[0] == (15 if requeue == "latest" else 3)
+    sim.step(0)
+    for _ in range(2):
+        sim.step(sim.config.void_action)
+    assert sim.estimate(0) == 15 and rule.kill_action(sim) is None
