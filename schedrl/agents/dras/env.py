@@ -13,6 +13,7 @@ from schedrl.agents.dras.keys import (
     INFO_JOB, INFO_LEVEL, INFO_METRIC, INFO_METRICS, INFO_START, METRIC, OBS_ACTION_MASK, OBS_LEVEL, OBS_STATE,
 )
 from schedrl.agents.dras.observation import StateBuilder, StateScales, state_rows
+from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.metrics import summarize
 from schedrl.sim import Simulator
 from schedrl.workload.cleaning import CleaningRules
@@ -53,7 +54,8 @@ class DRASEnv(gym.Env):
     picks among window jobs that fit now, no reservation, no backfilling. `decisions.py` has the details.
 
     ## Action Space
-    `Discrete(W)` for both levels: the window slot of the job to select. Level 1 slots hold the W
+    `Discrete(W)` for both levels (a `MaskedDiscrete`, whose `sample()` draws valid slots): the window
+    slot of the job to select. Level 1 slots hold the W
     oldest waiting jobs (queue order); level 2 slots hold the first W backfill candidates. Stepping a
     masked slot raises `ValueError`; `action_masks()` returns the current mask.
 
@@ -116,7 +118,7 @@ class DRASEnv(gym.Env):
             OBS_LEVEL: gym.spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32),
             OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(w,), dtype=np.float32),
         })
-        self.action_space = gym.spaces.Discrete(w)
+        self.action_space = MaskedDiscrete(w)
         self._episodes = 0
         self._next_fixed = 0
         self._salt: tuple[int, ...] = ()
@@ -167,6 +169,7 @@ class DRASEnv(gym.Env):
         self.level, self._slots, valid = next_decision(self.sim, self.config)
         self._mask = np.zeros(self.config.window, dtype=np.float32)
         self._mask[: len(valid)] = valid
+        self.action_space.set_mask(self._mask)
 
     def _observe(self) -> dict[str, np.ndarray]:
         return {
