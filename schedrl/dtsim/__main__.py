@@ -38,11 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = DTSimConfig(res_slot=args.res_slot, job_rate=args.job_rate, simu_len=args.simu_len,
                              estimates=args.estimates, requeue_estimate=args.requeue_estimate)
-        table = synthetic_jobs(5000, seed=args.seed) if args.jobs == "synthetic" else load_jobs(args.jobs or vasp_jobs_path())
+        if args.jobs == "synthetic":
+            table = synthetic_jobs(5000, seed=args.seed)
+        else:
+            table = load_jobs(args.jobs or vasp_jobs_path())
         t0 = time.perf_counter()
         rows = fidelity(table, config, args.sequences, args.seed)
         if args.kill:
-            rows += fidelity(table, config, args.sequences, args.seed, kill=KillRule(relative=args.kill_error == "relative"))
+            rule = KillRule(relative=args.kill_error == "relative")
+            rows += fidelity(table, config, args.sequences, args.seed, kill=rule)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -53,7 +53,10 @@ class FidelityRow:
 
 def fidelity(table: JobTable, config: DTSimConfig = DTSimConfig(), sequences: int = 16, seed: int = 0,
              kill: bool | KillRule = False) -> list[FidelityRow]:
-    """Every Table 7 heuristic on the same `sequences` seeded sequences (Random seeded per sequence); `kill`: with the kill rule (or this one)."""
+    """Every Table 7 heuristic on the same `sequences` seeded sequences (Random seeded per sequence).
+
+    `kill`: True for RLSchert's kill rule alongside each heuristic, or the `KillRule` to use.
+    """
     if sequences < 1:
         raise ValueError(f"sequences must be >= 1, got {sequences}")
     seqs = [sample_sequence(table, config, np.random.default_rng(s))
