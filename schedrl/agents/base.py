@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
 
 from schedrl.sim.config import SimConfig

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         starts = choose_starts(workload, args.jobs, args.sequences, args.seed, parse_starts(args.starts))
         if taken:
             print(f"schedrl evaluate: as trained: {', '.join(taken)}", file=sys.stderr)
-        result = compare(workload, heuristics + [policy], backfills, starts, args.jobs, metric,
+        result = compare(workload, heuristics + [f"checkpoint:{args.checkpoint}"], backfills, starts, args.jobs, metric,
                          evaluation_config(args, record.sim_config, backfills[0]), seed=args.seed)
     except ValueError as e:
         raise UsageError(str(e)) from None

@@ -330,8 +330,8 @@ class Evaluation:
         header = list(self.values)
         cells = [f"{self.mean(k):.2f}" + ("*" if k == self.best else "") for k in header]
         widths = [max(len(h), len(c)) for h, c in zip(header, cells)]
-        title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} held-out sequences of "
-                 f"{self.jobs} jobs (* = best)")
+        title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs "
+                 "(held out; * = best)")
         return "\n".join([title, "  ".join(h.rjust(w) for h, w in zip(header, widths)),
                           "  ".join(c.rjust(w) for c, w in zip(cells, widths))])
 

@@ -119,9 +119,9 @@ def test_without_a_stop_criterion_training_gets_the_default_budget():
 
     args = build_parser("train").parse_args(["train", "rlscheduler", "--out", "x"])
     spec = build_spec(args)
-    assert DEFAULT_TIME_BUDGET == "30m" and spec.time_budget_s == 1800 and spec.iterations is None
+    assert DEFAULT_TIME_BUDGET == "30m" and spec.stop.time_budget_s == 1800 and spec.stop.iterations is None
     spec = build_spec(build_parser("train").parse_args(["train", "rlscheduler", "--iterations", "3", "--out", "x"]))
-    assert spec.time_budget_s is None and spec.iterations == 3
+    assert spec.stop.time_budget_s is None and spec.stop.iterations == 3
 
 
 def test_resume_continues_with_the_recorded_options(trained, capsys):

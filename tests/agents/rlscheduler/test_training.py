@@ -14,7 +14,7 @@ import numpy as np
 from schedrl.workload import Workload, write_swf
 from schedrl.workload.fields import SWF_FIELDS
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def one_processor_batch_trace(path: Path, n: int = 600, seed: int = 0) -> Path:
@@ -123,20 +123,20 @@ def test_restored_run_and_recreated_runners_continue_instead_of_replaying(tmp_pa
 
 def test_train_driver_checkpoint_restores_and_evaluates(tmp_path, ray_session):
     from schedrl.agents.rlscheduler.ppo import PPOSettings
-    from schedrl.training.driver import TrainSpec, train
+    from schedrl.training.driver import train
+    from schedrl.training.spec import EvaluateSpec, StopSpec, TrainingOptions, single_run
     from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
     from schedrl.eval.compare import compare
     from schedrl.eval.policies import resolve_policy
     from schedrl.agents.checkpoint import load_policy
     from schedrl.workload.catalog import load_trace
 
-    spec = TrainSpec(
-        env=RLSchedulerEnvConfig(trace="default", sequence_length=32),
-        ppo=PPOSettings(num_env_runners=0, num_envs_per_env_runner=2, train_batch_size_per_learner=256, num_epochs=2),
-        out=str(tmp_path / "run"), iterations=1, filter_phase1_iterations=1, validation_sequences=1,
-        eval_sequences=1, eval_jobs=64, verbose=False,
-    )
-    summary = train(spec)
+    spec = single_run(
+        "rlscheduler", RLSchedulerEnvConfig(trace="default", sequence_length=32),
+        PPOSettings(num_env_runners=0, num_envs_per_env_runner=2, train_batch_size_per_learner=256, num_epochs=2),
+        "kernel", StopSpec(iterations=1), TrainingOptions(filter_phase1_iterations=1, validation_sequences=1),
+        EvaluateSpec(sequences=1, jobs=64))
+    summary = train(spec, tmp_path / "run", verbose=False)
     ckpt = Path(summary["checkpoint"])
     assert ckpt.is_dir() and (tmp_path / "run" / "schedrl_run.json").exists()
     assert (tmp_path / "run" / "evaluation.md").read_text().count("|") > 10
