@@ -2,8 +2,9 @@
 
 `AGENTS` is the registry: agent name -> the package that holds it. A package's `__init__` is cheap
 (no ray, torch or gymnasium) and names its env(s) in `ENVS` and its `Agent` class in `AGENT`
-("module:Class"); `schedrl.envs` registers the envs, `get_agent` imports the class. Adding an agent
-is its package plus one line here (docs/architecture.md).
+("module:Class"; a package holding several agents maps each name to its class in `AGENTS`);
+`schedrl.envs` registers the envs, `get_agent` imports the class. Adding an agent is its package plus
+one line here (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -13,6 +14,12 @@ from types import ModuleType
 
 AGENTS: dict[str, str] = {
     "rlscheduler": "schedrl.agents.rlscheduler",
+    "dras-pg": "schedrl.agents.dras",
+    "dras-dql": "schedrl.agents.dras",
+    "decima-pg": "schedrl.agents.dras",
+    "mrsch": "schedrl.agents.mrsch",
+    "mrsch-scalar": "schedrl.agents.mrsch.scalar",
+    "linear": "schedrl.agents.linear",
 }
 
 
@@ -26,7 +33,7 @@ def agent_package(name: str) -> ModuleType:
 def get_agent(name: str):
     """An instance of agent `name`'s `Agent` class."""
     package = agent_package(name)
-    module, _, cls = package.AGENT.partition(":")
+    module, _, cls = getattr(package, "AGENTS", {}).get(name, package.AGENT).partition(":")
     return getattr(importlib.import_module(module), cls)()
 
 

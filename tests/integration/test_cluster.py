@@ -46,7 +46,7 @@ def log_tail(out: Path, chars: int = 4000) -> str:
 
 
 def trial_dir(out: Path) -> Path:
-    trials = sorted((out / "rlscheduler").glob("PPO_*"))
+    trials = sorted((out / "rlscheduler").glob("trial_*"))
     assert len(trials) == 1, f"expected one trial under {out}, found {trials}"
     return trials[0]
 
@@ -58,7 +58,7 @@ def results(out: Path) -> list[dict]:
 
 
 def checkpoints(out: Path) -> list[Path]:
-    return sorted(trial_dir(out).glob("checkpoint_*")) if list((out / "rlscheduler").glob("PPO_*")) else []
+    return sorted(trial_dir(out).glob("checkpoint_*")) if list((out / "rlscheduler").glob("trial_*")) else []
 
 
 def saved_iteration(out: Path) -> int:

@@ -1,0 +1,135 @@
+"""The `linear` agent behind the `Agent` contract (no ray/torch at import)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.linear import ENV_ID
+from schedrl.agents.linear.env import LinearEnvConfig, observe
+
+
+@dataclass(frozen=True)
+class LinearSettings:
+    """RLlib PPO settings of the example (stock PPO learner)."""
+
+    lr: float = 3e-3
+    """Learning rate."""
+    train_batch_size_per_learner: int = 2048
+    """Env steps per iteration."""
+    minibatch_size: int = 256
+    """SGD minibatch."""
+    num_epochs: int = 4
+    """Passes over each batch."""
+    entropy_coeff: float = 0.0
+    """Entropy bonus."""
+    num_env_runners: int = 0
+    """Sampling processes (0: in the trainer)."""
+    num_envs_per_env_runner: int = 4
+    """Envs per runner."""
+    num_gpus_per_learner: float = 0.0
+    """GPUs for the learner."""
+    seed: int | None = 0
+    """Seed."""
+    env_runner_resources: Mapping[str, float] | None = None
+    """Custom Ray resources each env runner requires."""
+
+    def __post_init__(self) -> None:
+        if not self.lr > 0 or self.train_batch_size_per_learner < 1 or self.num_epochs < 1 or self.minibatch_size < 1:
+            raise ValueError("lr must be > 0; batch, minibatch and epochs >= 1")
+
+
+class GreedyLinear:
+    """The trained scorer as a simulator policy: the highest-scoring visible job."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def pick(self, sim) -> int:
+        import torch
+
+        jobs, mask, visible = observe(sim)
+        with torch.inference_mode():
+            scores = self.module.score(torch.from_numpy(jobs[: len(visible)])).squeeze(-1).numpy()
+        return int(visible[int(np.argmax(scores))])
+
+
+class LinearAgent(Agent):
+    name = "linear"
+    summary = "example agent: a linear per-job scorer trained with RLlib's PPO (docs/architecture.md)"
+    env_id = ENV_ID
+    env_config_class = LinearEnvConfig
+    settings_class = LinearSettings
+    settings_section = "ppo"
+    env_searchable = ("trace", "backfill")
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--backfill", default="none", help="backfilling while the picked job waits (default none)")
+        p.add_argument("--sequence-length", type=int, default=128, help="jobs per episode (default 128)")
+        p.add_argument("--lr", type=float, default=3e-3, help="learning rate (default 3e-3)")
+        p.add_argument("--batch-size", type=int, default=2048, help="env steps per iteration (default 2048)")
+
+    def configure(self, args):
+        env = LinearEnvConfig(trace=args.trace, cleaning=args.cleaning or "default", backfill=args.backfill,
+                              sequence_length=args.sequence_length)
+        settings = LinearSettings(lr=args.lr, train_batch_size_per_learner=args.batch_size, seed=args.seed,
+                                  num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
+                                  num_gpus_per_learner=args.num_gpus_per_learner,
+                                  env_runner_resources=args.runner_resources,
+                                  minibatch_size=min(256, args.batch_size))
+        return env, settings
+
+    def load_workload(self, env_config: LinearEnvConfig):
+        return env_config.workload()
+
+    def sim_config(self, env_config: LinearEnvConfig):
+        return env_config.sim_config()
+
+    def metric(self, env_config) -> str:
+        return "bsld"
+
+    def baselines(self, env_config) -> tuple[Baseline, ...]:
+        return (Baseline("fcfs"), Baseline("sjf"))
+
+    def prepare(self, env_config: LinearEnvConfig, settings, options, log=print) -> Prepared:
+        from schedrl.workload.catalog import portable_trace
+
+        workload = env_config.workload()
+        if len(workload) < env_config.sequence_length:
+            raise ValueError(f"trace {workload.name!r} has {len(workload)} jobs, fewer than the sequence length "
+                             f"{env_config.sequence_length}")
+        return Prepared(replace(env_config, trace=portable_trace(env_config.trace)), workload.sha256)
+
+    def algorithm_config(self, env_config: LinearEnvConfig, settings: LinearSettings, model: str | None = None):
+        from ray.rllib.algorithms.ppo import PPOConfig
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+        from schedrl.agents.linear.module import LinearScorer
+
+        s = settings
+        return (PPOConfig()
+                .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict())
+                .env_runners(num_env_runners=s.num_env_runners, num_envs_per_env_runner=s.num_envs_per_env_runner,
+                             custom_resources_per_env_runner=dict(s.env_runner_resources or {}))
+                .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner)
+                .training(lr=s.lr, train_batch_size_per_learner=s.train_batch_size_per_learner,
+                          minibatch_size=s.minibatch_size, num_epochs=s.num_epochs, entropy_coeff=s.entropy_coeff,
+                          gamma=1.0, lambda_=0.95, vf_clip_param=float("inf"))
+                .rl_module(rl_module_spec=RLModuleSpec(module_class=LinearScorer))
+                .debugging(log_level="ERROR", log_sys_usage=False, seed=s.seed))
+
+    def searchable(self) -> Mapping[str, tuple[str, ...]]:
+        return {"lr": ("lr",), "entropy_coeff": ("entropy_coeff",), "seed": ("seed",)}
+
+    def policy_from_module(self, module, env_config: Mapping[str, Any]):
+        return GreedyLinear(module)
+
+    def settings_from_dict(self, data):
+        return LinearSettings(**dict(data))
+
+
+__all__ = ["LinearAgent", "LinearSettings"]

@@ -1,0 +1,134 @@
+"""The `linear` agent's env: pick one of the first `SLOTS` waiting jobs; reward -avg bsld at the end."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Mapping
+
+import gymnasium as gym
+import numpy as np
+
+from schedrl.metrics import summarize
+from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
+from schedrl.workload.workload import Workload
+
+SLOTS = 32
+"""Visible waiting jobs (the first of the queue, FCFS order)."""
+FEATURES = 3
+"""Per job: log1p(wait) / log1p(day), log1p(requested time) / log1p(day), requested share of the machine."""
+DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class LinearEnvConfig:
+    """What the env simulates. Unknown keys are rejected by `from_dict`."""
+
+    trace: str = "default"
+    """Catalog name or SWF path."""
+    cleaning: str = "default"
+    """Trace cleaning preset."""
+    backfill: str = "none"
+    """Backfilling while the picked job waits."""
+    sequence_length: int = 128
+    """Jobs per episode."""
+    starts: tuple[int, ...] = ()
+    """Fixed starts (cycled); empty: seeded random starts."""
+
+    def __post_init__(self) -> None:
+        from schedrl.sim.config import BACKFILLS
+        from schedrl.workload.cleaning import CleaningRules
+
+        if self.sequence_length < 2:
+            raise ValueError(f"sequence_length must be >= 2, got {self.sequence_length}")
+        if self.backfill not in BACKFILLS:
+            raise ValueError(f"backfill must be one of {', '.join(BACKFILLS)}; got {self.backfill!r}")
+        CleaningRules.preset(self.cleaning)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> "LinearEnvConfig":
+        data = dict(data or {})
+        data.pop("num_envs", None)
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown linear env option(s): {', '.join(unknown)}")
+        if "starts" in data:
+            data["starts"] = tuple(int(s) for s in data["starts"])
+        return cls(**data)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "starts": list(self.starts)}
+
+    def sim_config(self) -> SimConfig:
+        return SimConfig.preset("standard", discipline="pick-and-wait", backfill=self.backfill)
+
+    def workload(self) -> Workload:
+        from schedrl.workload.catalog import load_trace
+        from schedrl.workload.cleaning import CleaningRules
+
+        return load_trace(self.trace, CleaningRules.preset(self.cleaning))
+
+
+def observe(sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(jobs (SLOTS, FEATURES), mask (SLOTS,), visible job indices) of the simulator's state."""
+    visible = sim.queue[:SLOTS].copy()
+    k = len(visible)
+    s = sim.state
+    jobs = np.zeros((SLOTS, FEATURES), dtype=np.float32)
+    scale = np.log1p(DAY)
+    jobs[:k, 0] = np.minimum(np.log1p(sim.now - s.submit[visible]) / scale, 1.0)
+    jobs[:k, 1] = np.minimum(np.log1p(s.est[visible]) / scale, 1.0)
+    jobs[:k, 2] = s.req[visible, 0] / s.cap[0]
+    mask = np.zeros(SLOTS, dtype=np.float32)
+    mask[:k] = 1.0
+    return jobs, mask, visible
+
+
+class LinearEnv(gym.Env):
+    """Pick-and-wait over the simulator; terminal reward -avg bounded slowdown; `info["metric_value"]` the bsld."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, config: Mapping[str, Any] | LinearEnvConfig | None = None, **kwargs: Any):
+        merged = config if isinstance(config, LinearEnvConfig) else LinearEnvConfig.from_dict({**dict(config or {}), **kwargs})
+        self.config = merged
+        self.workload = merged.workload()
+        if len(self.workload) < merged.sequence_length:
+            raise ValueError(f"trace {self.workload.name!r} has {len(self.workload)} jobs, fewer than "
+                             f"sequence_length={merged.sequence_length}")
+        self.observation_space = gym.spaces.Dict({
+            "jobs": gym.spaces.Box(0.0, 1.0, (SLOTS, FEATURES), np.float32),
+            "action_mask": gym.spaces.Box(0.0, 1.0, (SLOTS,), np.float32)})
+        self.action_space = gym.spaces.Discrete(SLOTS)
+        self.sim: Simulator | None = None
+        self._next = 0
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.astype(bool)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if self.config.starts:
+            start = self.config.starts[self._next % len(self.config.starts)]
+            self._next += 1
+        else:
+            start = int(self.np_random.integers(0, len(self.workload) - self.config.sequence_length + 1))
+        self.sim = Simulator(self.workload[start:start + self.config.sequence_length], self.config.sim_config())
+        assert self.sim.advance() == DECIDE_PICK
+        return self._observe(), {"start": start}
+
+    def _observe(self) -> dict:
+        jobs, self._mask, self._visible = observe(self.sim)
+        return {"jobs": jobs, "action_mask": self._mask.copy()}
+
+    def step(self, action):
+        if self.sim is None or self.sim.done:
+            raise RuntimeError("the episode is over: call reset()")
+        a = int(action)
+        if not 0 <= a < SLOTS or self._mask[a] == 0:
+            raise ValueError(f"action {a} is masked: only slots 0..{len(self._visible) - 1} hold waiting jobs")
+        self.sim.pick(int(self._visible[a]))
+        if self.sim.advance() == FINISHED:
+            bsld = summarize(self.sim.schedule()).value("bsld")
+            obs = {"jobs": np.zeros((SLOTS, FEATURES), np.float32), "action_mask": np.zeros(SLOTS, np.float32)}
+            return obs, -bsld, True, False, {"metric_value": bsld}
+        return self._observe(), 0.0, False, False, {}
