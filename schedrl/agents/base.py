@@ -55,6 +55,9 @@ class Baseline:
     """Simulator semantics for this baseline; None: the agent's own (`Agent.sim_config`)."""
     label: str | None = None
     """Column label (default: the policy name upper-cased, e.g. `FCFS+EASY`)."""
+    make: Callable[[], Any] | None = None
+    """For a baseline that is not a named heuristic (MRSch's GA): builds the policy object; `policy` is then
+    only its short name."""
 
     @property
     def name(self) -> str:
@@ -126,6 +129,12 @@ class Agent(ABC):
     @abstractmethod
     def metric(self, env_config) -> str:
         """The objective (`schedrl.metrics.METRICS` key) validation and evaluation report."""
+
+    def held_out_range(self, env_config, n_jobs: int) -> tuple[int, int]:
+        """The part [lo, hi) of the cleaned trace that validation and evaluation sequences come from.
+        Default: all of it (RLScheduler trains and evaluates on random windows of the whole trace);
+        agents that train on a prefix (DRAS, MRSch: the first 70%) return the rest."""
+        return 0, n_jobs
 
     def sequence_length(self, env_config) -> int:
         """Jobs per training episode (validation sequences have this length)."""

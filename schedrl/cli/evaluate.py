@@ -45,15 +45,30 @@ def run(args: argparse.Namespace) -> int:
     trained = dict(record.env_config)
     env = agent.env_config_class.from_dict(trained)
     metric = args.metric or agent.metric(env)
+    own_trace = args.trace is None or args.trace == trained.get("trace")
     taken = apply_training_defaults(args, trained, record.sim_config)
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
-    workload = load_workload(args)
-    heuristics = (parse_list(args.policies, what="policy") if args.policies
-                  else list(dict.fromkeys(b.policy for b in agent.baselines(env))))
+    workload = agent.load_workload(env) if own_trace and args.cleaning == trained.get("cleaning", args.cleaning) \
+        else load_workload(args)
+    # sequences come from the part of the training trace the agent never trained on
+    lo, hi = agent.held_out_range(env, len(workload)) if own_trace else (0, len(workload))
+    baselines = agent.baselines(env)
+    own_semantics = args.policies is None and any(b.sim is not None or b.make is not None for b in baselines)
     try:
-        starts = choose_starts(workload, args.jobs, args.sequences, args.seed, parse_starts(args.starts))
+        given = parse_starts(args.starts)
+        starts = choose_starts(workload, args.jobs, args.sequences, args.seed, given) if given else \
+            [lo + s for s in choose_starts(workload[lo:hi], args.jobs, args.sequences, args.seed)]
         if taken:
             print(f"schedrl evaluate: as trained: {', '.join(taken)}", file=sys.stderr)
+        if lo:
+            print(f"schedrl evaluate: sequences from positions {lo}..{hi - 1} of the trace (held out from training)",
+                  file=sys.stderr)
+        if own_semantics:  # each baseline under its paper's semantics (DRAS: BinPacking starts jobs only at once)
+            config = evaluation_config(args, record.sim_config, backfills[0])
+            print(baselines_table(agent, env, policy, workload, starts, args, metric, config))
+            return 0
+        heuristics = (parse_list(args.policies, what="policy") if args.policies
+                      else list(dict.fromkeys(b.policy for b in baselines)))
         result = compare(workload, heuristics + [f"checkpoint:{args.checkpoint}"], backfills, starts, args.jobs, metric,
                          evaluation_config(args, record.sim_config, backfills[0]), seed=args.seed)
     except ValueError as e:
@@ -65,6 +80,23 @@ def run(args: argparse.Namespace) -> int:
     print(result.to_json() if args.json else result.to_csv() if args.csv else
           result.to_markdown() if args.markdown else result.to_text())
     return 0
+
+
+def baselines_table(agent, env, policy, workload, starts, args, metric, config) -> str:
+    """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
+    import json
+
+    from schedrl.eval.policies import run_baseline
+    from schedrl.training.report import Evaluation, policy_values
+    from schedrl.workload.sampling import sequence
+
+    values = {b.name: [run_baseline(b, sequence(workload, s, args.jobs), config, metric, args.seed) for s in starts]
+              for b in agent.baselines(env)}
+    values["RL"] = policy_values(policy, agent, env, workload, starts, args.jobs)
+    evaluation = Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values)
+    if args.json:
+        return json.dumps(evaluation.to_dict(), indent=2)
+    return evaluation.to_markdown() if args.markdown else evaluation.to_text()
 
 
 def evaluation_config(args: argparse.Namespace, trained: SimConfig, backfill: str) -> SimConfig:

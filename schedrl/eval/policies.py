@@ -48,4 +48,5 @@ def run_policy(policy, sim: Simulator) -> Schedule:
 def run_baseline(baseline, workload, sim_config, metric: str, seed: int = 0) -> float:
     """An agent's `Baseline` on one sequence (its own SimConfig if it has one): the metric's value."""
     config = baseline.sim or sim_config
-    return summarize(run_policy(get_heuristic(baseline.policy, seed), Simulator(workload, config))).value(metric)
+    policy = baseline.make() if baseline.make is not None else get_heuristic(baseline.policy, seed)
+    return summarize(run_policy(policy, Simulator(workload, config))).value(metric)

@@ -76,8 +76,12 @@ def validation_spec(agent, env, workload, sequences: int, seed: int | None) -> d
 
     length = agent.sequence_length(env)
     metric = agent.metric(env)
+    lo, hi = agent.held_out_range(env, len(workload))
+    if sequences and hi - lo < length:
+        raise ValueError(f"trace {workload.name!r}: the {hi - lo} jobs validation draws from (positions {lo}..{hi - 1}) "
+                         f"are fewer than the sequence length {length}")
     rng = np.random.default_rng(10_000 + (seed or 0))
-    starts = [int(s) for s in rng.integers(0, len(workload) - length + 1, sequences)] if sequences else []
+    starts = [lo + int(s) for s in rng.integers(0, hi - lo - length + 1, sequences)] if sequences else []
     sim = agent.sim_config(env)
     heuristics = {b.name: float(np.mean([run_baseline(b, workload[s:s + length], sim, metric) for s in starts]))
                   for b in agent.baselines(env)} if starts else {}

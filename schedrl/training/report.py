@@ -107,9 +107,7 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
         for trace in spec.evaluate.traces or (train_env.trace,):
             env = agent.env_for_trace(train_env, trace)
             workload = agent.load_workload(env)
-            length = min(spec.evaluate.jobs, len(workload))
-            starts = choose_starts(workload, length, spec.evaluate.sequences, 20_000 + (getattr(spec.settings, "seed", 0) or 0),
-                                   list(spec.evaluate.starts) or None)
+            length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings)
             key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
             if key not in cache:
                 cache[key] = baseline_means(agent, env, workload, starts, length)
@@ -126,6 +124,20 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
                          **values, "rl": rl_value, "best_heuristic": best_h, "rl_vs_best_heuristic_pct": gain,
                          "per_sequence_rl": rl})
     return rows
+
+
+def evaluation_starts(agent, env, workload, evaluate, settings) -> tuple[int, list[int]]:
+    """(length, starts) of the held-out evaluation sequences: the given starts, or seeded ones drawn from
+    the agent's held-out part of the trace (`Agent.held_out_range`)."""
+    if evaluate.starts:
+        return evaluate.jobs, choose_starts(workload, evaluate.jobs, 0, 0, list(evaluate.starts))
+    lo, hi = agent.held_out_range(env, len(workload))
+    if evaluate.jobs > hi - lo:
+        raise ValueError(f"evaluation sequences of {evaluate.jobs} jobs do not fit the {hi - lo} held-out jobs of "
+                         f"trace {workload.name!r} (positions {lo}..{hi - 1}): ask for fewer --eval-jobs")
+    seed = 20_000 + (getattr(settings, "seed", 0) or 0)
+    starts = choose_starts(workload[lo:hi], evaluate.jobs, evaluate.sequences, seed)
+    return evaluate.jobs, [lo + int(s) for s in starts]
 
 
 def policy_values(policy, agent, env, workload, starts, length) -> list[float]:
@@ -341,9 +353,7 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     agent = spec.agent_impl
     env = agent.env_config_class.from_dict(record.env_config)
     workload = agent.load_workload(env)
-    length = min(spec.evaluate.jobs, len(workload))
-    starts = choose_starts(workload, length, spec.evaluate.sequences, 20_000 + (getattr(spec.settings, "seed", 0) or 0),
-                           list(spec.evaluate.starts) or None)
+    length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings)
     from schedrl.eval.policies import run_baseline
 
     metric, config = agent.metric(env), agent.sim_config(env)

@@ -97,6 +97,12 @@ class _DRASFamily(Agent):
     def metric(self, env_config: DRASEnvConfig) -> str:
         return METRIC
 
+    def held_out_range(self, env_config: DRASEnvConfig, n_jobs: int) -> tuple[int, int]:
+        from schedrl.agents.dras.env import training_range
+
+        end = training_range(env_config, n_jobs)[1]
+        return (end, n_jobs) if end < n_jobs else (0, n_jobs)
+
     def baselines(self, env_config: DRASEnvConfig) -> tuple[Baseline, ...]:
         return dras_baselines(env_config.window)
 

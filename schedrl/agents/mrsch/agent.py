@@ -75,7 +75,11 @@ class _MRSchBase(Agent):
         return "wait"  # MRSch §V reports average wait first (Fig. 6a), then slowdown and utilisation
 
     def baselines(self, env_config: MRSchEnvConfig) -> tuple[Baseline, ...]:
-        return tuple(Baseline(name) for name in BASELINES)
+        return (*(Baseline(name) for name in BASELINES),
+                Baseline("ga", label="GA", make=lambda: ga_policy(env_config)))
+
+    def held_out_range(self, env_config: MRSchEnvConfig, n_jobs: int) -> tuple[int, int]:
+        return int(env_config.train_fraction * n_jobs), n_jobs
 
     def baseline_policies(self, env_config: MRSchEnvConfig) -> tuple:
         """Baselines that are policy objects rather than named heuristics: the GA (§IV-D)."""
