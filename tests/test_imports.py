@@ -1,4 +1,5 @@
-"""Importing schedrl (and running `schedrl traces`) must not pull in the heavy RL stack."""
+"""Importing schedrl (and running `schedrl traces`) must not pull in the heavy RL stack (gymnasium is
+fine: `import schedrl` registers the envs)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("torch", "ray", "gymnasium")
+HEAVY = ("torch", "ray")
 
 PROBE = """
 import json, sys
@@ -18,7 +19,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r}))
 """
 
 
-def test_import_schedrl_does_not_load_torch_ray_or_gymnasium():
+def test_import_schedrl_does_not_load_torch_or_ray():
     result = subprocess.run([sys.executable, "-c", PROBE.format(heavy=set(HEAVY))],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -10,6 +10,8 @@ import numpy as np
 from schedrl.agents.rlscheduler.observation import FEATURES, JobFeatures, ObservationBuilder, n_features
 from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
 from schedrl.envs.masked_discrete import MaskedDiscrete
+from schedrl.envs.render import RENDER_MODES, check_render_mode, render
+from schedrl.envs.settings import env_config
 from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 from schedrl.metrics import METRICS, summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
@@ -68,19 +70,25 @@ class RLSchedulerEnv(gym.Env):
     `continue_training` makes an env rebuilt mid-run (resume, restarted runner) pick up there.
 
     ## Episode End
-    Terminates when every job of the sequence has completed; never truncates.
+    Terminates when every job of the sequence has completed; never truncates. Stepping after that
+    raises `RuntimeError` ("the episode is over: call reset()").
 
     ## Arguments
-    `env_config` keys: the fields of `RLSchedulerEnvConfig` (unknown keys are rejected).
+    The fields of `RLSchedulerEnvConfig` (unknown keys are rejected), as keyword arguments
+    (`gym.make(id, trace="lublin_256", backfill="easy")`) or as a `config=` mapping. `render_mode`:
+    `"ansi"` (text: resource use, running and waiting jobs) or `"rgb_array"` (a small picture), see
+    `schedrl.envs.render`.
 
     ## Version History
     - v0: initial version.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
-    def __init__(self, config: dict[str, Any] | RLSchedulerEnvConfig | None = None, workload: Workload | None = None):
-        self.config = config if isinstance(config, RLSchedulerEnvConfig) else RLSchedulerEnvConfig.from_dict(config)
+    def __init__(self, config: dict[str, Any] | RLSchedulerEnvConfig | None = None, workload: Workload | None = None,
+                 render_mode: str | None = None, **settings: Any):
+        self.config = env_config(RLSchedulerEnvConfig, config, settings)
+        self.render_mode = check_render_mode(render_mode)
         self.workload = workload if workload is not None else load_env_workload(self.config)
         if len(self.workload) < self.config.sequence_length:
             raise ValueError(f"trace {self.workload.name!r} has {len(self.workload)} jobs, fewer than "
@@ -151,6 +159,27 @@ class RLSchedulerEnv(gym.Env):
         self.action_space.set_mask(mask)
         return {OBS_JOBS: jobs, OBS_ACTION_MASK: mask}
 
+    def action_masks(self) -> np.ndarray:
+        """The current action mask as booleans (the sb3-contrib `MaskablePPO` convention)."""
+        return self._mask > 0
+
+    def observation_of(self, sim: Simulator) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """This env's observation of `sim` at a pick, and the job (index in `sim`) behind each slot.
+
+        Lets an outside model be scored as a policy on any simulator (`schedrl.eval.policies.FunctionPolicy`);
+        the normalisation is this env's, whatever the sequence.
+        """
+        if len(sim.resources) != self.n_resources:
+            raise ValueError(f"the simulator has {len(sim.resources)} resources; this env observes {self.n_resources}")
+        if getattr(self, "_observed_sim", None) is not sim:
+            self._observed_builder = ObservationBuilder(sim.workload, self.norm, self.n_resources)
+            self._observed_sim = sim
+        jobs, mask, visible = self._observed_builder.build(sim)
+        return {OBS_JOBS: jobs, OBS_ACTION_MASK: mask}, visible
+
+    def render(self):
+        return render(self.sim, self.render_mode)
+
     def _reward(self, value: float) -> float:
         lower_is_better = METRICS[self.config.metric][1]
         if self.config.reward_baseline == "none":
@@ -166,6 +195,8 @@ class RLSchedulerEnv(gym.Env):
     def step(self, action):
         if self.sim is None:
             raise RuntimeError("call reset() before step()")
+        if self.sim.done:
+            raise RuntimeError("the episode is over: call reset()")
         a = int(action)
         if not 0 <= a < MAX_OBSV_SIZE or self._mask[a] == 0.0:
             raise ValueError(f"action {a} is masked: only slots 0..{len(self._visible) - 1} hold waiting jobs")

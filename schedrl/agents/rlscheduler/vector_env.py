@@ -4,7 +4,8 @@ A native `gymnasium.vector.VectorEnv` (RLlib's `VECTOR_ENTRY_POINT` mode): no su
 per-env wrappers; observations are written straight into preallocated batch arrays. Each sub-env is
 an `RLSchedulerEnv` sharing one loaded workload, so a sub-env's trajectory equals the single env's
 under the same seed (tested). Autoreset mode is NEXT_STEP, as RLlib requires: the step after a
-terminal one resets that sub-env and ignores its action.
+terminal one resets that sub-env and ignores its action. `action_space.sample()` draws valid actions
+(a `MaskedMultiDiscrete` following every sub-env's mask) and `action_masks()` returns the masks.
 """
 
 from __future__ import annotations
@@ -15,39 +16,53 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from schedrl.envs.masked_discrete import MaskedMultiDiscrete
+from schedrl.envs.render import RENDER_MODES
 from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
 from schedrl.agents.rlscheduler.env import RLSchedulerEnv, load_env_workload
 from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+from schedrl.envs.settings import env_config
 
 
 class RLSchedulerVectorEnv(VectorEnv):
     """`num_envs` RLScheduler environments behind one batched step."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": list(RENDER_MODES), "render_fps": 4}
 
-    def __init__(self, num_envs: int = 1, config: dict[str, Any] | None = None, **kwargs: Any):
-        # RLlib's vector entry point passes the env_config keys (and num_envs) as keyword arguments
-        merged = dict(config or {})
-        merged.update(kwargs)
-        merged.pop("render_mode", None)
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        cfg = RLSchedulerEnvConfig.from_dict(merged)
+    def __init__(self, num_envs: int = 1, config: dict[str, Any] | None = None, render_mode: str | None = None,
+                 **kwargs: Any):
+        # RLlib's vector entry point and gymnasium's make_vec pass the env settings as keyword arguments
+        self.envs: list[RLSchedulerEnv] = []  # before any check: close() (from __del__) must find it
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        cfg = env_config(RLSchedulerEnvConfig, config, kwargs)
         workload = load_env_workload(cfg)
-        self.envs = [RLSchedulerEnv(cfg, workload=workload) for _ in range(num_envs)]
+        self.envs = [RLSchedulerEnv(cfg, workload=workload, render_mode=render_mode) for _ in range(num_envs)]
         self.num_envs = num_envs
+        self.render_mode = render_mode
         self.single_observation_space = self.envs[0].observation_space
         self.single_action_space = self.envs[0].action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.action_space = MaskedMultiDiscrete(num_envs, int(self.single_action_space.n))
         self._needs_reset = np.zeros(num_envs, dtype=bool)
         jobs_shape = self.single_observation_space[OBS_JOBS].shape
         self._jobs = np.zeros((num_envs,) + jobs_shape, dtype=np.float32)
         self._mask = np.zeros((num_envs, jobs_shape[0]), dtype=np.float32)
+        self.action_space.set_masks(self._mask)  # read in place by sample()
 
     def _put(self, i: int, obs: dict) -> None:
         self._jobs[i] = obs[OBS_JOBS]
         self._mask[i] = obs[OBS_ACTION_MASK]
+
+    def action_masks(self) -> np.ndarray:
+        """Every sub-env's current action mask as booleans, shape (num_envs, slots)."""
+        return self._mask > 0
+
+    def render(self) -> tuple | None:
+        """Every sub-env's `render()` (None without a `render_mode`)."""
+        if self.render_mode is None:
+            return None
+        return tuple(env.render() for env in self.envs)
 
     def _batch(self) -> dict[str, np.ndarray]:
         return {OBS_JOBS: self._jobs.copy(), OBS_ACTION_MASK: self._mask.copy()}
