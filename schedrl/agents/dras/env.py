@@ -14,6 +14,8 @@ from schedrl.agents.dras.keys import (
 )
 from schedrl.agents.dras.observation import StateBuilder, StateScales, state_rows
 from schedrl.envs.masked_discrete import MaskedDiscrete
+from schedrl.envs.render import RENDER_MODES, check_render_mode, render
+from schedrl.envs.settings import env_config
 from schedrl.metrics import summarize
 from schedrl.sim import Simulator
 from schedrl.workload.cleaning import CleaningRules
@@ -84,19 +86,24 @@ class DRASEnv(gym.Env):
 
     ## Episode End
     Terminates when every job of the sequence has completed; never truncates. The final info has the
-    average wait under `metric_value` and every aggregate metric under `metrics`.
+    average wait under `metric_value` and every aggregate metric under `metrics`. Stepping after that
+    raises `RuntimeError` ("the episode is over: call reset()").
 
     ## Arguments
-    `env_config` keys: the fields of `DRASEnvConfig` (unknown keys are rejected).
+    The fields of `DRASEnvConfig` (unknown keys are rejected), as keyword arguments
+    (`gym.make(id, trace=...)`) or as a `config=` mapping. `render_mode`: `"ansi"` or `"rgb_array"`
+    (`schedrl.envs.render`).
 
     ## Version History
     - v0: initial version.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
-    def __init__(self, config: dict[str, Any] | DRASEnvConfig | None = None, workload: Workload | None = None):
-        self.config = config if isinstance(config, DRASEnvConfig) else DRASEnvConfig.from_dict(config)
+    def __init__(self, config: dict[str, Any] | DRASEnvConfig | None = None, workload: Workload | None = None,
+                 render_mode: str | None = None, **settings: Any):
+        self.config = env_config(DRASEnvConfig, config, settings)
+        self.render_mode = check_render_mode(render_mode)
         cfg = self.config
         self.workload = workload if workload is not None else load_env_workload(cfg)
         first, end = training_range(cfg, len(self.workload))
@@ -200,9 +207,14 @@ class DRASEnv(gym.Env):
             return 0.0
         return float(-np.mean(CAPACITY_TIME_UNIT / self.sim.state.est[queue]))
 
+    def render(self):
+        return render(self.sim, self.render_mode)
+
     def step(self, action):
-        if self.sim is None or self.level == LEVEL_DONE:
+        if self.sim is None:
             raise RuntimeError("call reset() before step()")
+        if self.level == LEVEL_DONE:
+            raise RuntimeError("the episode is over: call reset()")
         a = int(action)
         if not 0 <= a < self.config.window or self._mask[a] == 0.0:
             what = "backfill candidates" if self.level == LEVEL_BACKFILL else (

@@ -8,6 +8,9 @@ from typing import Any, Mapping
 import gymnasium as gym
 import numpy as np
 
+from schedrl.envs.masked_discrete import MaskedDiscrete
+from schedrl.envs.render import RENDER_MODES, check_render_mode, render
+from schedrl.envs.settings import env_config
 from schedrl.metrics import summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
 from schedrl.workload.workload import Workload
@@ -86,11 +89,13 @@ def observe(sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class LinearEnv(gym.Env):
     """Pick-and-wait over the simulator; terminal reward -avg bounded slowdown; `info["metric_value"]` the bsld."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
-    def __init__(self, config: Mapping[str, Any] | LinearEnvConfig | None = None, **kwargs: Any):
-        merged = config if isinstance(config, LinearEnvConfig) else LinearEnvConfig.from_dict({**dict(config or {}), **kwargs})
+    def __init__(self, config: Mapping[str, Any] | LinearEnvConfig | None = None, render_mode: str | None = None,
+                 **settings: Any):
+        merged = env_config(LinearEnvConfig, config, settings)
         self.config = merged
+        self.render_mode = check_render_mode(render_mode)
         self.workload = merged.workload()
         if len(self.workload) < merged.sequence_length:
             raise ValueError(f"trace {self.workload.name!r} has {len(self.workload)} jobs, fewer than "
@@ -98,12 +103,22 @@ class LinearEnv(gym.Env):
         self.observation_space = gym.spaces.Dict({
             "jobs": gym.spaces.Box(0.0, 1.0, (SLOTS, FEATURES), np.float32),
             "action_mask": gym.spaces.Box(0.0, 1.0, (SLOTS,), np.float32)})
-        self.action_space = gym.spaces.Discrete(SLOTS)
+        self.action_space = MaskedDiscrete(SLOTS)
         self.sim: Simulator | None = None
+        self._mask = np.zeros(SLOTS, dtype=np.float32)
         self._next = 0
 
     def action_masks(self) -> np.ndarray:
+        """The current action mask as booleans (the sb3-contrib `MaskablePPO` convention)."""
         return self._mask.astype(bool)
+
+    def observation_of(self, sim: Simulator) -> tuple[dict, np.ndarray]:
+        """This env's observation of `sim` at a pick, and the job behind each slot (`FunctionPolicy`)."""
+        jobs, mask, visible = observe(sim)
+        return {"jobs": jobs, "action_mask": mask}, visible
+
+    def render(self):
+        return render(self.sim, self.render_mode)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -118,6 +133,7 @@ class LinearEnv(gym.Env):
 
     def _observe(self) -> dict:
         jobs, self._mask, self._visible = observe(self.sim)
+        self.action_space.set_mask(self._mask)
         return {"jobs": jobs, "action_mask": self._mask.copy()}
 
     def step(self, action):

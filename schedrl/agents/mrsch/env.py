@@ -16,6 +16,8 @@ from schedrl.agents.mrsch.keys import (
 from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, measurements
 from schedrl.agents.mrsch.workload import load_workload
 from schedrl.envs.masked_discrete import MaskedDiscrete
+from schedrl.envs.render import RENDER_MODES, check_render_mode, render
+from schedrl.envs.settings import env_config
 from schedrl.metrics import summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
 from schedrl.workload.sampling import sequence
@@ -75,19 +77,24 @@ class MRSchEnv(gym.Env):
     `continue_training` makes an env rebuilt mid-run pick up without replaying starts.
 
     ## Episode End
-    Terminates when every job of the sequence has completed; never truncates.
+    Terminates when every job of the sequence has completed; never truncates. Stepping after that
+    raises `RuntimeError` ("the episode is over: call reset()").
 
     ## Arguments
-    `env_config` keys: the fields of `MRSchEnvConfig` (unknown keys are rejected).
+    The fields of `MRSchEnvConfig` (unknown keys are rejected), as keyword arguments
+    (`gym.make(id, trace=...)`) or as a `config=` mapping. `render_mode`: `"ansi"` or `"rgb_array"`
+    (`schedrl.envs.render`).
 
     ## Version History
     - v0: initial version.
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
-    def __init__(self, config: dict[str, Any] | MRSchEnvConfig | None = None, workload: Workload | None = None):
-        self.config = config if isinstance(config, MRSchEnvConfig) else MRSchEnvConfig.from_dict(config)
+    def __init__(self, config: dict[str, Any] | MRSchEnvConfig | None = None, workload: Workload | None = None,
+                 render_mode: str | None = None, **settings: Any):
+        self.config = env_config(MRSchEnvConfig, config, settings)
+        self.render_mode = check_render_mode(render_mode)
         cfg = self.config
         self.workload = workload if workload is not None else load_workload(cfg)
         if not self.workload.resources:
@@ -162,9 +169,14 @@ class MRSchEnv(gym.Env):
         return {OBS_STATE: state, OBS_MEASUREMENTS: measurements(self.sim),
                 OBS_GOAL: sim_goal(self.sim).astype(np.float32), OBS_ACTION_MASK: mask.copy()}
 
+    def render(self):
+        return render(self.sim, self.render_mode)
+
     def step(self, action):
         if self.sim is None:
             raise RuntimeError("call reset() before step()")
+        if self.sim.done:
+            raise RuntimeError("the episode is over: call reset()")
         a = int(action)
         if not 0 <= a < self.config.window or self._mask[a] == 0.0:
             raise ValueError(f"action {a} is masked: only slots 0..{len(self._window) - 1} hold waiting jobs")
