@@ -1,0 +1,156 @@
+"""Configuration of the RLSchert / DeepRM env: a frozen dataclass built from RLlib's env_config dict (no ray/torch)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from schedrl.dtsim import DTSimConfig, JobTable, load_jobs, synthetic_jobs
+from schedrl.dtsim.jobs import VASP_FILENAME, shared_data_dir
+
+REWARDS = ("slowdown", "completion")
+ESTIMATES = ("recorded", "prerun")
+SYNTHETIC = "synthetic"
+"""`jobs` value selecting the seeded synthetic job table explicitly."""
+DATA_PATH_ENV = "SCHEDRL_DATA_PATH"
+"""Environment variable: directories (os.pathsep-separated) searched for the VASP job file and relative `jobs` paths."""
+
+
+@dataclass(frozen=True)
+class RLSchertEnvConfig:
+    """What an `RLSchertEnv` simulates and rewards; defaults are RLSchert Table 2. Unknown keys are rejected by `from_dict`."""
+
+    res_slot: int = 20
+    """Resource units in the pool (RLSchert Table 2: 12 to 24; one unit = 10 cores)."""
+    job_rate: float = 0.7
+    """Probability of an arrival at each of the first `simu_len` steps (Table 2: 0.3 to 0.95)."""
+    simu_len: int = 200
+    """Arrival steps per episode (Table 2: 200)."""
+    num_nw: int = 5
+    """Visible waiting-job slots (Table 2: 5)."""
+    horizon: int = 120
+    """Steps of the canvas and of every job image (Table 2: time_horizon 120)."""
+    backlog: int = 600
+    """Waiting jobs beyond the visible slots (Table 2: 600)."""
+    num_kill: int = 8
+    """Running-queue slots, one kill action each (RLSchert §4.1.3: 8)."""
+    job_len: int = 100
+    """Longest runtime estimate in steps (Table 2: 100)."""
+    max_seq: int = 3000
+    """Step cap of an episode (Table 2: 3000)."""
+    job_width: int = 10
+    """Width of each waiting-job image in units: the largest job the image can draw (VASP: 10 units = 100 cores)."""
+    reward: str = "slowdown"
+    """`slowdown` (RLSchert Eq. 9: -sum 1/estimated length per step) or `completion` (Eq. 10: -jobs in the system per step)."""
+    kill: bool = True
+    """True: Discrete(num_nw + 1 + num_kill) with kill actions (RLSchert); False: Discrete(num_nw + 1) (DeepRM, RLSchert without kill)."""
+    estimates: str = "recorded"
+    """`recorded`: running jobs follow the recorded re-estimates (RLSchert); `prerun`: the pre-run prediction only (DeepRM)."""
+    requeue_estimate: str = "latest"
+    """A killed job is requeued with its `latest` re-estimate or its `prerun` prediction (`schedrl.dtsim.DTSimConfig`)."""
+    jobs: str = ""
+    """Job file (VASP CSV); empty: `rlschert-vasp-jobs.csv.gz` from $SCHEDRL_DATA_PATH or ../shared/data, else the
+    synthetic table (with a note on stderr); `synthetic`: the synthetic table."""
+    synthetic_size: int = 1000
+    """Jobs in the synthetic table (when it is used)."""
+    sequence_seeds: tuple[int, ...] = ()
+    """Fixed sequence seeds, cycled through in order (validation, evaluation); empty: sequences drawn from the env's RNG."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.job_rate, bool) or not isinstance(self.job_rate, (int, float)) or not 0.0 < self.job_rate <= 1.0:
+            raise ValueError(f"job_rate must be in (0, 1] (the arrival probability per step); got {self.job_rate!r}")
+        for name in ("res_slot", "job_width", "synthetic_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {self.reward!r}")
+        if self.estimates not in ESTIMATES:
+            raise ValueError(f"estimates must be one of {', '.join(ESTIMATES)}; got {self.estimates!r}")
+        if not isinstance(self.kill, bool):
+            raise ValueError(f"kill must be true or false; got {self.kill!r}")
+        if self.job_width > self.res_slot:
+            raise ValueError(f"job_width={self.job_width} exceeds res_slot={self.res_slot}: no job can be wider than the pool")
+        self.dtsim_config()  # the cluster's own checks (positive sizes, job_len <= horizon, ...)
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any] | None) -> "RLSchertEnvConfig":
+        config = dict(config or {})
+        config.pop("num_envs", None)  # RLlib's vector entry point passes it
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(config) - known)
+        if unknown:
+            raise ValueError(f"unknown RLSchert env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+        if "sequence_seeds" in config:
+            config["sequence_seeds"] = tuple(int(s) for s in config["sequence_seeds"])
+        return cls(**config)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "sequence_seeds": list(self.sequence_seeds)}
+
+    @property
+    def n_actions(self) -> int:
+        """num_nw allocations, void, and num_kill kills when `kill` (RLSchert §4.1.3: 14; DeepRM: 6)."""
+        return self.num_nw + 1 + (self.num_kill if self.kill else 0)
+
+    def dtsim_config(self) -> DTSimConfig:
+        """The discrete-time cluster these settings describe."""
+        return DTSimConfig(res_slot=self.res_slot, time_horizon=self.horizon, num_nw=self.num_nw, backlog=self.backlog,
+                           num_kill=self.num_kill, job_rate=float(self.job_rate), simu_len=self.simu_len,
+                           max_seq=self.max_seq, job_len=self.job_len,
+                           estimates="running" if self.estimates == "recorded" else "prerun",
+                           requeue_estimate=self.requeue_estimate)
+
+    def jobs_path(self) -> Path | None:
+        """The job file these settings read, or None for the synthetic table; FileNotFoundError for a named file that is absent."""
+        if self.jobs == SYNTHETIC:
+            return None
+        dirs = [Path(d) for d in os.environ.get(DATA_PATH_ENV, "").split(os.pathsep) if d]
+        if self.jobs:
+            path = Path(self.jobs).expanduser()
+            if path.is_file():
+                return path.resolve()
+            for d in dirs:
+                if not path.is_absolute() and (d / path).is_file():
+                    return (d / path).resolve()
+            raise FileNotFoundError(f"job file {self.jobs} not found (also looked in ${DATA_PATH_ENV})")
+        for d in [*dirs, shared_data_dir()]:
+            if (d / VASP_FILENAME).is_file():
+                return (d / VASP_FILENAME).resolve()
+        return None
+
+    def job_table(self) -> JobTable:
+        """The job table, checked against the pool: ValueError when res_slot or job_width is below the largest job."""
+        path = self.jobs_path()
+        if path is None:
+            if self.jobs != SYNTHETIC:
+                print(f"note: {VASP_FILENAME} not found in ${DATA_PATH_ENV} or {shared_data_dir()}; "
+                      f"using the synthetic job table ({self.synthetic_size} jobs)", file=sys.stderr)
+            table = _synthetic(self.synthetic_size)
+        else:
+            table = _load(str(path), path.stat().st_mtime_ns)
+        self.check_table(table)
+        return table
+
+    def check_table(self, table: JobTable) -> None:
+        """ValueError in one line when the largest job does not fit the pool or the job image."""
+        biggest = int(table.units.max())
+        if biggest > self.res_slot:
+            raise ValueError(f"res_slot={self.res_slot} is smaller than the largest job of {table.source} ({biggest} units)")
+        if biggest > self.job_width:
+            raise ValueError(f"job_width={self.job_width} is smaller than the largest job of {table.source} ({biggest} units)")
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str, mtime_ns: int) -> JobTable:
+    # every env of a runner reads the same (read-only) table once
+    return load_jobs(path)
+
+
+@functools.lru_cache(maxsize=4)
+def _synthetic(n: int) -> JobTable:
+    return synthetic_jobs(n, seed=0)
