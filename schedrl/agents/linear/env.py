@@ -137,7 +137,9 @@ class LinearEnv(gym.Env):
         return {"jobs": jobs, "action_mask": self._mask.copy()}
 
     def step(self, action):
-        if self.sim is None or self.sim.done:
+        if self.sim is None:
+            raise RuntimeError("call reset() before step()")
+        if self.sim.done:
             raise RuntimeError("the episode is over: call reset()")
         a = int(action)
         if not 0 <= a < SLOTS or self._mask[a] == 0:
