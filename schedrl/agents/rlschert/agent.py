@@ -1,0 +1,197 @@
+"""RLSchert and its DeepRM baseline behind the `Agent` contract, plus the discrete-time evaluation hooks.
+
+No ray/torch at import. These agents run on `schedrl.dtsim` (the discrete-time cluster), not on the
+event simulator: `sim_config` raises, and evaluation goes through the hooks below instead of
+`schedrl.eval.compare` (`discrete_time = True` tells the shared layers so):
+
+- `validation_seeds(n, seed)`: sequence seeds of held-out sequences;
+- `evaluate(policy, env_config, seeds)`: the average slowdown of each sequence under a policy
+  (anything with `act(sim)`: `policy_from_module(...)`, or a dtsim heuristic);
+- `baseline_values(env_config, seeds)`: the same for every Table 7 heuristic (without and, for
+  RLSchert, with the kill rule), keyed by label.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.rlschert import ENV_ID
+from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, RLSchertEnvConfig
+from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
+from schedrl.agents.rlschert.keys import METRIC
+from schedrl.agents.rlschert.settings import MODELS, NO_IMITATION, RLSchertSettings
+from schedrl.sim.config import SimConfig
+
+CONFIG_PATHS: dict[str, tuple[str, ...]] = {
+    "lr": ("lr",), "entropy_coeff": ("entropy_coeff",), "clip_param": ("clip_param",),
+    "vf_loss_coeff": ("vf_loss_coeff",), "minibatch_size": ("minibatch_size",),
+    "train_batch_size_per_learner": ("_train_batch_size_per_learner",), "seed": ("seed",),
+}
+"""settings field -> key path in `AlgorithmConfig.to_dict()` (sweeps)."""
+
+
+class RLSchertAgent(Agent):
+    """RLSchert: PPO + imitation (kill rule and SAF as teachers) over the recorded re-estimates, with kill actions."""
+
+    name = "rlschert"
+    summary = "RLSchert (Wang et al. 2021): PPO + imitation on the discrete-time cluster with re-estimates and kills"
+    env_id = ENV_ID
+    env_config_class = RLSchertEnvConfig
+    settings_class = RLSchertSettings
+    models = MODELS
+    settings_section = "ppo"
+    env_searchable = ("job_rate", "res_slot", "reward", "kill", "estimates", "simu_len", "jobs")
+    discrete_time = True
+    """Evaluated on `schedrl.dtsim` through `evaluate` / `baseline_values`, not on the event simulator."""
+    env_overrides: Mapping[str, Any] = {}
+    """Env fields this agent fixes whatever the options say."""
+    default_imitation = None
+    """The settings' default imitation schedule (None: RLSchert's 0.5 -> 0)."""
+
+    # ---------------------------------------------------------------- configuration
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        if "kill" not in self.env_overrides:
+            p.add_argument("--kill", action=argparse.BooleanOptionalAction, default=True,
+                           help="kill actions (Discrete(14)); --no-kill: RLSchert without kill (Discrete(6))")
+        p.add_argument("--job-rate", type=float, default=0.7, help="arrival probability per step, in (0, 1] (default 0.7)")
+        p.add_argument("--res-slot", type=int, default=20, help="resource units of the pool (default 20)")
+        p.add_argument("--simu-len", type=int, default=200, help="arrival steps per episode (default 200)")
+        p.add_argument("--reward", choices=REWARDS, default="slowdown", help="Eq. 9 slowdown or Eq. 10 completion")
+        if "estimates" not in self.env_overrides:
+            p.add_argument("--estimates", choices=ESTIMATES, default="recorded",
+                           help="recorded re-estimates (default) or the pre-run prediction only")
+        p.add_argument("--jobs", default="", help="VASP job CSV (default: ../shared/data or $SCHEDRL_DATA_PATH; "
+                                                  "'synthetic' for the generated table)")
+        p.add_argument("--model", choices=MODELS, default="mlp", help="network (default mlp 64-64)")
+        p.add_argument("--lr", type=float, default=None, help="learning rate (RLSchert Table 4: 1e-4)")
+        p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (default 4096)")
+        p.add_argument("--imitation-steps", type=int, default=None,
+                       help="env steps over which alpha_t anneals from 0.5 to 0 (default 200000; 0: no imitation)")
+
+    def env_config(self, **fields: Any) -> RLSchertEnvConfig:
+        """An env config with this agent's fixed fields applied."""
+        return RLSchertEnvConfig(**{**fields, **self.env_overrides})
+
+    def configure(self, args: argparse.Namespace) -> tuple[RLSchertEnvConfig, RLSchertSettings]:
+        env = self.env_config(job_rate=args.job_rate, res_slot=args.res_slot, simu_len=args.simu_len,
+                              reward=args.reward, jobs=args.jobs,
+                              kill=bool(getattr(args, "kill", True)),
+                              estimates=getattr(args, "estimates", "recorded"))
+        fields: dict[str, Any] = dict(model=args.model, seed=getattr(args, "seed", 0),
+                                      num_env_runners=getattr(args, "num_env_runners", 0),
+                                      num_envs_per_env_runner=getattr(args, "envs_per_runner", None) or 4,
+                                      num_gpus_per_learner=getattr(args, "num_gpus_per_learner", 0.0) or 0.0,
+                                      env_runner_resources=getattr(args, "runner_resources", None))
+        if args.lr is not None:
+            fields["lr"] = args.lr
+        if args.batch_size is not None:
+            fields["train_batch_size_per_learner"] = args.batch_size
+        if args.imitation_steps is not None:
+            if args.imitation_steps < 0:
+                raise ValueError(f"--imitation-steps must be >= 0; got {args.imitation_steps}")
+            fields["imitation_schedule"] = (NO_IMITATION if args.imitation_steps == 0
+                                            else ((0, 0.5), (args.imitation_steps, 0.0)))
+        elif self.default_imitation is not None:
+            fields["imitation_schedule"] = self.default_imitation
+        return env, RLSchertSettings(**fields)
+
+    def settings_from_dict(self, data: Mapping[str, Any]) -> RLSchertSettings:
+        return RLSchertSettings.from_dict(data)
+
+    # ---------------------------------------------------------------- data
+    def load_workload(self, env_config: RLSchertEnvConfig):
+        """The job table the env samples from (a `schedrl.dtsim.JobTable`, not an SWF `Workload`)."""
+        return env_config.job_table()
+
+    def sim_config(self, env_config) -> SimConfig:
+        raise NotImplementedError(f"{self.name} runs on the discrete-time cluster (schedrl.dtsim), not the event "
+                                  "simulator: evaluate with agent.evaluate / agent.baseline_values")
+
+    def metric(self, env_config) -> str:
+        return METRIC
+
+    def sequence_length(self, env_config: RLSchertEnvConfig) -> int:
+        """Expected jobs per episode: simu_len x job_rate."""
+        return max(1, round(env_config.simu_len * env_config.job_rate))
+
+    def baselines(self, env_config: RLSchertEnvConfig) -> tuple[Baseline, ...]:
+        """RLSchert Table 7's heuristics (names of `schedrl.dtsim.heuristics.HEURISTICS`, run by `baseline_values`)."""
+        plain = tuple(Baseline(name, None, name.upper()) for name in BASELINES)
+        if not env_config.kill:
+            return plain
+        return plain + tuple(Baseline(name, None, name.upper() + "+KILL") for name in BASELINES)
+
+    def prepare(self, env_config: RLSchertEnvConfig, settings, options: Mapping[str, Any], log=print) -> Prepared:
+        """Check the job table against the pool; record the job file's checksum."""
+        import hashlib
+
+        env = replace(env_config, **self.env_overrides)
+        if env != env_config:
+            log(f"{self.name}: env fixed to {dict(self.env_overrides)}")
+        table = env.job_table()
+        path = env.jobs_path()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else None
+        log(f"{self.name}: {len(table)} jobs from {table.source}; res_slot {env.res_slot}, job_rate {env.job_rate}, "
+            f"simu_len {env.simu_len}, kill {env.kill}, estimates {env.estimates}, reward {env.reward}")
+        return Prepared(env, digest)
+
+    # ---------------------------------------------------------------- RLlib
+    def algorithm_config(self, env_config: RLSchertEnvConfig, settings: RLSchertSettings, model: str | None = None):
+        from schedrl.agents.rlschert.learner import build_ppo_config
+
+        settings = replace(settings, model=model) if model else settings
+        env = replace(env_config, **self.env_overrides)
+        return build_ppo_config(settings, self.env_id, env.to_dict())
+
+    def module_spec(self, model: str):
+        from schedrl.agents.rlschert.modules import module_spec
+
+        return module_spec(model)
+
+    def searchable(self) -> Mapping[str, tuple[str, ...]]:
+        return CONFIG_PATHS
+
+    def episodes_drawn(self, algorithm_config, iteration: int) -> int:
+        """Sequences are drawn from each env's seeded RNG (no phases or curriculum): nothing to pick up."""
+        return 0
+
+    # ---------------------------------------------------------------- evaluation (discrete-time cluster)
+    def policy_from_module(self, module, env_config: Mapping[str, Any]):
+        """A greedy dtsim policy (`act(sim)`) from a trained module and the run's env config dict."""
+        from schedrl.agents.rlschert.policy import RLSchertPolicy
+
+        return RLSchertPolicy(module, env_config, name=self.name.upper())
+
+    def validation_seeds(self, n: int, seed: int = 0) -> list[int]:
+        """Seeds of `n` held-out sequences (pass them to `evaluate` and `baseline_values`)."""
+        return validation_seeds(n, seed)
+
+    def evaluate(self, policy, env_config: RLSchertEnvConfig | Mapping[str, Any], seeds: Sequence[int]) -> list[float]:
+        """Average slowdown of each sequence of `seeds` under `policy` (anything with `act(sim)`)."""
+        env = env_config if isinstance(env_config, RLSchertEnvConfig) else RLSchertEnvConfig.from_dict(env_config)
+        return [s[METRIC] for s in run_sequences(lambda i: policy, env, seeds)]
+
+    def baseline_values(self, env_config: RLSchertEnvConfig | Mapping[str, Any],
+                        seeds: Sequence[int]) -> dict[str, list[float]]:
+        """Average slowdown per sequence of every baseline of `baselines(env_config)`, keyed by its label."""
+        env = env_config if isinstance(env_config, RLSchertEnvConfig) else RLSchertEnvConfig.from_dict(env_config)
+        table = env.job_table()
+        values = {k.upper(): v for k, v in heuristic_values(env, seeds, table=table).items()}
+        if env.kill:
+            values.update({k.upper(): v for k, v in heuristic_values(env, seeds, kill=True, table=table).items()})
+        return values
+
+
+class DeepRMAgent(RLSchertAgent):
+    """DeepRM (Mao et al. 2016) as RLSchert's baseline: the same env with pre-run predictions only and no kills,
+    the same PPO and budget, no imitation term."""
+
+    name = "deeprm"
+    summary = "DeepRM (RLSchert's baseline): PPO on the discrete-time cluster, pre-run predictions, no kills"
+    env_searchable = ("job_rate", "res_slot", "reward", "simu_len", "jobs")
+    env_overrides = {"kill": False, "estimates": "prerun"}
+    default_imitation = NO_IMITATION

@@ -1,0 +1,149 @@
+"""RLSchert's networks as RLlib RLModules (torch, new API stack): MLP 64-64 (Table 3's best) and a CNN option.
+
+Both read the `image`, `running` and `extra` parts of the observation (never `teacher`), output one
+logit per action masked with the finite FLOAT_MIN, and carry a separate value network of the same
+shape (PPO's `ValueFunctionAPI`; `InferenceOnlyAPI` keeps it off the env runners).
+
+RLSchert §4.1.3's count pins its MLP down: 120 x 72 inputs, 64-64, 14 outputs, no biases:
+8,640 x 64 + 64 x 64 + 64 x 14 = 557,952 parameters. Ours has biases (`bias`, default True) and a
+120 x 75 image (the backlog block is 5 columns, §3.4's features are their own input, `observation.py`).
+`model_config` keys: `hiddens` (default (64, 64)), `bias` (True), `activation` (`tanh` or `relu`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
+from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+from torch import nn
+
+from schedrl.agents.rlschert.keys import OBS_ACTION_MASK, OBS_EXTRA, OBS_IMAGE, OBS_RUNNING
+from schedrl.agents.rlschert.settings import MODELS
+
+# RLSchert Table 3 / §4.1.3: "a two-layer fully connected neural network, which contains 64 neurons at each layer"
+HIDDENS = (64, 64)
+_DEFAULTS: dict[str, Any] = {"hiddens": HIDDENS, "bias": True, "activation": "tanh"}
+_ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+_RLLIB_KEYS = frozenset(f.name for f in dataclasses.fields(DefaultModelConfig))
+
+
+def resolve_config(model_config: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`model_config` over the defaults; unknown keys raise ValueError naming them."""
+    given = dict(model_config or {})
+    unknown = sorted(set(given) - set(_DEFAULTS) - _RLLIB_KEYS)
+    if unknown:
+        raise ValueError(f"RLSchert network: unknown model_config key(s) {unknown}; valid keys: {sorted(_DEFAULTS)}")
+    config = {**_DEFAULTS, **{k: v for k, v in given.items() if k in _DEFAULTS}}
+    config["hiddens"] = tuple(int(h) for h in config["hiddens"])
+    if not config["hiddens"] or min(config["hiddens"]) < 1:
+        raise ValueError(f"model_config['hiddens'] must be positive widths; got {config['hiddens']}")
+    if config["activation"] not in _ACTIVATIONS:
+        raise ValueError(f"model_config['activation'] must be one of {', '.join(_ACTIVATIONS)}")
+    return config
+
+
+def _mlp(inputs: int, hiddens: tuple[int, ...], outputs: int, bias: bool, activation: str) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for width in hiddens:
+        layers += [nn.Linear(inputs, width, bias=bias), _ACTIVATIONS[activation]()]
+        inputs = width
+    layers.append(nn.Linear(inputs, outputs, bias=bias))
+    return nn.Sequential(*layers)
+
+
+def masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with invalid actions pushed to FLOAT_MIN (RLLIB_NOTES: finite, so PPO's loss stays finite)."""
+    return logits + torch.clamp(torch.log(mask), min=FLOAT_MIN)
+
+
+class _RLSchertModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
+    """Policy and value networks over the same encoded observation; subclasses build `_encoder()`."""
+
+    def setup(self) -> None:
+        obs, act = self.observation_space, self.action_space
+        if not isinstance(obs, gym.spaces.Dict) or {OBS_IMAGE, OBS_RUNNING, OBS_EXTRA, OBS_ACTION_MASK} - set(obs.spaces):
+            raise ValueError(f"{type(self).__name__} needs the RLSchert Dict observation, got {obs}")
+        if not isinstance(act, gym.spaces.Discrete) or obs[OBS_ACTION_MASK].shape != (act.n,):
+            raise ValueError(f"{type(self).__name__}: Discrete actions matching the mask expected, got {act}")
+        self.config = resolve_config(self.model_config)
+        self.n_actions = int(act.n)
+        self.pi = self._encoder(self.n_actions)
+        self.value_net = self._encoder(1)
+
+    def _encoder(self, outputs: int) -> nn.Module:
+        raise NotImplementedError
+
+    def _features(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        image = obs[OBS_IMAGE]
+        rest = torch.cat([obs[OBS_RUNNING].flatten(1), obs[OBS_EXTRA]], dim=-1)
+        return image, rest
+
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        logits = self.pi(*self._features(obs))
+        return {Columns.ACTION_DIST_INPUTS: masked(logits, obs[OBS_ACTION_MASK])}
+
+    def compute_values(self, batch: dict[str, Any], embeddings=None) -> torch.Tensor:
+        return self.value_net(*self._features(batch[Columns.OBS])).squeeze(-1)
+
+    def get_non_inference_attributes(self) -> list[str]:
+        return ["value_net"]
+
+
+class _FlatMLP(nn.Module):
+    def __init__(self, inputs: int, config: Mapping[str, Any], outputs: int):
+        super().__init__()
+        self.net = _mlp(inputs, config["hiddens"], outputs, config["bias"], config["activation"])
+
+    def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
+        return self.net(torch.cat([image.flatten(1), rest], dim=-1))
+
+
+class RLSchertMLP(_RLSchertModule):
+    """MLP 64-64 over the flattened image, running features and extra column (RLSchert Table 3: ppo_bs128_mlp64_64)."""
+
+    def _encoder(self, outputs: int) -> nn.Module:
+        obs = self.observation_space
+        inputs = sum(int(torch.tensor(obs[k].shape).prod()) for k in (OBS_IMAGE, OBS_RUNNING, OBS_EXTRA))
+        return _FlatMLP(inputs, self.config, outputs)
+
+
+class _ConvNet(nn.Module):
+    def __init__(self, image_shape: tuple[int, int], rest: int, config: Mapping[str, Any], outputs: int):
+        super().__init__()
+        # ours: Table 3 names a CNN without its shape; two strided convolutions over the (time, unit) image
+        self.conv = nn.Sequential(nn.Conv2d(1, 8, kernel_size=4, stride=2), nn.ReLU(),
+                                  nn.Conv2d(8, 16, kernel_size=3, stride=2), nn.ReLU(), nn.Flatten())
+        with torch.no_grad():
+            width = self.conv(torch.zeros(1, 1, *image_shape)).shape[-1]
+        self.head = _mlp(width + rest, config["hiddens"], outputs, config["bias"], config["activation"])
+
+    def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.cat([self.conv(image.unsqueeze(1)), rest], dim=-1))
+
+
+class RLSchertCNN(_RLSchertModule):
+    """Two convolutions over the image, then 64-64 over those features plus the running features (Table 3: ppo_bs128_cnn)."""
+
+    def _encoder(self, outputs: int) -> nn.Module:
+        obs = self.observation_space
+        rest = int(torch.tensor(obs[OBS_RUNNING].shape).prod()) + obs[OBS_EXTRA].shape[0]
+        return _ConvNet(tuple(obs[OBS_IMAGE].shape), rest, self.config, outputs)
+
+
+def module_spec(model: str = "mlp", model_config: Mapping[str, Any] | None = None) -> RLModuleSpec:
+    """The RLModuleSpec of network `model` (`mlp` or `cnn`)."""
+    classes = {"mlp": RLSchertMLP, "cnn": RLSchertCNN}
+    if model not in MODELS:
+        raise ValueError(f"unknown RLSchert model {model!r}; choose one of {', '.join(MODELS)}")
+    resolve_config(model_config)
+    return RLModuleSpec(module_class=classes[model], model_config=dict(model_config or {}))

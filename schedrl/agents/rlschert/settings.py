@@ -1,0 +1,126 @@
+"""Algorithm settings of the RLSchert and DeepRM agents and the imitation schedule (no ray/torch imports)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+MODELS = ("mlp", "cnn")
+"""Networks (RLSchert Table 3: ppo_bs128_mlp64_64, ppo_bs128_cnn); the first is the default."""
+# RLSchert Table 4: alpha_t = 0.5 at the start, annealed to 0 ("at the end of the training, we set alpha_t to zero")
+IMITATION_START = 0.5
+IMITATION_STEPS = 200_000  # ours: the paper does not say over how many steps alpha_t decays
+RLSCHERT_IMITATION: tuple[tuple[int, float], ...] = ((0, IMITATION_START), (IMITATION_STEPS, 0.0))
+NO_IMITATION: tuple[tuple[int, float], ...] = ((0, 0.0),)
+
+IMITATION_WEIGHT_KEY = "imitation_weight"
+"""Learner metric: alpha_t used in this update."""
+IMITATION_LOSS_KEY = "imitation_loss"
+"""Learner metric: mean -log pi(teacher action) over the update's minibatches."""
+TEACHER_AGREEMENT_KEY = "teacher_agreement"
+"""Learner metric: fraction of samples whose most likely action is the teacher's."""
+POLICY_STEPS_KEY = "policy_update_steps"
+"""Learner metric: gradient steps taken in this update before the KL early stop."""
+SCHEDULE_KEY = "imitation_schedule"
+TARGET_KL_KEY = "target_kl"
+KL_STOP_FACTOR_KEY = "kl_stop_factor"
+
+
+def imitation_weight(schedule: Sequence[Sequence[float]], timestep: float) -> float:
+    """alpha_t at `timestep` env steps: piecewise linear through the (timestep, value) points, constant outside them."""
+    points = [(float(t), float(v)) for t, v in schedule]
+    if timestep <= points[0][0]:
+        return points[0][1]
+    for (t0, v0), (t1, v1) in zip(points, points[1:]):
+        if timestep <= t1:
+            return v0 + (v1 - v0) * (timestep - t0) / (t1 - t0)
+    return points[-1][1]
+
+
+def check_schedule(schedule: Sequence[Sequence[float]]) -> tuple[tuple[int, float], ...]:
+    """The schedule as a tuple of (int timestep, float value); ValueError when it is not increasing non-negative points."""
+    try:
+        points = tuple((int(t), float(v)) for t, v in schedule)
+    except (TypeError, ValueError):
+        raise ValueError(f"imitation_schedule must be (timestep, weight) pairs; got {schedule!r}") from None
+    if not points:
+        raise ValueError("imitation_schedule needs at least one (timestep, weight) point")
+    if any(v < 0 for _, v in points) or any(t < 0 for t, _ in points):
+        raise ValueError(f"imitation_schedule timesteps and weights must be >= 0; got {points}")
+    if any(t1 <= t0 for (t0, _), (t1, _) in zip(points, points[1:])):
+        raise ValueError(f"imitation_schedule timesteps must increase; got {points}")
+    return points
+
+
+@dataclass(frozen=True)
+class RLSchertSettings:
+    """PPO with the imitation term (RLSchert §3.5, Table 4), env runners and seeds."""
+
+    lr: float = 1e-4  # RLSchert Table 4
+    """Adam learning rate."""
+    gamma: float = 0.99  # RLSchert Table 4, §3.4
+    """Discount factor."""
+    lambda_: float = 0.95  # RLSchert Table 4: tau
+    """GAE parameter."""
+    clip_param: float = 0.2  # RLSchert Table 4: epsilon
+    """PPO clip threshold."""
+    num_epochs: int = 5  # RLSchert Table 4: epochs (ppo_epoch)
+    """Passes over each sampled batch."""
+    target_kl: float = 0.01  # RLSchert Table 4: KL target
+    """KL target of the early stop."""
+    kl_stop_factor: float = 1.5  # Spinning Up's early stop, as RLSchert's Algorithm 1 stops "by KL target"
+    """An update stops taking gradient steps once the approximate KL exceeds kl_stop_factor x target_kl."""
+    vf_loss_coeff: float = 0.25  # RLSchert Table 4: alpha_v
+    """Weight of the value loss."""
+    entropy_coeff: float = 0.02  # RLSchert Table 4: alpha_e
+    """Weight of the entropy bonus."""
+    minibatch_size: int = 128  # RLSchert Table 4: batch size 128
+    """Samples per gradient step."""
+    train_batch_size_per_learner: int = 4096  # ours: the paper does not give the env steps per update
+    """Env steps sampled per training iteration."""
+    imitation_schedule: tuple[tuple[int, float], ...] = RLSCHERT_IMITATION
+    """alpha_t as (env steps sampled, weight) points, linear in between (RLSchert Eq. 11: 0.5 annealed to 0)."""
+    model: str = "mlp"
+    """Network: `mlp` (64-64, RLSchert Table 3's best) or `cnn`."""
+    num_env_runners: int = 0  # ours: on 2 cores sampling in the driver beats a runner process
+    """Sampling processes; 0 samples in the driver."""
+    num_envs_per_env_runner: int = 4
+    """Environments stepped together by each env runner."""
+    num_gpus_per_learner: float = 0.0
+    """GPUs for the (single, local) learner."""
+    seed: int | None = 0
+    """Seed for RLlib (modules, env runners, env resets); None leaves runs unseeded."""
+    env_runner_resources: Mapping[str, float] | None = None
+    """Custom Ray resources each env runner requires."""
+    restart_failed_env_runners: bool = True
+    """Restart an env runner whose process or node died and keep training."""
+    max_env_runner_restarts: int = 10
+    """Restarts allowed per env runner."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "imitation_schedule", check_schedule(self.imitation_schedule))
+        problems = []
+        for name in ("lr", "target_kl", "kl_stop_factor", "clip_param"):
+            if not getattr(self, name) > 0:
+                problems.append(f"{name}={getattr(self, name)} must be > 0")
+        for name in ("gamma", "lambda_"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                problems.append(f"{name}={getattr(self, name)} must be in [0, 1]")
+        for name in ("num_epochs", "minibatch_size", "train_batch_size_per_learner", "num_envs_per_env_runner"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name}={getattr(self, name)} must be >= 1")
+        if self.num_env_runners < 0:
+            problems.append(f"num_env_runners={self.num_env_runners} must be >= 0")
+        if self.vf_loss_coeff < 0 or self.entropy_coeff < 0:
+            problems.append("vf_loss_coeff and entropy_coeff must be >= 0")
+        if self.model not in MODELS:
+            problems.append(f"model must be one of {', '.join(MODELS)}; got {self.model!r}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "RLSchertSettings":
+        data = dict(data)
+        if "imitation_schedule" in data:
+            data["imitation_schedule"] = check_schedule(data["imitation_schedule"])
+        return cls(**data)
