@@ -20,6 +20,8 @@ AGENTS: dict[str, str] = {
     "mrsch": "schedrl.agents.mrsch",
     "mrsch-scalar": "schedrl.agents.mrsch.scalar",
     "linear": "schedrl.agents.linear",
+    "rlschert": "schedrl.agents.rlschert",
+    "deeprm": "schedrl.agents.rlschert",
 }
 
 
