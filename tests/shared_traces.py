@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_TRACES = REPO.parent / "shared" / "traces"
-SHARED_DATA = REPO.parent / "shared" / "data"
+# `$SCHEDRL_SHARED_DIR` stands in for ../shared (tests/test_fresh_clone.py points it nowhere to run
+# the trace-dependent tests as a user's plain clone would)
+SHARED = Path(os.environ.get("SCHEDRL_SHARED_DIR") or REPO.parent / "shared")
+SHARED_TRACES = SHARED / "traces"
+SHARED_DATA = SHARED / "data"
 
 
 def shared_trace(filename: str, root: Path = SHARED_TRACES) -> Path:

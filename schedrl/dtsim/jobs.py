@@ -30,8 +30,12 @@ class JobDataError(ValueError):
 
 
 def shared_data_dir() -> Path:
-    """`../shared/data` beside the repository, where the VASP job file lives (absent in a plain clone)."""
-    return Path(__file__).resolve().parents[2].parent / "shared" / "data"
+    """`../shared/data` beside the repository (or `$SCHEDRL_SHARED_DIR/data`), where the VASP job file lives
+    (absent in a plain clone)."""
+    import os
+
+    shared = os.environ.get("SCHEDRL_SHARED_DIR")
+    return (Path(shared) if shared else Path(__file__).resolve().parents[2].parent / "shared") / "data"
 
 
 def vasp_jobs_path() -> Path:
