@@ -77,9 +77,11 @@ class Comparison:
     starts: list[int]
     length: int
     policies: list[str]
+    """Policy names: spec strings as given, objects by `name` or class name (`policy_names`)."""
     backfills: list[str]
     config: SimConfig
     values: dict = field(default_factory=dict)  # (backfill, policy) -> list of per-sequence values
+    labels: dict = field(default_factory=dict)  # policy name -> table column label where not `policy_label(name)`
 
     def mean(self, backfill: str, policy: str) -> float:
         return float(np.mean(self.values[(backfill, policy)]))
@@ -99,7 +101,7 @@ class Comparison:
         }
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
-        header = ["backfill"] + [policy_label(p) for p in self.policies]
+        header = ["backfill"] + [self.labels.get(p) or policy_label(p) for p in self.policies]
         rows = []
         for b in self.backfills:
             best = self.best(b)
@@ -133,17 +135,34 @@ class Comparison:
         return json.dumps(self.to_dict(), indent=2)
 
 
-def compare(workload: Workload, policies: list[str], backfills: list[str], starts: list[int], length: int,
+def policy_names(policies: list) -> list[str]:
+    """Names for `Comparison.policies`: a spec string as given; a policy object by its `name` attribute or
+    class name (`#2`, `#3` ... appended where two would otherwise share a name)."""
+    names: list[str] = []
+    for p in policies:
+        base = p.strip() if isinstance(p, str) else policy_label(p)
+        name, k = base, 1
+        while name in names:
+            k += 1
+            name = f"{base}#{k}"
+        names.append(name)
+    return names
+
+
+def compare(workload: Workload, policies: list, backfills: list[str], starts: list[int], length: int,
             metric: str = "bsld", config: SimConfig = SimConfig(), seed: int = 0, progress: bool | None = None) -> Comparison:
-    """Every policy × backfill on every sequence; policies are specs (`sjf`, `checkpoint:PATH`)."""
+    """Every policy × backfill on every sequence; policies are specs (`sjf`, `checkpoint:PATH`) or objects
+    with `pick(sim)` (a `FunctionPolicy` around an outside model, ...), labelled by `policy_names`."""
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-    resolved = {p: resolve_policy(p, seed) for p in policies}
-    result = Comparison(workload.name, metric, list(starts), length, list(policies), list(backfills), config)
+    names = policy_names(policies)
+    resolved = {name: resolve_policy(p, seed) for name, p in zip(names, policies)}
+    result = Comparison(workload.name, metric, list(starts), length, names, list(backfills), config,
+                        labels={n: n for n, p in zip(names, policies) if not isinstance(p, str)})
     with Progress(len(policies) * len(backfills) * len(starts), "compare", enabled=progress) as bar:
         for b in backfills:
             cfg = replace(config, backfill=b)
-            for p in policies:
+            for p in names:
                 vals = []
                 for s in starts:
                     schedule = run_policy(resolved[p], Simulator(sequence(workload, s, length), cfg))

@@ -2,10 +2,16 @@
 
 Anything with `pick(sim)` is a policy (`schedrl.agents.base.SchedulingPolicy`); `resolve_policy`
 turns a spec string into one: a heuristic by name, or any agent's trained checkpoint through its
-run record (`schedrl.agents.checkpoint.load_policy`).
+run record (`schedrl.agents.checkpoint.load_policy`). `FunctionPolicy` makes one of any
+observation -> action callable (an SB3 model's `predict`, a plain function), so models trained
+outside schedrl are scored on our sequences with our metrics (`examples/sb3_maskable_ppo.py`).
 """
 
 from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
 
 from schedrl.heuristics import HEURISTICS, get_heuristic
 from schedrl.metrics import summarize
@@ -50,3 +56,48 @@ def run_baseline(baseline, workload, sim_config, metric: str, seed: int = 0) -> 
     config = baseline.sim or sim_config
     policy = baseline.make() if baseline.make is not None else get_heuristic(baseline.policy, seed)
     return summarize(run_policy(policy, Simulator(workload, config))).value(metric)
+
+
+class FunctionPolicy:
+    """An observation -> action callable as a policy, seeing the simulator through an env's observation.
+
+    `act(observation)` returns an action (a slot of the env's action space); an `(action, state)` pair,
+    as SB3's `model.predict` returns, is taken as its action. `observe(sim)` returns `(observation,
+    jobs)`: the observation the model was trained on and the job (index in `sim`) behind each slot, as
+    an env's `observation_of` does (`FunctionPolicy.for_env`). A masked or out-of-range action raises
+    `ValueError` naming the policy, never a silent substitute.
+    """
+
+    def __init__(self, act: Callable[[Any], Any], observe: Callable[[Any], tuple[Any, np.ndarray]],
+                 name: str | None = None):
+        if not callable(act) or not callable(observe):
+            raise TypeError("FunctionPolicy needs callables act(observation) and observe(sim)")
+        self.act = act
+        self.observe = observe
+        owner = getattr(act, "__self__", None)  # a bound method such as model.predict: name the model
+        self.name = name or (type(owner).__name__ if owner is not None else getattr(act, "__name__", "function"))
+
+    @classmethod
+    def for_env(cls, act: Callable[[Any], Any], env, name: str | None = None) -> "FunctionPolicy":
+        """`act` observing the simulator as `env` (a schedrl env, wrapped or not) observes it."""
+        base = getattr(env, "unwrapped", env)
+        observe = getattr(base, "observation_of", None)
+        if observe is None:
+            raise ValueError(f"{type(base).__name__} has no observation_of(sim): FunctionPolicy.for_env needs a "
+                             "schedrl env that can observe any simulator (RLScheduler-v0, Linear-v0)")
+        return cls(act, observe, name)
+
+    def pick(self, sim) -> int:
+        observation, jobs = self.observe(sim)
+        out = self.act(observation)
+        if isinstance(out, tuple) and len(out) == 2:
+            out = out[0]
+        action = np.asarray(out).reshape(-1)
+        if action.size != 1 or action.dtype.kind not in "iub":
+            raise ValueError(f"{self.name} returned {out!r}: expected one integer action")
+        a = int(action[0])
+        mask = observation.get("action_mask") if isinstance(observation, dict) else None
+        if not 0 <= a < len(jobs) or (mask is not None and mask[a] == 0):
+            raise ValueError(f"{self.name} chose action {a}, which is masked: only slots 0..{len(jobs) - 1} hold "
+                             "waiting jobs")
+        return int(jobs[a])
