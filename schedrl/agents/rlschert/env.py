@@ -53,8 +53,9 @@ class RLSchertEnv(gym.Env):
 
     ## Starting State
     A job sequence: `simu_len` Bernoulli arrival steps over the job table, drawn from the env's RNG
-    (`reset(seed=...)`), or the next of the fixed `sequence_seeds` (evaluation). Sequences without
-    any arrival are redrawn.
+    (`reset(seed=...)`), or the next of the fixed `sequence_seeds` (evaluation), or the
+    `schedrl.dtsim.JobSequence` given as `reset(options={"sequence": ...})` (tests, replays).
+    Drawn sequences without any arrival are redrawn.
 
     ## Episode End
     Terminates when every job has finished (or was dropped); truncates at `max_seq` steps. The last
@@ -101,11 +102,15 @@ class RLSchertEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        if self._seeds is not None:
-            sequence_seed = next(self._seeds)
+        sequence_seed = None
+        if options and options.get("sequence") is not None:
+            sequence = options["sequence"]
         else:
-            sequence_seed = int(self.np_random.integers(2**63 - 1))
-        sequence = sequence_for(self.table, self.config, sequence_seed)
+            if self._seeds is not None:
+                sequence_seed = next(self._seeds)
+            else:
+                sequence_seed = int(self.np_random.integers(2**63 - 1))
+            sequence = sequence_for(self.table, self.config, sequence_seed)
         self.view = StateView(DTSim(self.table, sequence, self._cluster), self.config)
         obs, teacher = self._observe()
         return obs, {INFO_TEACHER: teacher, INFO_SEQUENCE_SEED: sequence_seed}
