@@ -68,12 +68,16 @@ def test_training_fails_once_no_env_runner_can_come_back(ray_session):
 
     settings = PPOSettings(num_env_runners=1, num_envs_per_env_runner=1, train_batch_size_per_learner=64,
                            num_epochs=1, max_env_runner_restarts=0)
-    algo = build_ppo_config(settings, RLSchedulerEnv, {"trace": "default", "sequence_length": 16}).build_algo()
+    from schedrl.training.callbacks import SchedulingMetricsCallback
+
+    # the callbacks the training driver adds to every agent's config
+    config = build_ppo_config(settings, RLSchedulerEnv, {"trace": "default", "sequence_length": 16})
+    algo = config.callbacks(SchedulingMetricsCallback).build_algo()
     try:
         algo.train()
         (pid,) = algo.env_runner_group.foreach_env_runner(lambda runner: os.getpid(), local_env_runner=False)
         os.kill(pid, signal.SIGKILL)
-        # RLlib alone would go on training on nothing; the builder's on_train_result check stops it
+        # RLlib alone would go on training on nothing; the driver's on_train_result check stops it
         with pytest.raises(RuntimeError, match=r"all 1 env runners died and cannot be restarted"):
             for _ in range(3):
                 algo.train()
