@@ -18,6 +18,17 @@ def add_trace_options(parser: argparse.ArgumentParser, default_from: str | None 
     parser.add_argument("--cleaning", choices=CLEANING_PRESETS, default=None,
                         help="trace cleaning preset (default: " + (default_from or "default, or rlscheduler with "
                                                                    "--preset rlscheduler") + ")")
+    add_augment_options(parser)
+
+
+def add_augment_options(parser) -> None:
+    """`--augment S1..S10` and `--augment-seed`: MRSch's burst-buffer/power workloads from any trace."""
+    from schedrl.workload.augment import MRSCH_PRESETS
+
+    parser.add_argument("--augment", choices=list(MRSCH_PRESETS), default=None, metavar="S1..S10",
+                        help="add MRSch's burst-buffer (S1-S5) and power (S6-S10) requests, scaled to the machine "
+                             "(MRSch Table III; `schedrl traces info --augment` shows the capacities)")
+    parser.add_argument("--augment-seed", type=int, default=0, help="seed of the augmentation (default 0)")
 
 
 def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False,
@@ -86,7 +97,26 @@ def load_workload(args: argparse.Namespace):
     if len(workload) == 0:
         raise UsageError(f"cleaning ({preset}) dropped all {workload.report.jobs_in} jobs of {args.trace}: nothing to "
                          f"schedule (`schedrl traces info {args.trace} --cleaning {preset}` says why)")
-    return workload
+    return augmented(workload, args)
+
+
+def augmented(workload, args: argparse.Namespace):
+    """The workload with `--augment` applied (and its report lines said on stderr); unchanged without it."""
+    import sys
+
+    from schedrl.cli.main import UsageError
+    from schedrl.workload.augment import augment_preset
+
+    preset = getattr(args, "augment", None)
+    if not preset:
+        return workload
+    try:
+        out, notes = augment_preset(workload, preset, getattr(args, "augment_seed", 0))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    for note in notes:
+        print(f"schedrl: {out.name}: {note}", file=sys.stderr)
+    return out
 
 
 def parse_starts(text: str | None) -> list[int] | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrl.cli.main import UsageError
+from schedrl.cli.options import add_augment_options
 
 CLEANING_PRESETS = ("default", "none", "rlscheduler")
 GENERATORS = ("lublin",)
@@ -27,6 +28,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("trace", metavar="NAME|PATH", help="catalog name or SWF file (.swf or .swf.gz)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default", help="cleaning preset (default: default)")
+    add_augment_options(p)
 
     p = actions.add_parser("fetch", help="download a catalog trace into the user cache, verifying its checksum")
     p.add_argument("name", metavar="NAME", help="catalog name (see `schedrl traces list`)")
@@ -110,7 +112,9 @@ def _info(args: argparse.Namespace) -> int:
     from schedrl.workload.cleaning import CleaningRules
 
     path = resolve_trace(args.trace)
-    workload = load_trace(args.trace, CleaningRules.preset(args.cleaning))
+    from schedrl.cli.options import augmented
+
+    workload = augmented(load_trace(args.trace, CleaningRules.preset(args.cleaning)), args)
     by_name = find_entry(str(args.trace)) if not Path(args.trace).expanduser().is_file() else None
     entry = by_name or next((e for e in load_catalog().values() if e.sha256 == workload.sha256), None)
     report, header = workload.report, workload.header
@@ -126,6 +130,9 @@ def _info(args: argparse.Namespace) -> int:
         "jobs": len(workload),
         "machine": {"procs": workload.max_procs, "nodes": workload.max_nodes},
         "extras": {name: _extra_summary(col) for name, col in workload.extras.items()},
+        "resources": {name: {"capacity": float(workload.capacity[name]), **_extra_summary(col)}
+                      for name, col in workload.resources.items()},
+        "augment": getattr(args, "augment", None),
         "cleaning": args.cleaning,
         "report": report.to_dict(),
         "stats": stats,
@@ -152,6 +159,12 @@ def _info(args: argparse.Namespace) -> int:
         f"  jobs           {report.jobs_in} read, {len(workload)} kept (cleaning: {args.cleaning})",
         *(f"  extra column   {name}: {s['distinct']} distinct values in [{s['min']:g}, {s['max']:g}], "
           f"{s['nonzero']} jobs non-zero" for name, s in info["extras"].items()),
+        *(f"  resource       {name}: capacity {s['capacity']:g}, requests in [{s['min']:g}, {s['max']:g}], "
+          f"{s['nonzero']} jobs request it" for name, s in info["resources"].items()),
+        *([f"  augmentation   MRSch {args.augment} (seed {args.augment_seed}), scaled from Theta (4,360 nodes, "
+           f"1.26 PB, 500 kW) to {workload.max_nodes} nodes: burst buffer and power budget x "
+           f"{workload.max_nodes / 4360:.4g}; power is the headroom above 60 W per idle node"]
+          if getattr(args, "augment", None) else []),
         "",
         report.summary(),
         "",
