@@ -43,7 +43,7 @@ class RLSchertEnvConfig:
     max_seq: int = 3000
     """Step cap of an episode (Table 2: 3000)."""
     job_width: int = 10
-    """Width of each waiting-job image in units: the largest job the image can draw (VASP: 10 units = 100 cores)."""
+    """Width of each waiting-job image in units, capped at res_slot (`image_job_width`): the widest job drawable (VASP: 10 units = 100 cores)."""
     reward: str = "slowdown"
     """`slowdown` (RLSchert Eq. 9: -sum 1/estimated length per step) or `completion` (Eq. 10: -jobs in the system per step)."""
     kill: bool = True
@@ -73,8 +73,6 @@ class RLSchertEnvConfig:
             raise ValueError(f"estimates must be one of {', '.join(ESTIMATES)}; got {self.estimates!r}")
         if not isinstance(self.kill, bool):
             raise ValueError(f"kill must be true or false; got {self.kill!r}")
-        if self.job_width > self.res_slot:
-            raise ValueError(f"job_width={self.job_width} exceeds res_slot={self.res_slot}: no job can be wider than the pool")
         self.dtsim_config()  # the cluster's own checks (positive sizes, job_len <= horizon, ...)
 
     @classmethod
@@ -96,6 +94,11 @@ class RLSchertEnvConfig:
     def n_actions(self) -> int:
         """num_nw allocations, void, and num_kill kills when `kill` (RLSchert §4.1.3: 14; DeepRM: 6)."""
         return self.num_nw + 1 + (self.num_kill if self.kill else 0)
+
+    @property
+    def image_job_width(self) -> int:
+        """Columns of each waiting-job image: min(job_width, res_slot) (no job is wider than the pool)."""
+        return min(self.job_width, self.res_slot)
 
     def dtsim_config(self) -> DTSimConfig:
         """The discrete-time cluster these settings describe."""
@@ -141,7 +144,7 @@ class RLSchertEnvConfig:
         biggest = int(table.units.max())
         if biggest > self.res_slot:
             raise ValueError(f"res_slot={self.res_slot} is smaller than the largest job of {table.source} ({biggest} units)")
-        if biggest > self.job_width:
+        if biggest > self.image_job_width:
             raise ValueError(f"job_width={self.job_width} is smaller than the largest job of {table.source} ({biggest} units)")
 
 

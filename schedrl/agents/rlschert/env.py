@@ -70,8 +70,14 @@ class RLSchertEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, config: dict[str, Any] | RLSchertEnvConfig | None = None, table: JobTable | None = None):
-        self.config = config if isinstance(config, RLSchertEnvConfig) else RLSchertEnvConfig.from_dict(config)
+    def __init__(self, config: dict[str, Any] | RLSchertEnvConfig | None = None, table: JobTable | None = None,
+                 **kwargs: Any):
+        # gymnasium.make passes the env config as keyword arguments, RLlib as one dict
+        if isinstance(config, RLSchertEnvConfig) and not kwargs:
+            self.config = config
+        else:
+            given = config.to_dict() if isinstance(config, RLSchertEnvConfig) else dict(config or {})
+            self.config = RLSchertEnvConfig.from_dict({**given, **kwargs})
         cfg = self.config
         if table is not None:
             cfg.check_table(table)

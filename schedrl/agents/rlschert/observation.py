@@ -11,8 +11,8 @@ steps from now (DeepRM's image; RLSchert's Figure 3 left part):
 | columns | content |
 |---|---|
 | 0 .. R-1 | cluster canvas: cell (t, u) = 1 when u < R - free[t], i.e. the units allocated at offset t (running jobs for their estimated remaining time, ready jobs where they are placed), packed to the left (DeepRM colours each job; `DTSim` keeps counts, so we draw occupancy) |
-| R + i·job_width .. R + (i+1)·job_width - 1 | visible waiting job i (i < num_nw): cell (t, u) = 1 for t < its estimated length (`len_param`), u < its units; zeros for an empty slot |
-| R + num_nw·job_width .. | backlog: the k-th waiting job behind the visible ones sets cell (k mod H, R + num_nw·job_width + k div H) (DeepRM's backlog block) |
+| R + i·w .. R + (i+1)·w - 1, w = min(job_width, R) | visible waiting job i (i < num_nw): cell (t, u) = 1 for t < its estimated length (`len_param`), u < its units; zeros for an empty slot |
+| R + num_nw·w .. | backlog: the k-th waiting job behind the visible ones sets cell (k mod H, R + num_nw·w + k div H) (DeepRM's backlog block) |
 
 `running`, shape (num_kill, 7), row k = running-queue slot k (zeros when empty), steps divided by `job_len`:
 
@@ -68,7 +68,7 @@ def backlog_columns(config: RLSchertEnvConfig) -> int:
 
 def image_shape(config: RLSchertEnvConfig) -> tuple[int, int]:
     """(horizon, res_slot + num_nw x job_width + backlog columns)."""
-    return config.horizon, config.res_slot + config.num_nw * config.job_width + backlog_columns(config)
+    return config.horizon, config.res_slot + config.num_nw * config.image_job_width + backlog_columns(config)
 
 
 class StateView:
@@ -126,11 +126,11 @@ class StateView:
         out[:, :cfg.res_slot] = np.arange(cfg.res_slot)[None, :] < used[:, None]
         base = cfg.res_slot
         for i, j in enumerate(sim.visible):
-            left = base + i * cfg.job_width
+            left = base + i * cfg.image_job_width
             out[:sim.len_param[j], left:left + sim.units[j]] = 1.0
         waiting = len(sim.queue) - cfg.num_nw
         if waiting > 0:
-            left = base + cfg.num_nw * cfg.job_width
+            left = base + cfg.num_nw * cfg.image_job_width
             k = np.arange(min(waiting, h * backlog_columns(cfg)))
             out[k % h, left + k // h] = 1.0
         return out
