@@ -60,6 +60,29 @@ def curriculum(kinds, episodes) -> tuple[Phase, ...]:
     return tuple(Phase(k, int(n)) for k, n in zip(kinds, episodes))
 
 
+def parse_curriculum(text: str) -> tuple[Phase, ...]:
+    """`"sampled:200,real:200,synthetic"` -> phases: each `kind[:episodes]`, episodes per env instance;
+    the last phase may leave out its count (it lasts for ever). One string, so a sweep can grid over
+    whole curricula (`env.curriculum: {grid: [real, "sampled:100,real:100,synthetic"]}`)."""
+    phases = []
+    items = [item.strip() for item in str(text).split(",")]
+    if not text or any(not item for item in items):
+        raise ValueError(f"curriculum {text!r}: give phases as kind[:episodes],... e.g. sampled:200,real:200,synthetic")
+    for i, item in enumerate(items):
+        kind, sep, count = item.partition(":")
+        if kind.strip() == "filtered":
+            raise ValueError("a filtered phase is set by trajectory filtering, not by a curriculum string")
+        try:
+            episodes = int(count) if sep else 0
+        except ValueError:
+            raise ValueError(f"curriculum {text!r}: {count!r} is not a number of episodes") from None
+        if not sep and i < len(items) - 1:
+            raise ValueError(f"curriculum {text!r}: phase {kind!r} needs a number of episodes (only the last "
+                             "phase may go on for ever)")
+        phases.append(Phase(kind.strip(), episodes))
+    return tuple(phases)
+
+
 @dataclass
 class Episode:
     """One drawn episode."""

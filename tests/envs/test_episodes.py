@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedrl.envs.episodes import EpisodeSource, Phase, curriculum
+from schedrl.envs.episodes import EpisodeSource, Phase, curriculum, parse_curriculum
 from schedrl.workload.lublin import generate_lublin
 
 
@@ -79,3 +79,14 @@ def test_unknown_phase_names_the_valid_ones():
         Phase("easy")
     with pytest.raises(ValueError, match="2 curriculum phases but 1 episode counts"):
         curriculum(["real", "sampled"], [3])
+
+
+def test_curriculum_strings_parse_into_phases():
+    assert parse_curriculum("sampled:200,real:50,synthetic") == (Phase("sampled", 200), Phase("real", 50),
+                                                                 Phase("synthetic", 0))
+    assert parse_curriculum("real") == (Phase("real", 0),)
+    for bad, message in [("sampled,real", "needs a number of episodes"), ("real:x", "not a number"),
+                         ("real,,synthetic", "kind\\[:episodes\\]"), ("harder:3,real", "unknown curriculum phase"),
+                         ("filtered:3,real", "set by trajectory filtering")]:
+        with pytest.raises(ValueError, match=message):
+            parse_curriculum(bad)
