@@ -92,10 +92,12 @@ def main() -> None:
     import ray
     import torch
 
-    from schedrl.training.driver import resolve_env
+    from schedrl.agents import get_agent
     from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+    from schedrl.agents.rlscheduler.settings import PPOSettings
 
-    env, _ = resolve_env(RLSchedulerEnvConfig(trace="default", sequence_length=args.sequence_length))
+    env = get_agent("rlscheduler").prepare(RLSchedulerEnvConfig(trace="default", sequence_length=args.sequence_length),
+                                           PPOSettings(), {"filtering": False}, log=lambda text: None).env_config
     cores = os.cpu_count() or 1
     ray.init(num_cpus=max(cores, 1 + max(runner_counts)), include_dashboard=False, log_to_driver=False,
              logging_level=logging.ERROR)
