@@ -19,7 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "traces": ("schedrl.cli.traces", "list, inspect, fetch and generate workload traces"),
     "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
     "compare": ("schedrl.cli.compare", "run several policies on the same sequences (RLScheduler Table V style)"),
-    "train": ("schedrl.cli.train", "train an RL scheduler (PPO on Ray RLlib, one-trial Ray Tune run)"),
+    "train": ("schedrl.cli.train", "train an agent (Ray RLlib) as a one-trial Ray Tune run: `schedrl train AGENT --help`"),
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
     "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
