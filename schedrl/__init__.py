@@ -6,6 +6,22 @@ register every agent's Gymnasium env (`gym.make("schedrl/RLScheduler-v0")` after
 which imports gymnasium but none of the agents' env modules until an env is made.
 """
 
+import logging as _logging
+
 __version__ = "0.1.0"
+
+
+class _RLModuleConfigNotice(_logging.Filter):
+    """Drops Ray 2.60's `RLModule(config=[RLModuleConfig object])` deprecation notice, a false alarm:
+    `RLModule.__init__` itself builds an `RLModuleConfig` for every module, including those built the
+    current way (keyword arguments, as all of ours and RLlib's own are), so it fires on every checkpoint
+    load and training run with nothing to change on our side. Other deprecation notices pass."""
+
+    def filter(self, record: _logging.LogRecord) -> bool:
+        return "RLModule(config=[RLModuleConfig object])" not in record.getMessage()
+
+
+# the logger of ray._common.deprecation (named, so ray need not be imported to filter it)
+_logging.getLogger("ray._common.deprecation").addFilter(_RLModuleConfigNotice())
 
 import schedrl.envs  # noqa: E402,F401  (registers the envs; after __version__, which submodules read)
