@@ -1,6 +1,6 @@
 """Every benchmark, one after the other, as one command.
 
-    python benchmarks/run_all.py [load sim policy scaling] [--quick]
+    python benchmarks/run_all.py [load sim policy scaling agents] [--quick]
 
 Runs each `bench_*.py` of this folder with this interpreter (its own process, so one benchmark's
 compiled code, threads or Ray instance never skews the next), streams its table, and ends with a
@@ -24,6 +24,7 @@ BENCHMARKS = {
     "sim": ("bench_sim.py", ["--repeats", "1"]),
     "policy": ("bench_policy.py", ["--repeats", "200"]),
     "scaling": ("bench_scaling.py", ["--runners", "0", "--envs", "8", "--iterations", "1"]),
+    "agents": ("bench_agents.py", ["--quick"]),
 }
 """name -> (script, its arguments under --quick)."""
 

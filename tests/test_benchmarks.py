@@ -30,8 +30,23 @@ def test_quick_benchmarks_run_and_print_their_numbers():
         assert any(line.startswith(trace) and "skipped" not in line for line in out.splitlines()), trace
 
 
+def test_quick_agents_benchmark_runs_every_case():
+    # DRAS/MRSch pieces (bench_agents.py); a missing trace falls back to a Lublin stand-in, so nothing skips
+    env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
+    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "agents", "--quick"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
+    summary = out[out.index("== summary"):].splitlines()[1:]
+    assert [line.split()[0] for line in summary] == ["agents"] and summary[0].endswith(" ok"), summary
+    for case in ("Theta-sized state", "128-node state", "DRAS-PG     21,890,053", "DRAS-DQL    21,449,004",
+                 "S4, 256 nodes", "RLlib DFPTorchLearner.update", "pick (observation + goal + forward + argmax)",
+                 "GAPolicy.pick, exhaustive"):
+        assert case in out, case
+
+
 def test_unknown_benchmark_is_an_input_error():
     proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "nope"], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 2
-    assert "unknown benchmark nope; choose from load, sim, policy, scaling" in proc.stderr
+    assert "unknown benchmark nope; choose from load, sim, policy, scaling, agents" in proc.stderr
