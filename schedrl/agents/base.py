@@ -97,6 +97,9 @@ class Agent(ABC):
     """Name of the settings section in sweep files (`ppo` for PPO agents)."""
     env_searchable: ClassVar[tuple[str, ...]] = ("trace",)
     """Env fields a sweep may search (each distinct value is prepared before the sweep starts)."""
+    event_simulator: ClassVar[bool] = True
+    """Its env runs on `schedrl.sim` (traces, `SimConfig`); False for the discrete-time cluster (`schedrl.dtsim`),
+    whose agents override `evaluation_ids`/`score_policy`/`score_baselines` and have no `SimConfig`."""
 
     # ---------------------------------------------------------------- configuration
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
@@ -191,6 +194,38 @@ class Agent(ABC):
         return -(-iteration * per_iter // n_envs)
 
     # ---------------------------------------------------------------- evaluation
+    def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int) -> list[int]:
+        """`count` seeded held-out sequences, by id: start positions in `held_out_range` (an agent whose
+        sequences are generated, like RLSchert's Bernoulli arrivals, returns their seeds)."""
+        import numpy as np
+
+        lo, hi = self.held_out_range(env_config, len(workload))
+        if count and hi - lo < length:
+            raise ValueError(f"trace {workload.name!r}: the {hi - lo} held-out jobs (positions {lo}..{hi - 1}) are "
+                             f"fewer than the sequence length {length}")
+        rng = np.random.default_rng(seed)
+        return [lo + int(s) for s in rng.integers(0, hi - lo - length + 1, count)] if count else []
+
+    def score_policy(self, policy, env_config, workload, ids, length: int) -> list[float]:
+        """The objective's value on each sequence `ids` under `policy` (default: the event simulator)."""
+        from schedrl.eval.policies import run_policy
+        from schedrl.metrics import summarize
+        from schedrl.sim import Simulator
+        from schedrl.workload.sampling import sequence
+
+        metric, config = self.metric(env_config), self.sim_config(env_config)
+        return [summarize(run_policy(policy, Simulator(sequence(workload, s, length), config))).value(metric)
+                for s in ids]
+
+    def score_baselines(self, env_config, workload, ids, length: int) -> dict[str, list[float]]:
+        """Each baseline's values on the sequences `ids`, keyed by its label."""
+        from schedrl.eval.policies import run_baseline
+        from schedrl.workload.sampling import sequence
+
+        metric, config = self.metric(env_config), self.sim_config(env_config)
+        return {b.name: [run_baseline(b, sequence(workload, s, length), config, metric) for s in ids]
+                for b in self.baselines(env_config)}
+
     @abstractmethod
     def policy_from_module(self, module, env_config: Mapping[str, Any]) -> SchedulingPolicy:
         """A greedy `SchedulingPolicy` from a trained RLModule and the run's env config dict."""

@@ -40,8 +40,9 @@ class RunRecord:
     """Agent name (`schedrl.agents.AGENTS`)."""
     env_config: Mapping[str, Any]
     """The agent's env config as a dict (normalisation constants included)."""
-    sim_config: SimConfig
-    """The simulator semantics the env trained under (evaluation never re-translates presets)."""
+    sim_config: SimConfig | None
+    """The simulator semantics the env trained under (evaluation never re-translates presets); None for an
+    agent on the discrete-time cluster."""
     model: str | None
     """Network name within the agent."""
     settings: Mapping[str, Any]
@@ -59,7 +60,7 @@ class RunRecord:
 
     def to_dict(self) -> dict:
         out = asdict(self)
-        out["sim_config"] = self.sim_config.to_dict()
+        out["sim_config"] = self.sim_config.to_dict() if self.sim_config is not None else None
         out["record_version"] = RECORD_VERSION
         out["command"] = list(self.command)
         if self.train_args is None:
@@ -85,7 +86,8 @@ class RunRecord:
                                   "version that wrote it")
         try:
             return cls(agent=data["agent"], env_config=dict(data["env_config"]),
-                       sim_config=SimConfig.from_dict(data["sim_config"]), model=data.get("model"),
+                       sim_config=SimConfig.from_dict(data["sim_config"]) if data["sim_config"] is not None else None,
+                       model=data.get("model"),
                        settings=dict(data.get("settings") or {}), validation=dict(data.get("validation") or {}),
                        trace_sha256=data.get("trace_sha256"), versions=dict(data.get("versions") or {}),
                        command=tuple(data.get("command") or ()),

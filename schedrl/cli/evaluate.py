@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     env = agent.env_config_class.from_dict(trained)
     metric = args.metric or agent.metric(env)
     own_trace = args.trace is None or args.trace == trained.get("trace")
+    if not agent.event_simulator:  # the discrete-time cluster: its own sequences, baselines and metric
+        return evaluate_generated(agent, env, policy, args)
     taken = apply_training_defaults(args, trained, record.sim_config)
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
     workload = agent.load_workload(env) if own_trace and args.cleaning == trained.get("cleaning", args.cleaning) \
@@ -84,16 +86,36 @@ def run(args: argparse.Namespace) -> int:
 
 def baselines_table(agent, env, policy, workload, starts, args, metric, config) -> str:
     """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
-    import json
-
     from schedrl.eval.policies import run_baseline
-    from schedrl.training.report import Evaluation, policy_values
+    from schedrl.training.report import Evaluation
     from schedrl.workload.sampling import sequence
 
     values = {b.name: [run_baseline(b, sequence(workload, s, args.jobs), config, metric, args.seed) for s in starts]
               for b in agent.baselines(env)}
-    values["RL"] = policy_values(policy, agent, env, workload, starts, args.jobs)
-    evaluation = Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values)
+    values["RL"] = agent.score_policy(policy, env, workload, starts, args.jobs)
+    return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values), args)
+
+
+def evaluate_generated(agent, env, policy, args) -> int:
+    """An agent whose sequences are generated (RLSchert/DeepRM's Bernoulli arrivals): seeded sequences,
+    the agent's own baselines and metric."""
+    from schedrl.cli.main import UsageError
+    from schedrl.training.report import Evaluation
+
+    if args.trace is not None or args.policies is not None or args.starts is not None:
+        raise UsageError(f"{agent.name} runs on the discrete-time cluster: --trace, --policies and --starts do not "
+                         "apply (its sequences are seeded: --sequences, --seed)")
+    workload = agent.load_workload(env)
+    ids = agent.evaluation_ids(env, workload, args.sequences, args.seed, agent.sequence_length(env))
+    values = agent.score_baselines(env, workload, ids, agent.sequence_length(env))
+    values["RL"] = agent.score_policy(policy, env, workload, ids, agent.sequence_length(env))
+    print(_formatted(Evaluation(agent.name, agent.metric(env), ids, agent.sequence_length(env), values), args))
+    return 0
+
+
+def _formatted(evaluation, args) -> str:
+    import json
+
     if args.json:
         return json.dumps(evaluation.to_dict(), indent=2)
     return evaluation.to_markdown() if args.markdown else evaluation.to_text()

@@ -17,9 +17,6 @@ from ray.exceptions import ActorDiedError
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.tune import Callback
 
-from schedrl.metrics import summarize
-from schedrl.sim import SimConfig, Simulator
-
 TRAIN_METRIC = "schedrl_train_metric"
 """Env-runner metric: the objective's value of each finished training episode (mean per iteration)."""
 RESULT_KEY = "schedrl"
@@ -81,10 +78,8 @@ class SchedulingMetricsCallback(RLlibCallback):
         if module is None:
             return
         policy = agent.policy_from_module(module, env_config)
-        sim_cfg = SimConfig.from_dict(spec["sim_config"]) if "sim_config" in spec else agent.sim_config(env)
         length = int(spec.get("length", agent.sequence_length(env)))
-        values = [summarize(Simulator(self._workload[s:s + length], sim_cfg).run(policy)).value(spec["metric"])
-                  for s in spec["starts"]]
+        values = agent.score_policy(policy, env, self._workload, spec["starts"], length)
         heuristics = spec["heuristics"]
         lower = spec["lower_is_better"]
         best = (min if lower else max)(heuristics, key=heuristics.get)

@@ -70,23 +70,15 @@ def env_key(env_config: Mapping, searched: tuple[str, ...]) -> str:
 
 
 def validation_spec(agent, env, workload, sequences: int, seed: int | None) -> dict:
-    """Seeded validation starts of the training length and each baseline's mean on them."""
-    from schedrl.eval.policies import run_baseline
+    """Seeded validation sequences of the training length (`Agent.evaluation_ids`) and each baseline's mean."""
     from schedrl.metrics import METRICS
 
     length = agent.sequence_length(env)
     metric = agent.metric(env)
-    lo, hi = agent.held_out_range(env, len(workload))
-    if sequences and hi - lo < length:
-        raise ValueError(f"trace {workload.name!r}: the {hi - lo} jobs validation draws from (positions {lo}..{hi - 1}) "
-                         f"are fewer than the sequence length {length}")
-    rng = np.random.default_rng(10_000 + (seed or 0))
-    starts = [lo + int(s) for s in rng.integers(0, hi - lo - length + 1, sequences)] if sequences else []
-    sim = agent.sim_config(env)
-    heuristics = {b.name: float(np.mean([run_baseline(b, workload[s:s + length], sim, metric) for s in starts]))
-                  for b in agent.baselines(env)} if starts else {}
-    return {"starts": starts, "length": length, "metric": metric, "sim_config": sim.to_dict(),
-            "heuristics": heuristics, "lower_is_better": METRICS[metric][1]}
+    ids = agent.evaluation_ids(env, workload, sequences, 10_000 + (seed or 0), length)
+    heuristics = {k: float(np.mean(v)) for k, v in agent.score_baselines(env, workload, ids, length).items()} if ids else {}
+    return {"starts": ids, "length": length, "metric": metric, "heuristics": heuristics,
+            "lower_is_better": METRICS[metric][1]}
 
 
 def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
@@ -195,7 +187,8 @@ def trial_record(spec: SweepSpec, config: Mapping, table: dict[str, PreparedEnv]
     env = agent.env_config_class.from_dict(config["env_config"])
     entry = table[env_key(config["env_config"], spec.env_searched)]
     model = trial_values(spec, config).get("model", spec.model)
-    return RunRecord(agent=spec.agent, env_config=env.to_dict(), sim_config=agent.sim_config(env), model=model or None,
+    return RunRecord(agent=spec.agent, env_config=env.to_dict(),
+                     sim_config=agent.sim_config(env) if agent.event_simulator else None, model=model or None,
                      settings=asdict(trial_settings(spec, config)),
                      validation=config["learner_config_dict"][VALIDATION_KEY], trace_sha256=entry.trace_sha256,
                      versions=versions(), command=tuple(sys.argv), train_args=train_args)

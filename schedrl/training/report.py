@@ -17,10 +17,8 @@ import numpy as np
 
 from schedrl.agents.checkpoint import load_policy
 from schedrl.eval.compare import choose_starts
-from schedrl.metrics import METRICS, summarize
-from schedrl.sim import Simulator
+from schedrl.metrics import METRICS
 from schedrl.training.spec import group_label, trial_group, trial_values
-from schedrl.workload.sampling import sequence
 
 
 def _cell(value) -> str:
@@ -110,9 +108,9 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
             length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings)
             key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
             if key not in cache:
-                cache[key] = baseline_means(agent, env, workload, starts, length)
+                cache[key] = {k: float(np.mean(v)) for k, v in agent.score_baselines(env, workload, starts, length).items()}
             values = cache[key]
-            rl = policy_values(load_policy(row.checkpoint), agent, env, workload, starts, length)
+            rl = agent.score_policy(load_policy(row.checkpoint), env, workload, starts, length)
             metric = agent.metric(env)
             lower = METRICS[metric][1]
             best_h = (min if lower else max)(values, key=values.get)
@@ -127,34 +125,19 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
 
 
 def evaluation_starts(agent, env, workload, evaluate, settings) -> tuple[int, list[int]]:
-    """(length, starts) of the held-out evaluation sequences: the given starts, or seeded ones drawn from
-    the agent's held-out part of the trace (`Agent.held_out_range`)."""
+    """(length, ids) of the held-out evaluation sequences: the given starts, or seeded distinct ones from the
+    agent (`Agent.evaluation_ids`: start positions in its held-out part of the trace, or sequence seeds)."""
     if evaluate.starts:
         return evaluate.jobs, choose_starts(workload, evaluate.jobs, 0, 0, list(evaluate.starts))
+    seed = 20_000 + (getattr(settings, "seed", 0) or 0)
+    if not agent.event_simulator:
+        return evaluate.jobs, agent.evaluation_ids(env, workload, evaluate.sequences, seed, evaluate.jobs)
     lo, hi = agent.held_out_range(env, len(workload))
     if evaluate.jobs > hi - lo:
         raise ValueError(f"evaluation sequences of {evaluate.jobs} jobs do not fit the {hi - lo} held-out jobs of "
                          f"trace {workload.name!r} (positions {lo}..{hi - 1}): ask for fewer --eval-jobs")
-    seed = 20_000 + (getattr(settings, "seed", 0) or 0)
     starts = choose_starts(workload[lo:hi], evaluate.jobs, evaluate.sequences, seed)
     return evaluate.jobs, [lo + int(s) for s in starts]
-
-
-def policy_values(policy, agent, env, workload, starts, length) -> list[float]:
-    """A policy's metric on each sequence, under the agent's simulator semantics."""
-    from schedrl.eval.policies import run_policy
-
-    metric, config = agent.metric(env), agent.sim_config(env)
-    return [summarize(run_policy(policy, Simulator(sequence(workload, s, length), config))).value(metric) for s in starts]
-
-
-def baseline_means(agent, env, workload, starts, length) -> dict[str, float]:
-    """Each of the agent's baselines: its mean metric over the sequences."""
-    from schedrl.eval.policies import run_baseline
-
-    metric, config = agent.metric(env), agent.sim_config(env)
-    return {b.name: float(np.mean([run_baseline(b, sequence(workload, s, length), config, metric) for s in starts]))
-            for b in agent.baselines(env)}
 
 
 def write_report(spec, results, out: Path) -> str:
@@ -354,13 +337,10 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     env = agent.env_config_class.from_dict(record.env_config)
     workload = agent.load_workload(env)
     length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings)
-    from schedrl.eval.policies import run_baseline
-
-    metric, config = agent.metric(env), agent.sim_config(env)
-    values = {b.name: [run_baseline(b, sequence(workload, s, length), config, metric) for s in starts]
-              for b in agent.baselines(env)}
-    values["RL"] = policy_values(load_policy(checkpoint), agent, env, workload, starts, length)
-    evaluation = Evaluation(workload.name, metric, [int(s) for s in starts], length, values)
+    values = agent.score_baselines(env, workload, starts, length)
+    values["RL"] = agent.score_policy(load_policy(checkpoint), env, workload, starts, length)
+    evaluation = Evaluation(getattr(workload, "name", agent.name), agent.metric(env), [int(s) for s in starts], length,
+                            values)
     (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
     (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
     log(evaluation.to_text())
