@@ -55,8 +55,7 @@ def test_settings_as_keyword_arguments_or_config(env_id):
         gym.make(env_id, no_such_setting=1)
 
 
-def test_rlscheduler_make_with_a_catalog_trace_and_backfill():
-    shared_trace("lublin_256.swf.gz")
+def test_rlscheduler_make_with_lublin_256_and_easy_backfill():
     env = gym.make("schedrl/RLScheduler-v0", trace=str(shared_trace("lublin_256.swf.gz")), backfill="easy")
     assert env.unwrapped.config.backfill == "easy" and len(env.unwrapped.workload) == 10_000
 
