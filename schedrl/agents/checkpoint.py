@@ -173,6 +173,10 @@ def load_policy(path: str | Path, name: str | None = None):
         raise CheckpointError(f"{module_dir}: cannot load the trained module ({type(e).__name__}: {e}); checkpoints "
                               "are pickles: a truncated or corrupt file, or one from another schedrl/ray version, "
                               "fails here (and load checkpoints only from a source you trust)") from None
+    if type(module).__name__ == "RLModule" or not callable(getattr(module, "eval", None)):
+        # RLlib falls back to a bare RLModule (with only a log line) when it cannot unpickle the class
+        raise CheckpointError(f"{module_dir / 'class_and_ctor_args.pkl'}: corrupt or unreadable (the module class "
+                              "could not be restored); checkpoints are pickles: re-copy it from a source you trust")
     module.eval()
     policy = agent.policy_from_module(module, record.env_config)
     policy.record = record

@@ -151,7 +151,7 @@ def apply_training_defaults(args: argparse.Namespace, trained: dict, sim: SimCon
     if args.backfill is None:
         args.backfill = sim.backfill
         taken.append(f"backfill {args.backfill}")
-    if args.augment is None and trained.get("augment") not in (None, "none"):
+    if getattr(args, "augment", None) is None and trained.get("augment") not in (None, "none"):
         args.augment, args.augment_seed = trained["augment"], trained.get("augment_seed", 0)
         taken.append(f"augment {args.augment}")
     return taken

@@ -242,6 +242,9 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
     elif experiment.exists() and any(experiment.iterdir()):
         raise FileExistsError(f"{experiment} already holds a run: use --resume, or another --out")
     check_traces(spec)
+    if not resume:  # before Ray starts: bad data (a sequence longer than the trace) is refused at once
+        table = prepare_envs(spec, log)
+        _write_sweep_file(spec, table, out, train_args)
     started = not ray.is_initialized()
     if started:
         # Ray Client runs Tune on the cluster: its progress lines reach us only through the driver log
@@ -253,9 +256,6 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
         metric_of=lambda config: agent.metric(agent.env_config_class.from_dict(config["env_config"])),
         single=single, log=log)
     try:
-        if not resume:
-            table = prepare_envs(spec, log)
-            _write_sweep_file(spec, table, out, train_args)
         algo_class = agent.algorithm_config(spec.env, spec.settings, spec.model or None).algo_class
         if resume:
             # the param space again: Tune resolves the objects in trials it has not created yet from it

@@ -46,7 +46,6 @@ def test_train_sequence_length_longer_than_the_trace(long_sequence):
     assert len(errors) == 1 and "has 2000 jobs, fewer than the sequence length 5000" in errors[0], errors
 
 
-@pytest.mark.xfail(strict=True, reason="schedrl/training/driver.py starts Ray before prepare_envs checks the length")
 def test_train_sequence_length_is_refused_before_ray_starts(long_sequence):
     assert "Started a local Ray instance" not in long_sequence.stderr
 
@@ -104,10 +103,9 @@ CORRUPT = {
     "state-garbage": ("module_state.pkl", b"not a pickle at all"),
     "state-truncated": ("module_state.pkl", None),
     "class-and-args-empty": ("class_and_ctor_args.pkl", b""),
-    # RLlib cannot unpickle the class, falls back to a bare `RLModule` with only a log warning, and
-    # schedrl/agents/checkpoint.py's `module.eval()` then raises AttributeError (a traceback)
-    "class-and-args-garbage": pytest.param("class_and_ctor_args.pkl", b"\x80\x04garbage", marks=pytest.mark.xfail(
-        strict=True, raises=AttributeError, reason="load_policy accepts RLlib's bare-RLModule fallback (issue 9 item 5)")),
+    # RLlib cannot unpickle the class and falls back to a bare `RLModule` with only a log warning;
+    # load_policy refuses that fallback
+    "class-and-args-garbage": ("class_and_ctor_args.pkl", b"\x80\x04garbage"),
 }
 
 
