@@ -105,9 +105,9 @@ class EpisodeSource:
     def __init__(self, workload: Workload, length: int, *, fixed: tuple[int, ...] = (),
                  phases: tuple[Phase, ...] = (Phase("real"),), lo: int = 0, hi: int | None = None):
         hi = len(workload) if hi is None else hi
-        if not 0 <= lo < hi <= len(workload):
+        if not fixed and not 0 <= lo < hi <= len(workload):
             raise ValueError(f"training range [{lo}, {hi}) is not within the {len(workload)} jobs of {workload.name!r}")
-        if hi - lo < length:
+        if not fixed and hi - lo < length:
             raise ValueError(f"trace {workload.name!r}: the {hi - lo} jobs training draws from are fewer than the "
                              f"sequence length {length}")
         if not phases:
@@ -121,7 +121,7 @@ class EpisodeSource:
         for s in fixed:
             sequence(workload, int(s), length)  # bounds checked with a clear message
         self.workload, self.length, self.fixed, self.phases, self.lo, self.hi = workload, length, fixed, phases, lo, hi
-        self._part = workload[lo:hi]
+        self._part = workload[max(0, lo):max(lo + 1, hi)]
         self.episodes = 0
         """Episodes drawn so far (counting those of a predecessor, see `continue_training`)."""
         self.salt: tuple[int, ...] = ()

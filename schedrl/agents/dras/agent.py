@@ -51,7 +51,7 @@ class _DRASFamily(Agent):
     env_id = ENV_ID
     env_config_class = DRASEnvConfig
     models = ("scaled", "theta", "cori")
-    env_searchable = ("trace", "cleaning", "window", "reward", "w1", "w2", "w3", "sequence_length")
+    env_searchable = ("trace", "cleaning", "window", "reward", "w1", "w2", "w3", "sequence_length", "curriculum")
     two_level: ClassVar[bool] = True
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
@@ -63,6 +63,9 @@ class _DRASFamily(Agent):
         p.add_argument("--sequence-length", type=int, default=512, help="jobs per training episode (default 512)")
         p.add_argument("--train-fraction", type=float, default=1.0,
                        help="train on the first fraction of the cleaned trace (e.g. 0.7)")
+        p.add_argument("--curriculum", default="real", metavar="KIND[:N],...",
+                       help="training jobsets in order (§III-D): sampled, real, synthetic with N episodes per env, "
+                            "e.g. sampled:200,real:200,synthetic (default: real)")
         p.add_argument("--model", default="scaled", help=f"network: {', '.join(self.models)} (default scaled)")
         p.add_argument("--lr", type=float, default=None, help="Adam learning rate (paper: 1e-3)")
 
@@ -76,7 +79,8 @@ class _DRASFamily(Agent):
         extra = {} if args.priority_fraction is None else {"priority_fraction": args.priority_fraction}
         return DRASEnvConfig(trace=args.trace, cleaning=args.cleaning or "default", window=args.window,
                              reward=args.reward, sequence_length=args.sequence_length,
-                             train_fraction=args.train_fraction, two_level=self.two_level, **weights, **extra)
+                             train_fraction=args.train_fraction, two_level=self.two_level,
+                             curriculum=args.curriculum, **weights, **extra)
 
     def _runner_fields(self, args: argparse.Namespace) -> dict[str, Any]:
         if args.model not in self.models:

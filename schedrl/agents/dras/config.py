@@ -52,6 +52,11 @@ class DRASEnvConfig:
     train_fraction: float = 1.0
     """Random sequences lie inside the first `train_fraction` of the cleaned trace (the rest is held out
     for evaluation); `jobs_range` overrides it."""
+    curriculum: str = "real"
+    """Where training episodes come from, in order (§III-D, Fig. 4): `kind[:episodes],...` with kinds
+    `sampled` (trace jobs re-timed as Poisson arrivals), `real` (contiguous trace windows) and `synthetic`
+    (jobs drawn from the trace's distributions with its hourly/weekly arrivals); episodes per env instance,
+    the last phase open-ended. E.g. `sampled:200,real:200,synthetic` (`schedrl.envs.episodes`)."""
     jobs_range: tuple[int, ...] = ()
     """(first, end): random sequences lie inside jobs [first, end) of the cleaned trace (a training
     split such as the first 70%); empty: the whole trace."""
@@ -75,6 +80,9 @@ class DRASEnvConfig:
         return cls(**config)
 
     def __post_init__(self) -> None:
+        from schedrl.envs.episodes import parse_curriculum
+
+        parse_curriculum(self.curriculum)  # ValueError naming an unknown phase
         problems = []
         if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
             problems.append(f"window must be an integer >= 1; got {self.window!r}")

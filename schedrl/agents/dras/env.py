@@ -13,6 +13,7 @@ from schedrl.agents.dras.keys import (
     INFO_JOB, INFO_LEVEL, INFO_METRIC, INFO_METRICS, INFO_START, METRIC, OBS_ACTION_MASK, OBS_LEVEL, OBS_STATE,
 )
 from schedrl.agents.dras.observation import StateBuilder, StateScales, state_rows
+from schedrl.envs.episodes import EpisodeSource, parse_curriculum
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
@@ -115,7 +116,6 @@ class DRASEnv(gym.Env):
                              f"sequence_length={cfg.sequence_length}")
         if cfg.window > cfg.sequence_length:
             raise ValueError(f"window={cfg.window} is larger than a sequence ({cfg.sequence_length} jobs)")
-        self._first_start, self._last_start = first, end - cfg.sequence_length
         self.sim_config = sim_config_for(cfg)
         self.scales = StateScales.from_dict(cfg.norm) if cfg.norm else StateScales.from_trace(self.workload)
         self.n_nodes = machine_size(self.workload)
@@ -126,25 +126,15 @@ class DRASEnv(gym.Env):
             OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(w,), dtype=np.float32),
         })
         self.action_space = MaskedDiscrete(w)
-        self._episodes = 0
-        self._next_fixed = 0
-        self._salt: tuple[int, ...] = ()
+        self.episodes = EpisodeSource(self.workload, cfg.sequence_length, fixed=cfg.starts,
+                                      phases=parse_curriculum(cfg.curriculum), lo=first, hi=end)
+        """Where episodes come from: fixed `starts`, else the curriculum (sampled/real/synthetic jobsets)."""
         self.sim: Simulator | None = None
         self.level = LEVEL_DONE
         self._slots = np.zeros(0, dtype=np.int64)
         self._mask = np.zeros(w, dtype=np.float32)
 
     # ------------------------------------------------------------------ episodes
-    def _choose_start(self) -> int:
-        cfg = self.config
-        if cfg.starts:
-            start = cfg.starts[self._next_fixed % len(cfg.starts)]
-            self._next_fixed += 1
-        else:
-            start = int(self.np_random.integers(self._first_start, self._last_start + 1))
-        self._episodes += 1
-        return start
-
     def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
         """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it.
 
@@ -152,19 +142,19 @@ class DRASEnv(gym.Env):
         training iteration), so an env rebuilt with its predecessor's seed draws new sequences instead of
         the ones already trained on.
         """
-        self._episodes = max(self._episodes, int(episodes_done))
-        self._salt = tuple(int(s) for s in salt)
-        if self._np_random is not None:  # seeded already: re-derive its stream now
-            state = int(self.np_random.integers(2**63))
-            self.np_random = np.random.default_rng(np.random.SeedSequence([state, *self._salt]))
+        rng = self.episodes.continue_training(episodes_done, salt, self._np_random)
+        if rng is not None:  # seeded already: its stream re-derived with the salt
+            self.np_random = rng
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        if seed is not None and self._salt:
-            seed = int(np.random.SeedSequence([seed, *self._salt]).generate_state(1)[0])
-        super().reset(seed=seed)
-        start = int(options["start"]) if options and "start" in options else self._choose_start()
+        super().reset(seed=self.episodes.reset_seed(seed))
+        if options and "start" in options:
+            start = int(options["start"])
+            seq = sequence(self.workload, start, self.config.sequence_length)
+        else:  # the episode source: fixed starts, or the curriculum's phases
+            episode = self.episodes.next(self.np_random)
+            start, seq = episode.start, episode.jobs
         self.start = start
-        seq = sequence(self.workload, start, self.config.sequence_length)
         self.sim = Simulator(seq, self.sim_config)
         self._builder = StateBuilder(self.sim, self.config.window, self.scales, self.config.priority_fraction)
         self._advance()

@@ -34,7 +34,7 @@ def ga_policy(env_config=None):
 class _MRSchBase(Agent):
     env_id = ENV_ID
     env_config_class = MRSchEnvConfig
-    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "sequence_length")
+    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "sequence_length", "curriculum")
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
         from schedrl.workload.augment import MRSCH_PRESETS
@@ -45,12 +45,16 @@ class _MRSchBase(Agent):
         p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (default 256)")
         p.add_argument("--train-fraction", type=float, default=TRAIN_FRACTION,
                        help="training starts come from this first share of the trace (default 0.7)")
+        p.add_argument("--curriculum", default="real", metavar="KIND[:N],...",
+                       help="training jobsets in order: sampled, real, synthetic with N episodes per env, "
+                            "e.g. sampled:200,real:200,synthetic (default: real)")
         p.add_argument("--lr", type=float, default=None, help="learning rate")
 
     def _env_config(self, args: argparse.Namespace, **extra) -> MRSchEnvConfig:
         return MRSchEnvConfig(trace=args.trace, cleaning=getattr(args, "cleaning", None) or "default",
                               augment=args.augment, augment_seed=args.augment_seed, window=args.window,
-                              sequence_length=args.sequence_length, train_fraction=args.train_fraction, **extra)
+                              sequence_length=args.sequence_length, train_fraction=args.train_fraction,
+                              curriculum=args.curriculum, **extra)
 
     @staticmethod
     def _shared_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -40,6 +40,11 @@ class MRSchEnvConfig:
     """Fixed start indices, cycled through in order (evaluation); empty: seeded random starts."""
     train_fraction: float = 1.0
     """Random starts come from the first `train_fraction` of the cleaned trace (0.7: MRSch-style split)."""
+    curriculum: str = "real"
+    """Where training episodes come from, in order (§III-D, Fig. 4): `kind[:episodes],...` with kinds
+    `sampled` (trace jobs re-timed as Poisson arrivals), `real` (contiguous trace windows) and `synthetic`
+    (jobs drawn from the trace's distributions with its hourly/weekly arrivals); episodes per env instance,
+    the last phase open-ended. E.g. `sampled:200,real:200,synthetic` (`schedrl.envs.episodes`)."""
     reward: str = "none"
     """`none`: DFP learns from measurements only, reward 0. `utilization`: the scalar-RL baseline's
     reward, Σ_j w_j·U_j after each decision (MRSch §IV-D: 0.5·U_node + 0.5·U_BB)."""
@@ -67,6 +72,9 @@ class MRSchEnvConfig:
         return cls(**config)
 
     def __post_init__(self) -> None:
+        from schedrl.envs.episodes import parse_curriculum
+
+        parse_curriculum(self.curriculum)  # ValueError naming an unknown phase
         from schedrl.workload.augment import MRSCH_PRESETS
         from schedrl.workload.cleaning import CleaningRules
 

@@ -15,6 +15,7 @@ from schedrl.agents.mrsch.keys import (
 )
 from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, measurements
 from schedrl.agents.mrsch.workload import load_workload
+from schedrl.envs.episodes import EpisodeSource, parse_curriculum
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
@@ -120,43 +121,34 @@ class MRSchEnv(gym.Env):
             OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(cfg.window,), dtype=np.float32),
         })
         self.action_space = MaskedDiscrete(cfg.window)
-        self._episodes = 0
-        self._next_fixed = 0
-        self._salt: tuple[int, ...] = ()
+        self.episodes = EpisodeSource(self.workload, cfg.sequence_length, fixed=cfg.starts,
+                                      phases=parse_curriculum(cfg.curriculum), hi=self._max_start + cfg.sequence_length)
+        """Where episodes come from: fixed `starts`, else the curriculum (sampled/real/synthetic jobsets)."""
         self.sim: Simulator | None = None
         self._window = np.zeros(0, dtype=np.int64)
         self._mask = np.zeros(cfg.window, dtype=np.float32)
 
-    def _choose_start(self) -> int:
-        cfg = self.config
-        if cfg.starts:
-            start = cfg.starts[self._next_fixed % len(cfg.starts)]
-            self._next_fixed += 1
-        else:
-            start = int(self.np_random.integers(0, self._max_start + 1))
-        self._episodes += 1
-        return start
-
     def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
         """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it:
         `episodes_done` episodes count as drawn, and every later seed is mixed with `salt`."""
-        self._episodes = max(self._episodes, int(episodes_done))
-        self._salt = tuple(int(s) for s in salt)
-        if self._np_random is not None:  # seeded already: re-derive its stream now
-            state = int(self.np_random.integers(2**63))
-            self.np_random = np.random.default_rng(np.random.SeedSequence([state, *self._salt]))
+        rng = self.episodes.continue_training(episodes_done, salt, self._np_random)
+        if rng is not None:  # seeded already: its stream re-derived with the salt
+            self.np_random = rng
 
     def action_masks(self) -> np.ndarray:
         """Valid actions now, as booleans (for maskable-policy libraries)."""
         return self._mask > 0
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        if seed is not None and self._salt:
-            seed = int(np.random.SeedSequence([seed, *self._salt]).generate_state(1)[0])
-        super().reset(seed=seed)
-        start = int(options["start"]) if options and "start" in options else self._choose_start()
+        super().reset(seed=self.episodes.reset_seed(seed))
+        if options and "start" in options:
+            start = int(options["start"])
+            seq = sequence(self.workload, start, self.config.sequence_length)
+        else:  # the episode source: fixed starts, or the curriculum's phases
+            episode = self.episodes.next(self.np_random)
+            start, seq = episode.start, episode.jobs
         self.start = start
-        self.sim = Simulator(sequence(self.workload, start, self.config.sequence_length), self.sim_config)
+        self.sim = Simulator(seq, self.sim_config)
         code = self.sim.advance()
         assert code == DECIDE_PICK  # a fresh sequence always starts with a pick
         obs = self._observe()

@@ -9,6 +9,7 @@ import numpy as np
 
 from schedrl.agents.rlscheduler.observation import FEATURES, JobFeatures, ObservationBuilder, n_features
 from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
+from schedrl.envs.episodes import EpisodeSource, Phase
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
@@ -102,10 +103,12 @@ class RLSchedulerEnv(gym.Env):
             OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(MAX_OBSV_SIZE,), dtype=np.float32),
         })
         self.action_space = MaskedDiscrete(MAX_OBSV_SIZE)
-        self._max_start = len(self.workload) - self.config.sequence_length
-        self._episodes = 0
-        self._next_fixed = 0
-        self._salt: tuple[int, ...] = ()
+        cfg = self.config
+        filtered = (Phase("filtered", cfg.filter_phase1_episodes, cfg.train_starts),) \
+            if cfg.train_starts and cfg.filter_phase1_episodes > 0 else ()
+        self.episodes = EpisodeSource(self.workload, cfg.sequence_length, fixed=cfg.starts,
+                                      phases=(*filtered, Phase("real")))
+        """Where episodes come from: the fixed `starts`, else trajectory-filtering phase 1, then random windows."""
         self.sim: Simulator | None = None
         self._visible = np.zeros(0, dtype=np.int64)
         self._mask = np.zeros(MAX_OBSV_SIZE, dtype=np.float32)
@@ -115,18 +118,6 @@ class RLSchedulerEnv(gym.Env):
         extra = tuple(f"{k}_{kind}" for k in sorted(self.workload.resources) for kind in ("request", "free"))
         return FEATURES + extra
 
-    def _choose_start(self) -> int:
-        cfg = self.config
-        if cfg.starts:
-            start = cfg.starts[self._next_fixed % len(cfg.starts)]
-            self._next_fixed += 1
-        elif cfg.train_starts and self._episodes < cfg.filter_phase1_episodes:
-            start = int(cfg.train_starts[self.np_random.integers(len(cfg.train_starts))])
-        else:
-            start = int(self.np_random.integers(0, self._max_start + 1))
-        self._episodes += 1
-        return start
-
     def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
         """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it.
 
@@ -134,19 +125,19 @@ class RLSchedulerEnv(gym.Env):
         would have; every later seed is mixed with `salt` (e.g. the training iteration), so an env
         rebuilt with its predecessor's seed draws new starts instead of the ones already trained on.
         """
-        self._episodes = max(self._episodes, int(episodes_done))
-        self._salt = tuple(int(s) for s in salt)
-        if self._np_random is not None:  # seeded already: re-derive its stream now
-            state = int(self.np_random.integers(2**63))
-            self.np_random = np.random.default_rng(np.random.SeedSequence([state, *self._salt]))
+        rng = self.episodes.continue_training(episodes_done, salt, self._np_random)
+        if rng is not None:  # seeded already: its stream re-derived with the salt
+            self.np_random = rng
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        if seed is not None and self._salt:
-            seed = int(np.random.SeedSequence([seed, *self._salt]).generate_state(1)[0])
-        super().reset(seed=seed)
-        start = int(options["start"]) if options and "start" in options else self._choose_start()
+        super().reset(seed=self.episodes.reset_seed(seed))
+        if options and "start" in options:
+            start = int(options["start"])
+            seq = sequence(self.workload, start, self.config.sequence_length)
+        else:
+            episode = self.episodes.next(self.np_random)
+            start, seq = episode.start, episode.jobs
         self.start = start
-        seq = sequence(self.workload, start, self.config.sequence_length)
         self.sim = Simulator(seq, self.sim_config)
         self._builder = ObservationBuilder(seq, self.norm, self.n_resources)
         code = self.sim.advance()

@@ -184,7 +184,7 @@ def test_continued_env_draws_new_starts_and_leaves_phase_one_where_it_ended():
     # the vector env passes it on to every sub-env
     vector = RLSchedulerVectorEnv(2, config)
     vector.continue_training(4, salt=(1, 0))
-    assert all(env._episodes == 4 and env._salt == (1, 0) for env in vector.envs)
+    assert all(env.episodes.episodes == 4 and env.episodes.salt == (1, 0) for env in vector.envs)
 
 
 def test_config_round_trips_through_a_dict():

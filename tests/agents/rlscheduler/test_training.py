@@ -104,8 +104,8 @@ def test_restored_run_and_recreated_runners_continue_instead_of_replaying(tmp_pa
         resumed.restore(checkpoint)
         assert resumed.iteration == 2
         # 2 iterations x 128 steps / 32 = 8 episodes, over 2 envs: 4 each of phase 1 are done
-        assert all(env._salt == (2, 0) and env._episodes == 4 for env in envs(resumed)), \
-            [(env._salt, env._episodes) for env in envs(resumed)]
+        assert all(env.episodes.salt == (2, 0) and env.episodes.episodes == 4 for env in envs(resumed)), \
+            [(env.episodes.salt, env.episodes.episodes) for env in envs(resumed)]
         assert first_starts(resumed) != original
         # env runners recreated after a failure get a salt of their own (local runner stands in here)
         callback = resumed.callbacks[0] if isinstance(resumed.callbacks, list) else resumed.callbacks
