@@ -12,7 +12,7 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from schedrl.agents.rlscheduler.observation import JobFeatures, ObservationBuilder
+from schedrl.agents.rlscheduler.observation import JobFeatures, ObservationBuilder, n_features
 from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
 from schedrl.sim.simulator import Simulator
 
@@ -39,6 +39,12 @@ class CheckpointPolicy:
 
     def pick(self, sim: Simulator) -> int:
         if self._for is not sim:
+            expected = getattr(getattr(self.module, "observation_space", None), "spaces", {}).get(OBS_JOBS)
+            if expected is not None and expected.shape[-1] != n_features(len(sim.resources)):
+                trained = (expected.shape[-1] - n_features(1)) // 2 + 1
+                raise ValueError(f"{self.name} was trained on a machine with {trained} resource(s); this simulation "
+                                 f"has {len(sim.resources)} ({', '.join(sim.resources)}): evaluate it on workloads "
+                                 "with the same resources (no --augment unless it was trained with one)")
             self._builder = ObservationBuilder(sim.workload, self.norm, len(sim.resources))
             self._for = sim
         jobs, mask, visible = self._builder.build(sim)
