@@ -30,9 +30,9 @@ trace is missing the benchmark says so and uses a Lublin-generated stand-in of t
   <= 10 candidates); for reference the genetic algorithm forced on the same window.
 
 torch runs with 1 thread (`torch.set_num_threads(1)`) everywhere except the rows that say
-otherwise: the networks here are small or batch-of-one on 2 shared cores, where a second thread
-mostly adds synchronisation. `--quick` runs every case with tiny budgets (a smoke test; its numbers
-are not for reporting).
+otherwise: on the 2 shared cores of the development machine a second thread made every measured
+network pass slower (the DRAS rows with 2 threads show it). `--quick` runs every case with tiny budgets (one repeat, 100 env steps,
+batch of 1 only, 1 thread only, 2 GA generations): a smoke test whose numbers are not for reporting.
 """
 
 from __future__ import annotations
@@ -196,7 +196,6 @@ def bench_dras_networks(args) -> None:
                 fwd = _median(forward, args.repeats, inner)
                 both = _median(forward_backward, args.repeats, inner)
                 print(f"{'DRAS-' + kind.upper():10s} {params:11,d} {batch:5d} {threads:7d} {fwd * 1e3:9.2f} {both * 1e3:9.2f}")
-        del module
     torch.set_num_threads(1)
     print("fwd+bwd: PG = masked logits, log-softmax x weight; DQL = per-job Q values of all 50 slots, "
           "squared TD error on the taken slot; gradients zeroed each call, no optimizer step")
