@@ -80,7 +80,7 @@ class _DRASFamily(Agent):
         return DRASEnvConfig(trace=args.trace, cleaning=args.cleaning or "default", window=args.window,
                              reward=args.reward, sequence_length=args.sequence_length,
                              train_fraction=args.train_fraction, two_level=self.two_level,
-                             curriculum=args.curriculum, **weights, **extra)
+                             curriculum=getattr(args, "curriculum", "real"), **weights, **extra)
 
     def _runner_fields(self, args: argparse.Namespace) -> dict[str, Any]:
         if args.model not in self.models:

@@ -54,7 +54,7 @@ class _MRSchBase(Agent):
         return MRSchEnvConfig(trace=args.trace, cleaning=getattr(args, "cleaning", None) or "default",
                               augment=args.augment, augment_seed=args.augment_seed, window=args.window,
                               sequence_length=args.sequence_length, train_fraction=args.train_fraction,
-                              curriculum=args.curriculum, **extra)
+                              curriculum=getattr(args, "curriculum", "real"), **extra)
 
     @staticmethod
     def _shared_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -47,7 +47,7 @@ def test_mrsch_configure_prepare_and_algorithm_config():
     config = agent.algorithm_config(prepared.env_config, settings)
     assert config.offsets == (1, 2, 4, 8, 16, 32) and config.lr == 3e-4
     assert config.get_rl_module_spec().model_config["offset_weights"] == (0, 0, 0, 1, 1, 1)
-    assert [b.name for b in agent.baselines(env)] == ["FCFS"] and agent.baseline_policies(env)[0].name == "GA"
+    assert [b.name for b in agent.baselines(env)] == ["FCFS", "GA"] and agent.baselines(env)[1].make().name == "GA"
     with pytest.raises(ValueError, match="unknown model"):
         agent.configure(parse(agent, "--model", "huge"))
 
