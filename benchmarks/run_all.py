@@ -25,6 +25,7 @@ BENCHMARKS = {
     "policy": ("bench_policy.py", ["--repeats", "200"]),
     "scaling": ("bench_scaling.py", ["--runners", "0", "--envs", "8", "--iterations", "1"]),
     "agents": ("bench_agents.py", ["--quick"]),
+    "dtsim": ("bench_dtsim.py", ["--repeats", "1", "--sequences", "4"]),
 }
 """name -> (script, its arguments under --quick)."""
 

@@ -17,7 +17,7 @@ def test_quick_benchmarks_run_and_print_their_numbers():
     for name in ("lublin_256.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "HPC2N-2002-2.2-cln.swf.gz"):
         shared_trace(name)
     env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
-    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "load", "sim", "policy", "--quick"],
+    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "load", "sim", "policy", "dtsim", "--quick"],
                           capture_output=True, text=True, timeout=600, env=env)
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
@@ -49,4 +49,4 @@ def test_unknown_benchmark_is_an_input_error():
     proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "nope"], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 2
-    assert "unknown benchmark nope; choose from load, sim, policy, scaling, agents" in proc.stderr
+    assert "unknown benchmark nope; choose from load, sim, policy, scaling, agents, dtsim" in proc.stderr
