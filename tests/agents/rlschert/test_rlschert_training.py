@@ -99,6 +99,8 @@ def test_two_ppo_iterations_log_the_scheduled_imitation_weight(name, ray_session
 
 def test_greedy_policy_sees_what_the_env_shows():
     """The policy acting on a bare sim builds the env's observation and mask at every decision."""
+    import copy
+
     import torch
     from ray.rllib.core.columns import Columns
 
@@ -109,11 +111,9 @@ def test_greedy_policy_sees_what_the_env_shows():
     module = _module("mlp", env)
     policy = RLSchertPolicy(module, config.to_dict())
     obs, _ = env.reset(seed=3)
-    mirror = copy_sim = None
     while True:
-        # the policy decides on its own copy of the env's sim; it must pick the env's greedy action
-        import copy
-
+        # the policy decides on its own copy of the env's sim (keeping its view's per-step record);
+        # it must pick the greedy action of the env's observation
         copy_sim = copy.deepcopy(env.sim)
         if policy._view is not None:
             policy._view.sim = copy_sim
@@ -124,4 +124,3 @@ def test_greedy_policy_sees_what_the_env_shows():
         obs, _, term, trunc, _ = env.step(action)
         if term or trunc:
             break
-    del mirror, copy_sim
