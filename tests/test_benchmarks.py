@@ -22,10 +22,10 @@ def test_quick_benchmarks_run_and_print_their_numbers():
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
     summary = out[out.index("== summary"):].splitlines()[1:]
-    assert [line.split()[0] for line in summary] == ["load", "sim", "policy"]
+    assert [line.split()[0] for line in summary] == ["load", "sim", "policy", "dtsim"]
     assert all(line.endswith(" ok") for line in summary), summary
     assert "HPC2N FCFS + EASY" in out and "starts/s" in out and "decisions/s" in out
-    assert "pick (observation + forward + argmax)" in out
+    assert "pick (observation + forward + argmax)" in out and "actions/s" in out
     for trace in ("lublin_256", "SDSC-SP2", "HPC2N"):
         assert any(line.startswith(trace) and "skipped" not in line for line in out.splitlines()), trace
 
