@@ -23,10 +23,15 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
     "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
+    "dtsim": ("schedrl.cli.dtsim", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics)"),
+    "predict": ("schedrl.cli.predict", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
     "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
 }
 
 EXIT_INPUT_ERROR = 2
+
+FORWARDED = {"dtsim": "schedrl.dtsim.__main__", "predict": "schedrl.predict.__main__"}
+"""Subcommands whose whole argument list goes to another module's `main(argv)` (their own parsers)."""
 
 
 class UsageError(ValueError):
@@ -50,6 +55,13 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
+    if argv and argv[0] in FORWARDED:
+        forwarded = importlib.import_module(FORWARDED[argv[0]])
+        try:
+            return int(forwarded.main(argv[1:]) or 0)
+        except KeyboardInterrupt:
+            print(f"schedrl {argv[0]}: interrupted", file=sys.stderr)
+            return 130
     parser = build_parser(command if command in SUBCOMMANDS else None)
     args = parser.parse_args(argv)
     if args.command is None:

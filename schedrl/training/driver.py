@@ -34,6 +34,8 @@ def check_traces(spec: SweepSpec, strict: bool = True) -> list[str]:
     from schedrl.workload.catalog import find_entry, resolve_trace
     from schedrl.workload.errors import TraceError
 
+    if not hasattr(spec.env, "trace"):  # an agent whose jobs are not a trace (RLSchert's job table)
+        return []
     traces = list(spec.param_space["env.trace"].values) if "env.trace" in spec.param_space else [spec.env.trace]
     traces += [t for t in spec.evaluate.traces if t not in traces]
     problems = []
@@ -126,7 +128,7 @@ def build_param_space(spec: SweepSpec, table: dict[str, PreparedEnv]) -> dict:
     from schedrl.workload.catalog import portable_trace
 
     agent = spec.agent_impl
-    env = replace(spec.env, trace=portable_trace(spec.env.trace))
+    env = replace(spec.env, trace=portable_trace(spec.env.trace)) if hasattr(spec.env, "trace") else spec.env
     config = agent.algorithm_config(env, spec.settings, spec.model or None)
     config = (config.callbacks(SchedulingMetricsCallback)
               .env_runners(num_cpus_per_env_runner=spec.resources.cpus_per_env_runner)

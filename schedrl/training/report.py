@@ -130,8 +130,9 @@ def evaluation_starts(agent, env, workload, evaluate, settings) -> tuple[int, li
     if evaluate.starts:
         return evaluate.jobs, choose_starts(workload, evaluate.jobs, 0, 0, list(evaluate.starts))
     seed = 20_000 + (getattr(settings, "seed", 0) or 0)
-    if not agent.event_simulator:
-        return evaluate.jobs, agent.evaluation_ids(env, workload, evaluate.sequences, seed, evaluate.jobs)
+    if not agent.event_simulator:  # generated sequences: the agent's own length (e.g. RLSchert's simu_len x job_rate)
+        length = agent.sequence_length(env)
+        return length, agent.evaluation_ids(env, workload, evaluate.sequences, seed, length)
     lo, hi = agent.held_out_range(env, len(workload))
     if evaluate.jobs > hi - lo:
         raise ValueError(f"evaluation sequences of {evaluate.jobs} jobs do not fit the {hi - lo} held-out jobs of "

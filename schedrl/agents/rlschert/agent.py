@@ -47,6 +47,8 @@ class RLSchertAgent(Agent):
     env_searchable = ("job_rate", "res_slot", "reward", "kill", "estimates", "simu_len", "jobs")
     discrete_time = True
     """Evaluated on `schedrl.dtsim` through `evaluate` / `baseline_values`, not on the event simulator."""
+    event_simulator = False
+    """The shared driver and `evaluate` score it through `evaluation_ids` / `score_policy` / `score_baselines`."""
     env_overrides: Mapping[str, Any] = {}
     """Env fields this agent fixes whatever the options say."""
     default_imitation = None
@@ -165,6 +167,17 @@ class RLSchertAgent(Agent):
         from schedrl.agents.rlschert.policy import RLSchertPolicy
 
         return RLSchertPolicy(module, env_config, name=self.name.upper())
+
+    # the contract's scoring hooks (validation every iteration, the final table, `schedrl evaluate`)
+    def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int) -> list[int]:
+        """Seeds of `count` held-out sequences (sequences are generated: Bernoulli arrivals of VASP jobs)."""
+        return self.validation_seeds(count, seed)
+
+    def score_policy(self, policy, env_config, workload, ids, length: int) -> list[float]:
+        return self.evaluate(policy, env_config, ids)
+
+    def score_baselines(self, env_config, workload, ids, length: int) -> dict[str, list[float]]:
+        return self.baseline_values(env_config, ids)
 
     def validation_seeds(self, n: int, seed: int = 0) -> list[int]:
         """Seeds of `n` held-out sequences (pass them to `evaluate` and `baseline_values`)."""
