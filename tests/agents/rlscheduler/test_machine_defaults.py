@@ -1,0 +1,55 @@
+"""`schedrl train rlscheduler` with no PPO options: settings sized for the machine, said on stderr and
+recorded with the run; `--paper-defaults` keeps the paper's configuration; options given always win."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedrl.agents.rlscheduler.agent import machine_defaults
+from schedrl.agents.rlscheduler.settings import PPOSettings
+from schedrl.cli.main import build_parser
+from schedrl.cli.train import build_spec
+
+
+def spec_of(*options: str, cores: int = 2, monkeypatch=None):
+    if monkeypatch is not None:
+        monkeypatch.setattr("os.cpu_count", lambda: cores)
+    argv = ["rlscheduler", "--out", "x", *options]
+    args = build_parser("train").parse_args(["train", *argv])
+    args.argv = argv
+    return build_spec(args).settings
+
+
+def test_no_options_on_two_cores_gives_the_documented_two_core_settings(monkeypatch, capsys):
+    settings = spec_of(monkeypatch=monkeypatch)
+    assert (settings.train_batch_size_per_learner, settings.num_epochs, settings.minibatch_size) == (8192, 10, 2048)
+    assert (settings.num_env_runners, settings.num_envs_per_env_runner) == (0, 16)
+    # what the paper fixes stays the paper's
+    paper = PPOSettings()
+    assert (settings.lr, settings.vf_lr, settings.target_kl, settings.gamma) == (paper.lr, paper.vf_lr, paper.target_kl,
+                                                                                  paper.gamma)
+    assert "settings for this machine (2 cores)" in capsys.readouterr().err
+
+
+def test_more_cores_add_env_runners():
+    assert machine_defaults(2)["--num-env-runners"] == 0
+    assert machine_defaults(8)["--num-env-runners"] == 4
+    assert machine_defaults(64)["--num-env-runners"] == 8
+
+
+def test_paper_defaults_are_the_papers_configuration(monkeypatch, capsys):
+    settings = spec_of("--paper-defaults", monkeypatch=monkeypatch)
+    paper = PPOSettings()
+    assert (settings.train_batch_size_per_learner, settings.num_epochs, settings.minibatch_size) == \
+           (paper.train_batch_size_per_learner, paper.num_epochs, paper.minibatch_size) == (25_600, 80, None)
+    assert "settings for this machine" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("options, field, value", [
+    (("--epochs", "3"), "num_epochs", 3),
+    (("--envs-per-runner", "2"), "num_envs_per_env_runner", 2),
+    (("--batch-size", "512"), "minibatch_size", 512),  # a small batch keeps whole-batch minibatches
+    (("--batch-size", "512", "--minibatch-size", "128"), "minibatch_size", 128),
+])
+def test_options_given_win_over_the_machine_defaults(monkeypatch, options, field, value):
+    assert getattr(spec_of(*options, monkeypatch=monkeypatch), field) == value
