@@ -118,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
         spec = build_spec(args)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    if getattr(args, "settings_note", None):
+        print(f"schedrl train: {args.settings_note}", flush=True)
     from schedrl.training.driver import train
 
     train_args = tuple(a for a in getattr(args, "argv", ()) if a != "--resume")

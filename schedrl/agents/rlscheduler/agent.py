@@ -88,8 +88,8 @@ class RLSchedulerAgent(Agent):
         return env, replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
 
     def _with_machine_defaults(self, args: argparse.Namespace) -> argparse.Namespace:
-        """Fill the PPO options not given on the command line from `machine_defaults` (said on stderr), unless
-        `--paper-defaults` asks for the paper's configuration."""
+        """Fill the PPO options not given on the command line from `machine_defaults` (noted in
+        `args.settings_note`, which `schedrl train` prints), unless `--paper-defaults` asks for the paper's."""
         if getattr(args, "paper_defaults", False) or getattr(args, "_machine_defaults_done", False):
             return args
         given = {a.split("=")[0] for a in getattr(args, "argv", ()) if a.startswith("--")}
@@ -103,10 +103,10 @@ class RLSchedulerAgent(Agent):
         if "--minibatch-size" in applied and args.batch_size is not None and args.batch_size < args.minibatch_size:
             args.minibatch_size = applied["--minibatch-size"] = args.batch_size  # a small --batch-size given
         args._machine_defaults_done = True
-        if applied and getattr(args, "argv", None) is not None:
-            print(f"schedrl train: settings for this machine ({os.cpu_count()} cores): "
-                  + " ".join(f"{k} {v}" for k, v in applied.items())
-                  + " (the paper's configuration: --paper-defaults)", file=sys.stderr)
+        if applied:  # said by `schedrl train` once the options are all valid
+            args.settings_note = (f"settings for this machine ({os.cpu_count()} cores): "
+                                  + " ".join(f"{k} {v}" for k, v in applied.items())
+                                  + " (the paper's configuration: --paper-defaults)")
         return args
 
     def preparation_options(self, args: argparse.Namespace) -> dict[str, Any]:
