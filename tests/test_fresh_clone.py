@@ -23,9 +23,12 @@ def test_trace_dependent_tests_skip_cleanly_without_shared(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "SCHEDRL_TRACE_PATH", "PYTEST_ADDOPTS")}
     env.update(SCHEDRL_SHARED_DIR=str(tmp_path / "no-shared"), SCHEDRL_CACHE_DIR=str(tmp_path / "cache"),
                RAY_BACKEND_LOG_LEVEL="fatal")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not tiny_sweep",
-                           *MODULES], cwd=REPO, env=env, capture_output=True, text=True, timeout=1500)
-    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-2000:]
+    # the project's addopts (-q, not slow) are replaced so that the summary line is printed whatever the caller's -q
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-m", "not slow", "-q", "-rs",
+                           "-p", "no:cacheprovider", "-k", "not tiny_sweep", *MODULES],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=1500)
+    summary = next((line for line in reversed(proc.stdout.splitlines()) if re.search(r"\d+ (passed|failed)", line)),
+                   proc.stdout[-2000:] + proc.stderr[-2000:])
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     skipped = re.search(r"(\d+) skipped", summary)
     assert skipped and int(skipped.group(1)) > 0, f"nothing skipped without ../shared: {summary}"
