@@ -87,7 +87,8 @@ def test_cheap_usage_commands_run(args, tmp_path):
             assert (tmp_path / args[args.index(option) + 1]).is_file(), option
 
 
-DOCS = ["docs/rlscheduler.md", "docs/cluster.md", "tune_configs/README.md", "docker/README.md",
+DOCS = ["docs/rlscheduler.md", "docs/cluster.md", "docs/dras.md", "docs/mrsch.md", "docs/rlschert.md",
+        "tune_configs/README.md", "docker/README.md",
         "examples/slurm/ray_cluster.sbatch"]
 
 
@@ -101,7 +102,8 @@ def code_lines(doc: str) -> list[str]:
     return text.replace("\\\n", " ").splitlines()
 
 
-COMMAND = re.compile(r"(?:^|\s--\s+|schedrl:cpu\s+)(schedrl\s+(?:" + "|".join(SUBCOMMANDS) + r")\b.*)")
+# a subcommand followed by a space or the line's end (`schedrl evaluate: ...` is output, not a command)
+COMMAND = re.compile(r"(?:^|\s--\s+|schedrl:cpu\s+)(schedrl\s+(?:" + "|".join(SUBCOMMANDS) + r")(?=\s|$).*)")
 
 
 def documented_commands() -> list[tuple[str, list[str]]]:
