@@ -217,13 +217,15 @@ class Agent(ABC):
         return [summarize(run_policy(policy, Simulator(sequence(workload, s, length), config))).value(metric)
                 for s in ids]
 
-    def score_baselines(self, env_config, workload, ids, length: int) -> dict[str, list[float]]:
-        """Each baseline's values on the sequences `ids`, keyed by its label."""
+    def score_baselines(self, env_config, workload, ids, length: int, sim_config: SimConfig | None = None,
+                        seed: int = 0) -> dict[str, list[float]]:
+        """Each baseline's values on the sequences `ids`, keyed by its label; a baseline without semantics of
+        its own runs under `sim_config` (default: the agent's)."""
         from schedrl.eval.policies import run_baseline
         from schedrl.workload.sampling import sequence
 
-        metric, config = self.metric(env_config), self.sim_config(env_config)
-        return {b.name: [run_baseline(b, sequence(workload, s, length), config, metric) for s in ids]
+        metric, config = self.metric(env_config), sim_config or self.sim_config(env_config)
+        return {b.name: [run_baseline(b, sequence(workload, s, length), config, metric, seed) for s in ids]
                 for b in self.baselines(env_config)}
 
     @abstractmethod

@@ -86,12 +86,9 @@ def run(args: argparse.Namespace) -> int:
 
 def baselines_table(agent, env, policy, workload, starts, args, metric, config) -> str:
     """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
-    from schedrl.eval.policies import run_baseline
     from schedrl.training.report import Evaluation
-    from schedrl.workload.sampling import sequence
 
-    values = {b.name: [run_baseline(b, sequence(workload, s, args.jobs), config, metric, args.seed) for s in starts]
-              for b in agent.baselines(env)}
+    values = agent.score_baselines(env, workload, starts, args.jobs, sim_config=config, seed=args.seed)
     values["RL"] = agent.score_policy(policy, env, workload, starts, args.jobs)
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values), args)
 

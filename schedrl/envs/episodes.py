@@ -154,6 +154,13 @@ class EpisodeSource:
             return Episode(synthetic_jobset(self._part, self.length, rng), -1, phase.kind)
         return Episode(sequence(self.workload, start, self.length), start, phase.kind)
 
+    def for_reset(self, rng: np.random.Generator, options: dict | None = None) -> Episode:
+        """The episode an env's `reset` plays: `options["start"]` if given (not counted), else `next`."""
+        if options and "start" in options:
+            start = int(options["start"])
+            return Episode(sequence(self.workload, start, self.length), start, "given")
+        return self.next(rng)
+
     # ---------------------------------------------------------------- resumed runs, restarted runners
     def reset_seed(self, seed: int | None) -> int | None:
         """The seed to reset the env's RNG with: `seed` mixed with the salt once training was continued."""
@@ -169,3 +176,18 @@ class EpisodeSource:
         if rng is None:
             return None
         return np.random.default_rng(np.random.SeedSequence([int(rng.integers(2**63)), *self.salt]))
+
+
+class ContinuedEpisodes:
+    """Mixin for a `gymnasium.Env` whose episodes come from `self.episodes` (an `EpisodeSource`): the
+    `continue_training` hook the training driver calls on resumed runs and restarted env runners."""
+
+    episodes: EpisodeSource
+
+    def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
+        """Pick up a training run part-way without replaying it: `episodes_done` episodes count as drawn
+        (a filtering or curriculum phase ends where it would have) and every later seed is mixed with `salt`
+        (e.g. the training iteration), so an env rebuilt with its predecessor's seed draws new sequences."""
+        rng = self.episodes.continue_training(episodes_done, salt, self._np_random)
+        if rng is not None:  # seeded already: its stream re-derived with the salt
+            self.np_random = rng

@@ -317,14 +317,16 @@ class Evaluation:
         return {"trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.jobs,
                 "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v} for k, v in self.values.items()]}
 
-    def to_markdown(self) -> str:
+    def _cells(self) -> tuple[list[str], list[str]]:
         header = list(self.values)
-        cells = [f"{self.mean(k):.2f}" + ("*" if k == self.best else "") for k in header]
+        return header, [f"{self.mean(k):.2f}" + ("*" if k == self.best else "") for k in header]
+
+    def to_markdown(self) -> str:
+        header, cells = self._cells()
         return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header), "| " + " | ".join(cells) + " |"])
 
     def to_text(self) -> str:
-        header = list(self.values)
-        cells = [f"{self.mean(k):.2f}" + ("*" if k == self.best else "") for k in header]
+        header, cells = self._cells()
         widths = [max(len(h), len(c)) for h, c in zip(header, cells)]
         title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs "
                  "(held out; * = best)")

@@ -13,14 +13,13 @@ from schedrl.agents.dras.keys import (
     INFO_JOB, INFO_LEVEL, INFO_METRIC, INFO_METRICS, INFO_START, METRIC, OBS_ACTION_MASK, OBS_LEVEL, OBS_STATE,
 )
 from schedrl.agents.dras.observation import StateBuilder, StateScales, state_rows
-from schedrl.envs.episodes import EpisodeSource, parse_curriculum
+from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
 from schedrl.metrics import summarize
 from schedrl.sim import Simulator
 from schedrl.workload.cleaning import CleaningRules
-from schedrl.workload.sampling import sequence
 from schedrl.workload.workload import Workload
 
 # the issue's reading of Eq. (2): requested times in hours, so 1/t_j is O(1) for typical HPC jobs
@@ -45,7 +44,7 @@ def training_range(config: DRASEnvConfig, n_jobs: int) -> tuple[int, int]:
     return 0, max(1, int(n_jobs * config.train_fraction))
 
 
-class DRASEnv(gym.Env):
+class DRASEnv(ContinuedEpisodes, gym.Env):
     """Select jobs at DRAS's two levels, one at a time, rewarded per selection.
 
     ## Description
@@ -111,9 +110,6 @@ class DRASEnv(gym.Env):
         if end > len(self.workload):
             raise ValueError(f"jobs_range {cfg.jobs_range} runs past the end of trace {self.workload.name!r} "
                              f"({len(self.workload)} jobs)")
-        if not cfg.starts and end - first < cfg.sequence_length:
-            raise ValueError(f"trace {self.workload.name!r} has {end - first} jobs in the training range, fewer than "
-                             f"sequence_length={cfg.sequence_length}")
         if cfg.window > cfg.sequence_length:
             raise ValueError(f"window={cfg.window} is larger than a sequence ({cfg.sequence_length} jobs)")
         self.sim_config = sim_config_for(cfg)
@@ -135,25 +131,10 @@ class DRASEnv(gym.Env):
         self._mask = np.zeros(w, dtype=np.float32)
 
     # ------------------------------------------------------------------ episodes
-    def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
-        """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it.
-
-        `episodes_done` episodes count as drawn already; every later seed is mixed with `salt` (e.g. the
-        training iteration), so an env rebuilt with its predecessor's seed draws new sequences instead of
-        the ones already trained on.
-        """
-        rng = self.episodes.continue_training(episodes_done, salt, self._np_random)
-        if rng is not None:  # seeded already: its stream re-derived with the salt
-            self.np_random = rng
-
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=self.episodes.reset_seed(seed))
-        if options and "start" in options:
-            start = int(options["start"])
-            seq = sequence(self.workload, start, self.config.sequence_length)
-        else:  # the episode source: fixed starts, or the curriculum's phases
-            episode = self.episodes.next(self.np_random)
-            start, seq = episode.start, episode.jobs
+        episode = self.episodes.for_reset(self.np_random, options)  # fixed starts, filtering or curriculum
+        start, seq = episode.start, episode.jobs
         self.start = start
         self.sim = Simulator(seq, self.sim_config)
         self._builder = StateBuilder(self.sim, self.config.window, self.scales, self.config.priority_fraction)

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 import gymnasium as gym
 import numpy as np
 
+from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
@@ -86,7 +87,7 @@ def observe(sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return jobs, mask, visible
 
 
-class LinearEnv(gym.Env):
+class LinearEnv(ContinuedEpisodes, gym.Env):
     """Pick-and-wait over the simulator; terminal reward -avg bounded slowdown; `info["metric_value"]` the bsld."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -97,16 +98,14 @@ class LinearEnv(gym.Env):
         self.config = merged
         self.render_mode = check_render_mode(render_mode)
         self.workload = merged.workload()
-        if len(self.workload) < merged.sequence_length:
-            raise ValueError(f"trace {self.workload.name!r} has {len(self.workload)} jobs, fewer than "
-                             f"sequence_length={merged.sequence_length}")
+        # fixed starts or seeded random windows, and the driver's resume hook (`ContinuedEpisodes`)
+        self.episodes = EpisodeSource(self.workload, merged.sequence_length, fixed=merged.starts)
         self.observation_space = gym.spaces.Dict({
             "jobs": gym.spaces.Box(0.0, 1.0, (SLOTS, FEATURES), np.float32),
             "action_mask": gym.spaces.Box(0.0, 1.0, (SLOTS,), np.float32)})
         self.action_space = MaskedDiscrete(SLOTS)
         self.sim: Simulator | None = None
         self._mask = np.zeros(SLOTS, dtype=np.float32)
-        self._next = 0
 
     def action_masks(self) -> np.ndarray:
         """The current action mask as booleans (the sb3-contrib `MaskablePPO` convention)."""
@@ -121,15 +120,11 @@ class LinearEnv(gym.Env):
         return render(self.sim, self.render_mode)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        if self.config.starts:
-            start = self.config.starts[self._next % len(self.config.starts)]
-            self._next += 1
-        else:
-            start = int(self.np_random.integers(0, len(self.workload) - self.config.sequence_length + 1))
-        self.sim = Simulator(self.workload[start:start + self.config.sequence_length], self.config.sim_config())
+        super().reset(seed=self.episodes.reset_seed(seed))
+        episode = self.episodes.for_reset(self.np_random, options)
+        self.sim = Simulator(episode.jobs, self.config.sim_config())
         assert self.sim.advance() == DECIDE_PICK
-        return self._observe(), {"start": start}
+        return self._observe(), {"start": episode.start}
 
     def _observe(self) -> dict:
         jobs, self._mask, self._visible = observe(self.sim)

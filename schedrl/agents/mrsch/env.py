@@ -15,13 +15,12 @@ from schedrl.agents.mrsch.keys import (
 )
 from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, measurements
 from schedrl.agents.mrsch.workload import load_workload
-from schedrl.envs.episodes import EpisodeSource, parse_curriculum
+from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
 from schedrl.metrics import summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
-from schedrl.workload.sampling import sequence
 from schedrl.workload.workload import Workload
 
 
@@ -40,7 +39,7 @@ def reward_weights(config: MRSchEnvConfig, n_resources: int) -> np.ndarray:
     return np.full(n_resources, 1.0 / n_resources)
 
 
-class MRSchEnv(gym.Env):
+class MRSchEnv(ContinuedEpisodes, gym.Env):
     """Pick jobs from a window of the queue on a machine with several resources (MRSch).
 
     ## Description
@@ -100,14 +99,9 @@ class MRSchEnv(gym.Env):
         self.workload = workload if workload is not None else load_workload(cfg)
         if not self.workload.resources:
             raise ValueError(f"workload {self.workload.name!r} has no extra resources; MRSch schedules several")
-        n = len(self.workload)
-        self._max_start = int(cfg.train_fraction * n) - cfg.sequence_length
-        if self._max_start < 0 and not cfg.starts:
-            raise ValueError(f"trace {self.workload.name!r} has {n} jobs: the first {cfg.train_fraction:g} of it is "
-                             f"shorter than sequence_length={cfg.sequence_length}")
         self.sim_config = sim_config_for(cfg)
         self.norm = StateNorm.from_dict(cfg.norm) if cfg.norm else StateNorm.from_trace(self.workload)
-        probe = Simulator(self.workload[: min(n, 1)], self.sim_config)  # resource names and capacities
+        probe = Simulator(self.workload[:1], self.sim_config)  # resource names and capacities
         self.resources = probe.resources
         self.capacity = probe.capacity.copy()
         self.builder = StateBuilder(self.resources, self.capacity, cfg.window, self.norm, cfg.bb_unit_gb,
@@ -122,18 +116,12 @@ class MRSchEnv(gym.Env):
         })
         self.action_space = MaskedDiscrete(cfg.window)
         self.episodes = EpisodeSource(self.workload, cfg.sequence_length, fixed=cfg.starts,
-                                      phases=parse_curriculum(cfg.curriculum), hi=self._max_start + cfg.sequence_length)
+                                      phases=parse_curriculum(cfg.curriculum),
+                                      hi=int(cfg.train_fraction * len(self.workload)))
         """Where episodes come from: fixed `starts`, else the curriculum (sampled/real/synthetic jobsets)."""
         self.sim: Simulator | None = None
         self._window = np.zeros(0, dtype=np.int64)
         self._mask = np.zeros(cfg.window, dtype=np.float32)
-
-    def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
-        """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it:
-        `episodes_done` episodes count as drawn, and every later seed is mixed with `salt`."""
-        rng = self.episodes.continue_training(episodes_done, salt, self._np_random)
-        if rng is not None:  # seeded already: its stream re-derived with the salt
-            self.np_random = rng
 
     def action_masks(self) -> np.ndarray:
         """Valid actions now, as booleans (for maskable-policy libraries)."""
@@ -141,12 +129,8 @@ class MRSchEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=self.episodes.reset_seed(seed))
-        if options and "start" in options:
-            start = int(options["start"])
-            seq = sequence(self.workload, start, self.config.sequence_length)
-        else:  # the episode source: fixed starts, or the curriculum's phases
-            episode = self.episodes.next(self.np_random)
-            start, seq = episode.start, episode.jobs
+        episode = self.episodes.for_reset(self.np_random, options)  # fixed starts, filtering or curriculum
+        start, seq = episode.start, episode.jobs
         self.start = start
         self.sim = Simulator(seq, self.sim_config)
         code = self.sim.advance()

@@ -9,7 +9,7 @@ import numpy as np
 
 from schedrl.agents.rlscheduler.observation import FEATURES, JobFeatures, ObservationBuilder, n_features
 from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
-from schedrl.envs.episodes import EpisodeSource, Phase
+from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, Phase
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
@@ -17,7 +17,6 @@ from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 from schedrl.metrics import METRICS, summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
 from schedrl.workload.cleaning import CleaningRules
-from schedrl.workload.sampling import sequence
 from schedrl.workload.workload import Workload
 
 # info keys
@@ -37,7 +36,7 @@ def load_env_workload(config: RLSchedulerEnvConfig) -> Workload:
     return load_trace(config.trace, CleaningRules.preset(config.cleaning))
 
 
-class RLSchedulerEnv(gym.Env):
+class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
     """Pick the next job to run, one decision at a time, and be rewarded by the schedule's quality.
 
     ## Description
@@ -118,25 +117,10 @@ class RLSchedulerEnv(gym.Env):
         extra = tuple(f"{k}_{kind}" for k in sorted(self.workload.resources) for kind in ("request", "free"))
         return FEATURES + extra
 
-    def continue_training(self, episodes_done: int, salt: tuple[int, ...]) -> None:
-        """Pick up a training run part-way (a resumed run, a restarted env runner) without replaying it.
-
-        `episodes_done` episodes count as drawn already, so trajectory-filtering phase 1 ends where it
-        would have; every later seed is mixed with `salt` (e.g. the training iteration), so an env
-        rebuilt with its predecessor's seed draws new starts instead of the ones already trained on.
-        """
-        rng = self.episodes.continue_training(episodes_done, salt, self._np_random)
-        if rng is not None:  # seeded already: its stream re-derived with the salt
-            self.np_random = rng
-
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=self.episodes.reset_seed(seed))
-        if options and "start" in options:
-            start = int(options["start"])
-            seq = sequence(self.workload, start, self.config.sequence_length)
-        else:
-            episode = self.episodes.next(self.np_random)
-            start, seq = episode.start, episode.jobs
+        episode = self.episodes.for_reset(self.np_random, options)  # fixed starts, filtering or curriculum
+        start, seq = episode.start, episode.jobs
         self.start = start
         self.sim = Simulator(seq, self.sim_config)
         self._builder = ObservationBuilder(seq, self.norm, self.n_resources)

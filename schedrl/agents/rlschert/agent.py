@@ -176,7 +176,7 @@ class RLSchertAgent(Agent):
     def score_policy(self, policy, env_config, workload, ids, length: int) -> list[float]:
         return self.evaluate(policy, env_config, ids)
 
-    def score_baselines(self, env_config, workload, ids, length: int) -> dict[str, list[float]]:
+    def score_baselines(self, env_config, workload, ids, length: int, sim_config=None, seed: int = 0):
         return self.baseline_values(env_config, ids)
 
     def validation_seeds(self, n: int, seed: int = 0) -> list[int]:
