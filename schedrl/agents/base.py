@@ -193,6 +193,12 @@ class Agent(ABC):
         n_envs = max(1, int(c.num_env_runners)) * int(c.num_envs_per_env_runner)
         return -(-iteration * per_iter // n_envs)
 
+    def warm_start(self, algorithm) -> dict[str, Any] | None:
+        """Called once a training `Algorithm` is built, before it samples: an agent may initialise its
+        module here (RLScheduler clones a heuristic, `--warm-start`). Returns a report for the progress
+        output (`training.callbacks.describe_warm_start`), or None when it did nothing (the default)."""
+        return None
+
     # ---------------------------------------------------------------- evaluation
     def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int) -> list[int]:
         """`count` seeded held-out sequences, by id: start positions in `held_out_range` (an agent whose

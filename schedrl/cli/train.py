@@ -50,7 +50,9 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-starts", metavar="I,J,...", help="fixed held-out evaluation starts for the final table")
     p.add_argument("--eval-sequences", type=int, default=10, help="random evaluation sequences (default 10)")
     p.add_argument("--eval-jobs", type=int, default=1024, help="jobs per evaluation sequence (default 1024)")
-    p.add_argument("--checkpoint-every", type=int, default=5, help="checkpoint frequency in iterations (default 5)")
+    p.add_argument("--checkpoint-every", type=int, default=1, help="checkpoint frequency in iterations (default 1)")
+    p.add_argument("--keep-checkpoints", type=int, default=5,
+                   help="checkpoints kept: the best by validation, plus the latest (default 5; 0 keeps all)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (results, checkpoints, plots)")
     p.add_argument("--resume", action="store_true",
                    help="continue the interrupted run in --out with the options it was started with")
@@ -91,7 +93,10 @@ def build_spec(args: argparse.Namespace):
     budget = parse_duration(args.time_budget, "--time-budget")
     if args.iterations is None and budget is None:
         budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
+    if args.keep_checkpoints < 0:
+        raise ValueError(f"--keep-checkpoints must be >= 0 (0 keeps all), got {args.keep_checkpoints}")
     options = {"validation_sequences": args.validation_sequences, "checkpoint_every": args.checkpoint_every,
+               "keep_checkpoints": args.keep_checkpoints or None,
                **agent.preparation_options(args)}
     return single_run(args.agent, env, settings, getattr(args, "model", None),
                       StopSpec(iterations=args.iterations, time_budget=budget),

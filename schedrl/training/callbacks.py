@@ -25,6 +25,8 @@ VALIDATION_KEY = "schedrl_validation"
 """learner_config_dict key: {"starts", "length", "metric", "heuristics", "lower_is_better"} set by the driver."""
 AGENT_KEY = "schedrl_agent"
 """learner_config_dict key: the agent's name, so callbacks on any process can ask it."""
+WARM_START_RESULT = "warm_start"
+"""`result[RESULT_KEY]` key of the first result: what `Agent.warm_start` did (teacher, agreement, seconds)."""
 INFO_METRIC = "metric_value"
 """Env `info` key every agent's env sets on an episode's last step: the objective's raw value."""
 
@@ -43,6 +45,12 @@ class SchedulingMetricsCallback(RLlibCallback):
         self._workload = None
         self._restarts = 0
         self._continued_envs = 0
+        self._warm_start = None
+
+    def on_algorithm_init(self, *, algorithm, metrics_logger=None, **kwargs) -> None:
+        # a warm start (behaviour cloning before the first sampling) when the agent's settings ask for one;
+        # a resumed run's checkpoint then overwrites the cloned weights, as it should
+        self._warm_start = _agent_of(algorithm).warm_start(algorithm)
 
     def on_checkpoint_loaded(self, *, algorithm, **kwargs) -> None:
         # a resumed run: its env runners were built afresh with the run's original seeds
@@ -66,6 +74,9 @@ class SchedulingMetricsCallback(RLlibCallback):
         fail_without_env_runners(algorithm)
         # envs of resumed or recreated env runners told to continue (this trainer's lifetime)
         result[RESULT_KEY] = {"continued_envs": self._continued_envs}
+        if self._warm_start:  # reported once, with the first result
+            result[RESULT_KEY][WARM_START_RESULT] = self._warm_start
+            self._warm_start = None
         spec = algorithm.config.learner_config_dict.get(VALIDATION_KEY)
         if not spec:
             return
@@ -150,6 +161,16 @@ def fail_without_env_runners(algorithm, **kwargs) -> None:
     )
 
 
+def describe_warm_start(w: dict) -> str:
+    """One line on a warm start (`Agent.warm_start`'s report)."""
+    chosen = ""
+    if w.get("candidates"):
+        chosen = " (auto: " + ", ".join(f"{k} {v:.2f}" for k, v in w["candidates"].items()) + ")"
+    return (f"warm start: cloned {w['teacher']}{chosen} from {w['decisions']} decisions of {w['episodes']} training "
+            f"sequences in {w['demonstration_seconds'] + w['clone_seconds']:.0f} s: greedy agreement "
+            f"{w['agreement']:.1%} (untrained {w['agreement_before']:.1%}), teacher's mean value {w['teacher_value']:.2f}")
+
+
 class ProgressLine(Callback):
     """One line per trial result (steps/s, training metric, validation vs the best baseline), and one when a
     trial ends or fails; `single` leaves out the trial id and searched values (a `schedrl train` run)."""
@@ -166,6 +187,8 @@ class ProgressLine(Callback):
         line = (f"{head}iter {result.get('training_iteration', 0):4d} | {steps / dt:7.0f} env steps/s | "
                 f"train {metric} {runners.get(TRAIN_METRIC, float('nan')):10.2f}")
         val = result.get(RESULT_KEY, {})
+        if WARM_START_RESULT in val:
+            self.log(head + describe_warm_start(val[WARM_START_RESULT]))
         if "validation" in val:
             line += (f" | validation {val['validation']:10.2f} vs best heuristic "
                      f"{val['best_heuristic']} {val['best_heuristic_value']:.2f}")

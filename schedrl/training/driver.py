@@ -275,8 +275,7 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
                 run_config=tune.RunConfig(
                     name=spec.name, storage_path=str(out), verbose=0,
                     stop={k: v for k, v in stop.items() if v is not None},
-                    checkpoint_config=tune.CheckpointConfig(checkpoint_frequency=spec.training.checkpoint_every,
-                                                            checkpoint_at_end=True),
+                    checkpoint_config=checkpoint_config(spec),
                     # a trainer lost with its node restarts from the last checkpoint instead of failing the run
                     failure_config=tune.FailureConfig(max_failures=3),
                     callbacks=[progress, _record_writer(spec, table)]),
@@ -292,6 +291,18 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
     budget = spec.stop.total_time_budget_s
     finished = ended and (len(results) == spec.num_trials() or (budget is not None and elapsed >= 0.99 * budget))
     return SweepRun(results, experiment, finished, table)
+
+
+def checkpoint_config(spec: SweepSpec):
+    """Every `checkpoint_every` iterations and at the end; keeps the best `keep_checkpoints` by the spec's
+    metric (the validation score) when validation runs, else the latest ones; the latest always stays."""
+    from ray import tune
+
+    scored = spec.training.validation_sequences > 0
+    return tune.CheckpointConfig(checkpoint_frequency=spec.training.checkpoint_every, checkpoint_at_end=True,
+                                 num_to_keep=spec.training.keep_checkpoints,
+                                 checkpoint_score_attribute=spec.metric if scored else None,
+                                 checkpoint_score_order=spec.mode)
 
 
 def _write_sweep_file(spec: SweepSpec, table: dict[str, PreparedEnv], out: Path,
@@ -316,6 +327,26 @@ def _read_table(out: Path) -> dict[str, PreparedEnv]:
 # ---------------------------------------------------------------- a single run (`schedrl train`)
 
 
+def selected_checkpoint(spec: SweepSpec, result) -> tuple[str, str]:
+    """The trial's checkpoint with the best validation score (the last one without validation), and a
+    phrase saying which it is."""
+    import math
+
+    from schedrl.training.report import lookup_metric
+
+    scored = []
+    for c, metrics in result.best_checkpoints or []:
+        value = lookup_metric(metrics, spec.metric)
+        if value is not None and math.isfinite(value):
+            scored.append((c, value, int(metrics.get("training_iteration", 0))))
+    if not scored:
+        return result.checkpoint.path, "last checkpoint"
+    # ties go to the later iteration (more training at the same validation score)
+    scored.sort(key=lambda t: -t[2])
+    pick = (min if spec.mode == "min" else max)(scored, key=lambda t: t[1])
+    return pick[0].path, f"checkpoint of iteration {pick[2]} (best validation {pick[1]:.2f})"
+
+
 def train(spec: SweepSpec, out: str | Path, *, resume: bool = False, train_args: tuple[str, ...] | None = None,
           verbose: bool = True, address: str | None = None) -> dict:
     """A one-trial run: the experiment, then its run record in `out`, curve plot and final evaluation."""
@@ -336,9 +367,9 @@ def train(spec: SweepSpec, out: str | Path, *, resume: bool = False, train_args:
         raise RuntimeError(f"training failed: {result.error}")
     record = trial_record(spec, result.config, run.table, train_args)
     record.write(out)
-    checkpoint = result.checkpoint.path
-    log(f"training finished in {wall:.0f} s; checkpoint {checkpoint}")
-    summary = {"checkpoint": checkpoint, "wall_s": wall, "out": str(out)}
+    checkpoint, selection = selected_checkpoint(spec, result)
+    log(f"training finished in {wall:.0f} s; {selection}: {checkpoint}")
+    summary = {"checkpoint": checkpoint, "selection": selection, "wall_s": wall, "out": str(out)}
     summary["curve"] = plot_curve(result.metrics_dataframe, record.validation, out / "training_curve.png")
     summary["evaluation"] = final_evaluation(spec, record, checkpoint, out, log)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))

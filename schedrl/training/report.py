@@ -48,7 +48,7 @@ def trial_rows(spec, results) -> list[TrialRow]:
     for r in results:
         config = r.config
         best, checkpoint = math.nan, None
-        scored = [(c, _lookup(m, spec.metric)) for c, m in (r.best_checkpoints or [])]
+        scored = [(c, lookup_metric(m, spec.metric)) for c, m in (r.best_checkpoints or [])]
         scored = [(c, v) for c, v in scored if v is not None and math.isfinite(v)]
         if scored:
             checkpoint, best = (min if spec.mode == "min" else max)(scored, key=lambda cv: cv[1])
@@ -71,7 +71,8 @@ def trial_rows(spec, results) -> list[TrialRow]:
     return rows
 
 
-def _lookup(metrics: dict, key: str):
+def lookup_metric(metrics: dict, key: str):
+    """`metrics[key]`, where a key `a/b` also reads the nested `metrics[a][b]`; None when absent."""
     if key in metrics:
         return metrics[key]
     value = metrics

@@ -84,12 +84,18 @@ class TrainingOptions:
     """Iterations trained on filtered sequences before phase 2."""
     validation_sequences: int = 5
     """Sequences scored each iteration, greedy, against the heuristics (the same for every trial of a group)."""
-    checkpoint_every: int = 5
-    """Checkpoint frequency in iterations (and always at the end)."""
+    checkpoint_every: int = 1
+    """Checkpoint frequency in iterations (and always at the end); every iteration by default, so the
+    checkpoint selected on validation is the best iteration's, not the nearest saved one."""
+    keep_checkpoints: int | None = 5
+    """Checkpoints kept per trial: the best by validation (by recency without validation), plus always the
+    latest (for resuming); None keeps every one."""
 
     def __post_init__(self) -> None:
         if self.filter_phase1_iterations < 1 or self.checkpoint_every < 1 or self.validation_sequences < 0:
             raise ValueError("filter_phase1_iterations and checkpoint_every must be >= 1, validation_sequences >= 0")
+        if self.keep_checkpoints is not None and self.keep_checkpoints < 1:
+            raise ValueError(f"keep_checkpoints must be >= 1 or null (keep all), got {self.keep_checkpoints}")
 
 
 @dataclass(frozen=True)

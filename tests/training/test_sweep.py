@@ -176,7 +176,7 @@ def test_searchable_ppo_fields_sit_where_build_ppo_config_puts_them():
 
     changed = {"gamma": 0.5, "lambda_": 0.5, "clip_param": 0.3, "lr": 0.123, "vf_lr": 0.456, "target_kl": 0.07,
                "num_epochs": 3, "train_batch_size_per_learner": 640, "minibatch_size": 64, "entropy_coeff": 0.02,
-               "vf_clip_param": 5.0, "seed": 42}
+               "vf_clip_param": 5.0, "seed": 42, "warm_start": "f1"}
     assert set(changed) == set(PPO_CONFIG_PATHS)
     config = build_ppo_config(replace(PPOSettings(), **changed), "schedrl/RLScheduler-v0", {}).to_dict()
     for name, path in PPO_CONFIG_PATHS.items():

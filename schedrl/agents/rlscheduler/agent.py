@@ -19,7 +19,7 @@ from schedrl.agents.rlscheduler import ENV_ID
 from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 from schedrl.agents.rlscheduler.env import load_env_workload, sim_config_for
 from schedrl.agents.rlscheduler.observation import JobFeatures
-from schedrl.agents.rlscheduler.settings import TARGET_KL_KEY, VF_LR_KEY, PPOSettings
+from schedrl.agents.rlscheduler.settings import TARGET_KL_KEY, VF_LR_KEY, WARM_START_KEY, PPOSettings
 from schedrl.sim.config import SimConfig
 
 BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
@@ -65,6 +65,13 @@ class RLSchedulerAgent(Agent):
         p.add_argument("--target-kl", type=float, default=None, help="KL early-stopping target (paper: 0.01)")
         p.add_argument("--lr", type=float, default=None, help="policy learning rate (paper: 3e-4)")
         p.add_argument("--vf-lr", type=float, default=None, help="value learning rate (paper: 1e-3)")
+        p.add_argument("--warm-start", default=None, metavar="HEURISTIC",
+                       help="behaviour-clone a heuristic before PPO: auto (the best on the training sequences), none, "
+                            "or one of fcfs, sjf, wfp3, unicep, f1, saf, smallest (machine default: auto; paper: none)")
+        p.add_argument("--warm-start-episodes", type=int, default=64,
+                       help="training sequences the warm-start teacher schedules (default 64)")
+        p.add_argument("--warm-start-epochs", type=int, default=16,
+                       help="passes over the warm-start demonstrations (default 16)")
         p.add_argument("--paper-defaults", action="store_true",
                        help="the paper's PPO configuration (100 x 256-step batches, 80 full-batch epochs) instead of "
                             "settings sized for this machine (see `machine_defaults`)")
@@ -82,7 +89,8 @@ class RLSchedulerAgent(Agent):
                                    reward_baseline=args.reward_baseline)
         ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                           num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
-                          env_runner_resources=args.runner_resources)
+                          env_runner_resources=args.runner_resources, warm_start=args.warm_start,
+                          warm_start_episodes=args.warm_start_episodes, warm_start_epochs=args.warm_start_epochs)
         overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr,
                      "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl}
         return env, replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
@@ -169,6 +177,14 @@ class RLSchedulerAgent(Agent):
                                int(prepared["sequence_length"]), int(trial_config["num_env_runners"]),
                                int(trial_config["num_envs_per_env_runner"]))
 
+    def warm_start(self, algorithm):
+        spec = algorithm.config.learner_config_dict.get(WARM_START_KEY) or {}
+        if not spec.get("teacher"):
+            return None
+        from schedrl.agents.rlscheduler.warm_start import warm_start
+
+        return warm_start(algorithm, spec)
+
     # ---------------------------------------------------------------- evaluation
     def policy_from_module(self, module, env_config: Mapping[str, Any]):
         from schedrl.agents.rlscheduler.policy import CheckpointPolicy
@@ -190,11 +206,12 @@ def machine_defaults(cores: int, gpus: float = 0.0) -> dict[str, int]:
     cores (docs/rlscheduler.md): 8,192-step batches with 10 epochs of 2,048-step minibatches over 16
     vectorised envs sampled in the trainer learn in a fraction of the time. With more cores, env-runner
     processes add sampling throughput (one per two cores, at most 8); a GPU learner changes nothing here
-    (the kernel network is tiny).
+    (the kernel network is tiny). A warm start (`warm_start.py`: clone the best heuristic, ~10 s) skips
+    the minutes PPO spends learning from random weights to schedule like a heuristic.
     """
     runners = 0 if cores <= 2 else min(cores // 2, 8)
     return {"--batch-size": 8192, "--epochs": 10, "--minibatch-size": 2048, "--envs-per-runner": 16,
-            "--num-env-runners": runners}
+            "--num-env-runners": runners, "--warm-start": "auto"}
 
 
 # PPOSettings field -> key path in `AlgorithmConfig.to_dict()`, for the fields a sweep may search;
@@ -212,6 +229,7 @@ PPO_CONFIG_PATHS: dict[str, tuple[str, ...]] = {
     "entropy_coeff": ("entropy_coeff",),
     "vf_clip_param": ("vf_clip_param",),
     "seed": ("seed",),
+    "warm_start": ("learner_config_dict", WARM_START_KEY, "teacher"),
 }
 
 

@@ -36,7 +36,8 @@ from ray.rllib.utils.typing import ModuleID
 
 from schedrl.agents.rlscheduler.modules import module_spec
 from schedrl.agents.rlscheduler.settings import (  # noqa: F401  (re-exported)
-    KL_STOP_FACTOR, POLICY_EARLY_STOPPED_KEY, POLICY_UPDATE_STEPS_KEY, TARGET_KL_KEY, VF_LR_KEY, PPOSettings,
+    KL_STOP_FACTOR, POLICY_EARLY_STOPPED_KEY, POLICY_UPDATE_STEPS_KEY, TARGET_KL_KEY, VF_LR_KEY, WARM_START_KEY,
+    PPOSettings,
 )
 
 
@@ -83,7 +84,8 @@ def build_ppo_config(
             num_learners=0,
             num_gpus_per_learner=settings.num_gpus_per_learner,
             learner_class=RLSchedulerPPOLearner,
-            learner_config_dict={VF_LR_KEY: settings.vf_lr, TARGET_KL_KEY: settings.target_kl},
+            learner_config_dict={VF_LR_KEY: settings.vf_lr, TARGET_KL_KEY: settings.target_kl,
+                                 WARM_START_KEY: warm_start_spec(settings)},
         )
         .training(
             gamma=settings.gamma,
@@ -108,6 +110,12 @@ def build_ppo_config(
         .rl_module(rl_module_spec=module_spec(model, model_config))
         .debugging(log_level="ERROR", log_sys_usage=False, seed=settings.seed)
     )
+
+
+def warm_start_spec(settings: PPOSettings) -> dict[str, Any]:
+    """What the training callback's warm start (`warm_start.py`) needs; teacher None: off."""
+    return {"teacher": settings.warm_start, "episodes": settings.warm_start_episodes,
+            "epochs": settings.warm_start_epochs, "seed": settings.seed or 0, "gamma": settings.gamma}
 
 
 class RLSchedulerPPOLearner(PPOTorchLearner):

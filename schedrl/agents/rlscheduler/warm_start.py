@@ -1,0 +1,231 @@
+"""Warm start: behaviour cloning of a heuristic before PPO (our addition; RLScheduler starts from random weights).
+
+With random weights the greedy kernel policy schedules about as badly as FCFS, and PPO spends most of
+a short budget getting to where a classic heuristic already is (docs/rlscheduler.md: ~20 minutes of
+FCFS-like validation on Lublin-1 before learning starts). A warm start skips that plateau:
+
+1. **Demonstrations.** The teacher heuristic schedules `episodes` training sequences drawn by the
+   env's own episode source (trajectory-filtering phase 1 first, as training would), through the env,
+   so every recorded observation is exactly what the policy sees; the label is the slot of the job the
+   teacher picks (its choice over the visible queue), the value target the discounted episode return.
+   `auto` picks, per run, the heuristic with the best mean objective on those very sequences.
+2. **Cloning.** The module's policy is fitted to the labels by cross-entropy, its value network to the
+   returns by MSE (after shifting the value output's bias to the mean return, so a -300 return does not
+   take 10^5 Adam steps to reach), on the learner, before the first sampling; then the env runners get
+   the weights. PPO then improves on the teacher instead of rediscovering it.
+
+Numpy-only except `clone`, which needs torch (called on the learner).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
+
+AUTO = "auto"
+TEACHERS = ("fcfs", "sjf", "wfp3", "unicep", "f1", "saf", "smallest")
+"""Heuristics that rank jobs by a priority key, so their pick among the visible jobs is well defined."""
+AUTO_CANDIDATES = ("sjf", "f1", "wfp3", "unicep", "fcfs")
+"""What `auto` chooses among (RLScheduler Table V's heuristics)."""
+
+
+def check_teacher(name: str | None) -> str | None:
+    """The normalised teacher name (None: no warm start); ValueError naming the choices otherwise."""
+    if name is None or str(name).lower() in ("none", ""):
+        return None
+    name = str(name).lower()
+    if name != AUTO and name not in TEACHERS:
+        raise ValueError(f"unknown warm-start teacher {name!r}; choose auto, none or one of {', '.join(TEACHERS)}")
+    return name
+
+
+@dataclass
+class Demonstrations:
+    """A teacher's decisions on training sequences, as the env observed them."""
+
+    teacher: str
+    jobs: np.ndarray
+    """(N, slots, F) float32 observations."""
+    mask: np.ndarray
+    """(N, slots) float32 action masks."""
+    slots: np.ndarray
+    """(N,) int64 the teacher's slot."""
+    returns: np.ndarray
+    """(N,) float32 discounted return from each decision to the episode's end."""
+    episode_values: np.ndarray
+    """(episodes,) the objective's value of each demonstrated episode."""
+    candidates: dict[str, float]
+    """Mean objective of each heuristic considered by `auto` on the same sequences ({} otherwise)."""
+    seconds: float = 0.0
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+
+def teacher_slot(heuristic, env) -> int:
+    """The slot of the visible job `heuristic` runs next in `env` (its best-ranked visible job)."""
+    from schedrl.heuristics import keys
+
+    sim = env.sim
+    visible = env._visible
+    job = heuristic.pick(sim)
+    hit = np.flatnonzero(visible == job)
+    if hit.size:
+        return int(hit[0])
+    # the teacher's job is past the visible window (queues > 128): its best among the visible ones
+    procs = np.asarray(sim.workload.procs_req, dtype=np.float64)
+    ranked = [keys.priority_key(heuristic.kind, sim.state_ref, int(j), sim.now, procs) for j in visible]
+    return int(np.argmin(ranked))
+
+
+def demonstrations(env_config: Mapping[str, Any], teacher: str, episodes: int, seed: int = 0,
+                   gamma: float = 1.0) -> Demonstrations:
+    """`teacher` (a name in TEACHERS, or `auto`) scheduling `episodes` training sequences of the env."""
+    from schedrl.agents.rlscheduler.env import RLSchedulerEnv
+    from schedrl.heuristics import get_heuristic
+    from schedrl.metrics import METRICS, summarize
+    from schedrl.sim import Simulator
+
+    t0 = time.perf_counter()
+    if episodes < 1:
+        raise ValueError(f"warm-start episodes must be >= 1, got {episodes}")
+    env = RLSchedulerEnv(config=dict(env_config))
+    # the sequences first (the env's episode source, seeded), then the teacher on each
+    sequences, starts = [], []
+    for e in range(episodes):
+        env.reset(seed=seed + e)
+        sequences.append(env.sim.workload)
+        starts.append(env.start)
+    metric = env.config.metric
+    lower = METRICS[metric][1]
+    candidates: dict[str, float] = {}
+    if teacher == AUTO:
+        for name in AUTO_CANDIDATES:
+            candidates[name] = float(np.mean([summarize(get_heuristic(name).run(Simulator(s, env.sim_config)))
+                                              .value(metric) for s in sequences]))
+        teacher = (min if lower else max)(candidates, key=candidates.get)
+    heuristic = get_heuristic(teacher)
+    jobs, masks, slots, returns, values = [], [], [], [], []
+    for start in starts:
+        obs, _ = env.reset(options={"start": start})
+        n0 = len(slots)
+        while True:
+            slot = teacher_slot(heuristic, env)
+            jobs.append(obs[OBS_JOBS])
+            masks.append(obs[OBS_ACTION_MASK])
+            slots.append(slot)
+            obs, reward, terminated, truncated, info = env.step(slot)
+            if terminated or truncated:
+                break
+        steps = len(slots) - n0
+        # reward only at the end: the return of decision t is gamma^(T-1-t) * R
+        returns.extend(float(reward) * gamma ** (steps - 1 - np.arange(steps)))
+        values.append(float(info["metric_value"]))
+    return Demonstrations(teacher, np.stack(jobs), np.stack(masks), np.asarray(slots, np.int64),
+                          np.asarray(returns, np.float32), np.asarray(values), candidates,
+                          time.perf_counter() - t0)
+
+
+def clone(module, demos: Demonstrations, epochs: int = 8, minibatch: int = 512, lr: float = 1e-3,
+          seed: int = 0) -> dict[str, float]:
+    """Fit `module`'s policy to the teacher's slots (cross-entropy) and its value net to the returns (MSE).
+
+    Returns the statistics: the greedy agreement with the teacher and the losses, before and after.
+    """
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    t0 = time.perf_counter()
+    jobs = torch.from_numpy(demos.jobs)
+    mask = torch.from_numpy(demos.mask)
+    slots = torch.from_numpy(demos.slots)
+    returns = torch.from_numpy(demos.returns)
+    value_net = getattr(module, "vf", None)
+    value_params = {id(p) for p in value_net.parameters()} if value_net is not None else set()
+    policy_params = [p for p in module.parameters() if id(p) not in value_params]
+
+    def forward(idx):
+        batch = {Columns.OBS: {OBS_JOBS: jobs[idx], OBS_ACTION_MASK: mask[idx]}}
+        logits = module._forward_train(batch)[Columns.ACTION_DIST_INPUTS]
+        values = module.compute_values(batch) if value_net is not None else None
+        return logits, values
+
+    def measure() -> tuple[float, float, float]:
+        with torch.no_grad():
+            agree, ce, mse, n = 0.0, 0.0, 0.0, len(slots)
+            for idx in torch.arange(n).split(4096):
+                logits, values = forward(idx)
+                agree += float((logits.argmax(-1) == slots[idx]).sum())
+                ce += float(torch.nn.functional.cross_entropy(logits, slots[idx], reduction="sum"))
+                if values is not None:
+                    mse += float(((values - returns[idx]) ** 2).sum())
+        return agree / n, ce / n, mse / n
+
+    before = measure()
+    last = _last_linear(value_net)
+    if last is not None:  # start the value output at the mean return (see module docstring)
+        with torch.no_grad():
+            shift = float(returns.mean()) - float(torch.cat([forward(i)[1] for i in torch.arange(len(slots)).split(4096)]).mean())
+            last.bias += shift
+    optimizers = [torch.optim.Adam(policy_params, lr=lr)]
+    if value_params:
+        optimizers.append(torch.optim.Adam(value_net.parameters(), lr=lr))
+    generator = torch.Generator().manual_seed(seed)
+    module.train()
+    steps = 0
+    for _ in range(epochs):
+        for idx in torch.randperm(len(slots), generator=generator).split(minibatch):
+            logits, values = forward(idx)
+            loss = torch.nn.functional.cross_entropy(logits, slots[idx])
+            if values is not None:
+                scale = max(float(returns.abs().mean()), 1e-6)  # unit-free value loss beside the policy's
+                loss = loss + torch.nn.functional.mse_loss(values / scale, returns[idx] / scale)
+            for opt in optimizers:
+                opt.zero_grad()
+            loss.backward()
+            for opt in optimizers:
+                opt.step()
+            steps += 1
+    after = measure()
+    return {"agreement_before": before[0], "agreement": after[0], "cross_entropy_before": before[1],
+            "cross_entropy": after[1], "value_mse_before": before[2], "value_mse": after[2],
+            "gradient_steps": float(steps), "clone_seconds": time.perf_counter() - t0}
+
+
+def _last_linear(net):
+    if net is None:
+        return None
+    import torch
+
+    linears = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
+    return linears[-1] if linears else None
+
+
+def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Clone `spec["teacher"]` into `algorithm`'s module on its learner(s) and sync the env runners.
+
+    `spec`: {"teacher", "episodes", "epochs", "seed", "gamma"}; returns what `schedrl train` reports.
+    """
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    env_config = dict(algorithm.config.env_config)
+    demos = demonstrations(env_config, spec["teacher"], int(spec["episodes"]), int(spec.get("seed") or 0),
+                           float(spec.get("gamma", 1.0)))
+    epochs, seed = int(spec["epochs"]), int(spec.get("seed") or 0)
+
+    def fit(learner):
+        return clone(learner.module[DEFAULT_MODULE_ID].unwrapped(), demos, epochs=epochs, seed=seed)
+
+    # a RemoteCallResults (local learner or remote ones): every learner holds the same weights
+    stats = [result.get() for result in algorithm.learner_group.foreach_learner(fit)][0]
+    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,
+                                            inference_only=True)
+    return {"teacher": demos.teacher, "decisions": len(demos), "episodes": int(spec["episodes"]),
+            "teacher_value": float(demos.episode_values.mean()), "candidates": demos.candidates,
+            "demonstration_seconds": demos.seconds, **stats}
