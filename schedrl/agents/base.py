@@ -200,15 +200,32 @@ class Agent(ABC):
         return None
 
     # ---------------------------------------------------------------- evaluation
-    def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int) -> list[int]:
-        """`count` seeded held-out sequences, by id: start positions in `held_out_range` (an agent whose
-        sequences are generated, like RLSchert's Bernoulli arrivals, returns their seeds)."""
+    VALIDATION_SHARE: ClassVar[float] = 0.25
+    """Share of the held-out part (its first jobs) that validation sequences come from; evaluation takes the rest."""
+
+    def split_range(self, env_config, n_jobs: int, validation: bool = False) -> tuple[int, int]:
+        """Where validation (`validation=True`) or evaluation sequences start from: the held-out part split in
+        two disjoint zones, validation first (`VALIDATION_SHARE`), so the checkpoint chosen on validation is
+        judged on jobs neither training nor selection saw. With no held-out part (`held_out_range` is the
+        whole trace: RLScheduler's paper protocol) both use the whole trace."""
+        lo, hi = self.held_out_range(env_config, n_jobs)
+        if lo == 0:
+            return lo, hi
+        cut = lo + int((hi - lo) * self.VALIDATION_SHARE)
+        return (lo, cut) if validation else (cut, hi)
+
+    def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int,
+                       validation: bool = False) -> list[int]:
+        """`count` seeded held-out sequences, by id: start positions in the evaluation (or, with `validation`,
+        the validation) zone of `split_range` (an agent whose sequences are generated, like RLSchert's
+        Bernoulli arrivals, returns their seeds)."""
         import numpy as np
 
-        lo, hi = self.held_out_range(env_config, len(workload))
+        lo, hi = self.split_range(env_config, len(workload), validation)
         if count and hi - lo < length:
-            raise ValueError(f"trace {workload.name!r}: the {hi - lo} held-out jobs (positions {lo}..{hi - 1}) are "
-                             f"fewer than the sequence length {length}")
+            zone = "validation" if validation else "evaluation"
+            raise ValueError(f"trace {workload.name!r}: the {hi - lo} held-out {zone} jobs (positions {lo}..{hi - 1}) "
+                             f"are fewer than the sequence length {length}")
         rng = np.random.default_rng(seed)
         return [lo + int(s) for s in rng.integers(0, hi - lo - length + 1, count)] if count else []
 

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     workload = agent.load_workload(env) if own_trace and args.cleaning == trained.get("cleaning", args.cleaning) \
         else load_workload(args)
     # sequences come from the part of the training trace the agent never trained on
-    lo, hi = agent.held_out_range(env, len(workload)) if own_trace else (0, len(workload))
+    lo, hi = agent.split_range(env, len(workload)) if own_trace else (0, len(workload))
     baselines = agent.baselines(env)
     own_semantics = args.policies is None and any(b.sim is not None or b.make is not None for b in baselines)
     try:
@@ -86,11 +86,12 @@ def run(args: argparse.Namespace) -> int:
 
 def baselines_table(agent, env, policy, workload, starts, args, metric, config) -> str:
     """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
-    from schedrl.training.report import Evaluation
+    from schedrl.training.report import Evaluation, evaluation_note
 
     values = agent.score_baselines(env, workload, starts, args.jobs, sim_config=config, seed=args.seed)
     values["RL"] = agent.score_policy(policy, env, workload, starts, args.jobs)
-    return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values), args)
+    note = evaluation_note(agent, env, workload, starts, args.jobs) if args.trace is None else "another trace"
+    return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
 
 
 def evaluate_generated(agent, env, policy, args) -> int:

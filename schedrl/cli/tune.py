@@ -88,7 +88,9 @@ def dry_run_text(spec) -> str:
     lines.append(f"  environments prepared before training: {len(groups)} ({', '.join(groups)})")
     if spec.evaluate.enabled:
         on = ", ".join(spec.evaluate.traces) or "its training trace"
-        lines.append(f"  evaluation: best checkpoint of each group on {on}, "
+        which = ("every trial's best-validation checkpoint (per trial, then mean, 95% CI, worst, trials beating the "
+                 "best heuristic)" if spec.evaluate.each_trial else "best checkpoint of each group")
+        lines.append(f"  evaluation: {which} on {on}, "
                      f"{len(spec.evaluate.starts) or spec.evaluate.sequences} sequences x {spec.evaluate.jobs} jobs")
     trials = expand_trials(spec)
     keys = list(spec.param_space)

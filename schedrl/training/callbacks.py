@@ -25,6 +25,9 @@ VALIDATION_KEY = "schedrl_validation"
 """learner_config_dict key: {"starts", "length", "metric", "heuristics", "lower_is_better"} set by the driver."""
 AGENT_KEY = "schedrl_agent"
 """learner_config_dict key: the agent's name, so callbacks on any process can ask it."""
+VALIDATION_SCORE = "schedrl_validation_score"
+"""Top-level result key repeating `RESULT_KEY/validation`: Tune's checkpoint manager ranks checkpoints only by
+top-level keys (`training.driver.checkpoint_config` keeps the best by it)."""
 WARM_START_RESULT = "warm_start"
 """`result[RESULT_KEY]` key of the first result: what `Agent.warm_start` did (teacher, agreement, seconds)."""
 INFO_METRIC = "metric_value"
@@ -94,6 +97,7 @@ class SchedulingMetricsCallback(RLlibCallback):
         heuristics = spec["heuristics"]
         lower = spec["lower_is_better"]
         best = (min if lower else max)(heuristics, key=heuristics.get)
+        result[VALIDATION_SCORE] = float(np.mean(values))
         result[RESULT_KEY].update({
             "validation": float(np.mean(values)),
             "best_heuristic": best,

@@ -77,7 +77,7 @@ def validation_spec(agent, env, workload, sequences: int, seed: int | None) -> d
 
     length = agent.sequence_length(env)
     metric = agent.metric(env)
-    ids = agent.evaluation_ids(env, workload, sequences, 10_000 + (seed or 0), length)
+    ids = agent.evaluation_ids(env, workload, sequences, 10_000 + (seed or 0), length, validation=True)
     heuristics = {k: float(np.mean(v)) for k, v in agent.score_baselines(env, workload, ids, length).items()} if ids else {}
     return {"starts": ids, "length": length, "metric": metric, "heuristics": heuristics,
             "lower_is_better": METRICS[metric][1]}
@@ -294,15 +294,20 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
 
 
 def checkpoint_config(spec: SweepSpec):
-    """Every `checkpoint_every` iterations and at the end; keeps the best `keep_checkpoints` by the spec's
-    metric (the validation score) when validation runs, else the latest ones; the latest always stays."""
+    """Every `checkpoint_every` iterations and at the end; keeps the best `keep_checkpoints` by the greedy
+    validation score when validation runs, else the latest ones; the latest always stays."""
     from ray import tune
 
+    from schedrl.metrics import METRICS
+    from schedrl.training.callbacks import VALIDATION_SCORE
+
+    agent = spec.agent_impl
     scored = spec.training.validation_sequences > 0
+    lower = METRICS[agent.metric(spec.env)][1]  # the env's objective orders validation (a searched metric too)
     return tune.CheckpointConfig(checkpoint_frequency=spec.training.checkpoint_every, checkpoint_at_end=True,
                                  num_to_keep=spec.training.keep_checkpoints,
-                                 checkpoint_score_attribute=spec.metric if scored else None,
-                                 checkpoint_score_order=spec.mode)
+                                 checkpoint_score_attribute=VALIDATION_SCORE if scored else None,
+                                 checkpoint_score_order="min" if lower else "max")
 
 
 def _write_sweep_file(spec: SweepSpec, table: dict[str, PreparedEnv], out: Path,
@@ -325,6 +330,19 @@ def _read_table(out: Path) -> dict[str, PreparedEnv]:
 
 
 # ---------------------------------------------------------------- a single run (`schedrl train`)
+
+
+def first_result_entries(df, prefix: str) -> dict:
+    """The values under `prefix` in the first result that has them (Tune flattens nested result keys)."""
+    import math
+
+    columns = [c for c in (df.columns if df is not None else ()) if c.startswith(prefix)]
+    for _, row in (df[columns].iterrows() if columns else ()):
+        values = {c[len(prefix):]: row[c] for c in columns
+                  if not (isinstance(row[c], float) and math.isnan(row[c]))}
+        if values:
+            return {k: (v.item() if hasattr(v, "item") else v) for k, v in values.items()}
+    return {}
 
 
 def selected_checkpoint(spec: SweepSpec, result) -> tuple[str, str]:
@@ -370,6 +388,19 @@ def train(spec: SweepSpec, out: str | Path, *, resume: bool = False, train_args:
     checkpoint, selection = selected_checkpoint(spec, result)
     log(f"training finished in {wall:.0f} s; {selection}: {checkpoint}")
     summary = {"checkpoint": checkpoint, "selection": selection, "wall_s": wall, "out": str(out)}
+    heuristics = (record.validation or {}).get("heuristics") or {}
+    if heuristics:
+        from schedrl.training.report import time_to_beat
+
+        name = (min if spec.mode == "min" else max)(heuristics, key=heuristics.get)
+        beat = time_to_beat(result.metrics_dataframe, spec.metric, spec.mode, heuristics[name])
+        summary["time_to_beat"] = {"heuristic": name, "value": heuristics[name],
+                                   "iteration": beat[0] if beat else None, "seconds": beat[1] if beat else None}
+        log(f"validation first beat {name} ({heuristics[name]:.2f}) at iteration {beat[0]}, after {beat[1]:.0f} s "
+            "of training" if beat else f"validation never beat {name} ({heuristics[name]:.2f})")
+    warm = first_result_entries(result.metrics_dataframe, "schedrl/warm_start/")
+    if warm:
+        summary["warm_start"] = warm
     summary["curve"] = plot_curve(result.metrics_dataframe, record.validation, out / "training_curve.png")
     summary["evaluation"] = final_evaluation(spec, record, checkpoint, out, log)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))

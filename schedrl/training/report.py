@@ -39,6 +39,8 @@ class TrialRow:
     checkpoint: str | None
     heuristic: tuple[str, float] | None = None
     curve: Any = field(default=None, repr=False)
+    time_to_beat: tuple[int, float] | None = None
+    """(iteration, training seconds) at which validation first beat the best heuristic; None if it never did."""
 
 
 def trial_rows(spec, results) -> list[TrialRow]:
@@ -63,12 +65,26 @@ def trial_rows(spec, results) -> list[TrialRow]:
         else:
             heuristic = None
         rows.append(TrialRow(
+            time_to_beat=time_to_beat(df, spec.metric, spec.mode, heuristic[1] if heuristic else None),
             name=Path(r.path).name, group=group_label(trial_group(spec, config)), values=trial_values(spec, config),
             env_config=dict(config["env_config"]), status="error" if r.error else "ok",
             iterations=int((r.metrics or {}).get("training_iteration", 0)), best=float(best),
             checkpoint=checkpoint.path if checkpoint is not None else None, heuristic=heuristic,
             curve=df[["training_iteration", spec.metric]] if df is not None and spec.metric in df else None))
     return rows
+
+
+def time_to_beat(df, metric: str, mode: str, target: float | None) -> tuple[int, float] | None:
+    """(iteration, time_total_s) of the first result whose `metric` beats `target` (strictly), or None."""
+    if df is None or target is None or metric not in df or "time_total_s" not in df:
+        return None
+    values = df[metric].to_numpy(dtype=float)
+    better = values < target if mode == "min" else values > target
+    hits = np.flatnonzero(better & np.isfinite(values))
+    if not hits.size:
+        return None
+    i = int(hits[0])
+    return int(df["training_iteration"].iloc[i]), float(df["time_total_s"].iloc[i])
 
 
 def lookup_metric(metrics: dict, key: str):
@@ -125,6 +141,53 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
     return rows
 
 
+def evaluate_trials(spec, rows: list[TrialRow]) -> list[dict]:
+    """Every trial's selected checkpoint (best validation) on the held-out sequences (`evaluate.each_trial`)."""
+    by_trial = {r.name: r for r in rows if r.checkpoint is not None}
+    evaluation = evaluate_groups(spec, by_trial)
+    for e in evaluation:
+        row = by_trial[e["group"]]
+        e["group"] = row.group
+        e["values"] = row.values
+        e["time_to_beat_s"] = row.time_to_beat[1] if row.time_to_beat else None
+        e["iterations"] = row.iterations
+    return evaluation
+
+
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def t975(df: int) -> float:
+    """Student's t 97.5% quantile for `df` degrees of freedom (two-sided 95% interval); 1.96 past 30."""
+    return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
+
+
+def seed_summary(evaluation: list[dict]) -> list[dict]:
+    """Per group and evaluation trace: trials, mean, sample std, 95% CI of the mean (t), worst, best, and how
+    many trials beat the best heuristic (a multi-seed run's one table)."""
+    out = []
+    keys = list(dict.fromkeys((e["group"], e["evaluated_on"]) for e in evaluation))
+    for group, trace in keys:
+        es = [e for e in evaluation if e["group"] == group and e["evaluated_on"] == trace]
+        rl = np.array([e["rl"] for e in es])
+        lower = _lower(es[0])
+        h = es[0]["best_heuristic"]
+        target = es[0][h]
+        n = len(rl)
+        std = float(rl.std(ddof=1)) if n > 1 else float("nan")
+        half = t975(n - 1) * std / math.sqrt(n) if n > 1 else float("nan")
+        beats = int(np.sum(rl < target if lower else rl > target))
+        times = [e["time_to_beat_s"] for e in es if e.get("time_to_beat_s") is not None]
+        out.append({"group": group, "evaluated_on": trace, "trials": n, "mean": float(rl.mean()), "std": std,
+                    "ci95": half, "worst": float(rl.max() if lower else rl.min()),
+                    "best": float(rl.min() if lower else rl.max()), "best_heuristic": h,
+                    "best_heuristic_value": float(target), "beat_best_heuristic": beats,
+                    "median_time_to_beat_validation_s": float(np.median(times)) if times else None,
+                    "validation_beat_in": len(times)})
+    return out
+
+
 def evaluation_starts(agent, env, workload, evaluate, settings) -> tuple[int, list[int]]:
     """(length, ids) of the held-out evaluation sequences: the given starts, or seeded distinct ones from the
     agent (`Agent.evaluation_ids`: start positions in its held-out part of the trace, or sequence seeds)."""
@@ -134,9 +197,9 @@ def evaluation_starts(agent, env, workload, evaluate, settings) -> tuple[int, li
     if not agent.event_simulator:  # generated sequences: the agent's own length (e.g. RLSchert's simu_len x job_rate)
         length = agent.sequence_length(env)
         return length, agent.evaluation_ids(env, workload, evaluate.sequences, seed, length)
-    lo, hi = agent.held_out_range(env, len(workload))
+    lo, hi = agent.split_range(env, len(workload))
     if evaluate.jobs > hi - lo:
-        raise ValueError(f"evaluation sequences of {evaluate.jobs} jobs do not fit the {hi - lo} held-out jobs of "
+        raise ValueError(f"evaluation sequences of {evaluate.jobs} jobs do not fit the {hi - lo} held-out evaluation jobs of "
                          f"trace {workload.name!r} (positions {lo}..{hi - 1}): ask for fewer --eval-jobs")
     starts = choose_starts(workload[lo:hi], evaluate.jobs, evaluate.sequences, seed)
     return evaluate.jobs, [lo + int(s) for s in starts]
@@ -147,7 +210,9 @@ def write_report(spec, results, out: Path) -> str:
     out = Path(out)
     rows = trial_rows(spec, results)
     best = best_per_group(spec, rows)
-    evaluation = evaluate_groups(spec, best) if spec.evaluate.enabled else []
+    evaluation = []
+    if spec.evaluate.enabled:
+        evaluation = evaluate_trials(spec, rows) if spec.evaluate.each_trial else evaluate_groups(spec, best)
     keys = list(spec.param_space)
     metric_col = spec.metric
 
@@ -171,7 +236,8 @@ def write_report(spec, results, out: Path) -> str:
         "spec": spec.to_data(),
         "best": {g: vars(r) | {"curve": None, "env_config": {k: v for k, v in r.env_config.items() if k != "train_starts"}}
                  for g, r in best.items()},
-        "evaluation": evaluation}, indent=2, default=str))
+        "evaluation": evaluation,
+        "seeds": seed_summary(evaluation) if spec.evaluate.each_trial and evaluation else None}, indent=2, default=str))
     plot = plot_curves(spec, rows, out / "sweep_curves.png")
     text = results_markdown(spec, rows, best, evaluation, plot)
     (out / "results.md").write_text(text + "\n")
@@ -192,7 +258,9 @@ def results_markdown(spec, rows, best, evaluation, plot) -> str:
     lines += _md(["group", "trial", *keys, spec.metric, "iterations"],
                  [[g, r.name, *[_cell(r.values[k]) for k in keys], f"{r.best:.2f}", str(r.iterations)]
                   for g, r in best.items()])
-    if evaluation:
+    if evaluation and spec.evaluate.each_trial:
+        lines += seeds_markdown(spec, evaluation)
+    elif evaluation:
         e0 = evaluation[0]
         lines += ["", f"## Evaluation: avg {e0['metric']} on held-out sequences "
                       f"({e0['sequences']} x {e0['jobs']} jobs; * = best in the row)", ""]
@@ -220,6 +288,36 @@ def results_markdown(spec, rows, best, evaluation, plot) -> str:
     if plot:
         lines += ["", f"![{spec.metric} per iteration]({Path(plot).name})"]
     return "\n".join(lines)
+
+
+def seeds_markdown(spec, evaluation: list[dict]) -> list[str]:
+    """Every trial's evaluation (`evaluate.each_trial`), then per group: mean, 95% CI, worst, seeds beating the
+    best heuristic."""
+    keys = [k for k in spec.param_space if not k.startswith("env.")]
+    e0 = evaluation[0]
+    lines = ["", f"## Every trial: avg {e0['metric']} of its best-validation checkpoint on held-out sequences "
+                 f"({e0['sequences']} x {e0['jobs']} jobs)", ""]
+    table = []
+    for e in evaluation:
+        lower = _lower(e)
+        beat = e["rl"] < e[e["best_heuristic"]] if lower else e["rl"] > e[e["best_heuristic"]]
+        ttb = f"{e['time_to_beat_s']:.0f}" if e.get("time_to_beat_s") is not None else "never"
+        table.append([e["trial"], e["group"], e["evaluated_on"], *[_cell(e["values"].get(k, "")) for k in keys],
+                      f"{e['rl']:.2f}", f"{e[e['best_heuristic']]:.2f} ({e['best_heuristic']})",
+                      "yes" if beat else "no", ttb, str(e["iterations"])])
+    lines += _md(["trial", "group", "evaluated on", *keys, "RL", "best heuristic", "beats it",
+                  "validation first beat it at (s)", "iterations"], table)
+    lines += ["", "## Summary per group (95% CI of the mean: Student's t)", ""]
+    lines += _md(["group", "evaluated on", "trials", "mean", "± 95% CI", "std", "best", "worst", "best heuristic",
+                  "trials beating it", "median time to beat on validation (s)"],
+                 [[g["group"], g["evaluated_on"], str(g["trials"]), f"{g['mean']:.2f}", f"{g['ci95']:.2f}",
+                   f"{g['std']:.2f}", f"{g['best']:.2f}", f"{g['worst']:.2f}",
+                   f"{g['best_heuristic_value']:.2f} ({g['best_heuristic']})",
+                   f"{g['beat_best_heuristic']} of {g['trials']}",
+                   (f"{g['median_time_to_beat_validation_s']:.0f} ({g['validation_beat_in']} of {g['trials']})"
+                    if g["median_time_to_beat_validation_s"] is not None else "never")]
+                  for g in seed_summary(evaluation)])
+    return lines
 
 
 def _lower(evaluation_row: dict) -> bool:
@@ -305,6 +403,8 @@ class Evaluation:
     jobs: int
     values: dict[str, list[float]]
     """Column label -> per-sequence values (baselines first, the trained policy last)."""
+    note: str = "held out"
+    """Where the sequences come from relative to training (`evaluation_note`)."""
 
     def mean(self, label: str) -> float:
         return float(np.mean(self.values[label]))
@@ -315,7 +415,7 @@ class Evaluation:
         return (min if METRICS[self.metric][1] else max)(means, key=means.get)
 
     def to_dict(self) -> dict:
-        return {"trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.jobs,
+        return {"trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.jobs, "note": self.note,
                 "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v} for k, v in self.values.items()]}
 
     def _cells(self) -> tuple[list[str], list[str]]:
@@ -330,9 +430,23 @@ class Evaluation:
         header, cells = self._cells()
         widths = [max(len(h), len(c)) for h, c in zip(header, cells)]
         title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs "
-                 "(held out; * = best)")
+                 f"({self.note}; * = best)")
         return "\n".join([title, "  ".join(h.rjust(w) for h, w in zip(header, widths)),
                           "  ".join(c.rjust(w) for c, w in zip(cells, widths))])
+
+
+def evaluation_note(agent, env, workload, starts, length: int) -> str:
+    """Says whether evaluation sequences were held out from training: which jobs training drew from and where the
+    sequences lie (event-simulator agents), or that they are generated from held-out seeds."""
+    if not agent.event_simulator:
+        return "held-out seeds"
+    train_end = agent.held_out_range(env, len(workload))[0]
+    if train_end == 0:
+        return "from the whole trace, which training draws from too: not held out (the paper's protocol)"
+    if all(int(s) >= train_end for s in starts):
+        return f"held out: jobs {min(starts)}..{max(starts) + length - 1}; training drew from jobs 0..{train_end - 1}"
+    inside = sum(int(s) < train_end for s in starts)
+    return f"NOT held out: {inside} of {len(starts)} sequences start inside the training range 0..{train_end - 1}"
 
 
 def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dict:
@@ -344,7 +458,7 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     values = agent.score_baselines(env, workload, starts, length)
     values["RL"] = agent.score_policy(load_policy(checkpoint), env, workload, starts, length)
     evaluation = Evaluation(getattr(workload, "name", agent.name), agent.metric(env), [int(s) for s in starts], length,
-                            values)
+                            values, evaluation_note(agent, env, workload, starts, length))
     (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
     (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
     log(evaluation.to_text())

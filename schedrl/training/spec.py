@@ -110,6 +110,10 @@ class EvaluateSpec:
     """Jobs per evaluation sequence (RLScheduler §V-B: 1,024)."""
     starts: tuple[int, ...] = ()
     """Fixed evaluation starts instead of random ones."""
+    each_trial: bool = False
+    """Evaluate every trial's selected checkpoint, not only the best trial of each group: the multi-seed
+    protocol (a `ppo.seed` grid), reported per trial with mean, spread, worst and how many beat the best
+    heuristic."""
 
     def __post_init__(self) -> None:
         if self.sequences < 0 or self.jobs < 1:

@@ -327,7 +327,7 @@ def test_an_empty_policy_list_entry_is_refused(capsys, policies):
 
 
 def test_compare_draws_distinct_starts_and_says_when_fewer_exist(capsys, workload):
-    # issue 9 item 6: five sequences of the whole 2,000-job trace used to be [0, 0, 0, 0, 0]
+    # issue 9 item 6: five sequences of the whole default trace used to be [0, 0, 0, 0, 0]
     n = len(workload)
     result = cli_json(capsys, "compare", "--trace", "default", "--policies", "fcfs", "--sequences", "5",
                       "--jobs", str(n), "--no-progress")

@@ -42,6 +42,13 @@ def test_train_writes_its_outputs_and_prints_the_comparison(trained, capsys):
         assert (out / name).is_file(), name
     run = json.loads((out / "schedrl_run.json").read_text())
     assert run["env_config"]["metric"] == "wait" and run["env_config"]["norm"]  # normalisation saved
+    # the machine's default warm start ran: the best heuristic cloned before the first iteration
+    summary = json.loads((out / "summary.json").read_text())
+    assert run["settings"]["warm_start"] == "auto"
+    warm = summary["warm_start"]
+    assert warm["teacher"] in ("sjf", "f1", "wfp3", "unicep", "fcfs") and warm["decisions"] == 64 * 32
+    assert warm["agreement"] > warm["agreement_before"]
+    assert "best validation" in summary["selection"]  # the checkpoint evaluated was chosen on validation
 
 
 def test_evaluate_on_another_trace_matches_the_library(trained, other_trace, capsys):
@@ -102,6 +109,10 @@ def test_checkpoint_is_a_simulate_policy(trained, capsys):
      r"--runner-resource must look like NAME=AMOUNT"),
     (["train", "rlscheduler", "--iterations", "1", "--trace", "{tmp}/absent.swf", "--out", "{tmp}/e"], r"absent\.swf"),
     (["train", "rlscheduler", "--iterations", "1", "--resume", "--out", "{tmp}/f"], r"nothing to resume"),
+    (["train", "rlscheduler", "--iterations", "1", "--warm-start", "tetris", "--out", "{tmp}/g"],
+     r"unknown warm-start teacher 'tetris'; choose auto, none or one of fcfs, sjf"),
+    (["train", "rlscheduler", "--iterations", "1", "--keep-checkpoints", "-1", "--out", "{tmp}/h"],
+     r"--keep-checkpoints must be >= 0"),
 ])
 def test_bad_train_and_evaluate_input_is_one_line_with_exit_status_2(args, message, tmp_path, request, capsys):
     if "CKPT" in args:

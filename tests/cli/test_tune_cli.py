@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -80,7 +81,7 @@ def test_resume_finishes_an_interrupted_sweep_without_rerunning_finished_trials(
                 "num_epochs": 1, "seed": {"grid": [0, 1]}},
         "training": {"filtering": False, "validation_sequences": 1, "checkpoint_every": 1},
         "resources": {"max_concurrent_trials": 1},
-        "evaluate": {"sequences": 1, "jobs": 64},
+        "evaluate": {"sequences": 1, "jobs": 64, "each_trial": True},
         "stop": {"iterations": 1},
     }))
     import ray
@@ -121,3 +122,11 @@ def test_resume_finishes_an_interrupted_sweep_without_rerunning_finished_trials(
     assert len(results[f"trial_{first}"]) == 1  # trained once, not again on resume
     assert all(r[-1]["training_iteration"] == 1 for r in results.values())
     assert len((out / "results.csv").read_text().splitlines()) == 2  # header + the one group
+    # each_trial: both seeds evaluated on the same sequences, then summarised
+    report = json.loads((out / "results.json").read_text())
+    assert sorted(e["trial"] for e in report["evaluation"]) == [t.name for t in trials]
+    assert len({tuple(e["starts"]) for e in report["evaluation"]}) == 1
+    (seeds,) = report["seeds"]
+    assert seeds["trials"] == 2 and 0 <= seeds["beat_best_heuristic"] <= 2
+    assert seeds["mean"] == pytest.approx(np.mean([e["rl"] for e in report["evaluation"]]))
+    assert "## Summary per group" in (out / "results.md").read_text()

@@ -45,7 +45,7 @@ class RLSchedulerAgent(Agent):
     settings_class = PPOSettings
     models = ("kernel", "mlp_v1", "mlp_v2", "mlp_v3", "lenet")
     settings_section = "ppo"
-    env_searchable = ("trace", "cleaning", "preset", "metric", "backfill", "sequence_length")
+    env_searchable = ("trace", "cleaning", "preset", "metric", "backfill", "sequence_length", "train_fraction")
 
     # ---------------------------------------------------------------- configuration
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
@@ -75,6 +75,9 @@ class RLSchedulerAgent(Agent):
         p.add_argument("--paper-defaults", action="store_true",
                        help="the paper's PPO configuration (100 x 256-step batches, 80 full-batch epochs) instead of "
                             "settings sized for this machine (see `machine_defaults`)")
+        p.add_argument("--train-fraction", type=float, default=None,
+                       help="train on the first FRACTION of the cleaned trace; validation and evaluation sequences "
+                            "come from the rest (machine default 0.7; paper: 1, the whole trace for both)")
         p.add_argument("--no-filtering", action="store_true", help="disable trajectory filtering")
         p.add_argument("--filter-iterations", type=int, default=20,
                        help="phase-1 iterations of trajectory filtering (default 20)")
@@ -86,7 +89,8 @@ class RLSchedulerAgent(Agent):
             raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
         env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
                                    backfill=args.backfill, sequence_length=args.sequence_length,
-                                   reward_baseline=args.reward_baseline)
+                                   reward_baseline=args.reward_baseline,
+                                   train_fraction=1.0 if args.train_fraction is None else args.train_fraction)
         ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                           num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
                           env_runner_resources=args.runner_resources, warm_start=args.warm_start,
@@ -132,6 +136,12 @@ class RLSchedulerAgent(Agent):
 
     def metric(self, env_config: RLSchedulerEnvConfig) -> str:
         return env_config.metric
+
+    def held_out_range(self, env_config: RLSchedulerEnvConfig, n_jobs: int) -> tuple[int, int]:
+        from schedrl.agents.rlscheduler.env import training_end
+
+        end = training_end(env_config, n_jobs)
+        return (0, n_jobs) if end >= n_jobs else (end, n_jobs)
 
     def baselines(self, env_config: RLSchedulerEnvConfig) -> tuple[Baseline, ...]:
         return tuple(Baseline(name) for name in BASELINES)
@@ -211,7 +221,7 @@ def machine_defaults(cores: int, gpus: float = 0.0) -> dict[str, int]:
     """
     runners = 0 if cores <= 2 else min(cores // 2, 8)
     return {"--batch-size": 8192, "--epochs": 10, "--minibatch-size": 2048, "--envs-per-runner": 16,
-            "--num-env-runners": runners, "--warm-start": "auto"}
+            "--num-env-runners": runners, "--warm-start": "auto", "--train-fraction": 0.7}
 
 
 # PPOSettings field -> key path in `AlgorithmConfig.to_dict()`, for the fields a sweep may search;
@@ -238,10 +248,14 @@ def filter_training_starts(env: RLSchedulerEnvConfig, workload, phase1_iteration
     from schedrl.agents.rlscheduler.filtering import filter_starts
 
     t0 = time.perf_counter()
+    from schedrl.agents.rlscheduler.env import training_end
+
+    workload = workload[:training_end(env, len(workload))]  # phase 1 draws from the training part only
     n_starts = len(workload) - env.sequence_length + 1
     if n_starts < 1:
-        raise ValueError(f"trace {workload.name!r} has {len(workload)} jobs, fewer than the sequence length "
-                         f"{env.sequence_length}: choose a shorter --sequence-length")
+        raise ValueError(f"trace {workload.name!r}: the {len(workload)} jobs training draws from are fewer than the "
+                         f"sequence length {env.sequence_length}: choose a shorter --sequence-length or a larger "
+                         "--train-fraction")
     stride = max(1, n_starts // 4000)
     result = filter_starts(workload, env.sequence_length, sim_config_for(env), env.metric, stride)
     log(f"trajectory filtering: SJF scored {int(np.sum(~np.isnan(result.scores)))} sequences in "

@@ -44,6 +44,10 @@ class RLSchedulerEnvConfig:
     """`none`: the final reward is the objective itself (the paper). `sjf`: the objective relative to SJF on
     the same sequence, (sjf - value) / sjf for lower-is-better metrics, so sequences of very different
     difficulty give comparable rewards; each sequence's best schedule is unchanged (our addition)."""
+    train_fraction: float = 1.0
+    """Training sequences lie inside the first `train_fraction` of the cleaned trace; validation and
+    evaluation sequences come from the rest, so they are never trained on. 1.0: the paper's protocol
+    (random windows of the whole trace for training and testing alike)."""
     norm: Mapping[str, float] = field(default_factory=dict)
     """Normalisation constants (see `JobFeatures`); empty: derived from this trace. Saved with checkpoints."""
 
@@ -76,6 +80,8 @@ class RLSchedulerEnvConfig:
             raise ValueError(f"reward_baseline must be 'none' or 'sjf'; got {self.reward_baseline!r}")
         if self.sequence_length < 1:
             raise ValueError(f"sequence_length must be >= 1; got {self.sequence_length}")
+        if not 0.0 < self.train_fraction <= 1.0:
+            raise ValueError(f"train_fraction must be in (0, 1]; got {self.train_fraction}")
 
     def to_dict(self) -> dict:
         out = asdict(self)

@@ -30,6 +30,11 @@ def sim_config_for(config: RLSchedulerEnvConfig) -> SimConfig:
     return SimConfig.preset(config.preset, discipline="pick-and-wait", backfill=config.backfill)
 
 
+def training_end(config: RLSchedulerEnvConfig, n_jobs: int) -> int:
+    """Training windows lie in jobs [0, training_end); the rest is held out for validation and evaluation."""
+    return n_jobs if config.train_fraction >= 1.0 else max(1, int(config.train_fraction * n_jobs))
+
+
 def load_env_workload(config: RLSchedulerEnvConfig) -> Workload:
     from schedrl.workload.catalog import load_trace
 
@@ -65,7 +70,8 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
     (sjf - value) / sjf (or (value - sjf) / sjf for utilisation). `info["metric_value"]` is the raw value.
 
     ## Starting State
-    A sequence of `sequence_length` consecutive jobs from a random start (seeded by `reset(seed)`),
+    A sequence of `sequence_length` consecutive jobs from a random start (seeded by `reset(seed)`) inside
+    the first `train_fraction` of the trace,
     from `train_starts` during trajectory-filtering phase 1, or the next of the fixed `starts`.
     `continue_training` makes an env rebuilt mid-run (resume, restarted runner) pick up there.
 
@@ -106,7 +112,7 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         filtered = (Phase("filtered", cfg.filter_phase1_episodes, cfg.train_starts),) \
             if cfg.train_starts and cfg.filter_phase1_episodes > 0 else ()
         self.episodes = EpisodeSource(self.workload, cfg.sequence_length, fixed=cfg.starts,
-                                      phases=(*filtered, Phase("real")))
+                                      phases=(*filtered, Phase("real")), hi=training_end(cfg, len(self.workload)))
         """Where episodes come from: the fixed `starts`, else trajectory-filtering phase 1, then random windows."""
         self.sim: Simulator | None = None
         self._visible = np.zeros(0, dtype=np.int64)

@@ -169,8 +169,10 @@ class RLSchertAgent(Agent):
         return RLSchertPolicy(module, env_config, name=self.name.upper())
 
     # the contract's scoring hooks (validation every iteration, the final table, `schedrl evaluate`)
-    def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int) -> list[int]:
-        """Seeds of `count` held-out sequences (sequences are generated: Bernoulli arrivals of VASP jobs)."""
+    def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int,
+                       validation: bool = False) -> list[int]:
+        """Seeds of `count` held-out sequences (sequences are generated: Bernoulli arrivals of VASP jobs; the
+        driver's validation and evaluation seeds differ, 10,000+ and 20,000+)."""
         return self.validation_seeds(count, seed)
 
     def score_policy(self, policy, env_config, workload, ids, length: int) -> list[float]:

@@ -1,0 +1,85 @@
+"""Warm start (`schedrl/agents/rlscheduler/warm_start.py`): the teacher's demonstrations are its real
+decisions through the env, cloning makes the greedy policy schedule like the teacher, and the option
+is validated everywhere it is given."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+from schedrl.agents.rlscheduler.env import RLSchedulerEnv, load_env_workload
+from schedrl.agents.rlscheduler.observation import JobFeatures
+from schedrl.agents.rlscheduler.settings import PPOSettings
+from schedrl.agents.rlscheduler.warm_start import AUTO_CANDIDATES, check_teacher, clone, demonstrations
+from schedrl.heuristics import get_heuristic
+from schedrl.metrics import summarize
+from schedrl.sim import Simulator
+
+
+@pytest.fixture(scope="module")
+def env_config() -> dict:
+    config = RLSchedulerEnvConfig(trace="default", sequence_length=64)
+    return replace(config, norm=JobFeatures.from_trace(load_env_workload(config)).to_dict()).to_dict()
+
+
+def test_teacher_names_are_checked():
+    assert check_teacher(None) is None and check_teacher("none") is None and check_teacher("NONE") is None
+    assert check_teacher("SJF") == "sjf" and check_teacher("auto") == "auto"
+    with pytest.raises(ValueError, match="unknown warm-start teacher 'tetris'"):
+        check_teacher("tetris")  # not a priority-key heuristic
+    with pytest.raises(ValueError, match="unknown warm-start teacher 'bogus'.*warm_start_episodes=0"):
+        PPOSettings(warm_start="bogus", warm_start_episodes=0)
+    assert PPOSettings().warm_start is None  # the paper's configuration starts from random weights
+
+
+def test_demonstrations_are_the_teachers_own_schedules(env_config):
+    demos = demonstrations(env_config, "f1", 4, seed=3)
+    env = RLSchedulerEnv(config=env_config)
+    h = get_heuristic("f1")
+    assert demos.teacher == "f1" and len(demos) == 4 * 64 and not demos.candidates
+    # every episode's value is what the compiled heuristic gets on the same sequence
+    for e, value in enumerate(demos.episode_values):
+        env.reset(seed=3 + e)
+        assert value == pytest.approx(summarize(h.run(Simulator(env.sim.workload, env.sim_config))).value("bsld"))
+    # the labels are valid slots, and replaying them reproduces the first episode
+    assert np.all(demos.mask[np.arange(len(demos)), demos.slots] == 1.0)
+    env.reset(seed=3)
+    for t in range(64):
+        _, reward, terminated, _, info = env.step(int(demos.slots[t]))
+    assert terminated and info["metric_value"] == pytest.approx(demos.episode_values[0])
+    # undiscounted: every decision's return is the episode's reward, -bsld
+    assert np.allclose(demos.returns[:64], -demos.episode_values[0])
+
+
+def test_auto_picks_the_best_heuristic_on_the_training_sequences(env_config):
+    demos = demonstrations(env_config, "auto", 3, seed=0)
+    assert set(demos.candidates) == set(AUTO_CANDIDATES)
+    assert demos.teacher == min(demos.candidates, key=demos.candidates.get)  # bsld: lower is better
+    assert demos.episode_values.mean() == pytest.approx(demos.candidates[demos.teacher])
+
+
+def test_cloning_makes_the_greedy_policy_schedule_like_the_teacher(env_config):
+    from schedrl.agents.rlscheduler.modules import module_spec
+    from schedrl.agents.rlscheduler.policy import CheckpointPolicy
+
+    env = RLSchedulerEnv(config=env_config)
+    spec = module_spec("kernel")
+    spec.observation_space, spec.action_space = env.observation_space, env.action_space
+    module = spec.build()
+    demos = demonstrations(env_config, "sjf", 16, seed=0)
+    stats = clone(module, demos, epochs=20, seed=0)
+    assert stats["agreement_before"] < 0.6 < 0.9 < stats["agreement"]
+    assert stats["value_mse"] < stats["value_mse_before"]
+    # on sequences it never saw, the cloned policy's schedules are SJF's (within a few percent)
+    module.eval()
+    policy = CheckpointPolicy(module, env_config)
+    sjf, rl = [], []
+    for seed in (100, 101, 102):
+        env.reset(seed=seed)
+        seq = env.sim.workload
+        sjf.append(summarize(get_heuristic("sjf").run(Simulator(seq, env.sim_config))).bsld)
+        rl.append(summarize(Simulator(seq, env.sim_config).run(policy)).bsld)
+    assert np.mean(rl) <= 1.1 * np.mean(sjf)

@@ -1,0 +1,81 @@
+"""Checkpoint selection on validation, time to beat the best heuristic, and the multi-seed summary
+(`evaluate.each_trial`), on hand-made results whose answers are known."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from schedrl.training.driver import first_result_entries, selected_checkpoint
+from schedrl.training.report import seed_summary, t975, time_to_beat
+from schedrl.training.spec import EvaluateSpec, TrainingOptions
+
+
+def _result(validations, path="ckpt"):
+    checkpoints = [(SimpleNamespace(path=f"{path}_{i}"), {"training_iteration": i + 1, "schedrl": {"validation": v}})
+                   for i, v in enumerate(validations)]
+    return SimpleNamespace(best_checkpoints=checkpoints, checkpoint=SimpleNamespace(path=f"{path}_last"))
+
+
+def test_selected_checkpoint_is_the_best_validation_and_ties_go_to_the_later_one():
+    spec = SimpleNamespace(metric="schedrl/validation", mode="min")
+    path, phrase = selected_checkpoint(spec, _result([300.0, 250.0, 260.0, 250.0, float("nan")]))
+    assert path == "ckpt_3" and phrase == "checkpoint of iteration 4 (best validation 250.00)"
+    spec_max = SimpleNamespace(metric="schedrl/validation", mode="max")
+    assert selected_checkpoint(spec_max, _result([0.5, 0.7, 0.6]))[0] == "ckpt_1"
+    # no validation scores: the last checkpoint
+    assert selected_checkpoint(spec, _result([])) == ("ckpt_last", "last checkpoint")
+
+
+def test_time_to_beat_is_the_first_strictly_better_iteration():
+    df = pd.DataFrame({"training_iteration": [1, 2, 3, 4], "time_total_s": [10.0, 20.0, 30.0, 40.0],
+                       "schedrl/validation": [400.0, 300.0, 250.0, 200.0]})
+    assert time_to_beat(df, "schedrl/validation", "min", 300.0) == (3, 30.0)  # 300 only ties
+    assert time_to_beat(df, "schedrl/validation", "min", 100.0) is None
+    assert time_to_beat(df, "schedrl/validation", "max", 350.0) == (1, 10.0)
+    assert time_to_beat(df, "schedrl/validation", "min", None) is None
+    assert time_to_beat(None, "schedrl/validation", "min", 1.0) is None
+
+
+def test_first_result_entries_reads_the_flattened_warm_start_report():
+    df = pd.DataFrame({"schedrl/warm_start/teacher": ["sjf", np.nan], "schedrl/warm_start/agreement": [0.97, np.nan],
+                       "training_iteration": [1, 2]})
+    assert first_result_entries(df, "schedrl/warm_start/") == {"teacher": "sjf", "agreement": 0.97}
+    assert first_result_entries(df, "schedrl/nothing/") == {}
+
+
+def _evaluation(rl_values, best=258.37, times=(None,)):
+    rows = []
+    for i, v in enumerate(rl_values):
+        rows.append({"group": "backfill=none", "trial": f"t{i}", "evaluated_on": "lublin_256", "metric": "bsld",
+                     "rl": v, "best_heuristic": "F1", "F1": best, "SJF": 277.35,
+                     "time_to_beat_s": times[i % len(times)]})
+    return rows
+
+
+def test_seed_summary_counts_seeds_beating_the_best_heuristic_with_a_t_interval():
+    rl = [255.54, 248.21, 268.72]
+    (s,) = seed_summary(_evaluation(rl, times=(120.0, None, 300.0)))
+    assert s["trials"] == 3 and s["beat_best_heuristic"] == 2
+    assert s["mean"] == pytest.approx(np.mean(rl)) and s["worst"] == 268.72 and s["best"] == 248.21
+    assert s["std"] == pytest.approx(np.std(rl, ddof=1))
+    assert s["ci95"] == pytest.approx(4.303 * np.std(rl, ddof=1) / math.sqrt(3))
+    assert s["median_time_to_beat_validation_s"] == 210.0 and s["validation_beat_in"] == 2
+    (one,) = seed_summary(_evaluation([250.0]))
+    assert math.isnan(one["ci95"]) and one["median_time_to_beat_validation_s"] is None
+
+
+def test_t_quantiles():
+    assert t975(1) == 12.706 and t975(2) == 4.303 and t975(30) == 2.042 and t975(100) == 1.96
+
+
+def test_options_are_validated():
+    assert EvaluateSpec(each_trial=True).each_trial and not EvaluateSpec().each_trial
+    assert TrainingOptions().checkpoint_every == 1 and TrainingOptions().keep_checkpoints == 5
+    assert TrainingOptions(keep_checkpoints=None).keep_checkpoints is None
+    with pytest.raises(ValueError, match="keep_checkpoints must be >= 1 or null"):
+        TrainingOptions(keep_checkpoints=0)
