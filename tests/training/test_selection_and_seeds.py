@@ -79,3 +79,40 @@ def test_options_are_validated():
     assert TrainingOptions(keep_checkpoints=None).keep_checkpoints is None
     with pytest.raises(ValueError, match="keep_checkpoints must be >= 1 or null"):
         TrainingOptions(keep_checkpoints=0)
+
+
+def test_validation_and_evaluation_zones_are_disjoint_and_held_out():
+    from schedrl.agents import get_agent
+    from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+    from schedrl.training.report import evaluation_note
+
+    agent = get_agent("rlscheduler")
+    split = RLSchedulerEnvConfig(train_fraction=0.7)
+    assert agent.held_out_range(split, 10_000) == (7000, 10_000)
+    assert agent.split_range(split, 10_000, validation=True) == (7000, 7750)
+    assert agent.split_range(split, 10_000) == (7750, 10_000)
+    workload = list(range(10_000))
+    val = agent.evaluation_ids(split, workload, 5, 1, 256, validation=True)
+    ev = agent.evaluation_ids(split, workload, 10, 2, 1024)
+    assert all(7000 <= s and s + 256 <= 7750 for s in val) and all(7750 <= s and s + 1024 <= 10_000 for s in ev)
+    assert evaluation_note(agent, split, workload, ev, 1024).startswith("held out: jobs ")
+    assert evaluation_note(agent, split, workload, [100, 8000], 1024).startswith("NOT held out: 1 of 2 sequences")
+    # the paper's protocol: one zone, the whole trace, said to be not held out
+    paper = RLSchedulerEnvConfig()
+    assert agent.split_range(paper, 10_000) == agent.split_range(paper, 10_000, validation=True) == (0, 10_000)
+    assert "not held out" in evaluation_note(agent, paper, workload, [0], 1024)
+    with pytest.raises(ValueError, match="train_fraction must be in"):
+        RLSchedulerEnvConfig(train_fraction=0.0)
+
+
+def test_training_episodes_stay_inside_the_training_part():
+    from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+    from schedrl.agents.rlscheduler.env import RLSchedulerEnv
+
+    env = RLSchedulerEnv(config=RLSchedulerEnvConfig(trace="default", train_fraction=0.7, sequence_length=64).to_dict())
+    end = int(0.7 * len(env.workload))
+    starts = []
+    for seed in range(200):
+        env.reset(seed=seed)
+        starts.append(env.start)
+    assert max(starts) + 64 <= end and min(starts) >= 0 and len(set(starts)) > 150
