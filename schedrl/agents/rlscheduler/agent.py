@@ -193,7 +193,8 @@ class RLSchedulerAgent(Agent):
             return None
         from schedrl.agents.rlscheduler.warm_start import warm_start
 
-        return warm_start(algorithm, spec)
+        # the trial's own seed and discount (a sweep searches them in the algorithm config, not in this dict)
+        return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0, "gamma": algorithm.config.gamma})
 
     # ---------------------------------------------------------------- evaluation
     def policy_from_module(self, module, env_config: Mapping[str, Any]):
