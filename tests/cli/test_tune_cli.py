@@ -78,7 +78,8 @@ def test_resume_finishes_an_interrupted_sweep_without_rerunning_finished_trials(
         "name": "two",
         "env": {"trace": "default", "sequence_length": 32},
         "ppo": {"num_env_runners": 0, "num_envs_per_env_runner": 1, "train_batch_size_per_learner": 128,
-                "num_epochs": 1, "seed": {"grid": [0, 1]}},
+                "num_epochs": 1, "seed": {"grid": [0, 1]}, "warm_start": "sjf", "warm_start_episodes": 3,
+                "warm_start_epochs": 1},
         "training": {"filtering": False, "validation_sequences": 1, "checkpoint_every": 1},
         "resources": {"max_concurrent_trials": 1},
         "evaluate": {"sequences": 1, "jobs": 64, "each_trial": True},
@@ -121,6 +122,9 @@ def test_resume_finishes_an_interrupted_sweep_without_rerunning_finished_trials(
     results = {t.name: [json.loads(x) for x in (t / "result.json").read_text().splitlines()] for t in trials}
     assert len(results[f"trial_{first}"]) == 1  # trained once, not again on resume
     assert all(r[-1]["training_iteration"] == 1 for r in results.values())
+    # each trial warm-started from SJF on demonstrations drawn with its own seed
+    warm = [r[0]["schedrl"]["warm_start"] for r in results.values()]
+    assert [w["teacher"] for w in warm] == ["sjf", "sjf"] and warm[0]["teacher_value"] != warm[1]["teacher_value"]
     assert len((out / "results.csv").read_text().splitlines()) == 2  # header + the one group
     # each_trial: both seeds evaluated on the same sequences, then summarised
     report = json.loads((out / "results.json").read_text())
