@@ -227,10 +227,14 @@ def write_report(spec, results, out: Path) -> str:
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["group", "trial", *keys, metric_col, "iterations", "checkpoint"] + (eval_cols if evaluation else []))
+        by_name = {r.name: r for r in rows}
         for group, r in best.items():
-            head = [group, r.name, *[r.values[k] for k in keys], r.best, r.iterations, r.checkpoint]
+            # each_trial: one row per evaluated trial of the group (the multi-seed protocol), else its best trial
             evals = [e for e in evaluation if e["group"] == group]
-            for e in evals or [None]:
+            listed = [(by_name[e["trial"]], e) for e in evals] if spec.evaluate.each_trial and evals else \
+                [(r, e) for e in evals or [None]]
+            for row, e in listed:
+                head = [group, row.name, *[row.values[k] for k in keys], row.best, row.iterations, row.checkpoint]
                 w.writerow(head + ([e.get(c, "") for c in eval_cols] if e else []))
     (out / "results.json").write_text(json.dumps({
         "spec": spec.to_data(),

@@ -125,7 +125,7 @@ def test_resume_finishes_an_interrupted_sweep_without_rerunning_finished_trials(
     # each trial warm-started from SJF on demonstrations drawn with its own seed
     warm = [r[0]["schedrl"]["warm_start"] for r in results.values()]
     assert [w["teacher"] for w in warm] == ["sjf", "sjf"] and warm[0]["teacher_value"] != warm[1]["teacher_value"]
-    assert len((out / "results.csv").read_text().splitlines()) == 2  # header + the one group
+    assert len((out / "results.csv").read_text().splitlines()) == 3  # header + each trial of the one group
     # each_trial: both seeds evaluated on the same sequences, then summarised
     report = json.loads((out / "results.json").read_text())
     assert sorted(e["trial"] for e in report["evaluation"]) == [t.name for t in trials]
