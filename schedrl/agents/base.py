@@ -133,6 +133,12 @@ class Agent(ABC):
     def metric(self, env_config) -> str:
         """The objective (`schedrl.metrics.METRICS` key) validation and evaluation report."""
 
+    @staticmethod
+    def held_out_after(end: int, n_jobs: int) -> tuple[int, int]:
+        """`held_out_range` of an agent that trains on jobs [0, end): the rest, or the whole trace when training
+        uses all of it."""
+        return (end, n_jobs) if end < n_jobs else (0, n_jobs)
+
     def held_out_range(self, env_config, n_jobs: int) -> tuple[int, int]:
         """The part [lo, hi) of the cleaned trace that validation and evaluation sequences come from.
         Default: all of it (RLScheduler trains and evaluates on random windows of the whole trace);

@@ -32,6 +32,11 @@ PHASE_KINDS = ("real", "filtered", "sampled", "synthetic")
 """The kinds of episode a phase draws."""
 
 
+def training_end(train_fraction: float, n_jobs: int) -> int:
+    """End of the training part when training draws from the first `train_fraction` of `n_jobs` jobs."""
+    return n_jobs if train_fraction >= 1.0 else max(1, int(train_fraction * n_jobs))
+
+
 @dataclass(frozen=True)
 class Phase:
     """One phase of a curriculum."""

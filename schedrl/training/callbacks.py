@@ -17,6 +17,8 @@ from ray.exceptions import ActorDiedError
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.tune import Callback
 
+from schedrl.training.report import best_heuristic
+
 TRAIN_METRIC = "schedrl_train_metric"
 """Env-runner metric: the objective's value of each finished training episode (mean per iteration)."""
 RESULT_KEY = "schedrl"
@@ -94,15 +96,13 @@ class SchedulingMetricsCallback(RLlibCallback):
         policy = agent.policy_from_module(module, env_config)
         length = int(spec.get("length", agent.sequence_length(env)))
         values = agent.score_policy(policy, env, self._workload, spec["starts"], length)
-        heuristics = spec["heuristics"]
-        lower = spec["lower_is_better"]
-        best = (min if lower else max)(heuristics, key=heuristics.get)
-        result[VALIDATION_SCORE] = float(np.mean(values))
+        best, best_value = best_heuristic(spec)
+        result[VALIDATION_SCORE] = validation = float(np.mean(values))
         result[RESULT_KEY].update({
-            "validation": float(np.mean(values)),
+            "validation": validation,
             "best_heuristic": best,
-            "best_heuristic_value": float(heuristics[best]),
-            **{f"heuristic_{k}": float(v) for k, v in heuristics.items()},
+            "best_heuristic_value": best_value,
+            **{f"heuristic_{k}": float(v) for k, v in spec["heuristics"].items()},
         })
 
 

@@ -348,27 +348,19 @@ def first_result_entries(df, prefix: str) -> dict:
 def selected_checkpoint(spec: SweepSpec, result) -> tuple[str, str]:
     """The trial's checkpoint with the best validation score (the last one without validation), and a
     phrase saying which it is."""
-    import math
+    from schedrl.training.report import best_checkpoint
 
-    from schedrl.training.report import lookup_metric
-
-    scored = []
-    for c, metrics in result.best_checkpoints or []:
-        value = lookup_metric(metrics, spec.metric)
-        if value is not None and math.isfinite(value):
-            scored.append((c, value, int(metrics.get("training_iteration", 0))))
-    if not scored:
+    picked = best_checkpoint(spec, result)
+    if picked is None:
         return result.checkpoint.path, "last checkpoint"
-    # ties go to the later iteration (more training at the same validation score)
-    scored.sort(key=lambda t: -t[2])
-    pick = (min if spec.mode == "min" else max)(scored, key=lambda t: t[1])
-    return pick[0].path, f"checkpoint of iteration {pick[2]} (best validation {pick[1]:.2f})"
+    checkpoint, value, iteration = picked
+    return checkpoint.path, f"checkpoint of iteration {iteration} (best validation {value:.2f})"
 
 
 def train(spec: SweepSpec, out: str | Path, *, resume: bool = False, train_args: tuple[str, ...] | None = None,
           verbose: bool = True, address: str | None = None) -> dict:
     """A one-trial run: the experiment, then its run record in `out`, curve plot and final evaluation."""
-    from schedrl.training.report import final_evaluation, plot_curve
+    from schedrl.training.report import best_heuristic, final_evaluation, plot_curve, time_to_beat
 
     if spec.num_trials() != 1:
         raise ValueError(f"train runs one trial; {spec.source} describes {spec.num_trials()} (use `schedrl tune`)")
@@ -388,16 +380,14 @@ def train(spec: SweepSpec, out: str | Path, *, resume: bool = False, train_args:
     checkpoint, selection = selected_checkpoint(spec, result)
     log(f"training finished in {wall:.0f} s; {selection}: {checkpoint}")
     summary = {"checkpoint": checkpoint, "selection": selection, "wall_s": wall, "out": str(out)}
-    heuristics = (record.validation or {}).get("heuristics") or {}
-    if heuristics:
-        from schedrl.training.report import time_to_beat
-
-        name = (min if spec.mode == "min" else max)(heuristics, key=heuristics.get)
-        beat = time_to_beat(result.metrics_dataframe, spec.metric, spec.mode, heuristics[name])
-        summary["time_to_beat"] = {"heuristic": name, "value": heuristics[name],
+    heuristic = best_heuristic(record.validation)
+    if heuristic:
+        name, value = heuristic
+        beat = time_to_beat(result.metrics_dataframe, spec.metric, spec.mode, value)
+        summary["time_to_beat"] = {"heuristic": name, "value": value,
                                    "iteration": beat[0] if beat else None, "seconds": beat[1] if beat else None}
-        log(f"validation first beat {name} ({heuristics[name]:.2f}) at iteration {beat[0]}, after {beat[1]:.0f} s "
-            "of training" if beat else f"validation never beat {name} ({heuristics[name]:.2f})")
+        log(f"validation first beat {name} ({value:.2f}) at iteration {beat[0]}, after {beat[1]:.0f} s "
+            "of training" if beat else f"validation never beat {name} ({value:.2f})")
     warm = first_result_entries(result.metrics_dataframe, "schedrl/warm_start/")
     if warm:
         summary["warm_start"] = warm

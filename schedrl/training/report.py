@@ -43,27 +43,41 @@ class TrialRow:
     """(iteration, training seconds) at which validation first beat the best heuristic; None if it never did."""
 
 
+def best_checkpoint(spec, result) -> tuple[Any, float, int] | None:
+    """(checkpoint, its `spec.metric` value, iteration) of a trial's best kept checkpoint, ties to the later
+    iteration (more training at the same score); None when no kept checkpoint has a finite value."""
+    scored = []
+    for c, metrics in result.best_checkpoints or []:
+        value = lookup_metric(metrics, spec.metric)
+        if value is not None and math.isfinite(value):
+            scored.append((c, float(value), int(metrics.get("training_iteration", 0))))
+    if not scored:
+        return None
+    scored.sort(key=lambda t: -t[2])
+    return (min if spec.mode == "min" else max)(scored, key=lambda t: t[1])
+
+
+def best_heuristic(validation: dict | None) -> tuple[str, float] | None:
+    """(name, value) of the best baseline on the validation sequences (the driver's validation spec)."""
+    h = (validation or {}).get("heuristics")
+    if not h:
+        return None
+    name = (min if validation["lower_is_better"] else max)(h, key=h.get)
+    return name, float(h[name])
+
+
 def trial_rows(spec, results) -> list[TrialRow]:
     from schedrl.training.callbacks import VALIDATION_KEY
 
     rows = []
     for r in results:
         config = r.config
-        best, checkpoint = math.nan, None
-        scored = [(c, lookup_metric(m, spec.metric)) for c, m in (r.best_checkpoints or [])]
-        scored = [(c, v) for c, v in scored if v is not None and math.isfinite(v)]
-        if scored:
-            checkpoint, best = (min if spec.mode == "min" else max)(scored, key=lambda cv: cv[1])
-        elif r.checkpoint is not None:
-            checkpoint = r.checkpoint
+        best, checkpoint = math.nan, r.checkpoint
+        picked = best_checkpoint(spec, r)
+        if picked:
+            checkpoint, best, _ = picked
         df = r.metrics_dataframe
-        validation = config["learner_config_dict"].get(VALIDATION_KEY) or {}
-        if validation.get("heuristics"):
-            h = validation["heuristics"]
-            name = (min if validation["lower_is_better"] else max)(h, key=h.get)
-            heuristic = (name, h[name])
-        else:
-            heuristic = None
+        heuristic = best_heuristic(config["learner_config_dict"].get(VALIDATION_KEY))
         rows.append(TrialRow(
             time_to_beat=time_to_beat(df, spec.metric, spec.mode, heuristic[1] if heuristic else None),
             name=Path(r.path).name, group=group_label(trial_group(spec, config)), values=trial_values(spec, config),

@@ -102,10 +102,7 @@ class _DRASFamily(Agent):
         return METRIC
 
     def held_out_range(self, env_config: DRASEnvConfig, n_jobs: int) -> tuple[int, int]:
-        from schedrl.agents.dras.env import training_range
-
-        end = training_range(env_config, n_jobs)[1]
-        return (end, n_jobs) if end < n_jobs else (0, n_jobs)
+        return self.held_out_after(training_range(env_config, n_jobs)[1], n_jobs)
 
     def baselines(self, env_config: DRASEnvConfig) -> tuple[Baseline, ...]:
         return dras_baselines(env_config.window)

@@ -13,7 +13,7 @@ from schedrl.agents.dras.keys import (
     INFO_JOB, INFO_LEVEL, INFO_METRIC, INFO_METRICS, INFO_START, METRIC, OBS_ACTION_MASK, OBS_LEVEL, OBS_STATE,
 )
 from schedrl.agents.dras.observation import StateBuilder, StateScales, state_rows
-from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum
+from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum, training_end
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
@@ -41,7 +41,7 @@ def training_range(config: DRASEnvConfig, n_jobs: int) -> tuple[int, int]:
     """(first, end): the jobs random training sequences are drawn from."""
     if config.jobs_range:
         return config.jobs_range[0], config.jobs_range[1]
-    return 0, max(1, int(n_jobs * config.train_fraction))
+    return 0, training_end(config.train_fraction, n_jobs)
 
 
 class DRASEnv(ContinuedEpisodes, gym.Env):

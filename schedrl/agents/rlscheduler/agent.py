@@ -20,6 +20,7 @@ from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 from schedrl.agents.rlscheduler.env import load_env_workload, sim_config_for
 from schedrl.agents.rlscheduler.observation import JobFeatures
 from schedrl.agents.rlscheduler.settings import TARGET_KL_KEY, VF_LR_KEY, WARM_START_KEY, PPOSettings
+from schedrl.envs.episodes import training_end
 from schedrl.sim.config import SimConfig
 
 BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
@@ -138,10 +139,7 @@ class RLSchedulerAgent(Agent):
         return env_config.metric
 
     def held_out_range(self, env_config: RLSchedulerEnvConfig, n_jobs: int) -> tuple[int, int]:
-        from schedrl.agents.rlscheduler.env import training_end
-
-        end = training_end(env_config, n_jobs)
-        return (0, n_jobs) if end >= n_jobs else (end, n_jobs)
+        return self.held_out_after(training_end(env_config.train_fraction, n_jobs), n_jobs)
 
     def baselines(self, env_config: RLSchedulerEnvConfig) -> tuple[Baseline, ...]:
         return tuple(Baseline(name) for name in BASELINES)
@@ -249,9 +247,7 @@ def filter_training_starts(env: RLSchedulerEnvConfig, workload, phase1_iteration
     from schedrl.agents.rlscheduler.filtering import filter_starts
 
     t0 = time.perf_counter()
-    from schedrl.agents.rlscheduler.env import training_end
-
-    workload = workload[:training_end(env, len(workload))]  # phase 1 draws from the training part only
+    workload = workload[:training_end(env.train_fraction, len(workload))]  # phase 1 draws from the training part only
     n_starts = len(workload) - env.sequence_length + 1
     if n_starts < 1:
         raise ValueError(f"trace {workload.name!r}: the {len(workload)} jobs training draws from are fewer than the "

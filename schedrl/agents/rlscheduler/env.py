@@ -9,7 +9,7 @@ import numpy as np
 
 from schedrl.agents.rlscheduler.observation import FEATURES, JobFeatures, ObservationBuilder, n_features
 from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
-from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, Phase
+from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, Phase, training_end
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
@@ -28,11 +28,6 @@ INFO_JOB = "job"
 def sim_config_for(config: RLSchedulerEnvConfig) -> SimConfig:
     """Pick-and-wait simulator semantics for an env config (its `preset`, see `SimConfig.preset`)."""
     return SimConfig.preset(config.preset, discipline="pick-and-wait", backfill=config.backfill)
-
-
-def training_end(config: RLSchedulerEnvConfig, n_jobs: int) -> int:
-    """Training windows lie in jobs [0, training_end); the rest is held out for validation and evaluation."""
-    return n_jobs if config.train_fraction >= 1.0 else max(1, int(config.train_fraction * n_jobs))
 
 
 def load_env_workload(config: RLSchedulerEnvConfig) -> Workload:
@@ -111,8 +106,8 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         cfg = self.config
         filtered = (Phase("filtered", cfg.filter_phase1_episodes, cfg.train_starts),) \
             if cfg.train_starts and cfg.filter_phase1_episodes > 0 else ()
-        self.episodes = EpisodeSource(self.workload, cfg.sequence_length, fixed=cfg.starts,
-                                      phases=(*filtered, Phase("real")), hi=training_end(cfg, len(self.workload)))
+        self.episodes = EpisodeSource(self.workload, cfg.sequence_length, fixed=cfg.starts, phases=(*filtered, Phase("real")),
+                                      hi=training_end(cfg.train_fraction, len(self.workload)))
         """Where episodes come from: the fixed `starts`, else trajectory-filtering phase 1, then random windows."""
         self.sim: Simulator | None = None
         self._visible = np.zeros(0, dtype=np.int64)

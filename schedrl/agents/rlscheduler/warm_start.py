@@ -150,11 +150,12 @@ def clone(module, demos: Demonstrations, epochs: int = 8, minibatch: int = 512, 
     value_params = {id(p) for p in value_net.parameters()} if value_net is not None else set()
     policy_params = [p for p in module.parameters() if id(p) not in value_params]
 
+    def batch(idx):
+        return {Columns.OBS: {OBS_JOBS: jobs[idx], OBS_ACTION_MASK: mask[idx]}}
+
     def forward(idx):
-        batch = {Columns.OBS: {OBS_JOBS: jobs[idx], OBS_ACTION_MASK: mask[idx]}}
-        logits = module._forward_train(batch)[Columns.ACTION_DIST_INPUTS]
-        values = module.compute_values(batch) if value_net is not None else None
-        return logits, values
+        logits = module._forward_train(batch(idx))[Columns.ACTION_DIST_INPUTS]
+        return logits, module.compute_values(batch(idx)) if value_net is not None else None
 
     def measure() -> tuple[float, float, float]:
         with torch.no_grad():
@@ -171,8 +172,8 @@ def clone(module, demos: Demonstrations, epochs: int = 8, minibatch: int = 512, 
     last = _last_linear(value_net)
     if last is not None:  # start the value output at the mean return (see module docstring)
         with torch.no_grad():
-            shift = float(returns.mean()) - float(torch.cat([forward(i)[1] for i in torch.arange(len(slots)).split(4096)]).mean())
-            last.bias += shift
+            values = torch.cat([module.compute_values(batch(i)) for i in torch.arange(len(slots)).split(4096)])
+            last.bias += float(returns.mean() - values.mean())
     optimizers = [torch.optim.Adam(policy_params, lr=lr)]
     if value_params:
         optimizers.append(torch.optim.Adam(value_net.parameters(), lr=lr))
