@@ -235,27 +235,40 @@ class Agent(ABC):
         rng = np.random.default_rng(seed)
         return [lo + int(s) for s in rng.integers(0, hi - lo - length + 1, count)] if count else []
 
-    def score_policy(self, policy, env_config, workload, ids, length: int) -> list[float]:
-        """The objective's value on each sequence `ids` under `policy` (default: the event simulator)."""
+    def policy_metrics(self, policy, env_config, workload, ids, length: int) -> list:
+        """Every aggregate (`schedrl.metrics.Metrics`) of `policy` on each sequence `ids` (event-simulator agents;
+        an agent on another simulator raises)."""
         from schedrl.eval.policies import run_policy
         from schedrl.metrics import summarize
         from schedrl.sim import Simulator
         from schedrl.workload.sampling import sequence
 
-        metric, config = self.metric(env_config), self.sim_config(env_config)
-        return [summarize(run_policy(policy, Simulator(sequence(workload, s, length), config))).value(metric)
-                for s in ids]
+        config = self.sim_config(env_config)
+        return [summarize(run_policy(policy, Simulator(sequence(workload, s, length), config))) for s in ids]
+
+    def baseline_metrics(self, env_config, workload, ids, length: int, sim_config: SimConfig | None = None,
+                         seed: int = 0) -> dict[str, list]:
+        """Each baseline's `Metrics` on the sequences `ids`, keyed by its label; a baseline without semantics of its
+        own runs under `sim_config` (default: the agent's)."""
+        from schedrl.eval.policies import baseline_metrics
+        from schedrl.workload.sampling import sequence
+
+        config = sim_config or self.sim_config(env_config)
+        return {b.name: [baseline_metrics(b, sequence(workload, s, length), config, seed) for s in ids]
+                for b in self.baselines(env_config)}
+
+    def score_policy(self, policy, env_config, workload, ids, length: int) -> list[float]:
+        """The objective's value on each sequence `ids` under `policy` (default: the event simulator)."""
+        metric = self.metric(env_config)
+        return [m.value(metric) for m in self.policy_metrics(policy, env_config, workload, ids, length)]
 
     def score_baselines(self, env_config, workload, ids, length: int, sim_config: SimConfig | None = None,
                         seed: int = 0) -> dict[str, list[float]]:
         """Each baseline's values on the sequences `ids`, keyed by its label; a baseline without semantics of
         its own runs under `sim_config` (default: the agent's)."""
-        from schedrl.eval.policies import run_baseline
-        from schedrl.workload.sampling import sequence
-
-        metric, config = self.metric(env_config), sim_config or self.sim_config(env_config)
-        return {b.name: [run_baseline(b, sequence(workload, s, length), config, metric, seed) for s in ids]
-                for b in self.baselines(env_config)}
+        metric = self.metric(env_config)
+        return {label: [m.value(metric) for m in ms]
+                for label, ms in self.baseline_metrics(env_config, workload, ids, length, sim_config, seed).items()}
 
     @abstractmethod
     def policy_from_module(self, module, env_config: Mapping[str, Any]) -> SchedulingPolicy:

@@ -12,7 +12,9 @@ from schedrl.sim.config import BACKFILLS, SimConfig
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text)
-    p.add_argument("checkpoint", help="checkpoint directory written by `schedrl train`")
+    p.add_argument("checkpoint", nargs="+",
+                   help="checkpoint directory written by `schedrl train`; several (e.g. DRAS-PG, DRAS-DQL and "
+                        "Decima-PG of one trace) make a methods table (see --metrics)")
     add_trace_options(p, default_from="the checkpoint's training run")
     add_sim_options(p, backfill_many=True, backfill_default=None)
     p.add_argument("--policies", default=None, help="heuristics to compare against (default: the agent's baselines)")
@@ -26,6 +28,15 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     fmt.add_argument("--csv", action="store_true")
     fmt.add_argument("--markdown", action="store_true")
     p.add_argument("--plot", metavar="PNG", help="bar chart of the means")
+    table = p.add_argument_group("methods table (several checkpoints, or any of these options)")
+    table.add_argument("--metrics", metavar="LIST",
+                       help="columns of a methods x metrics table: wait, max_wait, p95_wait, bsld, slowdown, "
+                            "turnaround, utilization, fairness, requeued, util:RESOURCE (default with several "
+                            "checkpoints: wait,max_wait,slowdown,utilization)")
+    table.add_argument("--shares", action="store_true",
+                       help="add the shares of jobs and of resource-0 work started ready / reserved / backfilled "
+                            "(DRAS Table IV)")
+    table.add_argument("--kiviat", metavar="PNG", help="radar chart of the normalised metrics (DRAS Fig. 6)")
     p.set_defaults(run=run)
     return p
 
@@ -36,22 +47,40 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
 
-    try:
-        policy = load_policy(args.checkpoint)  # fails early with a clear message
+    try:  # fails early with a clear message
+        policies = [load_policy(c) for c in args.checkpoint]
     except CheckpointError as e:
         raise UsageError(str(e)) from None
+    policy = policies[0]
     record = policy.record
+    methods = len(policies) > 1 or args.metrics is not None or args.shares or args.kiviat is not None
+    if methods and args.policies is not None:
+        raise UsageError("--policies applies to the single-metric table; a methods table uses the agent's baselines")
     agent = get_agent(record.agent)
     trained = dict(record.env_config)
     env = agent.env_config_class.from_dict(trained)
     metric = args.metric or agent.metric(env)
     own_trace = args.trace is None or args.trace == trained.get("trace")
     if not agent.event_simulator:  # the discrete-time cluster: its own sequences, baselines and metric
+        if methods:
+            raise UsageError(f"{agent.name} runs on the discrete-time cluster: a methods table (several checkpoints, "
+                             "--metrics, --shares, --kiviat) needs event-simulator agents")
         return evaluate_generated(agent, env, policy, args)
     taken = apply_training_defaults(args, trained, record.sim_config)
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
     workload = agent.load_workload(env) if own_trace and args.cleaning == trained.get("cleaning", args.cleaning) \
         else load_workload(args)
+    if methods:  # the columns are checked before any progress line
+        from schedrl.eval.methods import SHARES, parse_columns
+
+        try:
+            args.columns = parse_columns(args.metrics, ("procs", "nodes") + tuple(getattr(workload, "capacity", {})))
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        args.columns += list(SHARES) if args.shares else []
+        if args.kiviat and len([c for c in args.columns if c not in SHARES]) < 3:
+            raise UsageError(f"a Kiviat chart needs at least 3 metrics, got "
+                             f"{len([c for c in args.columns if c not in SHARES])} ({args.metrics})")
     # sequences come from the part of the training trace the agent never trained on
     lo, hi = agent.split_range(env, len(workload)) if own_trace else (0, len(workload))
     baselines = agent.baselines(env)
@@ -65,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
         if lo:
             print(f"schedrl evaluate: sequences from positions {lo}..{hi - 1} of the trace (held out from training)",
                   file=sys.stderr)
+        if methods:
+            config = evaluation_config(args, record.sim_config, backfills[0])
+            print(methods_output(policies, workload, starts, args, config, own_trace, agent, env))
+            return 0
         if own_semantics:  # each baseline under its paper's semantics (DRAS: BinPacking starts jobs only at once)
             config = evaluation_config(args, record.sim_config, backfills[0])
             print(baselines_table(agent, env, policy, workload, starts, args, metric, config))
@@ -82,6 +115,32 @@ def run(args: argparse.Namespace) -> int:
     print(result.to_json() if args.json else result.to_csv() if args.csv else
           result.to_markdown() if args.markdown else result.to_text())
     return 0
+
+
+def methods_output(policies, workload, starts, args, config, own_trace, agent, env) -> str:
+    """The methods x metrics table (`schedrl.eval.methods`) of every checkpoint and the first one's baselines."""
+    from schedrl.agents import get_agent
+    from schedrl.eval.methods import kiviat, methods_table
+    from schedrl.training.report import evaluation_note
+
+    columns = args.columns
+    if own_trace:  # every checkpoint's evaluation must be held out from its own training
+        for c, p in zip(args.checkpoint, policies):
+            other = get_agent(p.record.agent)
+            other_env = other.env_config_class.from_dict(dict(p.record.env_config))
+            if getattr(other_env, "trace", None) != getattr(env, "trace", None):
+                raise ValueError(f"{c} was trained on {getattr(other_env, 'trace', '?')!r}, the first checkpoint on "
+                                 f"{getattr(env, 'trace', '?')!r}: pass --trace to evaluate every one on one trace")
+            end = other.held_out_range(other_env, len(workload))[0]
+            if end == 0 or min(starts) < end:
+                raise ValueError(f"{c} trained on jobs 0..{(end or len(workload)) - 1} of {workload.name!r}, which "
+                                 f"overlap the evaluation sequences (first start {min(starts)}): train it with a "
+                                 "held-out part (--train-fraction) or evaluate on another --trace")
+    note = evaluation_note(agent, env, workload, starts, args.jobs) if own_trace else "another trace"
+    table = methods_table(policies, workload, starts, args.jobs, columns, note, sim_config=config, seed=args.seed)
+    if args.kiviat:
+        kiviat(table, args.kiviat)
+    return table.to_json() if args.json else table.to_markdown() if args.markdown else table.to_text()
 
 
 def baselines_table(agent, env, policy, workload, starts, args, metric, config) -> str:

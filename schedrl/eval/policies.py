@@ -51,11 +51,16 @@ def run_policy(policy, sim: Simulator) -> Schedule:
     return fast(sim) if fast is not None else sim.run(policy)
 
 
-def run_baseline(baseline, workload, sim_config, metric: str, seed: int = 0) -> float:
-    """An agent's `Baseline` on one sequence (its own SimConfig if it has one): the metric's value."""
+def baseline_metrics(baseline, workload, sim_config, seed: int = 0):
+    """An agent's `Baseline` on one sequence (its own SimConfig if it has one): every aggregate (`Metrics`)."""
     config = baseline.sim or sim_config
     policy = baseline.make() if baseline.make is not None else get_heuristic(baseline.policy, seed)
-    return summarize(run_policy(policy, Simulator(workload, config))).value(metric)
+    return summarize(run_policy(policy, Simulator(workload, config)))
+
+
+def run_baseline(baseline, workload, sim_config, metric: str, seed: int = 0) -> float:
+    """An agent's `Baseline` on one sequence (its own SimConfig if it has one): the metric's value."""
+    return baseline_metrics(baseline, workload, sim_config, seed).value(metric)
 
 
 class FunctionPolicy:

@@ -66,6 +66,13 @@ class Metrics:
     """Share of jobs started at their reservation."""
     backfilled_share: float
     """Share of jobs started by backfilling."""
+    ready_work_share: float = 0.0
+    """Share of resource-0 work (requested units x final run time: node-hours or core-hours) in jobs started at once
+    (DRAS Table IV's node-hour column)."""
+    reserved_work_share: float = 0.0
+    """Share of resource-0 work in jobs started at their reservation."""
+    backfilled_work_share: float = 0.0
+    """Share of resource-0 work in jobs started by backfilling."""
 
     def to_dict(self) -> dict:
         """JSON-friendly dict."""
@@ -100,6 +107,8 @@ def summarize(schedule: Schedule) -> Metrics:
     util = busy / (schedule.capacity * makespan) if makespan > 0 else np.zeros_like(busy)
     user_bsld = _per_user_means(np.asarray(schedule.workload.user), m["bsld"])
     modes = np.bincount(schedule.mode, minlength=4) / n
+    work = schedule.req[:, 0] * m["run"]
+    work_modes = np.bincount(schedule.mode, weights=work, minlength=4) / max(float(work.sum()), 1e-300)
     return Metrics(
         jobs=n,
         avg_bsld=float(m["bsld"].mean()),
@@ -122,4 +131,7 @@ def summarize(schedule: Schedule) -> Metrics:
         ready_share=float(modes[1]),
         reserved_share=float(modes[2]),
         backfilled_share=float(modes[3]),
+        ready_work_share=float(work_modes[1]),
+        reserved_work_share=float(work_modes[2]),
+        backfilled_work_share=float(work_modes[3]),
     )

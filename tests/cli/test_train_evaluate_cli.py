@@ -190,3 +190,68 @@ def test_train_refuses_to_overwrite_a_run(trained, capsys):
     capsys.readouterr()
     assert main(["train", "rlscheduler", *TINY, "--out", str(out)]) == 2
     assert "already holds a run: use --resume, or another --out" in capsys.readouterr().err
+
+
+def test_methods_table_of_several_checkpoints_matches_the_library(trained, tmp_path, capsys):
+    """`evaluate A B --metrics ... --shares --kiviat`: every baseline and checkpoint on one set of held-out
+    sequences, each cell the mean of the simulator's own aggregates (DRAS Table IV / Fig. 6)."""
+    from schedrl.agents import get_agent
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.metrics import summarize
+    from schedrl.sim import Simulator
+    from schedrl.workload.sampling import sequence
+
+    png = tmp_path / "kiviat.png"
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), str(trained), "--sequences", "2", "--jobs", "64", "--json",
+                 "--metrics", "wait,max_wait,slowdown,utilization", "--shares", "--kiviat", str(png)]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert png.stat().st_size > 10_000
+    assert table["trained"] == ["rlscheduler", "rlscheduler#2"]
+    assert table["columns"][:4] == ["wait", "max_wait", "slowdown", "utilization"] and "work backfilled" in table["columns"]
+    policy = load_policy(trained)
+    agent = get_agent("rlscheduler")
+    env = agent.env_config_class.from_dict(dict(policy.record.env_config))
+    workload = agent.load_workload(env)
+    assert min(table["starts"]) >= agent.split_range(env, len(workload))[0]  # the evaluation zone
+    schedules = [Simulator(sequence(workload, s, 64), agent.sim_config(env)).run(policy) for s in table["starts"]]
+    expected = [summarize(s) for s in schedules]
+    for label in ("rlscheduler", "rlscheduler#2"):
+        mean = table["methods"][label]["mean"]
+        assert mean["wait"] == pytest.approx(np.mean([m.avg_wait for m in expected]))
+        assert mean["max_wait"] == pytest.approx(np.mean([m.max_wait for m in expected]))
+        shares = [mean[k] for k in ("jobs ready", "jobs reserved", "jobs backfilled")]
+        assert sum(shares) == pytest.approx(1.0)
+    baselines = [b.name for b in agent.baselines(env)]
+    assert list(table["methods"])[:len(baselines)] == baselines
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--metrics", "speed"], r"unknown metric 'speed' in --metrics; choose from wait, max_wait"),
+    (["--metrics", "util:gpu"], r"unknown metric 'util:gpu'.*util:NAME for a resource \(procs, nodes"),
+    (["--metrics", "wait,slowdown", "--kiviat", "{tmp}/k.png"], r"a Kiviat chart needs at least 3 metrics, got 2"),
+    (["--shares", "--policies", "sjf"], r"--policies applies to the single-metric table"),
+])
+def test_bad_methods_table_input_is_one_line(trained, extra, message, tmp_path, capsys):
+    capsys.readouterr()
+    args = ["evaluate", str(trained), "--sequences", "1", "--jobs", "64"] + [a.replace("{tmp}", str(tmp_path)) for a in extra]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("schedrl evaluate: error: "), err
+    assert re.search(message, err), err
+
+
+def test_methods_table_refuses_a_checkpoint_that_trained_on_the_evaluation_jobs(trained, tmp_path, capsys):
+    import shutil
+
+    run = trained.parent
+    copy = tmp_path / run.name
+    shutil.copytree(run, copy, ignore=lambda d, names: [n for n in names if n.startswith("checkpoint_") and
+                                                        n != trained.name])
+    record = json.loads((copy / "schedrl_run.json").read_text())
+    record["env_config"]["train_fraction"] = 1.0  # as if trained on the whole trace (the paper's protocol)
+    (copy / "schedrl_run.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), str(copy / trained.name), "--sequences", "1", "--jobs", "64"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"trained on jobs 0\.\.\d+ of 'default', which overlap the evaluation sequences", err), err

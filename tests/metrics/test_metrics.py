@@ -82,6 +82,9 @@ def test_summary(offset):
     assert (m.killed, m.requeued) == (1, 2)
     assert m.wasted_core_hours == pytest.approx(2.0)  # 7200 processor-seconds
     assert (m.ready_share, m.reserved_share, m.backfilled_share) == (0.5, 0.25, 0.25)
+    # DRAS Table IV's node-hour column: ready 3*100 + 1*50, reserved 4*100, backfilled 2*5 of 760
+    assert (m.ready_work_share, m.reserved_work_share, m.backfilled_work_share) == pytest.approx(
+        (350 / 760, 400 / 760, 10 / 760))
 
 
 @pytest.mark.parametrize("wait, run, bsld", [

@@ -1,0 +1,217 @@
+"""Many methods x many metrics on the same held-out sequences: DRAS Table IV / Fig. 6, MRSch Fig. 7.
+
+`schedrl evaluate CKPT [CKPT ...] --metrics ...` builds a `MethodsTable`: the first checkpoint's agent's
+baselines (each under its paper's semantics) and every checkpoint's greedy policy on one set of sequences
+from the evaluation zone of the first checkpoint's trace, each method's `schedrl.metrics.Metrics` kept per
+sequence. Rows are methods, columns the chosen aggregates (means over sequences); `--shares` adds how
+jobs and resource-0 work were started (ready / reserved / backfilled; DRAS Table IV). `kiviat` draws the
+normalised metrics as a radar chart (DRAS Fig. 6). Reaches agents only through the contract.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+# column name -> (Metrics attribute, lower is better, header)
+COLUMNS: dict[str, tuple[str, bool, str]] = {
+    "wait": ("avg_wait", True, "avg wait (s)"),
+    "max_wait": ("max_wait", True, "max wait (s)"),
+    "p95_wait": ("p95_wait", True, "p95 wait (s)"),
+    "bsld": ("avg_bsld", True, "avg bsld"),
+    "slowdown": ("avg_slowdown", True, "avg slowdown"),
+    "turnaround": ("avg_turnaround", True, "avg turnaround (s)"),
+    "utilization": ("utilization", False, "utilisation"),
+    "fairness": ("max_user_bsld", True, "max user bsld"),
+    "requeued": ("requeued", True, "requeued"),
+}
+SHARES: dict[str, tuple[str, str]] = {
+    "jobs ready": ("ready_share", "jobs ready"),
+    "jobs reserved": ("reserved_share", "jobs reserved"),
+    "jobs backfilled": ("backfilled_share", "jobs backfilled"),
+    "work ready": ("ready_work_share", "work ready"),
+    "work reserved": ("reserved_work_share", "work reserved"),
+    "work backfilled": ("backfilled_work_share", "work backfilled"),
+}
+DEFAULT_COLUMNS = ("wait", "max_wait", "slowdown", "utilization")
+UTIL_PREFIX = "util:"
+"""`util:bb` (any resource name) is that resource's utilisation (MRSch Fig. 7)."""
+
+
+def parse_columns(text: str | None, resources: tuple[str, ...] = ()) -> list[str]:
+    """Column names from `--metrics` (comma-separated); unknown names are one clear ValueError."""
+    if not text:
+        return list(DEFAULT_COLUMNS)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    for n in names:
+        if n in COLUMNS or (n.startswith(UTIL_PREFIX) and (not resources or n[len(UTIL_PREFIX):] in resources)):
+            continue
+        hint = f", or util:NAME for a resource ({', '.join(resources)})" if resources else ", or util:NAME"
+        raise ValueError(f"unknown metric {n!r} in --metrics; choose from {', '.join(COLUMNS)}{hint}")
+    if not names:
+        raise ValueError("--metrics is empty")
+    return names
+
+
+def column_value(metrics, name: str) -> float:
+    """One column's value for one sequence's `Metrics`."""
+    if name.startswith(UTIL_PREFIX):
+        resource = name[len(UTIL_PREFIX):]
+        per = metrics.utilization_per_resource
+        if resource not in per:
+            raise ValueError(f"no resource {resource!r} in this schedule (resources: {', '.join(per)})")
+        return float(per[resource])
+    if name in SHARES:
+        return float(getattr(metrics, SHARES[name][0]))
+    return float(getattr(metrics, COLUMNS[name][0]))
+
+
+def lower_is_better(name: str) -> bool:
+    return COLUMNS[name][1] if name in COLUMNS else False
+
+
+def header(name: str) -> str:
+    if name.startswith(UTIL_PREFIX):
+        return f"{name[len(UTIL_PREFIX):]} utilisation"
+    return SHARES[name][1] if name in SHARES else COLUMNS[name][2]
+
+
+@dataclass
+class MethodsTable:
+    """Per method, per sequence `Metrics`; summarised as means over the sequences."""
+
+    trace: str
+    starts: list[int]
+    jobs: int
+    note: str
+    columns: list[str]
+    methods: dict = field(default_factory=dict)
+    """Method label -> list of `Metrics` (one per sequence, in `starts` order); baselines first."""
+    trained: list[str] = field(default_factory=list)
+    """Labels of the trained policies (the rest are baselines)."""
+
+    def mean(self, method: str, column: str) -> float:
+        return float(np.mean([column_value(m, column) for m in self.methods[method]]))
+
+    def best(self, column: str) -> str | None:
+        if column in SHARES:
+            return None
+        means = {k: self.mean(k, column) for k in self.methods}
+        return (min if lower_is_better(column) else max)(means, key=means.get)
+
+    def _rows(self) -> tuple[list[str], list[list[str]]]:
+        head = ["method"] + [header(c) for c in self.columns]
+        best = {c: self.best(c) for c in self.columns}
+        rows = []
+        for k in self.methods:
+            cells = [k]
+            for c in self.columns:
+                v = self.mean(k, c)
+                text = f"{100 * v:.1f}%" if c in SHARES or c == "utilization" or c.startswith(UTIL_PREFIX) else f"{v:.2f}"
+                cells.append(text + ("*" if best[c] == k else ""))
+            rows.append(cells)
+        return head, rows
+
+    @property
+    def title(self) -> str:
+        return (f"{self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs ({self.note}; "
+                f"* = best; shares of jobs and of resource-0 work by how they started)")
+
+    def to_text(self) -> str:
+        head, rows = self._rows()
+        widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+        fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+        return "\n".join([self.title, fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+    def to_markdown(self) -> str:
+        head, rows = self._rows()
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" + "--:|" * (len(head) - 1)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+    def to_dict(self) -> dict:
+        return {"trace": self.trace, "starts": self.starts, "jobs": self.jobs, "note": self.note,
+                "columns": self.columns, "trained": self.trained,
+                "methods": {k: {"mean": {c: self.mean(k, c) for c in self.columns},
+                                "per_sequence": [m.to_dict() for m in ms]} for k, ms in self.methods.items()}}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+
+def kiviat(table: MethodsTable, path: str | Path, columns: list[str] | None = None) -> str:
+    """Radar chart of the normalised columns (DRAS Fig. 6): on every axis the best method sits at 1, the others
+    at best/value (lower-is-better columns) or value/best (higher-is-better), so larger is better everywhere."""
+    from schedrl.eval.plots import pyplot
+
+    columns = [c for c in (columns or table.columns) if c not in SHARES]
+    if len(columns) < 3:
+        raise ValueError(f"a Kiviat chart needs at least 3 metrics, got {len(columns)} ({', '.join(columns)})")
+    plt = pyplot()
+    angles = np.linspace(0, 2 * np.pi, len(columns), endpoint=False)
+    fig, ax = plt.subplots(figsize=(7, 7), subplot_kw={"projection": "polar"})
+    for i, method in enumerate(table.methods):
+        values = []
+        for c in columns:
+            means = np.array([table.mean(k, c) for k in table.methods])
+            v = table.mean(method, c)
+            if lower_is_better(c):
+                best = means.min()
+                values.append(best / v if v > 0 else 1.0)
+            else:
+                best = means.max()
+                values.append(v / best if best > 0 else 1.0)
+        closed = np.append(values, values[0])
+        style = "-" if method in table.trained else "--"
+        ax.plot(np.append(angles, angles[0]), closed, style, linewidth=2 if method in table.trained else 1,
+                label=method, color=f"C{i % 10}")
+    ax.set_xticks(angles, [header(c) for c in columns])
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"{table.trace}: normalised metrics (1 = best method; larger is better)", fontsize="medium")
+    ax.legend(loc="upper right", bbox_to_anchor=(1.3, 1.1), fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return str(path)
+
+
+def unique_labels(names: list[str], taken: list[str]) -> list[str]:
+    """`names` made distinct from each other and from `taken` (`#2`, `#3` ... appended)."""
+    out: list[str] = []
+    for base in names:
+        name, k = base, 1
+        while name in out or name in taken:
+            k += 1
+            name = f"{base}#{k}"
+        out.append(name)
+    return out
+
+
+def methods_table(policies: list, workload, starts: list[int], jobs: int, columns: list[str], note: str,
+                  sim_config=None, seed: int = 0) -> MethodsTable:
+    """The first policy's agent's baselines and every trained policy (loaded with `load_policy`, so each has
+    `.record`) on the sequences `starts` of `workload`. Every checkpoint must have been trained on the jobs before
+    the first start (its evaluation must be held out), else ValueError names it."""
+    from schedrl.agents import get_agent
+
+    first = policies[0].record
+    agent = get_agent(first.agent)
+    env = agent.env_config_class.from_dict(dict(first.env_config))
+    if not agent.event_simulator:
+        raise ValueError(f"{agent.name} runs on the discrete-time cluster: a methods table needs event-simulator "
+                         "agents (the RLSchert/DeepRM comparison is `schedrl evaluate CKPT`)")
+    labels = unique_labels([p.record.agent for p in policies], [b.name for b in agent.baselines(env)])
+    table = MethodsTable(getattr(workload, "name", "trace"), [int(s) for s in starts], jobs, note, list(columns),
+                         trained=labels)
+    table.methods.update(agent.baseline_metrics(env, workload, starts, jobs, sim_config=sim_config, seed=seed))
+    for label, policy in zip(labels, policies):
+        other = get_agent(policy.record.agent)
+        if not other.event_simulator:
+            raise ValueError(f"{label} runs on the discrete-time cluster and cannot join a trace's methods table")
+        other_env = other.env_config_class.from_dict(dict(policy.record.env_config))
+        table.methods[label] = other.policy_metrics(policy, other_env, workload, starts, jobs)
+    for c in columns:  # a util:NAME column on a trace without that resource: say so before printing
+        column_value(next(iter(table.methods.values()))[0], c)
+    return table
