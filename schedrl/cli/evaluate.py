@@ -37,6 +37,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                        help="add the shares of jobs and of resource-0 work started ready / reserved / backfilled "
                             "(DRAS Table IV)")
     table.add_argument("--kiviat", metavar="PNG", help="radar chart of the normalised metrics (DRAS Fig. 6)")
+    table.add_argument("--bars", metavar="PNG", help="one bar panel per metric, one bar per method (MRSch Fig. 7)")
     p.set_defaults(run=run)
     return p
 
@@ -53,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     policy = policies[0]
     record = policy.record
-    methods = len(policies) > 1 or args.metrics is not None or args.shares or args.kiviat is not None
+    methods = len(policies) > 1 or args.metrics is not None or args.shares or args.kiviat is not None \
+        or args.bars is not None
     if methods and args.policies is not None:
         raise UsageError("--policies applies to the single-metric table; a methods table uses the agent's baselines")
     agent = get_agent(record.agent)
@@ -120,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 def methods_output(policies, workload, starts, args, config, own_trace, agent, env) -> str:
     """The methods x metrics table (`schedrl.eval.methods`) of every checkpoint and the first one's baselines."""
     from schedrl.agents import get_agent
-    from schedrl.eval.methods import kiviat, methods_table
+    from schedrl.eval.methods import bars, kiviat, methods_table
     from schedrl.training.report import evaluation_note
 
     columns = args.columns
@@ -140,6 +142,8 @@ def methods_output(policies, workload, starts, args, config, own_trace, agent, e
     table = methods_table(policies, workload, starts, args.jobs, columns, note, sim_config=config, seed=args.seed)
     if args.kiviat:
         kiviat(table, args.kiviat)
+    if args.bars:
+        bars(table, args.bars)
     return table.to_json() if args.json else table.to_markdown() if args.markdown else table.to_text()
 
 

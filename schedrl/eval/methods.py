@@ -5,7 +5,7 @@ baselines (each under its paper's semantics) and every checkpoint's greedy polic
 from the evaluation zone of the first checkpoint's trace, each method's `schedrl.metrics.Metrics` kept per
 sequence. Rows are methods, columns the chosen aggregates (means over sequences); `--shares` adds how
 jobs and resource-0 work were started (ready / reserved / backfilled; DRAS Table IV). `kiviat` draws the
-normalised metrics as a radar chart (DRAS Fig. 6). Reaches agents only through the contract.
+normalised metrics as a radar chart (DRAS Fig. 6), `bars` one bar panel per metric (MRSch Fig. 7). Reaches agents only through the contract.
 """
 
 from __future__ import annotations
@@ -171,6 +171,33 @@ def kiviat(table: MethodsTable, path: str | Path, columns: list[str] | None = No
     ax.set_ylim(0, 1.05)
     ax.set_title(f"{table.trace}: normalised metrics (1 = best method; larger is better)", fontsize="medium")
     ax.legend(loc="upper right", bbox_to_anchor=(1.3, 1.1), fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return str(path)
+
+
+def bars(table: MethodsTable, path: str | Path, columns: list[str] | None = None) -> str:
+    """One bar panel per column, one bar per method (MRSch Fig. 7's grouped bars); trained policies hatched."""
+    from schedrl.eval.plots import pyplot
+
+    columns = list(columns or table.columns)
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(columns), figsize=(max(6, 2.6 * len(columns)), 3.8), squeeze=False)
+    methods = list(table.methods)
+    x = np.arange(len(methods))
+    for ax, c in zip(axes[0], columns):
+        values = [table.mean(k, c) for k in methods]
+        percent = c in SHARES or c == "utilization" or c.startswith(UTIL_PREFIX)
+        heights = [100 * v for v in values] if percent else values
+        drawn = ax.bar(x, heights, color=[f"C{i % 10}" for i in range(len(methods))])
+        for bar, k in zip(drawn, methods):
+            if k in table.trained:
+                bar.set_hatch("//")
+        ax.set_title(header(c) + (" (%)" if percent else ""), fontsize="medium")
+        ax.set_xticks(x, methods, rotation=60, ha="right", fontsize="small")
+    fig.suptitle(f"{table.trace}: {len(table.starts)} sequences x {table.jobs} jobs (hatched: trained)",
+                 fontsize="medium")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

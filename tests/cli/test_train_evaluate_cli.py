@@ -204,9 +204,10 @@ def test_methods_table_of_several_checkpoints_matches_the_library(trained, tmp_p
     png = tmp_path / "kiviat.png"
     capsys.readouterr()
     assert main(["evaluate", str(trained), str(trained), "--sequences", "2", "--jobs", "64", "--json",
-                 "--metrics", "wait,max_wait,slowdown,utilization", "--shares", "--kiviat", str(png)]) == 0
+                 "--metrics", "wait,max_wait,slowdown,utilization", "--shares", "--kiviat", str(png),
+                 "--bars", str(tmp_path / "bars.png")]) == 0
     table = json.loads(capsys.readouterr().out)
-    assert png.stat().st_size > 10_000
+    assert png.stat().st_size > 10_000 and (tmp_path / "bars.png").stat().st_size > 10_000
     assert table["trained"] == ["rlscheduler", "rlscheduler#2"]
     assert table["columns"][:4] == ["wait", "max_wait", "slowdown", "utilization"] and "work backfilled" in table["columns"]
     policy = load_policy(trained)
