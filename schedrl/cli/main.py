@@ -25,12 +25,13 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
     "dtsim": ("schedrl.cli.dtsim", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics)"),
     "predict": ("schedrl.cli.predict", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
+    "mrsch": ("schedrl.cli.mrsch", "MRSch's goal vector over a held-out sequence per augmentation (`schedrl mrsch goals CKPT`)"),
     "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
 }
 
 EXIT_INPUT_ERROR = 2
 
-FORWARDED = {"dtsim": "schedrl.dtsim.__main__", "predict": "schedrl.predict.__main__"}
+FORWARDED = {"dtsim": "schedrl.dtsim.__main__", "predict": "schedrl.predict.__main__", "mrsch": "schedrl.agents.mrsch.goals"}
 """Subcommands whose whole argument list goes to another module's `main(argv)` (their own parsers)."""
 
 
