@@ -38,6 +38,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                             "(DRAS Table IV)")
     table.add_argument("--kiviat", metavar="PNG", help="radar chart of the normalised metrics (DRAS Fig. 6)")
     table.add_argument("--bars", metavar="PNG", help="one bar panel per metric, one bar per method (MRSch Fig. 7)")
+    p.add_argument("--traces", metavar="LIST",
+                   help="cross-trace table (RLScheduler Table VII): the checkpoint and the heuristics on each of these "
+                        "traces (the training trace on its held-out part), one row per trace")
     p.set_defaults(run=run)
     return p
 
@@ -58,6 +61,11 @@ def run(args: argparse.Namespace) -> int:
         or args.bars is not None
     if methods and args.policies is not None:
         raise UsageError("--policies applies to the single-metric table; a methods table uses the agent's baselines")
+    if args.traces is not None:
+        if methods or args.trace is not None or args.starts is not None:
+            raise UsageError("--traces makes its own table: give one checkpoint, without --trace, --starts or the "
+                             "methods-table options")
+        return cross_trace(args, policy)
     agent = get_agent(record.agent)
     trained = dict(record.env_config)
     env = agent.env_config_class.from_dict(trained)
@@ -106,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         heuristics = (parse_list(args.policies, what="policy") if args.policies
                       else list(dict.fromkeys(b.policy for b in baselines)))
-        result = compare(workload, heuristics + [f"checkpoint:{args.checkpoint}"], backfills, starts, args.jobs, metric,
+        result = compare(workload, heuristics + [f"checkpoint:{args.checkpoint[0]}"], backfills, starts, args.jobs, metric,
                          evaluation_config(args, record.sim_config, backfills[0]), seed=args.seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
@@ -116,6 +124,90 @@ def run(args: argparse.Namespace) -> int:
         comparison_bars(result, args.plot)
     print(result.to_json() if args.json else result.to_csv() if args.csv else
           result.to_markdown() if args.markdown else result.to_text())
+    return 0
+
+
+def cross_trace(args: argparse.Namespace, policy) -> int:
+    """RLScheduler Table VII: one trained policy and its agent's heuristics on several traces, one row per trace."""
+    import copy
+    import json
+
+    import numpy as np
+
+    from schedrl.agents import get_agent
+    from schedrl.metrics import METRICS
+    from schedrl.cli.main import UsageError
+    from schedrl.eval.compare import choose_starts, compare
+    from schedrl.training.report import evaluation_note
+
+    record = policy.record
+    agent = get_agent(record.agent)
+    trained = dict(record.env_config)
+    env = agent.env_config_class.from_dict(trained)
+    if not agent.event_simulator:
+        raise UsageError(f"{agent.name} runs on the discrete-time cluster: it has no traces to cross")
+    traces = parse_list(args.traces, what="trace")
+    rows = []
+    for trace in traces:
+        a = copy.copy(args)
+        a.trace = trace
+        own = trace == trained.get("trace")
+        if own:
+            a.trace, a.cleaning = None, args.cleaning  # as trained: the training trace and cleaning
+        apply_training_defaults(a, trained, record.sim_config)
+        backfill = parse_list(a.backfill, BACKFILLS, "backfill strategy")[0]
+        metric = a.metric or agent.metric(env)
+        try:
+            workload = agent.load_workload(env) if own and a.cleaning == trained.get("cleaning", a.cleaning) \
+                else load_workload(a)
+            lo, hi = agent.split_range(env, len(workload)) if own else (0, len(workload))
+            starts = [lo + s for s in choose_starts(workload[lo:hi], a.jobs, a.sequences, a.seed)]
+            config = evaluation_config(a, record.sim_config, backfill)
+            baselines = agent.baselines(env)
+            if any(b.sim is not None or b.make is not None for b in baselines):
+                target = agent.env_for_trace(env, trace, a.cleaning) if not own else env
+                values = agent.score_baselines(target, workload, starts, a.jobs, sim_config=config, seed=a.seed)
+                values["RL"] = agent.score_policy(policy, target, workload, starts, a.jobs)
+            else:
+                names = list(dict.fromkeys(b.policy for b in baselines))
+                result = compare(workload, names + [policy], [backfill], starts, a.jobs, metric, config, seed=a.seed,
+                                 progress=False)
+                values = {b.name: result.values[(backfill, b.policy)] for b in baselines}
+                values["RL"] = result.values[(backfill, result.policies[-1])]
+        except ValueError as e:
+            raise UsageError(f"{trace}: {e}") from None
+        note = evaluation_note(agent, env, workload, starts, a.jobs) if own else "another trace"
+        means = {k: float(np.mean(v)) for k, v in values.items()}
+        lower = METRICS[metric][1]
+        heuristics = sorted((v for k, v in means.items() if k != "RL"), reverse=not lower)
+        order = sorted(means.values(), reverse=not lower)
+        second = heuristics[1] if len(heuristics) > 1 else heuristics[0]
+        rows.append({"trace": workload.name, "metric": metric, "backfill": backfill, "starts": [int(s) for s in starts],
+                     "jobs": a.jobs, "note": note, "means": means, "per_sequence": values,
+                     "rl_rank": order.index(means["RL"]) + 1,
+                     "rl_vs_second_best": "at or better" if (means["RL"] <= second if lower else means["RL"] >= second)
+                     else "worse"})
+        print(f"schedrl evaluate: {workload.name}: done ({note})", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    labels = list(rows[0]["means"])
+    header = ["trace"] + labels + ["RL rank", "RL vs 2nd-best heuristic"]
+    body = []
+    for r in rows:
+        best = min(r["means"].values()) if METRICS[r["metric"]][1] else max(r["means"].values())
+        body.append([r["trace"]] + [f"{r['means'][k]:.2f}" + ("*" if r["means"][k] == best else "") for k in labels]
+                    + [f"{r['rl_rank']} of {len(labels)}", r["rl_vs_second_best"]])
+    first = rows[0]
+    print(f"avg {first['metric']} per trace: {len(first['starts'])} sequences of {first['jobs']} jobs each, backfill "
+          f"{first['backfill']}; the training trace on its held-out part; * = best")
+    if args.markdown:
+        print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
+        print("\n".join("| " + " | ".join(r) + " |" for r in body))
+    else:
+        widths = [max(len(x[i]) for x in [header] + body) for i in range(len(header))]
+        for line in [header] + body:
+            print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
     return 0
 
 

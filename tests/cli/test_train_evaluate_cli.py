@@ -256,3 +256,31 @@ def test_methods_table_refuses_a_checkpoint_that_trained_on_the_evaluation_jobs(
     assert main(["evaluate", str(trained), str(copy / trained.name), "--sequences", "1", "--jobs", "64"]) == 2
     err = capsys.readouterr().err
     assert re.search(r"trained on jobs 0\.\.\d+ of 'default', which overlap the evaluation sequences", err), err
+
+
+def test_cross_trace_table_rows_match_single_trace_evaluations(trained, other_trace, capsys):
+    """`evaluate CKPT --traces A,B` (RLScheduler Table VII): each row is what `evaluate CKPT --trace B` gives."""
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), "--traces", f"default,{other_trace}", "--sequences", "2", "--jobs", "64",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["trace"] for r in rows][0] == "default" and len(rows) == 2
+    assert rows[0]["note"].startswith("held out") and rows[1]["note"] == "another trace"
+    assert main(["evaluate", str(trained), "--trace", str(other_trace), "--sequences", "2", "--jobs", "64",
+                 "--json"]) == 0
+    single = json.loads(capsys.readouterr().out)
+    assert single["starts"] == rows[1]["starts"]
+    by_label = {r["policy"]: r["mean"] for r in single["results"]}
+    assert rows[1]["means"]["RL"] == pytest.approx(next(v for k, v in by_label.items() if k.startswith("checkpoint:")))
+    assert rows[1]["means"]["SJF"] == pytest.approx(by_label["sjf"])
+    ranked = sorted(rows[1]["means"].values())
+    assert rows[1]["rl_rank"] == ranked.index(rows[1]["means"]["RL"]) + 1
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), "--traces", "default", "--sequences", "1", "--jobs", "64"]) == 0
+    text = capsys.readouterr().out
+    assert "RL rank" in text and "RL vs 2nd-best heuristic" in text
+
+
+def test_cross_trace_refuses_a_trace_option_beside_it(trained, capsys):
+    assert main(["evaluate", str(trained), "--traces", "default", "--trace", "default"]) == 2
+    assert "--traces makes its own table" in capsys.readouterr().err
