@@ -36,7 +36,8 @@ class DTSim:
 
     Per-job state is kept in plain lists indexed by the job's position in the sequence (read them,
     do not write them): `arrival`, `units`, `real`, `len_param` (the estimate a waiting or ready job
-    is placed with), `start` (-1 unless running), `elapsed`, `finish`, `kills`. `queue` lists the
+    is placed with), `start` (-1 unless running), `elapsed`, `finish`, `kills`, `predictable` (the job
+    follows its re-estimates while it runs; `DTSimConfig.predictable`). `queue` lists the
     waiting jobs (the first `num_nw` are visible), `slots` the running queue (-1: empty), `free` the
     canvas (free units at now + offset). Use the methods to change anything.
     """
@@ -57,8 +58,19 @@ class DTSim:
         self.prerun: list[int] = np.clip(table.prerun[rows], 1, config.job_len).tolist()
         self.len_param: list[int] = list(self.prerun)
         self._preds: list[list[int]] | None = None
+        self.predictable: list[bool] = [config.estimates == "running"] * self.n
+        """Whether each job follows its recorded re-estimates while it runs (else it keeps `len_param`)."""
         if config.estimates == "running":
             self._preds = [np.clip(table.predictions(r), 1, config.job_len).tolist() for r in rows.tolist()]
+            if config.predictable < 1.0:
+                if sequence.predictability is None and config.predictable > 0.0:
+                    raise ValueError(f"predictable={config.predictable} needs the sequence's predictability draws; "
+                                     "draw it with sample_sequence under that config, or give JobSequence.predictability")
+                draws = np.zeros(self.n) if sequence.predictability is None else np.asarray(sequence.predictability)
+                # an unpredictable job has no re-estimates: it keeps len_param while it runs (as estimates="prerun")
+                for j in np.flatnonzero(draws >= config.predictable).tolist():
+                    self._preds[j] = []
+                    self.predictable[j] = False
         self.start = [-1] * self.n
         self.elapsed = [0] * self.n
         self.finish = [-1] * self.n

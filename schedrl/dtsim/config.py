@@ -34,6 +34,11 @@ class DTSimConfig:
     """`running`: a running job's estimate follows the recorded per-step re-estimates (RLSchert); `prerun`: the pre-run prediction only (DeepRM)."""
     requeue_estimate: str = "latest"
     """What a killed job is requeued with: `latest`, its latest re-estimate (RLSchert §4: rescheduled "after re-estimating the runtime"), or `prerun`, its pre-run prediction."""
+    predictable: float = 1.0
+    """Fraction of jobs whose re-estimates are followed while they run (RLSchert Table 9's predictable job
+    proportion); the others keep their pre-run prediction, as `estimates="prerun"` does for every job. Which
+    jobs: one uniform draw per job made with the sequence's own RNG (`sample_sequence`), job j predictable
+    when its draw < `predictable`; 1.0 (every job) draws nothing. Only matters with `estimates="running"`."""
 
     def __post_init__(self) -> None:
         for name in ("res_slot", "time_horizon", "num_nw", "num_kill", "simu_len", "max_seq", "job_len"):
@@ -44,6 +49,9 @@ class DTSimConfig:
             raise ValueError(f"DTSimConfig.backlog must be an integer >= 0, got {self.backlog!r}")
         if not 0.0 < self.job_rate <= 1.0:
             raise ValueError(f"DTSimConfig.job_rate must be in (0, 1], got {self.job_rate!r}")
+        if (isinstance(self.predictable, bool) or not isinstance(self.predictable, (int, float))
+                or not 0.0 <= self.predictable <= 1.0):
+            raise ValueError(f"DTSimConfig.predictable must be a fraction in [0, 1], got {self.predictable!r}")
         if self.job_len > self.time_horizon:
             raise ValueError(f"DTSimConfig.job_len={self.job_len} exceeds time_horizon={self.time_horizon}: "
                              "the longest job must fit on the canvas (RLSchert §3.3)")

@@ -44,7 +44,7 @@ class RLSchertAgent(Agent):
     settings_class = RLSchertSettings
     models = MODELS
     settings_section = "ppo"
-    env_searchable = ("job_rate", "res_slot", "reward", "kill", "estimates", "simu_len", "jobs")
+    env_searchable = ("job_rate", "res_slot", "reward", "kill", "estimates", "simu_len", "jobs", "predictable")
     discrete_time = True
     """Evaluated on `schedrl.dtsim` through `evaluate` / `baseline_values`, not on the event simulator."""
     event_simulator = False
@@ -66,6 +66,9 @@ class RLSchertAgent(Agent):
         if "estimates" not in self.env_overrides:
             p.add_argument("--estimates", choices=ESTIMATES, default="recorded",
                            help="recorded re-estimates (default) or the pre-run prediction only")
+            p.add_argument("--predictable", type=float, default=1.0,
+                           help="fraction of jobs whose re-estimates are followed, in [0, 1] (default 1.0; "
+                                "RLSchert Table 9); the others keep their pre-run prediction")
         p.add_argument("--jobs", default="", help="VASP job CSV (default: ../shared/data or $SCHEDRL_DATA_PATH; "
                                                   "'synthetic' for the generated table)")
         p.add_argument("--model", choices=MODELS, default="mlp", help="network (default mlp 64-64)")
@@ -82,7 +85,8 @@ class RLSchertAgent(Agent):
         env = self.env_config(job_rate=args.job_rate, res_slot=args.res_slot, simu_len=args.simu_len,
                               reward=args.reward, jobs=args.jobs,
                               kill=bool(getattr(args, "kill", True)),
-                              estimates=getattr(args, "estimates", "recorded"))
+                              estimates=getattr(args, "estimates", "recorded"),
+                              predictable=getattr(args, "predictable", 1.0))
         fields: dict[str, Any] = dict(model=args.model, seed=getattr(args, "seed", 0),
                                       num_env_runners=getattr(args, "num_env_runners", 0),
                                       num_envs_per_env_runner=getattr(args, "envs_per_runner", None) or 4,

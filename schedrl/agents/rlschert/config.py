@@ -52,6 +52,9 @@ class RLSchertEnvConfig:
     """`recorded`: running jobs follow the recorded re-estimates (RLSchert); `prerun`: the pre-run prediction only (DeepRM)."""
     requeue_estimate: str = "latest"
     """A killed job is requeued with its `latest` re-estimate or its `prerun` prediction (`schedrl.dtsim.DTSimConfig`)."""
+    predictable: float = 1.0
+    """Fraction of jobs whose re-estimates are followed while they run (RLSchert Table 9); the others keep their
+    pre-run prediction. Chosen per sequence with the sequence's own RNG (`schedrl.dtsim.sample_sequence`)."""
     jobs: str = ""
     """Job file (VASP CSV); empty: `rlschert-vasp-jobs.csv.gz` from $SCHEDRL_DATA_PATH or ../shared/data, else the
     synthetic table (with a note on stderr); `synthetic`: the synthetic table."""
@@ -63,6 +66,10 @@ class RLSchertEnvConfig:
     def __post_init__(self) -> None:
         if isinstance(self.job_rate, bool) or not isinstance(self.job_rate, (int, float)) or not 0.0 < self.job_rate <= 1.0:
             raise ValueError(f"job_rate must be in (0, 1] (the arrival probability per step); got {self.job_rate!r}")
+        if (isinstance(self.predictable, bool) or not isinstance(self.predictable, (int, float))
+                or not 0.0 <= self.predictable <= 1.0):
+            raise ValueError(f"predictable must be a fraction in [0, 1] (the share of jobs whose re-estimates are "
+                             f"followed); got {self.predictable!r}")
         for name in ("res_slot", "job_width", "synthetic_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -106,7 +113,7 @@ class RLSchertEnvConfig:
                            num_kill=self.num_kill, job_rate=float(self.job_rate), simu_len=self.simu_len,
                            max_seq=self.max_seq, job_len=self.job_len,
                            estimates="running" if self.estimates == "recorded" else "prerun",
-                           requeue_estimate=self.requeue_estimate)
+                           requeue_estimate=self.requeue_estimate, predictable=float(self.predictable))
 
     def jobs_path(self) -> Path | None:
         """The job file these settings read, or None for the synthetic table; FileNotFoundError for a named file that is absent."""
