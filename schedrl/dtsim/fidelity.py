@@ -10,7 +10,7 @@ from schedrl.dtsim.cluster import DTSim
 from schedrl.dtsim.config import DTSimConfig
 from schedrl.dtsim.heuristics import HEURISTICS, KillRule, make_policy, run
 from schedrl.dtsim.jobs import JobTable
-from schedrl.dtsim.sequence import sample_sequence
+from schedrl.dtsim.sequence import JobSequence, sample_sequence
 
 # RLSchert Table 7: average slowdown on the test set (16 sequences, res_slot 20, job_rate 0.7)
 TABLE7 = {False: {"tetris": 13.77, "random": 12.21, "sjf": 10.29, "tetris*": 10.24, "saf": 10.23},
@@ -51,16 +51,21 @@ class FidelityRow:
         return self.ours / self.paper - 1.0
 
 
+def fidelity_sequences(table: JobTable, config: DTSimConfig, sequences: int = 16, seed: int = 0) -> list[JobSequence]:
+    """The `sequences` seeded sequences `fidelity` (and `sweep`) runs at `config`: one child of SeedSequence(seed) each."""
+    if sequences < 1:
+        raise ValueError(f"sequences must be >= 1, got {sequences}")
+    return [sample_sequence(table, config, np.random.default_rng(s))
+            for s in np.random.SeedSequence(seed).spawn(sequences)]
+
+
 def fidelity(table: JobTable, config: DTSimConfig = DTSimConfig(), sequences: int = 16, seed: int = 0,
              kill: bool | KillRule = False) -> list[FidelityRow]:
     """Every Table 7 heuristic on the same `sequences` seeded sequences (Random seeded per sequence).
 
     `kill`: True for RLSchert's kill rule alongside each heuristic, or the `KillRule` to use.
     """
-    if sequences < 1:
-        raise ValueError(f"sequences must be >= 1, got {sequences}")
-    seqs = [sample_sequence(table, config, np.random.default_rng(s))
-            for s in np.random.SeedSequence(seed).spawn(sequences)]
+    seqs = fidelity_sequences(table, config, sequences, seed)
     rows = []
     for name in HEURISTICS:
         results = [run(DTSim(table, seq, config), make_policy(name, seed=seed * 10_000 + i, kill=kill))

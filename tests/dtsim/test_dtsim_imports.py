@@ -9,7 +9,7 @@ import sys
 
 PROBE = """
 import json, sys
-import schedrl.dtsim, schedrl.dtsim.heuristics, schedrl.dtsim.fidelity, schedrl.dtsim.__main__
+import schedrl.dtsim, schedrl.dtsim.heuristics, schedrl.dtsim.fidelity, schedrl.dtsim.sweep, schedrl.dtsim.__main__
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {"torch", "ray"})))
 """
 

@@ -38,3 +38,15 @@ def test_evaluate_scores_the_checkpoint_on_seeded_sequences(run, capsys):
     assert json.loads(capsys.readouterr().out) == first  # seeded: the same sequences and values
     assert main(["evaluate", str(checkpoint), "--trace", "default"]) == 2
     assert "runs on the discrete-time cluster" in capsys.readouterr().err
+
+
+def test_dtsim_sweep_scores_the_checkpoint_and_skips_a_res_slot_it_cannot_read(run, capsys):
+    checkpoint = sorted(run.glob("rlschert/*/checkpoint_*"))[-1]
+    capsys.readouterr()
+    assert main(["dtsim", "sweep", "--param", "res_slot", "--values", "16,20", "--checkpoint", f"RL={checkpoint}",
+                 "--jobs", "synthetic", "--sequences", "2", "--simu-len", "20", "--json"]) == 0
+    cells = json.loads(capsys.readouterr().out)["cells"]["RL"]
+    assert cells[0]["mean"] is None and "trained at res_slot 20" in cells[0]["note"]
+    assert len(cells[1]["per_sequence"]) == 2 and cells[1]["mean"] >= 1.0
+    # a one-iteration policy may wait until max_seq; the cell says so rather than scoring only the finished jobs
+    assert cells[1]["note"] == "" or "hit max_seq" in cells[1]["note"]
