@@ -183,3 +183,20 @@ def test_capability_reward_eq1():
     assert r0 == pytest.approx(0.25 * 0.25 + 0.25 * 0.25)
     _, r1, done, *_ = env.step(0)  # at t=50: wait 0 of max(0, 10), size 3/4, util 1.0
     assert r1 == pytest.approx(0.25 * 0.75 + 0.25 * 1.0) and done
+
+
+def test_reward_probe_example_scores_fixed_rules_on_training_sequences():
+    """examples/dras_reward_probe.py (docs/dras.md reads the SDSC-SP2 runs with it): each rule's return is the sum of
+    the env's rewards and its wait the episode's metric, on the same training sequences."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "examples" / "dras_reward_probe.py"
+    spec = importlib.util.spec_from_file_location("dras_reward_probe", path)
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    result = probe.probe("default", 4, 2, 48, "capability", 0.7, 0)
+    assert set(result) == {"first", "random", "last"}
+    for ret, wait in result.values():
+        assert 0 < ret <= 2 * 48 and wait >= 0  # at most one pick per job per level, each reward <= 1
+    assert result["first"] != result["last"]
