@@ -3,7 +3,9 @@
 `AGENTS` is the registry: agent name -> the package that holds it. A package's `__init__` is cheap
 (no ray, torch or gymnasium) and names its env(s) in `ENVS` and its `Agent` class in `AGENT`
 ("module:Class"; a package holding several agents maps each name to its class in `AGENTS`);
-`schedrl.envs` registers the envs, `get_agent` imports the class. Adding an agent is its package plus
+`schedrl.envs` registers the envs, `get_agent` imports the class. A package may also contribute
+`schedrl` subcommands of its own paper's tools in `COMMANDS` (name -> (module with `main(argv)`,
+one-line help)); `schedrl.cli.main` finds them through `agent_commands`. Adding an agent is its package plus
 one line here (docs/architecture.md).
 """
 
@@ -44,4 +46,15 @@ def env_entry_points() -> dict[str, tuple[str, str | None]]:
     out: dict[str, tuple[str, str | None]] = {}
     for name in AGENTS:
         out.update(agent_package(name).ENVS)
+    return out
+
+
+def agent_commands() -> dict[str, tuple[str, str]]:
+    """The `schedrl` subcommands agents contribute: name -> (module with `main(argv) -> int`, one-line help)."""
+    out: dict[str, tuple[str, str]] = {}
+    for package in dict.fromkeys(AGENTS.values()):
+        for name, entry in getattr(importlib.import_module(package), "COMMANDS", {}).items():
+            if name in out:
+                raise ValueError(f"two agent packages define the subcommand {name!r}")
+            out[name] = entry
     return out

@@ -270,6 +270,13 @@ class Agent(ABC):
         return {label: [m.value(metric) for m in ms]
                 for label, ms in self.baseline_metrics(env_config, workload, ids, length, sim_config, seed).items()}
 
+    def dtsim_method(self, path, label: str | None, loaded):
+        """The loaded checkpoint `loaded` (`schedrl.agents.checkpoint.load_policy`) as a method of the discrete-time
+        sweep (`schedrl.dtsim.sweep.Method`: `label`, `policy_at(config, table)`); only the discrete-time agents
+        have one."""
+        raise ValueError(f"{path} is a {self.name} checkpoint; the sweep runs checkpoints of the discrete-time "
+                         "agents (rlschert, deeprm)")
+
     @abstractmethod
     def policy_from_module(self, module, env_config: Mapping[str, Any]) -> SchedulingPolicy:
         """A greedy `SchedulingPolicy` from a trained RLModule and the run's env config dict."""

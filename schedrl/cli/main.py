@@ -12,6 +12,7 @@ import os
 import sys
 
 from schedrl import __version__
+from schedrl.agents import agent_commands
 
 # subcommand name -> (module, one-line help); modules are imported lazily so that
 # `schedrl traces ...` never pays for torch or ray
@@ -25,14 +26,20 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
     "dtsim": ("schedrl.cli.dtsim", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
     "predict": ("schedrl.cli.predict", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
-    "mrsch": ("schedrl.cli.mrsch", "MRSch's goal vector over a held-out sequence per augmentation (`schedrl mrsch goals CKPT`)"),
     "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
 }
 
 EXIT_INPUT_ERROR = 2
 
-FORWARDED = {"dtsim": "schedrl.dtsim.__main__", "predict": "schedrl.predict.__main__", "mrsch": "schedrl.agents.mrsch.goals"}
+FORWARDED = {"dtsim": "schedrl.dtsim.__main__", "predict": "schedrl.predict.__main__"}
 """Subcommands whose whole argument list goes to another module's `main(argv)` (their own parsers)."""
+
+# the agents' own tools (`schedrl mrsch goals ...`), found through the registry (`COMMANDS` in an agent package)
+for _name, (_module, _help) in agent_commands().items():
+    if _name in SUBCOMMANDS:
+        raise ValueError(f"an agent package's subcommand {_name!r} shadows a shared one")
+    SUBCOMMANDS[_name] = ("schedrl.cli.forward", _help)
+    FORWARDED[_name] = _module
 
 
 class UsageError(ValueError):

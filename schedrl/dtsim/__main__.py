@@ -135,12 +135,15 @@ def _sweep(args: argparse.Namespace) -> int:
 def _checkpoints(specs: list[str]) -> list:
     if not specs:
         return []
-    from schedrl.agents.rlschert.sweep import CheckpointMethod, parse_checkpoint_arg
+    from schedrl.agents import get_agent
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.dtsim.sweep import parse_checkpoint_arg
 
     methods = []
     for spec in specs:
         label, path = parse_checkpoint_arg(spec)
-        method = CheckpointMethod(path, label)
+        loaded = load_policy(path)  # CheckpointError / FileNotFoundError naming the file
+        method = get_agent(loaded.record.agent).dtsim_method(path, label, loaded)
         if any(m.label == method.label for m in methods):
             method.label = f"{method.label}#{len(methods) + 1}"
         methods.append(method)

@@ -4,7 +4,7 @@
 For each value of the swept setting, `sweep` draws the same seeded sequences as `fidelity` does at that
 setting (`fidelity_sequences`) and runs on them every Table 7 heuristic (Random seeded as `fidelity`
 seeds it; with `kill`, also with the rule-based kill policy) and every extra `Method` (a trained
-checkpoint: `schedrl.agents.rlschert.sweep.CheckpointMethod`). A method that cannot run at a value
+checkpoint, built by its agent: `Agent.dtsim_method`). A method that cannot run at a value
 (a checkpoint whose observation shape depends on res_slot) raises `SkipCell`; its cell is left empty
 with the reason as a note. numpy only: methods bring their own imports.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -250,3 +251,11 @@ def plot(result: SweepResult, path: str) -> str:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+def parse_checkpoint_arg(text: str) -> tuple[str | None, str]:
+    """`LABEL=PATH` or `PATH` -> (label or None, path)."""
+    label, sep, path = text.partition("=")
+    if sep and label and "/" not in label and not Path(text).exists():
+        return label, path
+    return None, text

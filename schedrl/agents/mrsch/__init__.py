@@ -15,3 +15,6 @@ simulator policy), `settings`, `agent` (the `Agent` contract). Only `agent` is u
 ENV_ID = "schedrl/MRSch-v0"
 ENVS = {ENV_ID: ("schedrl.agents.mrsch.env:MRSchEnv", None)}
 AGENT = "schedrl.agents.mrsch.agent:MRSchAgent"
+COMMANDS = {"mrsch": ("schedrl.agents.mrsch.goals",
+                       "MRSch's goal vector over a held-out sequence per augmentation (`schedrl mrsch goals CKPT`)")}
+"""`schedrl mrsch goals ...` (`goals.main`)."""

@@ -166,6 +166,11 @@ class RLSchertAgent(Agent):
         return 0
 
     # ---------------------------------------------------------------- evaluation (discrete-time cluster)
+    def dtsim_method(self, path, label: str | None, loaded):
+        from schedrl.agents.rlschert.sweep import CheckpointMethod
+
+        return CheckpointMethod(path, label, loaded=loaded)
+
     def policy_from_module(self, module, env_config: Mapping[str, Any]):
         """A greedy dtsim policy (`act(sim)`) from a trained module and the run's env config dict."""
         from schedrl.agents.rlschert.policy import RLSchertPolicy

@@ -1,4 +1,5 @@
-"""A trained RLSchert or DeepRM checkpoint as a method of `schedrl.dtsim.sweep` (`schedrl dtsim sweep --checkpoint`).
+"""A trained RLSchert or DeepRM checkpoint as a method of `schedrl.dtsim.sweep` (`schedrl dtsim sweep --checkpoint`;
+the sweep reaches it through `Agent.dtsim_method`).
 
 Loading imports ray and torch (through `schedrl.agents.checkpoint.load_policy`); this module itself does not,
 so `schedrl dtsim sweep` without checkpoints never pays for them.
@@ -17,14 +18,6 @@ from schedrl.dtsim.sweep import SkipCell
 
 SWEPT_FIELDS = ("res_slot", "job_rate", "simu_len", "predictable")
 """Env fields the sweep sets on a checkpoint's own env config; the rest (kill, estimates, horizon, ...) stay as trained."""
-
-
-def parse_checkpoint_arg(text: str) -> tuple[str | None, str]:
-    """`LABEL=PATH` or `PATH` -> (label or None, path)."""
-    label, sep, path = text.partition("=")
-    if sep and label and "/" not in label and not Path(text).exists():
-        return label, path
-    return None, text
 
 
 class CheckpointMethod:
