@@ -95,3 +95,13 @@ def test_nothing_outside_an_agent_package_imports_its_modules():
                 if owner and name != owner and not (module == owner or module.startswith(owner + ".")):
                     violations.append(f"{module} imports {name}")
     assert violations == []
+
+
+def test_agent_subcommands_come_from_the_registry():
+    from schedrl.agents import agent_commands
+    from schedrl.cli.main import FORWARDED, SUBCOMMANDS
+
+    commands = agent_commands()
+    assert commands["mrsch"][0] == "schedrl.agents.mrsch.goals"
+    for name, (module, help_text) in commands.items():
+        assert FORWARDED[name] == module and SUBCOMMANDS[name] == ("schedrl.cli.forward", help_text)

@@ -111,3 +111,16 @@ def test_a_deeprm_checkpoint_keeps_its_prerun_estimates_and_other_agents_are_ref
     with pytest.raises(ValueError, match="is a rlscheduler checkpoint; the sweep runs checkpoints of the discrete-time"):
         CheckpointMethod("ckpt", loaded=SimpleNamespace(record=SimpleNamespace(agent="rlscheduler", env_config={}),
                                                         module=None))
+
+
+def test_the_sweep_reaches_checkpoints_through_the_agent_contract():
+    """`schedrl dtsim sweep --checkpoint` asks the checkpoint's agent for its sweep method (`Agent.dtsim_method`):
+    the discrete-time agents give one, every other agent refuses in one line."""
+    from schedrl.agents import get_agent
+    from schedrl.agents.rlschert.sweep import CheckpointMethod
+
+    method = get_agent("deeprm").dtsim_method("ckpt", "DeepRM", _loaded("deeprm", small_config(kill=False)))
+    assert isinstance(method, CheckpointMethod) and method.label == "DeepRM"
+    for name in ("rlscheduler", "dras-pg", "mrsch"):
+        with pytest.raises(ValueError, match=f"ckpt is a {name} checkpoint; the sweep runs checkpoints of the discrete"):
+            get_agent(name).dtsim_method("ckpt", None, None)
