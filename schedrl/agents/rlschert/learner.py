@@ -8,8 +8,12 @@ sampled so far (RLSchert: 0.5 at the start, 0 at the end).
 
 KL early stop (Table 4's KL target 0.01): during one update, once the approximate KL
 mean(logp_old - logp) of a minibatch, measured before its gradient step, exceeds
-`kl_stop_factor x target_kl` (1.5 x 0.01, Spinning Up's rule), that step and the rest of the
-update's steps are skipped (policy and value together, one optimizer). RLlib's adaptive KL penalty
+`kl_stop_factor x target_kl` (1.5 x 0.01, Spinning Up's rule), the policy takes no more steps in
+that update. With `value_after_kl_stop` (the default, as Spinning Up's PPO, whose value function
+always takes all its steps) the rest of the update's minibatches still train the value network on
+the value loss alone (policy and value networks are separate, so the policy does not move); without
+it the whole step is skipped, value included (the behaviour before 2026-11-23: the value network then
+got about 20 of 160 steps per update and its loss stayed near 8,000). RLlib's adaptive KL penalty
 (`use_kl_loss`) is a different algorithm and is off.
 """
 
@@ -23,6 +27,7 @@ import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
 from ray.rllib.core.columns import Columns
+from ray.rllib.evaluation.postprocessing import Postprocessing
 from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
 from ray.rllib.utils.typing import ModuleID
 
@@ -30,7 +35,8 @@ from schedrl.agents.rlschert.keys import OBS_TEACHER
 from schedrl.agents.rlschert.modules import module_spec
 from schedrl.agents.rlschert.settings import (
     IMITATION_LOSS_KEY, IMITATION_WEIGHT_KEY, KL_STOP_FACTOR_KEY, POLICY_STEPS_KEY, SCHEDULE_KEY,
-    TARGET_KL_KEY, TEACHER_AGREEMENT_KEY, RLSchertSettings, imitation_weight,
+    TARGET_KL_KEY, TEACHER_AGREEMENT_KEY, VALUE_AFTER_STOP_KEY, VALUE_STEPS_KEY, RLSchertSettings,
+    imitation_weight,
 )
 
 
@@ -61,40 +67,53 @@ class RLSchertPPOLearner(PPOTorchLearner):
             self._alpha[module_id] = imitation_weight(schedule, t)
         self._stopped.clear()
         self._steps.clear()
+        self._value_steps: dict[ModuleID, int] = {}
 
     def compute_loss_for_module(self, *, module_id: ModuleID, config, batch: dict[str, Any], fwd_out):
-        loss = super().compute_loss_for_module(module_id=module_id, config=config, batch=batch, fwd_out=fwd_out)
         logits = fwd_out[Columns.ACTION_DIST_INPUTS]
-        teacher = batch[Columns.OBS][OBS_TEACHER]
         # PPO appends an artificial bootstrap step to each episode chunk; it is masked out of every term
         mask = batch.get(Columns.LOSS_MASK)
+        module = self.module[module_id].unwrapped()
+        with torch.no_grad():
+            dist = module.get_train_action_dist_cls().from_logits(logits)
+            kl = batch[Columns.ACTION_LOGP] - dist.logp(batch[Columns.ACTIONS])
+            kl = kl[mask] if mask is not None else kl
+            limit = config.learner_config_dict[KL_STOP_FACTOR_KEY] * config.learner_config_dict[TARGET_KL_KEY]
+            if float(kl.mean()) > limit:
+                self._stopped[module_id] = True
+        if self._stopped.get(module_id, False):
+            if not config.learner_config_dict.get(VALUE_AFTER_STOP_KEY, True):
+                return (logits * 0.0).sum()  # no step at all (apply_gradients skips it)
+            # the policy has stopped for this update; the value network keeps fitting the value targets
+            error = torch.pow(module.compute_values(batch) - batch[Postprocessing.VALUE_TARGETS], 2.0)
+            self._value_steps[module_id] = self._value_steps.get(module_id, 0) + 1
+            return config.vf_loss_coeff * (error[mask].mean() if mask is not None else error.mean())
+        loss = super().compute_loss_for_module(module_id=module_id, config=config, batch=batch, fwd_out=fwd_out)
+        teacher = batch[Columns.OBS][OBS_TEACHER]
         imitation = imitation_loss(logits, teacher, mask)
         alpha = self._alpha.get(module_id, 0.0)
         with torch.no_grad():
             agree = (logits.argmax(-1) == teacher.argmax(-1)).float()
-            dist = self.module[module_id].unwrapped().get_train_action_dist_cls().from_logits(logits)
-            kl = batch[Columns.ACTION_LOGP] - dist.logp(batch[Columns.ACTIONS])
-            if mask is not None:
-                agree, kl = agree[mask], kl[mask]
-            limit = config.learner_config_dict[KL_STOP_FACTOR_KEY] * config.learner_config_dict[TARGET_KL_KEY]
-            if float(kl.mean()) > limit:
-                self._stopped[module_id] = True
+            agree = agree[mask] if mask is not None else agree
         self.metrics.log_value((module_id, IMITATION_WEIGHT_KEY), alpha, window=1)
         self.metrics.log_value((module_id, IMITATION_LOSS_KEY), float(imitation.detach()))
         self.metrics.log_value((module_id, TEACHER_AGREEMENT_KEY), float(agree.mean()))
+        self._steps[module_id] = self._steps.get(module_id, 0) + 1
         return loss + alpha * imitation
 
     def apply_gradients(self, gradients_dict) -> None:
-        if self._stopped and all(self._stopped.get(m, False) for m in self.module.keys()):
+        if self._stopped and all(self._stopped.get(m, False) for m in self.module.keys()) \
+                and not any(self.config.get_config_for_module(m).learner_config_dict.get(VALUE_AFTER_STOP_KEY, True)
+                            for m in self.module.keys()):
             return
-        super().apply_gradients(gradients_dict)
-        for module_id in self.module.keys():
-            self._steps[module_id] = self._steps.get(module_id, 0) + 1
+        # value-only steps leave the policy network's gradients None: Adam then leaves those parameters alone
+        super().apply_gradients({pid: g for pid, g in gradients_dict.items() if g is not None})
 
     def after_gradient_based_update(self, *, timesteps: dict[str, Any]) -> None:
         super().after_gradient_based_update(timesteps=timesteps)
         for module_id in self.module.keys():
             self.metrics.log_value((module_id, POLICY_STEPS_KEY), self._steps.get(module_id, 0), window=1)
+            self.metrics.log_value((module_id, VALUE_STEPS_KEY), self._value_steps.get(module_id, 0), window=1)
 
 
 def build_ppo_config(settings: RLSchertSettings, env: str | type, env_config: Mapping[str, Any],
@@ -119,7 +138,8 @@ def build_ppo_config(settings: RLSchertSettings, env: str | type, env_config: Ma
                          max_num_env_runner_restarts=s.max_env_runner_restarts)
         .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner, learner_class=RLSchertPPOLearner,
                   learner_config_dict={SCHEDULE_KEY: [list(p) for p in s.imitation_schedule],
-                                       TARGET_KL_KEY: s.target_kl, KL_STOP_FACTOR_KEY: s.kl_stop_factor})
+                                       TARGET_KL_KEY: s.target_kl, KL_STOP_FACTOR_KEY: s.kl_stop_factor,
+                                       VALUE_AFTER_STOP_KEY: s.value_after_kl_stop})
         .training(gamma=s.gamma, lambda_=s.lambda_, use_gae=True, use_critic=True, clip_param=s.clip_param, lr=s.lr,
                   num_epochs=s.num_epochs, train_batch_size_per_learner=s.train_batch_size_per_learner,
                   minibatch_size=s.minibatch_size, shuffle_batch_per_epoch=True, entropy_coeff=s.entropy_coeff,

@@ -21,7 +21,10 @@ TEACHER_AGREEMENT_KEY = "teacher_agreement"
 """Learner metric: fraction of samples whose most likely action is the teacher's."""
 POLICY_STEPS_KEY = "policy_update_steps"
 """Learner metric: gradient steps taken in this update before the KL early stop."""
+VALUE_STEPS_KEY = "value_only_steps"
+"""Learner metric: value-only gradient steps taken in this update after the policy's KL early stop."""
 SCHEDULE_KEY = "imitation_schedule"
+VALUE_AFTER_STOP_KEY = "value_after_kl_stop"
 TARGET_KL_KEY = "target_kl"
 KL_STOP_FACTOR_KEY = "kl_stop_factor"
 
@@ -69,7 +72,10 @@ class RLSchertSettings:
     target_kl: float = 0.01  # RLSchert Table 4: KL target
     """KL target of the early stop."""
     kl_stop_factor: float = 1.5  # Spinning Up's early stop, as RLSchert's Algorithm 1 stops "by KL target"
-    """An update stops taking gradient steps once the approximate KL exceeds kl_stop_factor x target_kl."""
+    """An update stops taking policy steps once the approximate KL exceeds kl_stop_factor x target_kl."""
+    value_after_kl_stop: bool = True  # Spinning Up's PPO: the value function takes all its steps
+    """After the KL early stop the value network keeps training on the remaining minibatches (False: the whole
+    update stops, value included)."""
     vf_loss_coeff: float = 0.25  # RLSchert Table 4: alpha_v
     """Weight of the value loss."""
     entropy_coeff: float = 0.02  # RLSchert Table 4: alpha_e

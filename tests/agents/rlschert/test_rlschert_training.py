@@ -97,6 +97,42 @@ def test_two_ppo_iterations_log_the_scheduled_imitation_weight(name, ray_session
     assert set(baselines) == {b.name for b in agent.baselines(prepared.env_config)}
 
 
+@pytest.mark.parametrize("value_after_stop", [True, False])
+def test_after_the_kl_stop_only_the_value_network_keeps_training(value_after_stop, ray_session, tmp_path):
+    """A KL target so small that the policy stops at once: with `value_after_kl_stop` the value network still takes
+    the update's remaining steps and the policy network does not move; without it nothing moves after the stop."""
+    from dataclasses import replace
+
+    import torch
+
+    agent = get_agent("rlschert")
+    jobs = write_jobs_csv(tmp_path / "jobs.csv", [(r, p, 10 * u, [max(1, p + e) for e in range(r - 1)])
+                                                  for r, p, u in [(3, 2, 1), (5, 5, 2), (12, 3, 2), (1, 1, 1), (7, 6, 1)]])
+    env, settings = agent.configure(_args(jobs=str(jobs)))
+    env = replace(env, **{k: v for k, v in small_config().to_dict().items()
+                          if k in ("job_width", "num_nw", "horizon", "job_len", "backlog", "num_kill", "max_seq")})
+    settings = replace(settings, minibatch_size=64, target_kl=1e-12, value_after_kl_stop=value_after_stop)
+    prepared = agent.prepare(env, settings, {}, log=lambda _: None)
+    algo = agent.algorithm_config(prepared.env_config, settings).build_algo()
+    try:
+        module = algo.learner_group._learner.module["default_policy"]  # the learner's copy holds value_net
+        before = {k: v.clone() for k, v in module.state_dict().items()}
+        learner = algo.train()["learners"]["default_policy"]
+        after = module.state_dict()
+    finally:
+        algo.stop()
+    assert any(k.startswith("pi.") for k in before) and any(k.startswith("value_net.") for k in before)
+    moved = {part: any(not torch.equal(before[k], after[k]) for k in before if k.startswith(part))
+             for part in ("pi.", "value_net.")}
+    assert learner["policy_update_steps"] <= 1
+    if value_after_stop:
+        assert learner["value_only_steps"] >= 10 and moved["value_net."]
+        assert moved["pi."] is bool(learner["policy_update_steps"] == 1)
+    else:
+        assert learner["value_only_steps"] == 0
+        assert moved["pi."] is moved["value_net."] is bool(learner["policy_update_steps"] == 1)
+
+
 def test_greedy_policy_sees_what_the_env_shows():
     """The policy acting on a bare sim builds the env's observation and mask at every decision."""
     import copy
