@@ -110,6 +110,22 @@ def train_batch(rows: Mapping[str, np.ndarray]) -> SampleBatch:
     return SampleBatch({Columns.OBS: obs, **data})
 
 
+def sample_fresh_episodes(runner, n: int) -> tuple[list, Any]:
+    """`n` whole episodes from an env runner, and its metrics.
+
+    RLlib 2.60's `SingleAgentEnvRunner.sample(num_episodes=n)` resets its envs with the runner's seed on
+    every call (it sets `_needs_initial_reset` after each episode-count sample), so each iteration would
+    replay the very same episodes: DFP then learned from one training sequence over and over (found
+    2026-11-23: the training wait stayed at the same value to two decimals for hundreds of iterations).
+    The first call seeds the envs; later calls reset them without a seed, so each env's own seeded RNG
+    draws the next episode from its episode source (the curriculum, random starts): still reproducible.
+    """
+    episodes = runner.sample(num_episodes=n, explore=True)
+    if hasattr(runner, "_needs_initial_reset"):
+        runner._needs_initial_reset = False
+    return episodes, runner.get_metrics()
+
+
 class DFP(Algorithm):
     """Direct Future Prediction: sample whole episodes, replay, regress future measurement changes."""
 
@@ -125,7 +141,7 @@ class DFP(Algorithm):
     def _sample_episodes(self) -> tuple[list, list]:
         n = self.config.episodes_per_iteration
         results = self.env_runner_group.foreach_env_runner(
-            lambda runner: (runner.sample(num_episodes=n, explore=True), runner.get_metrics()),
+            lambda runner: sample_fresh_episodes(runner, n),
             local_env_runner=self.env_runner_group.num_remote_workers() <= 0,
         )
         episodes = [e for episodes, _ in results for e in episodes]

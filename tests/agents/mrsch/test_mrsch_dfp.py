@@ -11,7 +11,7 @@ from mrsch_two_goals import STEPS, TwoGoalsEnv
 from schedrl.agents.mrsch.config import MRSchEnvConfig
 from schedrl.agents.mrsch.dfp import DFP, build_dfp_config
 from schedrl.agents.mrsch.env import MRSchEnv, sim_config_for
-from schedrl.agents.mrsch.keys import DFP_MSE, OBS_ACTION_MASK, OBS_MEASUREMENTS
+from schedrl.agents.mrsch.keys import DFP_MSE, INFO_START, OBS_ACTION_MASK, OBS_MEASUREMENTS
 from schedrl.agents.mrsch.modules import DFPModule, dfp_module_spec
 from schedrl.agents.mrsch.observation import StateNorm
 from schedrl.agents.mrsch.policy import DFPPolicy
@@ -106,6 +106,10 @@ def test_dfp_algorithm_trains_on_mrsch_and_its_module_schedules(ray_session, one
             result = algo.train()
         assert np.isfinite(result["learners"]["default_policy"][DFP_MSE])
         assert len(algo.replay) >= 2 * 48 // 2  # two whole episodes of decisions
+        # every iteration draws new training sequences (RLlib re-seeds envs on each episode-count sample
+        # unless told not to, which replayed one sequence forever)
+        starts = [e.get_infos(0)[INFO_START] for _ in range(4) for e in algo._sample_episodes()[0]]
+        assert len(starts) == 4 and len(set(starts)) > 1, starts
         module = algo.get_module()
     finally:
         algo.stop()
