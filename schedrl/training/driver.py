@@ -288,8 +288,12 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
             ray.shutdown()
     # an interrupted Tune run returns normally: it shows as trials not yet created or not ended
     ended = results.num_terminated + results.num_errors == len(results)
+    # a trial Tune created but stopped before its first result (Ctrl-C between trials) counts as terminated
+    # without having run
+    never_ran = [r for r in results if r.error is None and not (r.metrics or {}).get("training_iteration")]
     budget = spec.stop.total_time_budget_s
-    finished = ended and (len(results) == spec.num_trials() or (budget is not None and elapsed >= 0.99 * budget))
+    finished = ended and ((len(results) == spec.num_trials() and not never_ran)
+                          or (budget is not None and elapsed >= 0.99 * budget))
     return SweepRun(results, experiment, finished, table)
 
 

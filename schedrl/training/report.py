@@ -72,6 +72,8 @@ def trial_rows(spec, results) -> list[TrialRow]:
     rows = []
     for r in results:
         config = r.config
+        if config is None:  # created, never started (a sweep's time budget ran out before it)
+            continue
         best, checkpoint = math.nan, r.checkpoint
         picked = best_checkpoint(spec, r)
         if picked:

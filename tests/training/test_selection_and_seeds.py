@@ -116,3 +116,13 @@ def test_training_episodes_stay_inside_the_training_part():
         env.reset(seed=seed)
         starts.append(env.start)
     assert max(starts) + 64 <= end and min(starts) >= 0 and len(set(starts)) > 150
+
+
+def test_a_trial_that_never_started_is_left_out_of_the_report():
+    """Ctrl-C (or a sweep's time budget) between trials leaves a trial Tune created but never ran: no config,
+    no results. The report lists the trials that ran instead of failing on it."""
+    from schedrl.training.report import trial_rows
+
+    never_ran = SimpleNamespace(config=None, metrics={}, error=None, path="trial_00001", checkpoint=None,
+                                metrics_dataframe=None, best_checkpoints=[])
+    assert trial_rows(SimpleNamespace(metric="schedrl_validation_score", mode="min"), [never_ran]) == []
