@@ -24,8 +24,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
     "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
-    "dtsim": ("schedrl.cli.dtsim", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
-    "predict": ("schedrl.cli.predict", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
+    "dtsim": ("schedrl.cli.forward", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
+    "predict": ("schedrl.cli.forward", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
     "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
 }
 

@@ -6,7 +6,7 @@ and their elapsed time (`Queries`, built causally from a trace by `queries_for`)
 `RequestedTime` (the user's estimate), `LastTwoMean` (Tsafrir, Etsion & Feitelson 2007: the mean of
 the user's last two run times), and `MLPPredictor` (`schedrl.predict.mlp`, a small torch MLP
 trained per trace). `evaluation` splits a trace (first 70 % to train, last 30 % to test) and
-reports MAPE; `python -m schedrl.predict train|eval` runs it.
+reports MAPE; `schedrl predict train|eval` runs it.
 """
 
 from schedrl.predict.base import Queries, RuntimePredictor, queries_for

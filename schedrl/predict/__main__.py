@@ -1,7 +1,7 @@
-"""`python -m schedrl.predict train|eval`: the SWF remaining-runtime predictor and its MAPE against the baselines.
+"""`schedrl predict train|eval`: the SWF remaining-runtime predictor and its MAPE against the baselines.
 
-    python -m schedrl.predict train --trace SDSC-SP2 --out sdsc.pt      # fit on the first 70 %, report on the last 30 %
-    python -m schedrl.predict eval --model sdsc.pt [--trace SDSC-SP2]   # report again (default: the training trace)
+    schedrl predict train --trace SDSC-SP2 --out sdsc.pt      # fit on the first 70 %, report on the last 30 %
+    schedrl predict eval --model sdsc.pt [--trace SDSC-SP2]   # report again (default: the training trace)
 
 Bad input prints one `error:` line and exits with status 2.
 """
@@ -30,7 +30,7 @@ def _report(trace: str, workload, predictor, first_test: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m schedrl.predict", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="schedrl predict", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     t = sub.add_parser("train", help="fit the MLP predictor on a trace's first part and report MAPE on the rest")
     t.add_argument("--trace", required=True, help="catalog name or SWF path")

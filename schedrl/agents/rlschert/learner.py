@@ -54,6 +54,7 @@ class RLSchertPPOLearner(PPOTorchLearner):
         self._alpha: dict[ModuleID, float] = {}
         self._stopped: dict[ModuleID, bool] = {}
         self._steps: dict[ModuleID, int] = {}
+        self._value_steps: dict[ModuleID, int] = {}
 
     def current_imitation_weight(self, module_id: ModuleID) -> float:
         """alpha_t of the update in progress (or the last one)."""
@@ -67,7 +68,10 @@ class RLSchertPPOLearner(PPOTorchLearner):
             self._alpha[module_id] = imitation_weight(schedule, t)
         self._stopped.clear()
         self._steps.clear()
-        self._value_steps: dict[ModuleID, int] = {}
+        self._value_steps.clear()
+
+    def _value_after_stop(self, module_id: ModuleID) -> bool:
+        return self.config.get_config_for_module(module_id).learner_config_dict.get(VALUE_AFTER_STOP_KEY, True)
 
     def compute_loss_for_module(self, *, module_id: ModuleID, config, batch: dict[str, Any], fwd_out):
         logits = fwd_out[Columns.ACTION_DIST_INPUTS]
@@ -82,7 +86,7 @@ class RLSchertPPOLearner(PPOTorchLearner):
             if float(kl.mean()) > limit:
                 self._stopped[module_id] = True
         if self._stopped.get(module_id, False):
-            if not config.learner_config_dict.get(VALUE_AFTER_STOP_KEY, True):
+            if not self._value_after_stop(module_id):
                 return (logits * 0.0).sum()  # no step at all (apply_gradients skips it)
             # the policy has stopped for this update; the value network keeps fitting the value targets
             error = torch.pow(module.compute_values(batch) - batch[Postprocessing.VALUE_TARGETS], 2.0)
@@ -102,10 +106,8 @@ class RLSchertPPOLearner(PPOTorchLearner):
         return loss + alpha * imitation
 
     def apply_gradients(self, gradients_dict) -> None:
-        if self._stopped and all(self._stopped.get(m, False) for m in self.module.keys()) \
-                and not any(self.config.get_config_for_module(m).learner_config_dict.get(VALUE_AFTER_STOP_KEY, True)
-                            for m in self.module.keys()):
-            return
+        if all(self._stopped.get(m, False) and not self._value_after_stop(m) for m in self.module.keys()):
+            return  # every module has stopped outright: no step
         # value-only steps leave the policy network's gradients None: Adam then leaves those parameters alone
         super().apply_gradients({pid: g for pid, g in gradients_dict.items() if g is not None})
 
