@@ -170,6 +170,10 @@ def describe_warm_start(w: dict) -> str:
     chosen = ""
     if w.get("candidates"):
         chosen = " (auto: " + ", ".join(f"{k} {v:.2f}" for k, v in w["candidates"].items()) + ")"
+    if w.get("rounds"):  # DAgger (RLSchert): how the clone did on the sequences it drove itself, round by round
+        chosen += (f" with {len(w['rounds'])} DAgger rounds (the clone's own sequences: average "
+                   + " -> ".join(f"{r['slowdown']:.2f}" for r in w["rounds"])
+                   + f", {sum(r['cut'] for r in w['rounds'])} cut)")
     return (f"warm start: cloned {w['teacher']}{chosen} from {w['decisions']} decisions of {w['episodes']} training "
             f"sequences in {w['demonstration_seconds'] + w['clone_seconds']:.0f} s: greedy agreement "
             f"{w['agreement']:.1%} (untrained {w['agreement_before']:.1%}), teacher's mean value {w['teacher_value']:.2f}")

@@ -14,7 +14,7 @@ FCFS-like validation on Lublin-1 before learning starts). A warm start skips tha
    take 10^5 Adam steps to reach), on the learner, before the first sampling; then the env runners get
    the weights. PPO then improves on the teacher instead of rediscovering it.
 
-Numpy-only except `clone`, which needs torch (called on the learner).
+Numpy-only except `clone` (`schedrl.agents.cloning`), which needs torch (called on the learner).
 """
 
 from __future__ import annotations
@@ -134,78 +134,13 @@ def demonstrations(env_config: Mapping[str, Any], teacher: str, episodes: int, s
 
 def clone(module, demos: Demonstrations, epochs: int = 8, minibatch: int = 512, lr: float = 1e-3,
           seed: int = 0) -> dict[str, float]:
-    """Fit `module`'s policy to the teacher's slots (cross-entropy) and its value net to the returns (MSE).
+    """Fit `module`'s policy to the teacher's slots (cross-entropy) and its value net to the returns (MSE)
+    (`schedrl.agents.cloning.clone`). Returns the statistics: the greedy agreement with the teacher and the
+    losses, before and after."""
+    from schedrl.agents.cloning import clone as fit
 
-    Returns the statistics: the greedy agreement with the teacher and the losses, before and after.
-    """
-    import torch
-    from ray.rllib.core.columns import Columns
-
-    t0 = time.perf_counter()
-    jobs = torch.from_numpy(demos.jobs)
-    mask = torch.from_numpy(demos.mask)
-    slots = torch.from_numpy(demos.slots)
-    returns = torch.from_numpy(demos.returns)
-    value_net = getattr(module, "vf", None)
-    value_params = {id(p) for p in value_net.parameters()} if value_net is not None else set()
-    policy_params = [p for p in module.parameters() if id(p) not in value_params]
-
-    def batch(idx):
-        return {Columns.OBS: {OBS_JOBS: jobs[idx], OBS_ACTION_MASK: mask[idx]}}
-
-    def forward(idx):
-        logits = module._forward_train(batch(idx))[Columns.ACTION_DIST_INPUTS]
-        return logits, module.compute_values(batch(idx)) if value_net is not None else None
-
-    def measure() -> tuple[float, float, float]:
-        with torch.no_grad():
-            agree, ce, mse, n = 0.0, 0.0, 0.0, len(slots)
-            for idx in torch.arange(n).split(4096):
-                logits, values = forward(idx)
-                agree += float((logits.argmax(-1) == slots[idx]).sum())
-                ce += float(torch.nn.functional.cross_entropy(logits, slots[idx], reduction="sum"))
-                if values is not None:
-                    mse += float(((values - returns[idx]) ** 2).sum())
-        return agree / n, ce / n, mse / n
-
-    before = measure()
-    last = _last_linear(value_net)
-    if last is not None:  # start the value output at the mean return (see module docstring)
-        with torch.no_grad():
-            values = torch.cat([module.compute_values(batch(i)) for i in torch.arange(len(slots)).split(4096)])
-            last.bias += float(returns.mean() - values.mean())
-    optimizers = [torch.optim.Adam(policy_params, lr=lr)]
-    if value_params:
-        optimizers.append(torch.optim.Adam(value_net.parameters(), lr=lr))
-    generator = torch.Generator().manual_seed(seed)
-    module.train()
-    steps = 0
-    for _ in range(epochs):
-        for idx in torch.randperm(len(slots), generator=generator).split(minibatch):
-            logits, values = forward(idx)
-            loss = torch.nn.functional.cross_entropy(logits, slots[idx])
-            if values is not None:
-                scale = max(float(returns.abs().mean()), 1e-6)  # unit-free value loss beside the policy's
-                loss = loss + torch.nn.functional.mse_loss(values / scale, returns[idx] / scale)
-            for opt in optimizers:
-                opt.zero_grad()
-            loss.backward()
-            for opt in optimizers:
-                opt.step()
-            steps += 1
-    after = measure()
-    return {"agreement_before": before[0], "agreement": after[0], "cross_entropy_before": before[1],
-            "cross_entropy": after[1], "value_mse_before": before[2], "value_mse": after[2],
-            "gradient_steps": float(steps), "clone_seconds": time.perf_counter() - t0}
-
-
-def _last_linear(net):
-    if net is None:
-        return None
-    import torch
-
-    linears = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
-    return linears[-1] if linears else None
+    return fit(module, {OBS_JOBS: demos.jobs, OBS_ACTION_MASK: demos.mask}, demos.slots, demos.returns,
+               value_net=getattr(module, "vf", None), epochs=epochs, minibatch=minibatch, lr=lr, seed=seed)
 
 
 def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -213,20 +148,13 @@ def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
 
     `spec`: {"teacher", "episodes", "epochs", "seed", "gamma"}; returns what `schedrl train` reports.
     """
-    from ray.rllib.core import DEFAULT_MODULE_ID
+    from schedrl.agents.cloning import clone_on_learners
 
     env_config = dict(algorithm.config.env_config)
     demos = demonstrations(env_config, spec["teacher"], int(spec["episodes"]), int(spec.get("seed") or 0),
                            float(spec.get("gamma", 1.0)))
     epochs, seed = int(spec["epochs"]), int(spec.get("seed") or 0)
-
-    def fit(learner):
-        return clone(learner.module[DEFAULT_MODULE_ID].unwrapped(), demos, epochs=epochs, seed=seed)
-
-    # a RemoteCallResults (local learner or remote ones): every learner holds the same weights
-    stats = [result.get() for result in algorithm.learner_group.foreach_learner(fit)][0]
-    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,
-                                            inference_only=True)
+    stats = clone_on_learners(algorithm, lambda module: clone(module, demos, epochs=epochs, seed=seed))
     return {"teacher": demos.teacher, "decisions": len(demos), "episodes": int(spec["episodes"]),
             "teacher_value": float(demos.episode_values.mean()), "candidates": demos.candidates,
             "demonstration_seconds": demos.seconds, **stats}

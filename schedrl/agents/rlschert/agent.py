@@ -23,7 +23,7 @@ from schedrl.agents.rlschert import ENV_ID
 from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, RLSchertEnvConfig
 from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import METRIC
-from schedrl.agents.rlschert.settings import MODELS, NO_IMITATION, RLSchertSettings
+from schedrl.agents.rlschert.settings import MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings
 from schedrl.sim.config import SimConfig
 
 CONFIG_PATHS: dict[str, tuple[str, ...]] = {
@@ -51,8 +51,6 @@ class RLSchertAgent(Agent):
     """The shared driver and `evaluate` score it through `evaluation_ids` / `score_policy` / `score_baselines`."""
     env_overrides: Mapping[str, Any] = {}
     """Env fields this agent fixes whatever the options say."""
-    default_imitation = None
-    """The settings' default imitation schedule (None: RLSchert's 0.5 -> 0)."""
 
     # ---------------------------------------------------------------- configuration
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
@@ -74,8 +72,15 @@ class RLSchertAgent(Agent):
         p.add_argument("--model", choices=MODELS, default="mlp", help="network (default mlp 64-64)")
         p.add_argument("--lr", type=float, default=None, help="learning rate (RLSchert Table 4: 1e-4)")
         p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (default 4096)")
-        p.add_argument("--imitation-steps", type=int, default=None,
-                       help="env steps over which alpha_t anneals from 0.5 to 0 (default 200000; 0: no imitation)")
+        if self.settings_class is RLSchertSettings:
+            p.add_argument("--imitation-steps", type=int, default=None,
+                           help="env steps over which alpha_t anneals from 0.5 to 0 (default 200000; 0: no imitation)")
+        default = self.settings_class.warm_start
+        p.add_argument("--warm-start", action=argparse.BooleanOptionalAction, default=None,
+                       help="clone the env's teacher (kill rule, else SAF) by DAgger before PPO (ours; default "
+                            f"{'on' if default else 'off'} for {self.name}; --no-warm-start: random initial weights)")
+        p.add_argument("--warm-start-rounds", type=int, default=None,
+                       help=f"DAgger rounds after the teacher's own sequences (default {self.settings_class.warm_start_rounds})")
 
     def env_config(self, **fields: Any) -> RLSchertEnvConfig:
         """An env config with this agent's fixed fields applied."""
@@ -96,17 +101,28 @@ class RLSchertAgent(Agent):
             fields["lr"] = args.lr
         if args.batch_size is not None:
             fields["train_batch_size_per_learner"] = args.batch_size
-        if args.imitation_steps is not None:
-            if args.imitation_steps < 0:
-                raise ValueError(f"--imitation-steps must be >= 0; got {args.imitation_steps}")
-            fields["imitation_schedule"] = (NO_IMITATION if args.imitation_steps == 0
-                                            else ((0, 0.5), (args.imitation_steps, 0.0)))
-        elif self.default_imitation is not None:
-            fields["imitation_schedule"] = self.default_imitation
-        return env, RLSchertSettings(**fields)
+        steps = getattr(args, "imitation_steps", None)
+        if steps is not None:
+            if steps < 0:
+                raise ValueError(f"--imitation-steps must be >= 0; got {steps}")
+            fields["imitation_schedule"] = NO_IMITATION if steps == 0 else ((0, 0.5), (steps, 0.0))
+        if getattr(args, "warm_start", None) is not None:
+            fields["warm_start"] = bool(args.warm_start)
+        if getattr(args, "warm_start_rounds", None) is not None:
+            fields["warm_start_rounds"] = args.warm_start_rounds
+        return env, self.settings_class(**fields)
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> RLSchertSettings:
-        return RLSchertSettings.from_dict(data)
+        return self.settings_class.from_dict(data)
+
+    def warm_start(self, algorithm):
+        """The DAgger warm start (`warm_start.py`) when the settings ask for it, with the trial's seed and discount."""
+        spec = algorithm.config.learner_config_dict.get(WARM_START_KEY)
+        if not spec:
+            return None
+        from schedrl.agents.rlschert.warm_start import warm_start
+
+        return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0, "gamma": algorithm.config.gamma})
 
     # ---------------------------------------------------------------- data
     def load_workload(self, env_config: RLSchertEnvConfig):
@@ -218,4 +234,4 @@ class DeepRMAgent(RLSchertAgent):
     summary = "DeepRM (RLSchert's baseline): PPO on the discrete-time cluster, pre-run predictions, no kills"
     env_searchable = ("job_rate", "res_slot", "reward", "simu_len", "jobs")
     env_overrides = {"kill": False, "estimates": "prerun"}
-    default_imitation = NO_IMITATION
+    settings_class = DeepRMSettings

@@ -35,7 +35,7 @@ from schedrl.agents.rlschert.keys import OBS_TEACHER
 from schedrl.agents.rlschert.modules import module_spec
 from schedrl.agents.rlschert.settings import (
     IMITATION_LOSS_KEY, IMITATION_WEIGHT_KEY, KL_STOP_FACTOR_KEY, POLICY_STEPS_KEY, SCHEDULE_KEY,
-    TARGET_KL_KEY, TEACHER_AGREEMENT_KEY, VALUE_AFTER_STOP_KEY, VALUE_STEPS_KEY, RLSchertSettings,
+    TARGET_KL_KEY, TEACHER_AGREEMENT_KEY, VALUE_AFTER_STOP_KEY, VALUE_STEPS_KEY, WARM_START_KEY, RLSchertSettings,
     imitation_weight,
 )
 
@@ -141,7 +141,8 @@ def build_ppo_config(settings: RLSchertSettings, env: str | type, env_config: Ma
         .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner, learner_class=RLSchertPPOLearner,
                   learner_config_dict={SCHEDULE_KEY: [list(p) for p in s.imitation_schedule],
                                        TARGET_KL_KEY: s.target_kl, KL_STOP_FACTOR_KEY: s.kl_stop_factor,
-                                       VALUE_AFTER_STOP_KEY: s.value_after_kl_stop})
+                                       VALUE_AFTER_STOP_KEY: s.value_after_kl_stop,
+                                       WARM_START_KEY: s.warm_start_spec()})
         .training(gamma=s.gamma, lambda_=s.lambda_, use_gae=True, use_critic=True, clip_param=s.clip_param, lr=s.lr,
                   num_epochs=s.num_epochs, train_batch_size_per_learner=s.train_batch_size_per_learner,
                   minibatch_size=s.minibatch_size, shuffle_batch_per_epoch=True, entropy_coeff=s.entropy_coeff,

@@ -27,6 +27,8 @@ SCHEDULE_KEY = "imitation_schedule"
 VALUE_AFTER_STOP_KEY = "value_after_kl_stop"
 TARGET_KL_KEY = "target_kl"
 KL_STOP_FACTOR_KEY = "kl_stop_factor"
+WARM_START_KEY = "warm_start"
+"""``learner_config_dict`` key: the DAgger warm start's spec (`warm_start.py`); None: off."""
 
 
 def imitation_weight(schedule: Sequence[Sequence[float]], timestep: float) -> float:
@@ -86,6 +88,18 @@ class RLSchertSettings:
     """Env steps sampled per training iteration."""
     imitation_schedule: tuple[tuple[int, float], ...] = RLSCHERT_IMITATION
     """alpha_t as (env steps sampled, weight) points, linear in between (RLSchert Eq. 11: 0.5 annealed to 0)."""
+    warm_start: bool = True  # ours: the paper starts PPO from random weights (with Eq. 11's term)
+    """Clone the env's teacher (kill rule, else SAF) by DAgger before PPO (`warm_start.py`)."""
+    warm_start_episodes: int = 32  # ours: ~19,000 teacher decisions at the default env
+    """Training sequences the teacher drives in round 0."""
+    warm_start_rounds: int = 4  # ours: the held-out slowdown of the clone stopped improving after 4 (docs/rlschert.md)
+    """DAgger rounds after round 0 (the clone drives, the teacher labels)."""
+    warm_start_round_episodes: int = 16
+    """Training sequences the clone drives in each DAgger round."""
+    warm_start_epochs: int = 8
+    """Epochs of the fit after round 0."""
+    warm_start_round_epochs: int = 4
+    """Epochs of the refit after each DAgger round (over everything gathered)."""
     model: str = "mlp"
     """Network: `mlp` (64-64, RLSchert Table 3's best) or `cnn`."""
     num_env_runners: int = 0  # ours: on 2 cores sampling in the driver beats a runner process
@@ -112,9 +126,13 @@ class RLSchertSettings:
         for name in ("gamma", "lambda_"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 problems.append(f"{name}={getattr(self, name)} must be in [0, 1]")
-        for name in ("num_epochs", "minibatch_size", "train_batch_size_per_learner", "num_envs_per_env_runner"):
+        for name in ("num_epochs", "minibatch_size", "train_batch_size_per_learner", "num_envs_per_env_runner",
+                     "warm_start_episodes", "warm_start_round_episodes", "warm_start_epochs"):
             if getattr(self, name) < 1:
                 problems.append(f"{name}={getattr(self, name)} must be >= 1")
+        if self.warm_start_rounds < 0 or self.warm_start_round_epochs < 0:
+            problems.append(f"warm_start_rounds={self.warm_start_rounds} and warm_start_round_epochs="
+                            f"{self.warm_start_round_epochs} must be >= 0")
         if self.num_env_runners < 0:
             problems.append(f"num_env_runners={self.num_env_runners} must be >= 0")
         if self.vf_loss_coeff < 0 or self.entropy_coeff < 0:
@@ -130,3 +148,21 @@ class RLSchertSettings:
         if "imitation_schedule" in data:
             data["imitation_schedule"] = check_schedule(data["imitation_schedule"])
         return cls(**data)
+
+    def warm_start_spec(self) -> dict | None:
+        """What `warm_start.dagger` needs (the seed and discount are the built algorithm's); None when off."""
+        if not self.warm_start:
+            return None
+        return {"episodes": self.warm_start_episodes, "rounds": self.warm_start_rounds,
+                "round_episodes": self.warm_start_round_episodes, "epochs": self.warm_start_epochs,
+                "round_epochs": self.warm_start_round_epochs}
+
+
+@dataclass(frozen=True)
+class DeepRMSettings(RLSchertSettings):
+    """DeepRM's: the same PPO without RLSchert's imitation term or our warm start."""
+
+    imitation_schedule: tuple[tuple[int, float], ...] = NO_IMITATION
+    """alpha_t points: none (DeepRM has no imitation term)."""
+    warm_start: bool = False
+    """DeepRM starts from random weights."""
