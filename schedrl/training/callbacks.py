@@ -51,11 +51,14 @@ class SchedulingMetricsCallback(RLlibCallback):
         self._restarts = 0
         self._continued_envs = 0
         self._warm_start = None
+        self._warm_start_seconds = 0.0
 
     def on_algorithm_init(self, *, algorithm, metrics_logger=None, **kwargs) -> None:
         # a warm start (behaviour cloning before the first sampling) when the agent's settings ask for one;
         # a resumed run's checkpoint then overwrites the cloned weights, as it should
+        t0 = time.perf_counter()
         self._warm_start = _agent_of(algorithm).warm_start(algorithm)
+        self._warm_start_seconds = time.perf_counter() - t0 if self._warm_start else 0.0
 
     def on_checkpoint_loaded(self, *, algorithm, **kwargs) -> None:
         # a resumed run: its env runners were built afresh with the run's original seeds
@@ -77,6 +80,10 @@ class SchedulingMetricsCallback(RLlibCallback):
 
     def on_train_result(self, *, algorithm, metrics_logger=None, result: dict, **kwargs) -> None:
         fail_without_env_runners(algorithm)
+        # the warm start is training: it counts in `time_total_s`, so a time budget (a stop on time_total_s)
+        # includes it (Tune measures only the iterations; this runs after its timing, before its stop check)
+        if self._warm_start_seconds and "time_total_s" in result:
+            result["time_total_s"] += self._warm_start_seconds
         # envs of resumed or recreated env runners told to continue (this trainer's lifetime)
         result[RESULT_KEY] = {"continued_envs": self._continued_envs}
         if self._warm_start:  # reported once, with the first result

@@ -48,6 +48,12 @@ def test_train_writes_its_outputs_and_prints_the_comparison(trained, capsys):
     warm = summary["warm_start"]
     assert warm["teacher"] in ("sjf", "f1", "wfp3", "unicep", "fcfs") and warm["decisions"] == 64 * 32
     assert warm["agreement"] > warm["agreement_before"]
+    # the warm start counts as training time (a --time-budget includes it)
+    import pandas as pd
+
+    progress = pd.read_csv(trained.parent / "progress.csv")
+    first = progress.iloc[0]
+    assert first["time_total_s"] >= first["time_this_iter_s"] + warm["demonstration_seconds"] + warm["clone_seconds"]
     assert "best validation" in summary["selection"]  # the checkpoint evaluated was chosen on validation
 
 
