@@ -27,7 +27,7 @@ from schedrl.agents.rlschert.settings import MODELS, NO_IMITATION, WARM_START_KE
 from schedrl.sim.config import SimConfig
 
 CONFIG_PATHS: dict[str, tuple[str, ...]] = {
-    "lr": ("lr",), "entropy_coeff": ("entropy_coeff",), "clip_param": ("clip_param",),
+    "lr": ("lr",), "entropy_coeff": ("entropy_coeff",), "clip_param": ("clip_param",), "gamma": ("gamma",),
     "vf_loss_coeff": ("vf_loss_coeff",), "minibatch_size": ("minibatch_size",),
     "train_batch_size_per_learner": ("_train_batch_size_per_learner",), "seed": ("seed",),
 }
@@ -72,6 +72,9 @@ class RLSchertAgent(Agent):
         p.add_argument("--model", choices=MODELS, default="mlp", help="network (default mlp 64-64)")
         p.add_argument("--lr", type=float, default=None, help="learning rate (RLSchert Table 4: 1e-4)")
         p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (default 4096)")
+        p.add_argument("--gamma", type=float, default=None,
+                       help="discount per decision (RLSchert Table 4: 0.99; 1.0 removes the gain of putting off "
+                            "the next time step with kills and allocations, docs/rlschert.md)")
         if self.settings_class is RLSchertSettings:
             p.add_argument("--imitation-steps", type=int, default=None,
                            help="env steps over which alpha_t anneals from 0.5 to 0 (default 200000; 0: no imitation)")
@@ -101,6 +104,8 @@ class RLSchertAgent(Agent):
             fields["lr"] = args.lr
         if args.batch_size is not None:
             fields["train_batch_size_per_learner"] = args.batch_size
+        if getattr(args, "gamma", None) is not None:
+            fields["gamma"] = args.gamma
         steps = getattr(args, "imitation_steps", None)
         if steps is not None:
             if steps < 0:

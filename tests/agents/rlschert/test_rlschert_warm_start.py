@@ -99,6 +99,10 @@ def test_warm_start_is_rlscherts_default_and_never_deeprms():
         _args("deeprm", "--imitation-steps", "100")  # DeepRM has no imitation term to anneal
     with pytest.raises(ValueError, match="warm_start_rounds"):
         RLSchertSettings(warm_start_rounds=-1)
+    _, undiscounted = rlschert.configure(_args("rlschert", "--gamma", "1.0"))
+    assert undiscounted.gamma == 1.0 and on.gamma == 0.99
+    with pytest.raises(ValueError, match=r"gamma=1.5 must be in \[0, 1\]"):
+        rlschert.configure(_args("rlschert", "--gamma", "1.5"))
 
 
 def test_warm_start_reaches_the_learner_config():
