@@ -23,7 +23,7 @@ from schedrl.agents.rlschert import ENV_ID
 from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, RLSchertEnvConfig
 from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import METRIC
-from schedrl.agents.rlschert.settings import MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings
+from schedrl.agents.rlschert.settings import DISCOUNT_KEY, DISCOUNTS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings
 from schedrl.sim.config import SimConfig
 
 CONFIG_PATHS: dict[str, tuple[str, ...]] = {
@@ -75,6 +75,9 @@ class RLSchertAgent(Agent):
         p.add_argument("--gamma", type=float, default=None,
                        help="discount per decision (RLSchert Table 4: 0.99; 1.0 removes the gain of putting off "
                             "the next time step with kills and allocations, docs/rlschert.md)")
+        p.add_argument("--discount", choices=DISCOUNTS, default=None,
+                       help="apply gamma per decision (default; RLlib's GAE) or per time step (ours: kills and "
+                            "allocations within a step are not discounted, agents/rlschert/advantages.py)")
         if self.settings_class is RLSchertSettings:
             p.add_argument("--imitation-steps", type=int, default=None,
                            help="env steps over which alpha_t anneals from 0.5 to 0 (default 200000; 0: no imitation)")
@@ -106,6 +109,8 @@ class RLSchertAgent(Agent):
             fields["train_batch_size_per_learner"] = args.batch_size
         if getattr(args, "gamma", None) is not None:
             fields["gamma"] = args.gamma
+        if getattr(args, "discount", None) is not None:
+            fields["discount"] = args.discount
         steps = getattr(args, "imitation_steps", None)
         if steps is not None:
             if steps < 0:
@@ -127,7 +132,9 @@ class RLSchertAgent(Agent):
             return None
         from schedrl.agents.rlschert.warm_start import warm_start
 
-        return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0, "gamma": algorithm.config.gamma})
+        discount = (algorithm.config.learner_config_dict.get(DISCOUNT_KEY) or {}).get("per", "decision")
+        return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0, "gamma": algorithm.config.gamma,
+                                      "discount": discount})
 
     # ---------------------------------------------------------------- data
     def load_workload(self, env_config: RLSchertEnvConfig):

@@ -27,6 +27,9 @@ SCHEDULE_KEY = "imitation_schedule"
 VALUE_AFTER_STOP_KEY = "value_after_kl_stop"
 TARGET_KL_KEY = "target_kl"
 KL_STOP_FACTOR_KEY = "kl_stop_factor"
+DISCOUNT_KEY = "discount"
+"""``learner_config_dict`` key: {"per": "decision" | "time", "void_action": index} (`advantages.py`)."""
+DISCOUNTS = ("decision", "time")
 WARM_START_KEY = "warm_start"
 """``learner_config_dict`` key: the DAgger warm start's spec (`warm_start.py`); None: off."""
 
@@ -65,6 +68,9 @@ class RLSchertSettings:
     """Adam learning rate."""
     gamma: float = 0.99  # RLSchert Table 4, §3.4
     """Discount factor."""
+    discount: str = "decision"  # RLSchert Table 4's gamma is per env step (decision)
+    """`decision`: gamma per decision (RLlib's GAE); `time`: gamma per time step, kills and allocations within a
+    step undiscounted (ours, `advantages.py`)."""
     lambda_: float = 0.95  # RLSchert Table 4: tau
     """GAE parameter."""
     clip_param: float = 0.2  # RLSchert Table 4: epsilon
@@ -137,6 +143,8 @@ class RLSchertSettings:
             problems.append(f"num_env_runners={self.num_env_runners} must be >= 0")
         if self.vf_loss_coeff < 0 or self.entropy_coeff < 0:
             problems.append("vf_loss_coeff and entropy_coeff must be >= 0")
+        if self.discount not in DISCOUNTS:
+            problems.append(f"discount must be one of {', '.join(DISCOUNTS)}; got {self.discount!r}")
         if self.model not in MODELS:
             problems.append(f"model must be one of {', '.join(MODELS)}; got {self.model!r}")
         if problems:

@@ -66,14 +66,18 @@ class RolloutStats:
 
 
 def rollouts(env, demos: Demonstrations, episodes: int, seed: int, gamma: float,
-             act: Callable[[dict[str, np.ndarray]], int] | None = None, max_decisions: int = 1200) -> RolloutStats:
+             act: Callable[[dict[str, np.ndarray]], int] | None = None, max_decisions: int = 1200,
+             time_discount: bool = False) -> RolloutStats:
     """`episodes` training sequences (env seeds `seed`, `seed + 1`, ...) driven by `act(obs)` (None: the teacher),
-    every decision added to `demos` with the teacher's action as label. Images are stored as uint8 (0/1)."""
+    every decision added to `demos` with the teacher's action as label. Images are stored as uint8 (0/1).
+    The value targets discount by `gamma` per decision, or with `time_discount` per time step (`advantages.py`)."""
     stats = RolloutStats()
     agree = 0
+    void = env.config.num_nw
     for e in range(episodes):
         obs, info = env.reset(seed=seed + e)
         rewards: list[float] = []
+        discounts: list[float] = []
         while True:
             teacher = int(info[INFO_TEACHER])
             for k in MODULE_INPUTS:
@@ -83,6 +87,7 @@ def rollouts(env, demos: Demonstrations, episodes: int, seed: int, gamma: float,
             agree += action == teacher
             obs, reward, terminated, truncated, info = env.step(action)
             rewards.append(float(reward))
+            discounts.append(gamma if not time_discount or action == void else 1.0)
             if terminated or truncated or len(rewards) >= max_decisions:
                 break
         stats.episodes += 1
@@ -93,7 +98,7 @@ def rollouts(env, demos: Demonstrations, episodes: int, seed: int, gamma: float,
             stats.cut += 1
         ret, out = 0.0, np.empty(len(rewards), np.float32)  # discounted return of each decision
         for t in range(len(rewards) - 1, -1, -1):
-            ret = rewards[t] + gamma * ret
+            ret = rewards[t] + discounts[t] * ret
             out[t] = ret
         demos.returns.extend(out.tolist())
     stats.agreement = agree / max(stats.decisions, 1)
@@ -118,7 +123,7 @@ def dagger(module, env, spec: Mapping[str, Any], fit=None, log=None) -> dict[str
     """Clone the env's teacher into `module` by DAgger (module docstring); returns the report.
 
     `env`: an `RLSchertEnv` or its config dict (training sequences are drawn from it). `spec`: {"episodes",
-    "rounds", "round_episodes", "epochs", "round_epochs", "seed", "gamma"} (optional "max_decisions": where a
+    "rounds", "round_episodes", "epochs", "round_epochs", "seed", "gamma", "discount"} (optional "max_decisions": where a
     rollout is cut, default 6 x simu_len). `fit(demos, epochs)` refits the module (default:
     `schedrl.agents.cloning.clone` on `module` itself).
     """
@@ -129,6 +134,7 @@ def dagger(module, env, spec: Mapping[str, Any], fit=None, log=None) -> dict[str
     if not isinstance(env, RLSchertEnv):
         env = RLSchertEnv(config=dict(env))
     seed, gamma = int(spec.get("seed") or 0), float(spec.get("gamma", 0.99))
+    time_discount = spec.get("discount") == "time"
     # training sequences: env seeds far from the driver's validation/evaluation seeds and from each other
     base = 1_000_000 + 10_000 * seed
     max_decisions = int(spec.get("max_decisions") or 6 * env.config.simu_len)
@@ -140,12 +146,12 @@ def dagger(module, env, spec: Mapping[str, Any], fit=None, log=None) -> dict[str
                          epochs=epochs, seed=seed)
 
     demos = Demonstrations()
-    teacher = rollouts(env, demos, int(spec["episodes"]), base, gamma, None, max_decisions)
+    teacher = rollouts(env, demos, int(spec["episodes"]), base, gamma, None, max_decisions, time_discount)
     first = fit(demos, int(spec["epochs"]))
     stats, rounds = first, []
     for r in range(int(spec.get("rounds", 0))):
         n = int(spec.get("round_episodes") or spec["episodes"])
-        driven = rollouts(env, demos, n, base + 1000 * (r + 1), gamma, greedy(module), max_decisions)
+        driven = rollouts(env, demos, n, base + 1000 * (r + 1), gamma, greedy(module), max_decisions, time_discount)
         stats = fit(demos, int(spec.get("round_epochs") or spec["epochs"]))
         rounds.append({"episodes": driven.episodes, "decisions": driven.decisions, "agreement": driven.agreement,
                        "cut": driven.cut, "slowdown": float(np.mean(driven.values)) if driven.values else float("nan")})

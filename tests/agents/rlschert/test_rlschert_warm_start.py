@@ -101,6 +101,8 @@ def test_warm_start_is_rlscherts_default_and_never_deeprms():
         RLSchertSettings(warm_start_rounds=-1)
     _, undiscounted = rlschert.configure(_args("rlschert", "--gamma", "1.0"))
     assert undiscounted.gamma == 1.0 and on.gamma == 0.99
+    _, per_step = rlschert.configure(_args("rlschert", "--discount", "time"))
+    assert per_step.discount == "time" and on.discount == "decision"
     with pytest.raises(ValueError, match=r"gamma=1.5 must be in \[0, 1\]"):
         rlschert.configure(_args("rlschert", "--gamma", "1.5"))
 
