@@ -3,8 +3,8 @@
 RLSchert's imitation term (Eq. 11) pulls PPO towards the teacher (kill rule, else SAF, else void)
 while α_t is large, but through PPO's small, KL-limited steps: in 30-minute runs the greedy policy
 never reached the teacher's level (docs/rlschert.md). Plain behaviour cloning of the teacher is not
-enough either: a clone with 95% agreement on the teacher's own states scored 32-63 average slowdown
-(SAF 10.9), because its few mistakes (waiting while a job fits) grow the queue into states the teacher
+enough either: a clone with about 95% agreement on the teacher's own states scored 25.8 average
+slowdown on held-out sequences (SAF 10.9), because its few mistakes (waiting while a job fits) grow the queue into states the teacher
 never visits, where it errs again (the compounding error of imitation). DAgger (Ross et al. 2011)
 fixes exactly that, and the env already labels every state with the teacher's action:
 
@@ -14,9 +14,10 @@ fixes exactly that, and the env already labels every state with the teacher's ac
    every state it reaches labelled with the teacher's action there; the clone is refitted on
    everything gathered so far.
 
-Measured on the default env (no kills, seed 0, one core): 32 + 4 x 16 sequences, about 70,000
-decisions, 80 s; the greedy clone's held-out average slowdown went 32.4 (plain cloning) -> 11.2
-after four rounds (SAF 10.9). PPO with the imitation term then starts from the teacher's level.
+Measured on the default env (no kills, seed 0; `examples/rlschert_dagger_probe.py`, docs/rlschert.md):
+32 + 4 x 16 sequences, about 61,000 decisions, 160 s on one core; the greedy clone's held-out average
+slowdown went 25.8 (plain cloning) -> 11.3 after one round and 11.25 after four (SAF 10.9). PPO with the
+imitation term then starts from the teacher's level.
 
 The rollouts run in the driver (numpy + the module's forward); the fits on the learner's module
 (`schedrl.agents.cloning`).
