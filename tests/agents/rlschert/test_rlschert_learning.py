@@ -10,7 +10,6 @@ and must beat SAF, the best policy that cannot kill, on held-out sequences.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from rlschert_cases import write_jobs_csv
 
 from schedrl.agents import get_agent
@@ -22,7 +21,6 @@ from schedrl.dtsim.heuristics import make_policy
 JOBS = [(1, 3, 20, []), (2, 3, 20, [3]), (1, 3, 20, []), (20, 3, 20, [20] * 19)]
 
 
-@pytest.mark.slow
 def test_ppo_learns_to_kill_the_mispredicted_long_job(ray_session, tmp_path):
     agent = get_agent("rlschert")
     env = RLSchertEnvConfig(jobs=str(write_jobs_csv(tmp_path / "jobs.csv", JOBS)), res_slot=2, job_width=2, num_nw=2,
