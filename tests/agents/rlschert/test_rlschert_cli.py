@@ -19,6 +19,14 @@ def run(tmp_path_factory, ray_session):
     return out
 
 
+def test_train_warm_starts_rlschert_by_dagger(run):
+    warm = json.loads((run / "summary.json").read_text())["warm_start"]
+    assert warm["teacher"] == "kill rule + SAF" and len(warm["rounds"]) == 4 and warm["episodes"] == 32 + 4 * 16
+    assert warm["agreement"] > warm["agreement_before"]
+    record = json.loads((run / "schedrl_run.json").read_text())
+    assert record["settings"]["warm_start"] is True and record["settings"]["discount"] == "decision"
+
+
 def test_train_reports_against_the_cluster_heuristics(run):
     record = json.loads((run / "schedrl_run.json").read_text())
     assert record["agent"] == "rlschert" and record["sim_config"] is None
