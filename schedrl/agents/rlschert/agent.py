@@ -23,7 +23,9 @@ from schedrl.agents.rlschert import ENV_ID
 from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, RLSchertEnvConfig
 from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import METRIC
-from schedrl.agents.rlschert.settings import DISCOUNT_KEY, DISCOUNTS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings
+from schedrl.agents.rlschert.settings import (
+    DISCOUNTS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
+)
 from schedrl.sim.config import SimConfig
 
 CONFIG_PATHS: dict[str, tuple[str, ...]] = {
@@ -126,15 +128,13 @@ class RLSchertAgent(Agent):
         return self.settings_class.from_dict(data)
 
     def warm_start(self, algorithm):
-        """The DAgger warm start (`warm_start.py`) when the settings ask for it, with the trial's seed and discount."""
+        """The DAgger warm start (`warm_start.py`) when the settings ask for it, with the trial's seed and gamma."""
         spec = algorithm.config.learner_config_dict.get(WARM_START_KEY)
         if not spec:
             return None
         from schedrl.agents.rlschert.warm_start import warm_start
 
-        discount = (algorithm.config.learner_config_dict.get(DISCOUNT_KEY) or {}).get("per", "decision")
-        return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0, "gamma": algorithm.config.gamma,
-                                      "discount": discount})
+        return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0, "gamma": algorithm.config.gamma})
 
     # ---------------------------------------------------------------- data
     def load_workload(self, env_config: RLSchertEnvConfig):

@@ -33,13 +33,11 @@ from ray.rllib.utils.typing import ModuleID
 
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.keys import OBS_TEACHER
-
-NUM_NW = RLSchertEnvConfig.num_nw
 from schedrl.agents.rlschert.modules import module_spec
 from schedrl.agents.rlschert.settings import (
     IMITATION_LOSS_KEY, IMITATION_WEIGHT_KEY, KL_STOP_FACTOR_KEY, POLICY_STEPS_KEY, SCHEDULE_KEY,
-    TARGET_KL_KEY, TEACHER_AGREEMENT_KEY, VALUE_AFTER_STOP_KEY, VALUE_STEPS_KEY, WARM_START_KEY, DISCOUNT_KEY, RLSchertSettings,
-    imitation_weight,
+    TARGET_KL_KEY, TEACHER_AGREEMENT_KEY, VALUE_AFTER_STOP_KEY, VALUE_STEPS_KEY, WARM_START_KEY, DISCOUNT_KEY,
+    RLSchertSettings, imitation_weight,
 )
 
 
@@ -54,16 +52,16 @@ class RLSchertPPOLearner(PPOTorchLearner):
 
     def build(self) -> None:
         super().build()
-        discount = self.config.learner_config_dict.get(DISCOUNT_KEY) or {}
-        if discount.get("per") == "time" and self._learner_connector is not None:
+        if self.config.learner_config_dict.get(DISCOUNT_KEY) == "time" and self._learner_connector is not None:
             # γ per time step instead of per decision (advantages.py): our GAE replaces RLlib's at the pipeline's end
             from ray.rllib.connectors.learner import GeneralAdvantageEstimation
 
             from schedrl.agents.rlschert.advantages import TimeStepGAE
 
             self._learner_connector.remove(GeneralAdvantageEstimation)
+            void = RLSchertEnvConfig.from_dict(self.config.env_config).dtsim_config().void_action
             self._learner_connector.append(TimeStepGAE(gamma=self.config.gamma, lambda_=self.config.lambda_,
-                                                       void_action=int(discount["void_action"])))
+                                                       void_action=void))
         self._alpha: dict[ModuleID, float] = {}
         self._stopped: dict[ModuleID, bool] = {}
         self._steps: dict[ModuleID, int] = {}
@@ -155,9 +153,7 @@ def build_ppo_config(settings: RLSchertSettings, env: str | type, env_config: Ma
                   learner_config_dict={SCHEDULE_KEY: [list(p) for p in s.imitation_schedule],
                                        TARGET_KL_KEY: s.target_kl, KL_STOP_FACTOR_KEY: s.kl_stop_factor,
                                        VALUE_AFTER_STOP_KEY: s.value_after_kl_stop,
-                                       WARM_START_KEY: s.warm_start_spec(),
-                                       DISCOUNT_KEY: {"per": s.discount,
-                                                      "void_action": int(env_config.get("num_nw", NUM_NW))}})
+                                       WARM_START_KEY: s.warm_start_spec(), DISCOUNT_KEY: s.discount})
         .training(gamma=s.gamma, lambda_=s.lambda_, use_gae=True, use_critic=True, clip_param=s.clip_param, lr=s.lr,
                   num_epochs=s.num_epochs, train_batch_size_per_learner=s.train_batch_size_per_learner,
                   minibatch_size=s.minibatch_size, shuffle_batch_per_epoch=True, entropy_coeff=s.entropy_coeff,

@@ -10,8 +10,17 @@ import torch
 from ray.rllib.core.columns import Columns
 
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
+from schedrl.agents.rlschert.keys import OBS_ACTION_MASK
 from schedrl.agents.rlschert.observation import StateView
 from schedrl.dtsim import DTSim
+
+
+def greedy_action(module, obs: Mapping[str, np.ndarray]) -> int:
+    """The module's most likely valid action for one env observation (the mask is the observation's)."""
+    batch = {Columns.OBS: {k: torch.from_numpy(np.asarray(v, np.float32)[None]) for k, v in obs.items()}}
+    with torch.inference_mode():
+        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
+    return int(np.argmax(np.where(np.asarray(obs[OBS_ACTION_MASK]) > 0, logits, -np.inf)))
 
 
 class RLSchertPolicy:
@@ -37,9 +46,6 @@ class RLSchertPolicy:
         view = self._view
         mask = view.mask()
         obs = view.observe(mask, teacher=self.config.num_nw)  # the teacher is not an input of the networks
-        batch = {Columns.OBS: {k: torch.from_numpy(v[None]) for k, v in obs.items()}}
-        with torch.inference_mode():
-            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
-        action = int(np.argmax(np.where(mask, logits, -np.inf)))
+        action = greedy_action(self.module, obs)
         view.note(action)
         return action

@@ -28,7 +28,7 @@ VALUE_AFTER_STOP_KEY = "value_after_kl_stop"
 TARGET_KL_KEY = "target_kl"
 KL_STOP_FACTOR_KEY = "kl_stop_factor"
 DISCOUNT_KEY = "discount"
-"""``learner_config_dict`` key: {"per": "decision" | "time", "void_action": index} (`advantages.py`)."""
+"""``learner_config_dict`` key: "decision" or "time" (`advantages.py`)."""
 DISCOUNTS = ("decision", "time")
 WARM_START_KEY = "warm_start"
 """``learner_config_dict`` key: the DAgger warm start's spec (`warm_start.py`); None: off."""
@@ -158,12 +158,12 @@ class RLSchertSettings:
         return cls(**data)
 
     def warm_start_spec(self) -> dict | None:
-        """What `warm_start.dagger` needs (the seed and discount are the built algorithm's); None when off."""
+        """What `warm_start.dagger` needs (the seed and gamma are the built algorithm's); None when off."""
         if not self.warm_start:
             return None
         return {"episodes": self.warm_start_episodes, "rounds": self.warm_start_rounds,
                 "round_episodes": self.warm_start_round_episodes, "epochs": self.warm_start_epochs,
-                "round_epochs": self.warm_start_round_epochs}
+                "round_epochs": self.warm_start_round_epochs, "discount": self.discount}
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ RLSchert's imitation term (Eq. 11) pulls PPO towards the teacher (kill rule, els
 while α_t is large, but through PPO's small, KL-limited steps: in 30-minute runs the greedy policy
 never reached the teacher's level (docs/rlschert.md). Plain behaviour cloning of the teacher is not
 enough either: a clone with about 95% agreement on the teacher's own states scored 25.8 average
-slowdown on held-out sequences (SAF 10.9), because its few mistakes (waiting while a job fits) grow the queue into states the teacher
-never visits, where it errs again (the compounding error of imitation). DAgger (Ross et al. 2011)
+slowdown on held-out sequences (SAF 10.9), because its few mistakes (waiting while a job fits) grow
+the queue into states the teacher never visits, where it errs again (the compounding error of imitation). DAgger (Ross et al. 2011)
 fixes exactly that, and the env already labels every state with the teacher's action:
 
 1. round 0: the teacher drives `episodes` training sequences; every decision is recorded with the
@@ -106,30 +106,16 @@ def rollouts(env, demos: Demonstrations, episodes: int, seed: int, gamma: float,
     return stats
 
 
-def greedy(module) -> Callable[[dict[str, np.ndarray]], int]:
-    """The module's most likely valid action for one observation."""
-    import torch
-    from ray.rllib.core.columns import Columns
-
-    def act(obs: dict[str, np.ndarray]) -> int:
-        batch = {Columns.OBS: {k: torch.from_numpy(np.asarray(obs[k], np.float32)[None]) for k in MODULE_INPUTS}}
-        with torch.no_grad():
-            logits = module._forward(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
-        return int(np.argmax(np.where(obs[OBS_ACTION_MASK] > 0, logits, -np.inf)))
-
-    return act
-
-
-def dagger(module, env, spec: Mapping[str, Any], fit=None, log=None) -> dict[str, Any]:
+def dagger(module, env, spec: Mapping[str, Any]) -> dict[str, Any]:
     """Clone the env's teacher into `module` by DAgger (module docstring); returns the report.
 
     `env`: an `RLSchertEnv` or its config dict (training sequences are drawn from it). `spec`: {"episodes",
-    "rounds", "round_episodes", "epochs", "round_epochs", "seed", "gamma", "discount"} (optional "max_decisions": where a
-    rollout is cut, default 6 x simu_len). `fit(demos, epochs)` refits the module (default:
-    `schedrl.agents.cloning.clone` on `module` itself).
+    "rounds", "round_episodes", "epochs", "round_epochs", "seed", "gamma", "discount"} (optional
+    "max_decisions": where a rollout is cut, default 6 x simu_len). Each fit is `schedrl.agents.cloning.clone` over everything gathered.
     """
     from schedrl.agents.cloning import clone
     from schedrl.agents.rlschert.env import RLSchertEnv
+    from schedrl.agents.rlschert.policy import greedy_action
 
     t0 = time.perf_counter()
     if not isinstance(env, RLSchertEnv):
@@ -140,11 +126,10 @@ def dagger(module, env, spec: Mapping[str, Any], fit=None, log=None) -> dict[str
     base = 1_000_000 + 10_000 * seed
     max_decisions = int(spec.get("max_decisions") or 6 * env.config.simu_len)
 
-    if fit is None:
-        def fit(d: Demonstrations, epochs: int) -> dict[str, float]:
-            obs, labels, returns = d.arrays()
-            return clone(module, obs, labels, returns, value_net=getattr(module, "value_net", None),
-                         epochs=epochs, seed=seed)
+    def fit(d: Demonstrations, epochs: int) -> dict[str, float]:
+        obs, labels, returns = d.arrays()
+        return clone(module, obs, labels, returns, value_net=getattr(module, "value_net", None), epochs=epochs,
+                     seed=seed)
 
     demos = Demonstrations()
     teacher = rollouts(env, demos, int(spec["episodes"]), base, gamma, None, max_decisions, time_discount)
@@ -152,14 +137,11 @@ def dagger(module, env, spec: Mapping[str, Any], fit=None, log=None) -> dict[str
     stats, rounds = first, []
     for r in range(int(spec.get("rounds", 0))):
         n = int(spec.get("round_episodes") or spec["episodes"])
-        driven = rollouts(env, demos, n, base + 1000 * (r + 1), gamma, greedy(module), max_decisions, time_discount)
+        driven = rollouts(env, demos, n, base + 1000 * (r + 1), gamma, lambda obs: greedy_action(module, obs),
+                          max_decisions, time_discount)
         stats = fit(demos, int(spec.get("round_epochs") or spec["epochs"]))
         rounds.append({"episodes": driven.episodes, "decisions": driven.decisions, "agreement": driven.agreement,
                        "cut": driven.cut, "slowdown": float(np.mean(driven.values)) if driven.values else float("nan")})
-        if log:
-            log(f"warm start: DAgger round {r + 1}: the clone drove {driven.episodes} sequences "
-                f"({driven.cut} cut at {max_decisions} decisions), agreed with the teacher on {driven.agreement:.1%}; "
-                f"refitted on {len(demos)} decisions")
     return {"teacher": "kill rule + SAF" if env.config.kill else "SAF", "decisions": len(demos),
             "episodes": teacher.episodes + sum(r["episodes"] for r in rounds),
             "teacher_value": float(np.mean(teacher.values)) if teacher.values else float("nan"),
