@@ -96,7 +96,7 @@ def test_starts_are_distinct_and_keep_a_seed_s_draws_when_those_were_distinct(de
 
 
 def test_fewer_distinct_sequences_than_asked_are_used_and_said(default_trace):
-    # `--eval-jobs 20000` on a 10,000-job trace reaches here as two sequences of the whole trace
+    # `--eval-jobs 50000` on a 40,000-job trace reaches here as two sequences of the whole trace
     said = []
     assert choose_starts(default_trace, len(default_trace), 2, 7, warn=said.append) == [0]
     assert said == [f"'default' ({len(default_trace)} jobs) holds only 1 distinct sequence of "
@@ -106,8 +106,8 @@ def test_fewer_distinct_sequences_than_asked_are_used_and_said(default_trace):
 def test_absurd_sequence_counts_and_repeated_given_starts(default_trace):
     with pytest.raises(ValueError, match=rf"--sequences 100000 is more than {MAX_SEQUENCES} sequences"):
         choose_starts(default_trace, 2000, 100_000, 0)
-    with pytest.raises(ValueError, match=r"a sequence of 20000 jobs is longer than 'default' \(10000 jobs\)"):
-        choose_starts(default_trace, 20000, 2, 0)
+    with pytest.raises(ValueError, match=r"a sequence of 50000 jobs is longer than 'default' \(40000 jobs\)"):
+        choose_starts(default_trace, 50000, 2, 0)
     said = []
     assert choose_starts(default_trace, 64, 3, 0, [5, 5, 9], warn=said.append) == [5, 5, 9]
     assert said == ["start 5 given more than once: the same sequence is evaluated several times"]

@@ -36,7 +36,7 @@ def refused(argv, expected: str) -> str:
 def long_sequence(tmp_path_factory) -> subprocess.CompletedProcess:
     # a subprocess: today the refusal comes after Ray has started, which takes longer than the harness allows
     out = tmp_path_factory.mktemp("long") / "run"
-    return subprocess.run([sys.executable, "-m", "schedrl", *TRAIN, "--sequence-length", "20000", "--out", str(out)],
+    return subprocess.run([sys.executable, "-m", "schedrl", *TRAIN, "--sequence-length", "50000", "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
 
 
@@ -44,7 +44,7 @@ def test_train_sequence_length_longer_than_the_trace(long_sequence):
     assert long_sequence.returncode == 2, long_sequence.stderr
     assert "Traceback" not in long_sequence.stderr
     errors = [line for line in long_sequence.stderr.splitlines() if "error:" in line]
-    assert len(errors) == 1 and re.search(r"(has 10000 jobs|the 7000 jobs training draws from are) fewer than the sequence length 20000", errors[0]), errors
+    assert len(errors) == 1 and re.search(r"(has 40000 jobs|the 28000 jobs training draws from are) fewer than the sequence length 50000", errors[0]), errors
 
 
 def test_train_sequence_length_is_refused_before_ray_starts(long_sequence):

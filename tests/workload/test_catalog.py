@@ -246,7 +246,7 @@ def test_missing_default_trace_says_how_to_regenerate_it(tmp_path, monkeypatch):
     shutil.copy(REPO_TRACES / "catalog.toml", tmp_path / "catalog.toml")
     monkeypatch.setenv("SCHEDRL_TRACES_DIR", str(tmp_path))
     with pytest.raises(TraceError, match=r"lublin_default.swf.gz is not available locally .*"
-                                         r"schedrl traces generate lublin --jobs 10000 --nodes 256 --seed 2003 --out"):
+                                         r"schedrl traces generate lublin --jobs 40000 --nodes 256 --seed 2003 --out"):
         load_trace("default")
 
 
