@@ -47,6 +47,9 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--validation-sequences", type=int, default=5,
                    help="sequences the greedy policy is scored on every iteration (default 5)")
+    p.add_argument("--validate-every", type=int, default=1, metavar="K",
+                   help="validate at iteration 1 and every K-th only, and checkpoint only there (validation is "
+                        "wall time outside --time-budget; default 1)")
     p.add_argument("--eval-starts", metavar="I,J,...", help="fixed held-out evaluation starts for the final table")
     p.add_argument("--eval-sequences", type=int, default=10, help="random evaluation sequences (default 10)")
     p.add_argument("--eval-jobs", type=int, default=1024, help="jobs per evaluation sequence (default 1024)")
@@ -83,7 +86,7 @@ def build_spec(args: argparse.Namespace):
     agent = get_agent(args.agent)
     if args.iterations is not None and args.iterations < 1:
         raise ValueError(f"--iterations must be >= 1, got {args.iterations}")
-    for flag in ("eval_sequences", "eval_jobs", "checkpoint_every", "envs_per_runner"):
+    for flag in ("eval_sequences", "eval_jobs", "checkpoint_every", "envs_per_runner", "validate_every"):
         if getattr(args, flag) < 1:
             raise ValueError(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
     if args.num_env_runners < 0 or args.validation_sequences < 0:
@@ -96,6 +99,7 @@ def build_spec(args: argparse.Namespace):
     if args.keep_checkpoints < 0:
         raise ValueError(f"--keep-checkpoints must be >= 0 (0 keeps all), got {args.keep_checkpoints}")
     options = {"validation_sequences": args.validation_sequences, "checkpoint_every": args.checkpoint_every,
+               "validate_every": args.validate_every,
                "keep_checkpoints": args.keep_checkpoints or None,
                **agent.preparation_options(args)}
     return single_run(args.agent, env, settings, getattr(args, "model", None),

@@ -9,6 +9,7 @@ the agent only through the contract (`policy_from_module`, `sim_config`, `load_w
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -92,6 +93,14 @@ class SchedulingMetricsCallback(RLlibCallback):
         spec = algorithm.config.learner_config_dict.get(VALIDATION_KEY)
         if not spec:
             return
+        best, best_value = best_heuristic(spec)
+        result[RESULT_KEY].update({"best_heuristic": best, "best_heuristic_value": best_value,
+                                   **{f"heuristic_{k}": float(v) for k, v in spec["heuristics"].items()}})
+        if not validation_due(result.get("training_iteration", algorithm.iteration), int(spec.get("every", 1))):
+            # NaN, not absent: Tune's metric must be in every result, and its checkpoint manager ranks a
+            # NaN score below every number (no checkpoint is written here unless it is the last)
+            result[VALIDATION_SCORE] = result[RESULT_KEY]["validation"] = float("nan")
+            return
         agent = _agent_of(algorithm)
         env_config = dict(algorithm.config.env_config)
         env = agent.env_config_class.from_dict(env_config)
@@ -103,14 +112,12 @@ class SchedulingMetricsCallback(RLlibCallback):
         policy = agent.policy_from_module(module, env_config)
         length = int(spec.get("length", agent.sequence_length(env)))
         values = agent.score_policy(policy, env, self._workload, spec["starts"], length)
-        best, best_value = best_heuristic(spec)
-        result[VALIDATION_SCORE] = validation = float(np.mean(values))
-        result[RESULT_KEY].update({
-            "validation": validation,
-            "best_heuristic": best,
-            "best_heuristic_value": best_value,
-            **{f"heuristic_{k}": float(v) for k, v in spec["heuristics"].items()},
-        })
+        result[VALIDATION_SCORE] = result[RESULT_KEY]["validation"] = float(np.mean(values))
+
+
+def validation_due(iteration: int, every: int) -> bool:
+    """Validation runs at the first iteration and every `every`-th (`training.validate_every`)."""
+    return every <= 1 or iteration <= 1 or iteration % every == 0
 
 
 def continue_env_runners(algorithm, runner_ids: list[int] | None, generation: int) -> int:
@@ -204,7 +211,7 @@ class ProgressLine(Callback):
         val = result.get(RESULT_KEY, {})
         if WARM_START_RESULT in val:
             self.log(head + describe_warm_start(val[WARM_START_RESULT]))
-        if "validation" in val:
+        if "validation" in val and math.isfinite(val["validation"]):
             line += (f" | validation {val['validation']:10.2f} vs best heuristic "
                      f"{val['best_heuristic']} {val['best_heuristic_value']:.2f}")
         if val.get("continued_envs"):  # envs of restarted/resumed runners that picked up where training was

@@ -12,6 +12,7 @@ Each trial directory gets a `RunRecord` (`schedrl_run.json`), so any checkpoint 
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Mapping
@@ -98,6 +99,7 @@ def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
         workload = agent.load_workload(prepared.env_config)
         validation = validation_spec(agent, prepared.env_config, workload, spec.training.validation_sequences,
                                      getattr(spec.settings, "seed", 0))
+        validation["every"] = spec.training.validate_every
         table[env_key(env.to_dict(), spec.env_searched)] = PreparedEnv(
             label, prepared.env_config.to_dict(), validation, prepared.trace_sha256)
     return table
@@ -298,7 +300,8 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
 
 
 def checkpoint_config(spec: SweepSpec):
-    """Every `checkpoint_every` iterations and at the end; keeps the best `keep_checkpoints` by the greedy
+    """Every `checkpoint_every` iterations (with validation, only at validated iterations: every
+    lcm(checkpoint_every, validate_every)) and at the end; keeps the best `keep_checkpoints` by the greedy
     validation score when validation runs, else the latest ones; the latest always stays."""
     from ray import tune
 
@@ -308,7 +311,10 @@ def checkpoint_config(spec: SweepSpec):
     agent = spec.agent_impl
     scored = spec.training.validation_sequences > 0
     lower = METRICS[agent.metric(spec.env)][1]  # the env's objective orders validation (a searched metric too)
-    return tune.CheckpointConfig(checkpoint_frequency=spec.training.checkpoint_every, checkpoint_at_end=True,
+    every = spec.training.checkpoint_every
+    if scored:  # only validated iterations have a score to rank their checkpoint by
+        every = math.lcm(every, spec.training.validate_every)
+    return tune.CheckpointConfig(checkpoint_frequency=every, checkpoint_at_end=True,
                                  num_to_keep=spec.training.keep_checkpoints,
                                  checkpoint_score_attribute=VALIDATION_SCORE if scored else None,
                                  checkpoint_score_order="min" if lower else "max")

@@ -84,6 +84,11 @@ class TrainingOptions:
     """Iterations trained on filtered sequences before phase 2."""
     validation_sequences: int = 5
     """Sequences scored each iteration, greedy, against the heuristics (the same for every trial of a group)."""
+    validate_every: int = 1
+    """Validate at iteration 1 and every `validate_every`-th iteration only (validation is wall time outside the
+    training budget: RLSchert's and DFP's greedy episodes cost about as much as their training iterations).
+    Checkpoints are then written only at validated iterations (every lcm(checkpoint_every, validate_every)),
+    so every kept checkpoint has a score; the others report NaN."""
     checkpoint_every: int = 1
     """Checkpoint frequency in iterations (and always at the end); every iteration by default, so the
     checkpoint selected on validation is the best iteration's, not the nearest saved one."""
@@ -94,6 +99,8 @@ class TrainingOptions:
     def __post_init__(self) -> None:
         if self.filter_phase1_iterations < 1 or self.checkpoint_every < 1 or self.validation_sequences < 0:
             raise ValueError("filter_phase1_iterations and checkpoint_every must be >= 1, validation_sequences >= 0")
+        if isinstance(self.validate_every, bool) or not isinstance(self.validate_every, int) or self.validate_every < 1:
+            raise ValueError(f"validate_every must be an integer >= 1, got {self.validate_every!r}")
         if self.keep_checkpoints is not None and self.keep_checkpoints < 1:
             raise ValueError(f"keep_checkpoints must be >= 1 or null (keep all), got {self.keep_checkpoints}")
 
@@ -359,6 +366,9 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
     mode = _mode(r, raw.get("mode"), metric, env, space)
     if metric.startswith("schedrl/") and training.validation_sequences < 1:
         r.fail(f"metric {metric} needs training.validation_sequences >= 1")
+    if scheduler in ("asha", "pbt") and metric.startswith("schedrl/") and training.validate_every > 1:
+        r.fail(f"scheduler: {scheduler} reads {metric} at every iteration; training.validate_every must be 1 "
+               f"with it, got {training.validate_every}")
     return SweepSpec(name=name, agent=agent, env=env, settings=ppo, model=model, param_space=space, scheduler=scheduler,
                      scheduler_options=options, stop=stop, resources=resources, training=training, evaluate=evaluate,
                      num_samples=num_samples, metric=metric, mode=mode, source=source)

@@ -290,3 +290,23 @@ def test_cross_trace_table_rows_match_single_trace_evaluations(trained, other_tr
 def test_cross_trace_refuses_a_trace_option_beside_it(trained, capsys):
     assert main(["evaluate", str(trained), "--traces", "default", "--trace", "default"]) == 2
     assert "--traces makes its own table" in capsys.readouterr().err
+
+
+def test_validate_every_k_scores_and_checkpoints_only_those_iterations(ray_session, tmp_path, capsys):
+    import pandas as pd
+
+    out = tmp_path / "run"
+    tiny = [a if a != "2" else "5" for a in TINY]  # five iterations
+    assert main(["train", "rlscheduler", *tiny, "--validate-every", "2", "--keep-checkpoints", "0",
+                 "--warm-start", "none", "--out", str(out)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("iter ")]
+    assert ["validation" in line for line in lines] == [True, True, False, True, False], lines
+    (progress,) = out.rglob("progress.csv")
+    scores = pd.read_csv(progress).set_index("training_iteration")["schedrl/validation"]
+    assert list(np.isfinite(scores.to_numpy())) == [True, True, False, True, False]
+    # checkpoints only where a score exists (2, 4), plus the end (5); the selected one has a score
+    checkpoints = sorted(progress.parent.glob("checkpoint_*"))
+    assert len(checkpoints) == 3, checkpoints
+    selection = json.loads((out / "summary.json").read_text())["selection"]
+    picked = int(re.search(r"iteration (\d+)", selection).group(1))
+    assert picked in (2, 4) and np.isfinite(scores[picked]), selection

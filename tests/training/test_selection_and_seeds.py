@@ -79,6 +79,16 @@ def test_options_are_validated():
     assert TrainingOptions(keep_checkpoints=None).keep_checkpoints is None
     with pytest.raises(ValueError, match="keep_checkpoints must be >= 1 or null"):
         TrainingOptions(keep_checkpoints=0)
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="validate_every must be an integer >= 1"):
+            TrainingOptions(validate_every=bad)
+
+
+def test_validation_is_due_at_the_first_and_every_kth_iteration():
+    from schedrl.training.callbacks import validation_due
+
+    assert [i for i in range(1, 13) if validation_due(i, 4)] == [1, 4, 8, 12]
+    assert all(validation_due(i, 1) for i in range(1, 6))
 
 
 def test_validation_and_evaluation_zones_are_disjoint_and_held_out():

@@ -84,6 +84,8 @@ def test_unknown_keys_anywhere_are_rejected(data, message):
            env={"backfill": {"grid": ["none", "easy"]}}), r"scheduler pbt copies trials onto each other"),
     (with_(TINY, scheduler={"type": "pbt"}), r"scheduler: pbt needs hyperparam_mutations"),
     (with_(TINY, scheduler={"type": "asha", "grace_period": 5}), r"scheduler: asha's grace_period=5 exceeds max_t=1"),
+    (with_(TINY, scheduler="asha", training={"validate_every": 3}),
+     r"scheduler: asha reads schedrl/validation at every iteration; training\.validate_every must be 1 with it, got 3"),
 ])
 def test_bad_search_spaces_are_rejected(data, message):
     with pytest.raises(SweepError, match=r"^x\.yaml: " + message):
