@@ -52,14 +52,19 @@ class SchedulingMetricsCallback(RLlibCallback):
         self._restarts = 0
         self._continued_envs = 0
         self._warm_start = None
-        self._warm_start_seconds = 0.0
 
     def on_algorithm_init(self, *, algorithm, metrics_logger=None, **kwargs) -> None:
         # a warm start (behaviour cloning before the first sampling) when the agent's settings ask for one;
-        # a resumed run's checkpoint then overwrites the cloned weights, as it should
+        # not when Tune is about to restore this trial from its own checkpoint (a resumed or restarted run),
+        # whose weights and training time already include it
+        if restoring(algorithm):
+            return
         t0 = time.perf_counter()
         self._warm_start = _agent_of(algorithm).warm_start(algorithm)
-        self._warm_start_seconds = time.perf_counter() - t0 if self._warm_start else 0.0
+        if self._warm_start:
+            # the warm start is training: it counts in Tune's `time_total_s` (so a time budget includes it), and
+            # through it in every checkpoint, which a resumed run restores its clock from
+            algorithm._time_total += time.perf_counter() - t0
 
     def on_checkpoint_loaded(self, *, algorithm, **kwargs) -> None:
         # a resumed run: its env runners were built afresh with the run's original seeds
@@ -81,10 +86,6 @@ class SchedulingMetricsCallback(RLlibCallback):
 
     def on_train_result(self, *, algorithm, metrics_logger=None, result: dict, **kwargs) -> None:
         fail_without_env_runners(algorithm)
-        # the warm start is training: it counts in `time_total_s`, so a time budget (a stop on time_total_s)
-        # includes it (Tune measures only the iterations; this runs after its timing, before its stop check)
-        if self._warm_start_seconds and "time_total_s" in result:
-            result["time_total_s"] += self._warm_start_seconds
         # envs of resumed or recreated env runners told to continue (this trainer's lifetime)
         result[RESULT_KEY] = {"continued_envs": self._continued_envs}
         if self._warm_start:  # reported once, with the first result
@@ -118,6 +119,21 @@ class SchedulingMetricsCallback(RLlibCallback):
 def validation_due(iteration: int, every: int) -> bool:
     """Validation runs at the first iteration and every `every`-th (`training.validate_every`)."""
     return every <= 1 or iteration <= 1 or iteration % every == 0
+
+
+def restoring(algorithm) -> bool:
+    """True when the algorithm's Tune trial directory already holds checkpoints: Tune builds the trainable and
+    then restores the latest one (`--resume`, or a trial restarted after a failure). False outside Tune."""
+    storage = getattr(algorithm, "_storage", None)
+    if storage is None:
+        return False
+    try:
+        from pyarrow.fs import FileSelector, FileType
+
+        infos = storage.storage_filesystem.get_file_info(FileSelector(storage.trial_fs_path, allow_not_found=True))
+    except Exception:  # unreadable storage: take it as a fresh trial (the warm start runs, as before)
+        return False
+    return any(i.type == FileType.Directory and i.base_name.startswith("checkpoint_") for i in infos)
 
 
 def continue_env_runners(algorithm, runner_ids: list[int] | None, generation: int) -> int:

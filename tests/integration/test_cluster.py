@@ -200,6 +200,10 @@ def test_killed_driver_resumes_from_its_checkpoints(ray_cluster, tmp_path):
         [(r["training_iteration"], r["iterations_since_restore"]) for r in rows]
     # the fresh runner's 2 envs continued from the restored iteration instead of replaying iteration 1's starts
     assert rows[-1]["schedrl"]["continued_envs"] == 2, rows[-1]["schedrl"]
+    # the warm start ran once, before the kill: the resumed trial restored its weights and clock instead
+    assert log_tail(out, 10**7).count("warm start: cloned") == 1, log_tail(out)
+    resumed = [r for r in rows if r["iterations_since_restore"] < r["training_iteration"]]
+    assert resumed[0]["time_total_s"] >= max(r["time_total_s"] for r in rows if r["training_iteration"] < killed_at)
 
 
 def test_learner_uses_a_gpu_when_one_exists(request, tmp_path):
