@@ -17,6 +17,7 @@ from schedrl.agents.dras.env import load_env_workload, training_range
 from schedrl.agents.dras.keys import METRIC
 from schedrl.agents.dras.observation import StateScales
 from schedrl.agents.dras.settings import DQLSettings, PGSettings
+from schedrl.duration import parse_duration
 from schedrl.sim.config import SimConfig
 
 # settings field -> key path in `AlgorithmConfig.to_dict()` (sweeps)
@@ -60,6 +61,9 @@ class _DRASFamily(Agent):
         p.add_argument("--weights", default=None, metavar="W1,W2,W3", help="Eq. (1) weights (default 1/3 each)")
         p.add_argument("--priority-fraction", type=float, default=None,
                        help="without a priority column: high priority when size >= this share of the machine")
+        p.add_argument("--starvation-wait", default=None, metavar="DURATION",
+                       help="ours, not the paper's: pick the oldest job for the agent once it has waited this long "
+                            "(e.g. 24h; it starts or is reserved, as under FCFS+EASY); default off")
         p.add_argument("--sequence-length", type=int, default=512, help="jobs per training episode (default 512)")
         p.add_argument("--train-fraction", type=float, default=1.0,
                        help="train on the first fraction of the cleaned trace (e.g. 0.7)")
@@ -77,6 +81,10 @@ class _DRASFamily(Agent):
                 raise ValueError(f"--weights takes three numbers w1,w2,w3; got {args.weights!r}")
             weights = dict(zip(("w1", "w2", "w3"), parts))
         extra = {} if args.priority_fraction is None else {"priority_fraction": args.priority_fraction}
+        if getattr(args, "starvation_wait", None) is not None:
+            if not self.two_level:
+                raise ValueError(f"--starvation-wait needs DRAS's reservation level; {self.name} has none")
+            extra["starvation_wait"] = parse_duration(args.starvation_wait, "--starvation-wait")
         return DRASEnvConfig(trace=args.trace, cleaning=args.cleaning or "default", window=args.window,
                              reward=args.reward, sequence_length=args.sequence_length,
                              train_fraction=args.train_fraction, two_level=self.two_level,

@@ -45,6 +45,10 @@ class DRASEnvConfig:
     backfill_rule: str = "easy"
     """Level-2 candidates: `easy` (EASY's: end by the reservation, or use only nodes it leaves spare) or
     `holes` (the paper's wording: only jobs that end, by requested time, before the reservation)."""
+    starvation_wait: float = 0.0
+    """Seconds (0: off, the paper's DRAS). Ours, not the paper's: at a level-1 decision, once the oldest waiting
+    job has waited this long, it is picked for the agent (it starts, or is reserved as FCFS+EASY would), so the
+    agent cannot pass over a wide job indefinitely. Two-level only; Decima-PG has no reservation to give it."""
     sequence_length: int = 512
     """Jobs per episode."""
     starts: tuple[int, ...] = ()
@@ -91,6 +95,8 @@ class DRASEnvConfig:
         for name in ("w1", "w2", "w3"):
             if not getattr(self, name) >= 0:
                 problems.append(f"{name} must be >= 0 (a reward weight); got {getattr(self, name)}")
+        if not self.starvation_wait >= 0:
+            problems.append(f"starvation_wait must be >= 0 seconds (0: off); got {self.starvation_wait}")
         if not self.min_tmax > 0:
             problems.append(f"min_tmax must be > 0 seconds; got {self.min_tmax}")
         if not 0.0 < self.priority_fraction <= 1.0:

@@ -14,6 +14,9 @@ backfill candidates). DRAS (§III-B) turns these into its two levels:
   wording). Either way a backfilled job never delays the reserved one. There is no "stop" action:
   the paper backfills "until no more job candidates", and starting a candidate can only use nodes
   that would otherwise idle until the reservation.
+- **Starvation guard** (ours, `starvation_wait` > 0, two-level only): at a level-1 point with no held
+  reservation, when the oldest waiting job has waited at least `starvation_wait`, it is picked without
+  asking the agent: it starts if it fits, else it becomes the reserved job, as under FCFS+EASY.
 - **Flat** (Decima-PG, `two_level=False`): level 1 only, no reservation and no backfilling; the mask
   allows only window jobs that fit now. When none fits, time advances to the next event (done by
   picking the oldest window job, which the simulator then holds until the next event).
@@ -49,7 +52,11 @@ def held_reservation(sim: Simulator) -> int:
 def forced_pick(sim: Simulator, config: DRASEnvConfig) -> int:
     """At a DECIDE_PICK point: the pick DRAS makes without asking the agent, or -1 when the agent decides."""
     if config.two_level:
-        return held_reservation(sim)
+        held = held_reservation(sim)
+        if held >= 0 or config.starvation_wait <= 0:
+            return held
+        oldest = int(sim.window[0])  # the queue is in submit order
+        return oldest if sim.now - sim.state.submit[oldest] >= config.starvation_wait else -1
     window = sim.window
     if not sim.fits(window).any():
         return int(window[0])  # nothing fits: wait for the next event

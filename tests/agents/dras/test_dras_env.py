@@ -13,6 +13,8 @@ from schedrl.agents.dras.config import DRASEnvConfig
 from schedrl.agents.dras.decisions import LEVEL_BACKFILL, LEVEL_PICK
 from schedrl.agents.dras.env import DRASEnv
 from schedrl.agents.dras.keys import INFO_METRIC, INFO_METRICS, OBS_ACTION_MASK, OBS_LEVEL, OBS_STATE
+from schedrl.heuristics import get_heuristic
+from schedrl.sim import SimConfig, Simulator
 from schedrl.sim.state import MODE_BACKFILLED, MODE_READY, MODE_RESERVED, RESERVED, SHADOW
 
 
@@ -200,3 +202,34 @@ def test_reward_probe_example_scores_fixed_rules_on_training_sequences():
     for ret, wait in result.values():
         assert 0 < ret <= 2 * 48 and wait >= 0  # at most one pick per job per level, each reward <= 1
     assert result["first"] != result["last"]
+
+
+def _newest_first(env: DRASEnv, limit: float | None = None) -> tuple[float, list[float]]:
+    """Run one episode always taking the last valid slot (the newest job: it passes over the oldest ones);
+    returns the max wait and, at each level-1 decision the agent was asked, the oldest waiting job's wait."""
+    obs, _ = env.reset(seed=0)
+    done, asked = False, []
+    while not done:
+        if env.level == LEVEL_PICK:
+            asked.append(float(env.sim.now - env.sim.state.submit[env.sim.window[0]]))
+        obs, _, done, _, _ = env.step(int(np.flatnonzero(obs[OBS_ACTION_MASK])[-1]))
+    schedule = env.sim.schedule()
+    assert_consistent(schedule, 8)
+    return float(schedule.wait.max()), asked
+
+
+def test_starvation_guard_picks_the_oldest_job_for_the_agent_once_it_waited_the_limit():
+    wl = make_workload(random_jobs(8, np.random.default_rng(3), 400), 8)
+    base = {"window": 6, "sequence_length": 400}
+    unguarded, asked = _newest_first(DRASEnv(base, workload=wl))
+    limit = 600.0
+    assert max(asked) > 3 * limit  # without the guard the newest-first agent lets old jobs wait far longer
+    guarded, asked = _newest_first(DRASEnv({**base, "starvation_wait": limit}, workload=wl))
+    # never asked while the oldest job is past the limit: that pick was taken for it (start or reserve)
+    assert max(asked) < limit
+    # on this overloaded machine FCFS+EASY's max wait is 6,329 s; newest-first alone nearly doubles it, the
+    # guard brings it back to FCFS+EASY's level
+    fcfs = float(get_heuristic("fcfs").run(Simulator(wl, SimConfig(backfill="easy"))).wait.max())
+    assert unguarded > 1.5 * fcfs and guarded < 1.1 * fcfs, (unguarded, guarded, fcfs)
+    with pytest.raises(ValueError, match="starvation_wait must be >= 0"):
+        DRASEnvConfig(starvation_wait=-1.0)

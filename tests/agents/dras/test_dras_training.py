@@ -123,3 +123,25 @@ def test_pg_learns_the_optimal_two_level_schedule(ray_session, learning_trace):
     assert np.mean(random_returns) < LEARNING_OPTIMUM - 0.3
     assert initial < LEARNING_OPTIMUM  # the untrained network's greedy choice is not already optimal
     assert learned == pytest.approx(LEARNING_OPTIMUM)
+
+
+@pytest.mark.parametrize("agent, value, message", [
+    ("dras-pg", "soon", r"--starvation-wait must look like 90s, 20m or 1\.5h"),
+    ("decima-pg", "24h", r"--starvation-wait needs DRAS's reservation level; decima-pg has none"),
+])
+def test_bad_starvation_wait_is_one_error_line(agent, value, message, tmp_path, capsys):
+    from schedrl.cli.main import main
+
+    assert main(["train", agent, "--trace", "default", "--starvation-wait", value, "--iterations", "1",
+                 "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len([x for x in err.splitlines() if "error:" in x]) == 1, err
+    assert __import__("re").search(message, err), err
+
+
+def test_starvation_wait_reaches_the_env_config():
+    from schedrl.cli.main import build_parser
+    from schedrl.cli.train import build_spec
+
+    spec = build_spec(build_parser("train").parse_args(["train", "dras-pg", "--starvation-wait", "1.5h", "--out", "x"]))
+    assert spec.env.starvation_wait == 5400.0
