@@ -8,6 +8,7 @@ heuristics on held-out sequences; with `evaluate.traces`, every group's policy o
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -22,6 +23,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--dry-run", action="store_true", help="validate, list the trials and exit without starting Ray")
     p.add_argument("--resume", action="store_true", help="continue an interrupted sweep in --out (finished trials are kept)")
     p.add_argument("--out", default=None, metavar="DIR", help=f"output directory (default: {DEFAULT_OUT}/<name>)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", dest="overrides",
+                   help="change one setting of the file, VALUE read as YAML (e.g. --set stop.time_budget=15m "
+                        "--set ppo.seed='{grid: [0, 1]}'); repeatable; give the same ones again with --resume")
     p.set_defaults(run=run)
     return p
 
@@ -35,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.training.spec import SweepError, load_sweep
 
     try:
-        spec = load_sweep(args.file)
+        spec = load_sweep(args.file, args.overrides)
     except SweepError as e:
         raise UsageError(str(e)) from None
     if args.dry_run:
@@ -53,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     except (FileExistsError, SweepError) as e:
         raise UsageError(str(e)) from None
     if not result.finished:
-        print(f"sweep interrupted; continue it with: schedrl tune {args.file} --resume --out {out}")
+        sets = "".join(f" --set {shlex.quote(o)}" for o in args.overrides)
+        print(f"sweep interrupted; continue it with: schedrl tune {args.file}{sets} --resume --out {out}")
         return 130
     print(write_report(spec, result.results, out))
     return 0

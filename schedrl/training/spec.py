@@ -14,7 +14,7 @@ import itertools
 import json
 import re
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -288,8 +288,12 @@ def single_run(agent: str, env, settings, model: str | None, stop: StopSpec, tra
                      mode="min" if METRICS[metric][1] else "max", source=f"schedrl train {agent}")
 
 
-def load_sweep(path: str | Path) -> SweepSpec:
-    """Read and validate a sweep YAML file (`SweepError` names the file and the key on any problem)."""
+def load_sweep(path: str | Path, overrides: Sequence[str] = ()) -> SweepSpec:
+    """Read and validate a sweep YAML file (`SweepError` names the file and the key on any problem).
+
+    `overrides` are `KEY.PATH=VALUE` strings (`schedrl tune --set`), applied to the file's data before it is
+    validated: VALUE is read as YAML (`30m`, `2`, `[0, 1]`, `{grid: [1, 2]}`), missing sections are created.
+    """
     import yaml
 
     path = Path(path)
@@ -304,8 +308,43 @@ def load_sweep(path: str | Path) -> SweepSpec:
     except OSError as e:
         raise SweepError(f"{path}: cannot read: {e.strerror}") from None
     except yaml.YAMLError as e:
-        raise SweepError(f"{path}: not valid YAML: {e}") from None
-    return sweep_from_dict(raw, source=str(path), default_name=path.stem)
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        reason = " ".join(str(getattr(e, "problem", None) or e).split())  # one line
+        raise SweepError(f"{where}: not valid YAML ({reason})") from None
+    source = str(path)
+    if overrides:
+        raw = apply_overrides(raw, overrides, source)
+        source += " with --set " + " ".join(overrides)
+    return sweep_from_dict(raw, source=source, default_name=path.stem)
+
+
+def apply_overrides(raw, overrides: Sequence[str], source: str):
+    """A copy of the sweep data with each `KEY.PATH=VALUE` set (VALUE parsed as YAML)."""
+    import copy
+
+    import yaml
+
+    data = copy.deepcopy(raw) if isinstance(raw, Mapping) else raw
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        parts = key.strip().split(".")
+        if not sep or not all(p.strip() for p in parts):
+            raise SweepError(f"--set must look like KEY.PATH=VALUE (e.g. stop.time_budget=15m); got {item!r}")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            reason = " ".join(str(getattr(e, "problem", None) or e).split())  # one line
+            raise SweepError(f"--set {item}: the value is not valid YAML ({reason}); quote it for a string") from None
+        if not isinstance(data, Mapping):
+            raise SweepError(f"{source}: a sweep file is a mapping of keys; --set cannot apply to it")
+        node = data
+        for i, part in enumerate(parts[:-1]):
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise SweepError(f"--set {item}: '{'.'.join(parts[:i + 1])}' is a value in {source}, not a section")
+        node[parts[-1]] = value
+    return data
 
 
 def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") -> SweepSpec:

@@ -72,6 +72,26 @@ def test_input_errors_are_one_line_with_exit_status_2(tmp_path, capsys):
     assert len(err) == 2 and "no_such_trace" in err[0] and "absent.yaml does not exist" in err[1]
 
 
+def test_set_changes_settings_of_the_file_and_bad_ones_are_one_line(tmp_path, capsys):
+    sweep = tmp_path / "seeds.yaml"
+    sweep.write_text(yaml.safe_dump({"env": {"trace": "default"}, "ppo": {"seed": {"grid": [0, 1, 2]}},
+                                     "stop": {"time_budget": "30m"}}))
+    assert main(["tune", str(sweep), "--dry-run", "--set", "stop.time_budget=15m",
+                 "--set", "ppo.seed={grid: [4, 5]}", "--set", "training.validate_every=3"]) == 0
+    out = capsys.readouterr().out
+    assert "2 trials = grid of 2 x 1 sample(s)" in out and "stop: 900 s per trial" in out
+    spec = load_sweep(sweep, ["stop.time_budget=15m", "training.validate_every=3"])
+    assert spec.stop.time_budget_s == 900 and spec.training.validate_every == 3 and spec.num_trials() == 3
+    assert load_sweep(sweep).stop.time_budget_s == 1800  # the file itself is unchanged
+    for bad, message in [("stop", "--set must look like KEY.PATH=VALUE"),
+                         ("stop.budget=15m", "with --set stop.budget=15m: unknown key 'stop.budget'"),
+                         ("env.trace.x=1", "--set env.trace.x=1: 'env.trace' is a value in"),
+                         ("stop.time_budget=[", "--set stop.time_budget=[: the value is not valid YAML")]:
+        assert main(["tune", str(sweep), "--dry-run", "--set", bad]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], (bad, err)
+
+
 def test_resume_finishes_an_interrupted_sweep_without_rerunning_finished_trials(tmp_path, ray_session):
     sweep = tmp_path / "two.yaml"
     sweep.write_text(yaml.safe_dump({

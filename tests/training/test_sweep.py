@@ -121,7 +121,7 @@ def test_bad_values_are_rejected_through_the_dataclasses(data, message):
 def test_yaml_problems_name_the_file(tmp_path):
     path = tmp_path / "broken.yaml"
     path.write_text("env: {trace: default\n")
-    with pytest.raises(SweepError, match=r"broken\.yaml: not valid YAML"):
+    with pytest.raises(SweepError, match=r"broken\.yaml:2: not valid YAML \(.*\)$"):  # one line, with the line
         load_sweep(path)
     path.write_text("- a list\n")
     with pytest.raises(SweepError, match=r"broken\.yaml: a sweep file is a mapping"):
