@@ -116,11 +116,11 @@ def test_render_modes(env_id):
 
 
 def test_ansi_shows_the_queue_and_machine():
-    env = gym.make("schedrl/RLScheduler-v0", render_mode="ansi", trace="default", sequence_length=64)
+    env = gym.make("schedrl/RLScheduler-v0", render_mode="ansi", trace="default", sequence_length=256)
     env.reset(seed=0)
     sim = env.unwrapped.sim
     while len(sim.queue) < 2 or len(sim.running()) == 0:
-        assert not sim.done, "no decision point with running and waiting jobs"
+        assert not sim.done, "no decision point with running and waiting jobs in 256 jobs"
         env.step(env.action_space.sample())
     text = env.render()
     busy = sim.capacity[0] - sim.free[0]
