@@ -53,7 +53,11 @@ def bench(env_config: dict, runners: int, envs: int, args) -> dict[str, float]:
     from schedrl.agents.rlscheduler import ENV_ID as RLSCHEDULER_ENV_ID
 
     settings = PPOSettings(num_env_runners=runners, num_envs_per_env_runner=envs, train_batch_size_per_learner=args.batch_size,
-                           num_epochs=args.epochs, target_kl=None, seed=0)
+                           num_epochs=args.epochs, minibatch_size=args.minibatch_size or args.batch_size, target_kl=None,
+                           seed=0)
+    import torch
+
+    torch.set_num_threads(args.trial_cpus)  # what Ray's OMP_NUM_THREADS gives a trial with this many CPUs
     algo = build_ppo_config(settings, RLSCHEDULER_ENV_ID, env_config, vector_entry_point=True).build_algo()
     try:
         previous = algo.train()  # warm-up: runner start-up, first forward passes, allocations
@@ -83,7 +87,12 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=3, help="timed iterations per combination (default 3)")
     parser.add_argument("--batch-size", type=int, default=1024, help="env steps per iteration (default 1024)")
     parser.add_argument("--sequence-length", type=int, default=128, help="jobs per episode (default 128)")
-    parser.add_argument("--epochs", type=int, default=4, help="full-batch PPO passes per iteration (default 4)")
+    parser.add_argument("--epochs", type=int, default=4, help="PPO passes over the batch per iteration (default 4)")
+    parser.add_argument("--minibatch-size", type=int, default=None,
+                        help="SGD minibatch in env steps (default: the whole batch; `schedrl train` on 2 cores: 2048)")
+    parser.add_argument("--trial-cpus", type=int, default=1,
+                        help="CPUs of the trial task, so torch threads of the learner and a driver-side sampler "
+                             "(default 1, as `schedrl train`'s trials; Tune's resources.cpus_for_main_process)")
     args = parser.parse_args()
     runner_counts = [int(x) for x in args.runners.split(",")]
     env_counts = [int(x) for x in args.envs.split(",")]
@@ -99,18 +108,20 @@ def main() -> None:
     env = get_agent("rlscheduler").prepare(RLSchedulerEnvConfig(trace="default", sequence_length=args.sequence_length),
                                            PPOSettings(), {"filtering": False}, log=lambda text: None).env_config
     cores = os.cpu_count() or 1
-    ray.init(num_cpus=max(cores, 1 + max(runner_counts)), include_dashboard=False, log_to_driver=False,
+    ray.init(num_cpus=max(cores, args.trial_cpus + max(runner_counts)), include_dashboard=False, log_to_driver=False,
              logging_level=logging.ERROR)
     logging.getLogger("ray").setLevel(logging.ERROR)  # RLlib's new-API-stack notice, Trainable set-up times
+    minibatch = args.minibatch_size or args.batch_size
     print(f"# PPO scaling: default trace, batch {args.batch_size} env steps of {args.sequence_length}-job episodes, "
-          f"{args.epochs} full-batch epochs; median of {args.iterations} iterations after a warm-up")
+          f"{args.epochs} epochs of {minibatch}-step minibatches; trial on {args.trial_cpus} CPU(s); "
+          f"median of {args.iterations} iterations after a warm-up")
     print(f"# {cores} cores, load average {os.getloadavg()[0]:.1f} at start; python {platform.python_version()}, "
           f"ray {ray.__version__}, torch {torch.__version__}")
     print()
     print("| runners | envs/runner | iter s | steps/s | sample s | learn s | learn share | sampling steps/s |")
     print("|--:|--:|--:|--:|--:|--:|--:|--:|")
     # Ray gives a 1-CPU task OMP_NUM_THREADS=1, so torch runs single-threaded as in a Tune trial
-    remote_bench = ray.remote(num_cpus=1)(bench)
+    remote_bench = ray.remote(num_cpus=args.trial_cpus)(bench)
     t0 = time.perf_counter()
     try:
         for runners in runner_counts:

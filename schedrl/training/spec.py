@@ -275,7 +275,7 @@ class SpecReader(Reader):
 
 
 def single_run(agent: str, env, settings, model: str | None, stop: StopSpec, training: TrainingOptions,
-               evaluate: EvaluateSpec, name: str | None = None) -> SweepSpec:
+               evaluate: EvaluateSpec, name: str | None = None, resources: ResourceSpec | None = None) -> SweepSpec:
     """The one-trial spec of a `schedrl train` run (nothing searched), validated like a sweep file's."""
     from schedrl.metrics import METRICS
     from schedrl.agents import get_agent
@@ -283,7 +283,7 @@ def single_run(agent: str, env, settings, model: str | None, stop: StopSpec, tra
     impl = get_agent(agent)
     metric = impl.metric(env)
     return SweepSpec(name=name or agent, agent=agent, env=env, settings=settings, model=model or "", param_space={},
-                     scheduler="none", scheduler_options=None, stop=stop, resources=ResourceSpec(),
+                     scheduler="none", scheduler_options=None, stop=stop, resources=resources or ResourceSpec(),
                      training=training, evaluate=evaluate, num_samples=1, metric="schedrl/validation",
                      mode="min" if METRICS[metric][1] else "max", source=f"schedrl train {agent}")
 

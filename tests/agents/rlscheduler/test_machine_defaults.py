@@ -63,3 +63,55 @@ def test_paper_defaults_are_the_papers_configuration(monkeypatch):
 ])
 def test_options_given_win_over_the_machine_defaults(monkeypatch, options, field, value):
     assert getattr(spec_of(*options, monkeypatch=monkeypatch), field) == value
+
+
+def resources_of(*options: str, monkeypatch, cores: int = 2, ray_address: str | None = None):
+    monkeypatch.setattr("ray.is_initialized", lambda: False)  # as a run that starts its own Ray instance
+    if ray_address is None:
+        monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    else:
+        monkeypatch.setenv("RAY_ADDRESS", ray_address)
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    argv = ["rlscheduler", "--out", "x", *options]
+    args = build_parser("train").parse_args(["train", *argv])
+    args.argv = argv
+    return build_spec(args).resources, args
+
+
+def test_the_training_process_gets_the_cores_the_env_runners_leave(monkeypatch):
+    resources, args = resources_of(monkeypatch=monkeypatch)
+    assert resources.cpus_for_main_process == 2 and args.auto_trial_cpus == 2
+    assert resources_of("--num-env-runners", "1", monkeypatch=monkeypatch)[0].cpus_for_main_process == 1
+    assert resources_of("--num-env-runners", "3", monkeypatch=monkeypatch, cores=8)[0].cpus_for_main_process == 5
+    assert resources_of("--num-env-runners", "4", monkeypatch=monkeypatch)[0].cpus_for_main_process == 1  # at least 1
+
+
+def test_under_ray_address_or_when_given_the_training_process_cpus_are_not_guessed(monkeypatch):
+    assert resources_of(monkeypatch=monkeypatch, cores=16, ray_address="auto")[0].cpus_for_main_process == 1
+    resources, args = resources_of("--trial-cpus", "3", monkeypatch=monkeypatch)
+    assert resources.cpus_for_main_process == 3 and getattr(args, "auto_trial_cpus", None) is None
+    with pytest.raises(ValueError, match="--trial-cpus must be >= 1"):
+        resources_of("--trial-cpus", "0", monkeypatch=monkeypatch)
+
+
+def test_a_running_ray_instance_caps_the_training_process_cpus(monkeypatch):
+    from schedrl.cli.train import default_trial_cpus
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 64)
+    monkeypatch.setattr("ray.is_initialized", lambda: True)
+    monkeypatch.setattr("ray.cluster_resources", lambda: {"CPU": 2.0})
+    assert default_trial_cpus(0) == 2 and default_trial_cpus(1) == 1
+
+
+def test_resume_keeps_the_cpus_the_run_was_started_with(monkeypatch, tmp_path):
+    import json
+
+    from schedrl.cli.train import recorded_args
+
+    (tmp_path / "sweep.json").write_text(json.dumps({
+        "train_args": ["rlscheduler", "--out", str(tmp_path), "--iterations", "2"],
+        "spec": {"resources": {"cpus_for_main_process": 1.0}}}))
+    args = build_parser("train").parse_args(["train", "rlscheduler", "--out", str(tmp_path), "--resume"])
+    args.argv = ["rlscheduler", "--out", str(tmp_path), "--resume"]
+    assert recorded_args(args).trial_cpus == 1  # a run from before --trial-cpus, resumed on a bigger machine
