@@ -200,6 +200,10 @@ def describe_warm_start(w: dict) -> str:
     chosen = ""
     if w.get("candidates"):
         chosen = " (auto: " + ", ".join(f"{k} {v:.2f}" for k, v in w["candidates"].items()) + ")"
+    if w.get("clone_values"):  # auto: several clones, the best kept
+        chosen += (f", clones scored on the {w.get('clones_scored_on', 'demonstration')} sequences: "
+                   + ", ".join(f"{k} {v:.2f} ({w['clone_agreements'][k]:.0%} agreement)" for k, v in w["clone_values"].items())
+                   + f"; kept {w['teacher']}")
     if w.get("rounds"):  # DAgger (RLSchert): how the clone did on the sequences it drove itself, round by round
         chosen += (f" with {len(w['rounds'])} DAgger rounds (the clone's own sequences: average "
                    + " -> ".join(f"{r['slowdown']:.2f}" for r in w["rounds"])

@@ -343,7 +343,8 @@ def _read_table(out: Path) -> dict[str, PreparedEnv]:
 
 
 def first_result_entries(df, prefix: str) -> dict:
-    """The values under `prefix` in the first result that has them (Tune flattens nested result keys)."""
+    """The values under `prefix` in the first result that has them, nested again where Tune flattened them
+    (`candidates/sjf` -> {"candidates": {"sjf": ...}})."""
     import math
 
     columns = [c for c in (df.columns if df is not None else ()) if c.startswith(prefix)]
@@ -351,7 +352,14 @@ def first_result_entries(df, prefix: str) -> dict:
         values = {c[len(prefix):]: row[c] for c in columns
                   if not (isinstance(row[c], float) and math.isnan(row[c]))}
         if values:
-            return {k: (v.item() if hasattr(v, "item") else v) for k, v in values.items()}
+            nested: dict = {}
+            for key, v in values.items():
+                *parents, leaf = key.split("/")
+                node = nested
+                for p in parents:
+                    node = node.setdefault(p, {})
+                node[leaf] = v.item() if hasattr(v, "item") else v
+            return nested
     return {}
 
 

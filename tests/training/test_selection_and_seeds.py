@@ -46,6 +46,10 @@ def test_first_result_entries_reads_the_flattened_warm_start_report():
                        "training_iteration": [1, 2]})
     assert first_result_entries(df, "schedrl/warm_start/") == {"teacher": "sjf", "agreement": 0.97}
     assert first_result_entries(df, "schedrl/nothing/") == {}
+    nested = pd.DataFrame({"schedrl/warm_start/teacher": ["f1"], "schedrl/warm_start/clone_values/f1": [207.5],
+                           "schedrl/warm_start/clone_values/sjf": [np.float64(250.5)]})
+    assert first_result_entries(nested, "schedrl/warm_start/") == {"teacher": "f1",
+                                                                   "clone_values": {"f1": 207.5, "sjf": 250.5}}
 
 
 def _evaluation(rl_values, best=258.37, times=(None,)):
