@@ -48,10 +48,10 @@ def test_train_writes_its_outputs_and_prints_the_comparison(trained, capsys):
     warm = summary["warm_start"]
     assert warm["teacher"] in ("sjf", "f1", "wfp3", "unicep", "fcfs") and warm["decisions"] == 64 * 32
     assert warm["agreement"] > warm["agreement_before"]
-    # auto cloned the two best heuristics on the demonstrations and kept the clone that scheduled the
+    # auto cloned the three best heuristics on the demonstrations and kept the clone that scheduled the
     # validation sequences best (wait: lower is better); the best heuristic ranks first among them
     clones = warm["clone_values"]
-    assert len(clones) == 2 and warm["clones_scored_on"] == "validation"
+    assert len(clones) == 3 and warm["clones_scored_on"] == "validation"
     assert next(iter(clones)) == min(warm["candidates"], key=warm["candidates"].get)
     assert warm["teacher"] == min(clones, key=clones.get)
     assert warm["agreement"] == warm["clone_agreements"][warm["teacher"]]

@@ -43,7 +43,7 @@ TEACHERS = ("fcfs", "sjf", "wfp3", "unicep", "f1", "saf", "smallest")
 """Heuristics that rank jobs by a priority key, so their pick among the visible jobs is well defined."""
 AUTO_CANDIDATES = ("sjf", "f1", "wfp3", "unicep", "fcfs")
 """What `auto` chooses among (RLScheduler Table V's heuristics)."""
-AUTO_CLONES = 2
+AUTO_CLONES = 3
 """How many of the best heuristics `auto` clones before keeping the clone that schedules best (~10 s each)."""
 
 
