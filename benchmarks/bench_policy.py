@@ -1,8 +1,13 @@
-"""Decision latency of a learned RLScheduler policy with 128 pending jobs (paper Table IX: 0.30 ms).
+"""Decision latency of a learned RLScheduler policy with 128 pending jobs (paper Table IX: 0.30 ms),
+and the learner's cost per PPO minibatch.
 
 Times `CheckpointPolicy.pick(sim)`: observation building from the simulator state plus one greedy
 forward pass of the kernel network (torch, CPU, batch of one). Also times the forward pass alone
-and the environment step. Run: `python benchmarks/bench_policy.py [--repeats 2000]`.
+and the observation building. Then forward + backward of the learner's module on a 2,048-observation
+minibatch (`schedrl train`'s 2-core minibatch) of real env observations of the default trace (256-job
+episodes, the first valid job always taken): the policy's masked logits (only the valid rows scored)
+and the value network, separately, torch single-threaded as in a 1-CPU trial.
+Run: `python benchmarks/bench_policy.py [--repeats 2000]`.
 """
 
 from __future__ import annotations
@@ -77,6 +82,53 @@ def main() -> None:
     print(f"{'  forward pass alone (torch, 1 thread)':40s} {forward * 1e3:16.4f}")
     print(f"{'  observation building alone':40s} {build * 1e3:16.4f}")
     print("paper (Table IX, Xeon): 0.30 ms; target here: <= 0.1 ms")
+    print()
+    minibatch_costs()
+
+
+def minibatch_costs(size: int = 2048, repeats: int = 20) -> None:
+    """Forward + backward time of the learner module's two heads on one minibatch of real observations."""
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from schedrl.agents.rlscheduler.env import RLSchedulerEnv
+    from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
+    from schedrl.agents.rlscheduler.modules import module_spec
+
+    env = RLSchedulerEnv(config={"trace": "default", "sequence_length": 256})
+    jobs, masks = [], []
+    obs, _ = env.reset(seed=0)
+    while len(jobs) < size:
+        jobs.append(obs[OBS_JOBS])
+        masks.append(obs[OBS_ACTION_MASK])
+        obs, _, terminated, truncated, _ = env.step(int(np.flatnonzero(obs[OBS_ACTION_MASK])[0]))
+        if terminated or truncated:
+            obs, _ = env.reset()
+    batch = {Columns.OBS: {OBS_JOBS: torch.tensor(np.stack(jobs)), OBS_ACTION_MASK: torch.tensor(np.stack(masks))}}
+    spec = module_spec("kernel")
+    spec.observation_space, spec.action_space = env.observation_space, env.action_space
+    module = spec.build()
+
+    def policy_step():
+        module._forward(batch)[Columns.ACTION_DIST_INPUTS].logsumexp(-1).sum().backward()
+
+    def value_step():
+        module.compute_values(batch).sum().backward()
+
+    def ms(fn) -> float:
+        fn()
+        samples = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(repeats):
+                fn()
+            samples.append((time.perf_counter() - t0) / repeats * 1e3)
+        return statistics.median(samples)
+
+    valid = float(batch[Columns.OBS][OBS_ACTION_MASK].sum(1).mean())
+    print(f"{'learner minibatch (' + str(size) + ' observations, ' + f'{valid:.1f}' + ' valid rows each)':40s} {'ms fwd+bwd':>16s}")
+    print(f"{'  policy logits (valid rows only)':40s} {ms(policy_step):16.2f}")
+    print(f"{'  value network (flattened 128x8 jobs)':40s} {ms(value_step):16.2f}")
 
 
 if __name__ == "__main__":

@@ -36,10 +36,10 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.schedules.scheduler import Scheduler
-from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 from torch.nn import functional as F
 
+from schedrl.agents.masking import mask_logits
 from schedrl.agents.dras.keys import OBS_ACTION_MASK, OBS_STATE
 
 # DRAS Table III: fully connected layers 4000 -> 1000 (Theta), 10000 -> 4000 (Cori)
@@ -134,7 +134,7 @@ def _spaces(module) -> tuple[int, int]:
 
 
 class DRASPGModule(TorchRLModule):
-    """DRAS-PG (and Decima-PG): W logits from the whole state, masked with the finite FLOAT_MIN."""
+    """DRAS-PG (and Decima-PG): W logits from the whole state, masked (`schedrl/agents/masking.py`)."""
 
     def setup(self) -> None:
         rows, self.window = _spaces(self)
@@ -144,8 +144,8 @@ class DRASPGModule(TorchRLModule):
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         obs = batch[Columns.OBS]
         logits = self.net(obs[OBS_STATE])
-        # RLLIB_NOTES: finite FLOAT_MIN, not -inf, or policy-gradient losses turn NaN
-        masked = logits + torch.clamp(torch.log(obs[OBS_ACTION_MASK]), min=FLOAT_MIN)
+        # RLLIB_NOTES: finite, not -inf, or policy-gradient losses turn NaN
+        masked = mask_logits(logits, obs[OBS_ACTION_MASK])
         return {Columns.ACTION_DIST_INPUTS: masked}
 
 

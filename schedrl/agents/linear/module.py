@@ -6,8 +6,9 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
-from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
+
+from schedrl.agents.masking import mask_logits
 
 
 class LinearScorer(TorchRLModule, ValueFunctionAPI):
@@ -21,7 +22,7 @@ class LinearScorer(TorchRLModule, ValueFunctionAPI):
     def _forward(self, batch, **kwargs):
         obs = batch[Columns.OBS]
         logits = self.score(obs["jobs"]).squeeze(-1)
-        return {Columns.ACTION_DIST_INPUTS: logits + torch.clamp(torch.log(obs["action_mask"]), min=FLOAT_MIN)}
+        return {Columns.ACTION_DIST_INPUTS: mask_logits(logits, obs["action_mask"])}
 
     def compute_values(self, batch, embeddings=None):
         obs = batch[Columns.OBS]

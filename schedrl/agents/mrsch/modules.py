@@ -11,9 +11,9 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
-from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
+from schedrl.agents.masking import mask_logits
 from schedrl.agents.mrsch.config import OFFSET_WEIGHTS
 from schedrl.agents.mrsch.keys import DFP_PREDICTIONS, OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE
 
@@ -150,7 +150,7 @@ class ScalarPolicyModule(TorchRLModule, ValueFunctionAPI):
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         obs = batch[Columns.OBS]
         logits = self.pi(self._inputs(obs))
-        return {Columns.ACTION_DIST_INPUTS: logits + torch.clamp(torch.log(obs[OBS_ACTION_MASK]), min=FLOAT_MIN)}
+        return {Columns.ACTION_DIST_INPUTS: mask_logits(logits, obs[OBS_ACTION_MASK])}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         return self.vf(self._inputs(batch[Columns.OBS])).squeeze(-1)

@@ -1,7 +1,7 @@
 """RLSchert's networks as RLlib RLModules (torch, new API stack): MLP 64-64 (Table 3's best) and a CNN option.
 
 Both read the `image`, `running` and `extra` parts of the observation (never `teacher`), output one
-logit per action masked with the finite FLOAT_MIN, and carry a separate value network of the same
+logit per action masked (`schedrl/agents/masking.py`), and carry a separate value network of the same
 shape (PPO's `ValueFunctionAPI`; `InferenceOnlyAPI` keeps it off the env runners).
 
 RLSchert §4.1.3's count pins its MLP down: 120 x 72 inputs, 64-64, 14 outputs, no biases:
@@ -23,9 +23,9 @@ from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
-from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
+from schedrl.agents.masking import mask_logits
 from schedrl.agents.rlschert.keys import OBS_ACTION_MASK, OBS_EXTRA, OBS_IMAGE, OBS_RUNNING
 from schedrl.agents.rlschert.settings import MODELS
 
@@ -61,8 +61,8 @@ def _mlp(inputs: int, hiddens: tuple[int, ...], outputs: int, bias: bool, activa
 
 
 def masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Logits with invalid actions pushed to FLOAT_MIN (RLLIB_NOTES: finite, so PPO's loss stays finite)."""
-    return logits + torch.clamp(torch.log(mask), min=FLOAT_MIN)
+    """Logits with invalid actions pushed 80 below the best valid one (RLLIB_NOTES: finite, so PPO's loss stays finite)."""
+    return mask_logits(logits, mask)
 
 
 class _RLSchertModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):

@@ -5,7 +5,7 @@ Dict observation: a ``(MAX_OBSV_SIZE, F)`` job matrix and a ``(MAX_OBSV_SIZE,)``
 module owns everything they share, so it is written once:
 
 * reading the observation by the keys in :mod:`schedrl.agents.rlscheduler.keys`;
-* masking: ``logits + clamp(log(mask), min=FLOAT_MIN)`` (finite, so PPO's ratios and
+* masking: ``mask_logits`` (`schedrl/agents/masking.py`: finite, so PPO's ratios and
   gradients stay finite where ``-inf`` would give NaN);
 * the value network (RLScheduler Fig. 6: a 3-layer MLP over the flattened job matrix), which is
   built only on learners (``InferenceOnlyAPI``), never on env runners;
@@ -27,9 +27,9 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.torch import TorchRLModule
-from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
+from schedrl.agents.masking import mask_logits
 from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
 
 VALUE_DEFAULTS: dict[str, Any] = {
@@ -124,8 +124,8 @@ class JobQueueModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
             logits[valid] = self.job_scores(obs[OBS_JOBS][valid])
         else:
             logits = self.job_scores(obs[OBS_JOBS])
-        # RLLIB_NOTES: finite FLOAT_MIN, not -inf, or PPO's gradients turn NaN
-        masked = logits + torch.clamp(torch.log(obs[OBS_ACTION_MASK]), min=FLOAT_MIN)
+        # RLLIB_NOTES: finite, not -inf, or PPO's gradients turn NaN
+        masked = mask_logits(logits, obs[OBS_ACTION_MASK])
         return {Columns.ACTION_DIST_INPUTS: masked}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
