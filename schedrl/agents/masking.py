@@ -9,8 +9,10 @@ distribution computation then takes exp() of about -3.4e38 for each masked slot,
 vectorised exp falls back to a slow path for inputs that underflow (below about -87): measured with
 torch 2.13 on one core, exp() of a 2,048 x 128 tensor takes 10 ms at FLOAT_MIN and 0.23 ms at -80, and
 log(mask) of a mostly-zero mask 2.5 ms against 0.28 ms. A PPO minibatch of RLScheduler's 128-slot
-queues (about 21 valid slots each) runs several of them forward and backward
-(`benchmarks/bench_policy.py`, "learner minibatch").
+queues (about 21 valid slots each) runs several of them forward and backward. End to end the gain is
+small: a whole PPO iteration at `schedrl train`'s 2-core settings (`benchmarks/bench_scaling.py --runners 0
+--envs 16 --batch-size 8192 --minibatch-size 2048 --epochs 10 --sequence-length 256`, A/B on the same
+load) took 3.91 s instead of 3.92 s, and 3.44 s instead of 3.56 s.
 """
 
 from __future__ import annotations
