@@ -146,8 +146,13 @@ class Agent(ABC):
         return 0, n_jobs
 
     def sequence_length(self, env_config) -> int:
-        """Jobs per training episode (validation sequences have this length)."""
+        """Jobs per training episode."""
         return int(getattr(env_config, "sequence_length"))
+
+    def validation_length(self, env_config, workload, evaluation_jobs: int) -> int:
+        """Jobs per validation sequence when `training.validation_jobs` is not set (default: the training
+        episode's length). `evaluation_jobs`: the length of the run's final evaluation sequences."""
+        return self.sequence_length(env_config)
 
     @abstractmethod
     def baselines(self, env_config) -> tuple[Baseline, ...]:

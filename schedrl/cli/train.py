@@ -51,6 +51,9 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--validation-sequences", type=int, default=5,
                    help="sequences the greedy policy is scored on every iteration (default 5)")
+    p.add_argument("--validation-jobs", type=int, default=None, metavar="N",
+                   help="jobs per validation sequence (default: the agent's choice; RLScheduler: --eval-jobs, "
+                        "capped by the validation zone; the others: the training episode's length)")
     p.add_argument("--validate-every", type=int, default=1, metavar="K",
                    help="validate at iteration 1 and every K-th only, and checkpoint only there (validation is "
                         "wall time outside --time-budget; default 1)")
@@ -104,7 +107,10 @@ def build_spec(args: argparse.Namespace):
         budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
     if args.keep_checkpoints < 0:
         raise ValueError(f"--keep-checkpoints must be >= 0 (0 keeps all), got {args.keep_checkpoints}")
+    if getattr(args, "validation_jobs", None) is not None and args.validation_jobs < 1:
+        raise ValueError(f"--validation-jobs must be >= 1, got {args.validation_jobs}")
     options = {"validation_sequences": args.validation_sequences, "checkpoint_every": args.checkpoint_every,
+               "validation_jobs": getattr(args, "validation_jobs", None),
                "validate_every": args.validate_every,
                "keep_checkpoints": args.keep_checkpoints or None,
                **agent.preparation_options(args)}

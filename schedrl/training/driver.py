@@ -72,11 +72,13 @@ def env_key(env_config: Mapping, searched: tuple[str, ...]) -> str:
     return json.dumps([env_config[name] for name in searched])
 
 
-def validation_spec(agent, env, workload, sequences: int, seed: int | None) -> dict:
-    """Seeded validation sequences of the training length (`Agent.evaluation_ids`) and each baseline's mean."""
+def validation_spec(agent, env, workload, sequences: int, seed: int | None, jobs: int | None = None,
+                    evaluation_jobs: int = 1024) -> dict:
+    """Seeded validation sequences (`Agent.evaluation_ids`) of `jobs` jobs (None: `Agent.validation_length`) and
+    each baseline's mean on them."""
     from schedrl.metrics import METRICS
 
-    length = agent.sequence_length(env)
+    length = jobs or agent.validation_length(env, workload, evaluation_jobs)
     metric = agent.metric(env)
     ids = agent.evaluation_ids(env, workload, sequences, 10_000 + (seed or 0), length, validation=True)
     heuristics = {k: float(np.mean(v)) for k, v in agent.score_baselines(env, workload, ids, length).items()} if ids else {}
@@ -98,7 +100,7 @@ def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
         prepared = agent.prepare(env, spec.settings, options, lambda text, label=label: log(f"[{label}] {text}"))
         workload = agent.load_workload(prepared.env_config)
         validation = validation_spec(agent, prepared.env_config, workload, spec.training.validation_sequences,
-                                     getattr(spec.settings, "seed", 0))
+                                     getattr(spec.settings, "seed", 0), spec.training.validation_jobs, spec.evaluate.jobs)
         validation["every"] = spec.training.validate_every
         table[env_key(env.to_dict(), spec.env_searched)] = PreparedEnv(
             label, prepared.env_config.to_dict(), validation, prepared.trace_sha256)

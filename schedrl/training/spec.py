@@ -84,6 +84,9 @@ class TrainingOptions:
     """Iterations trained on filtered sequences before phase 2."""
     validation_sequences: int = 5
     """Sequences scored each iteration, greedy, against the heuristics (the same for every trial of a group)."""
+    validation_jobs: int | None = None
+    """Jobs per validation sequence; None: the agent's choice (`Agent.validation_length`: RLScheduler the
+    final evaluation's length, capped by its validation zone; the others their training episode's length)."""
     validate_every: int = 1
     """Validate at iteration 1 and every `validate_every`-th iteration only (validation is wall time outside the
     training budget: RLSchert's and DFP's greedy episodes cost about as much as their training iterations).
@@ -97,6 +100,8 @@ class TrainingOptions:
     latest (for resuming); None keeps every one."""
 
     def __post_init__(self) -> None:
+        if self.validation_jobs is not None and self.validation_jobs < 1:
+            raise ValueError(f"validation_jobs={self.validation_jobs} must be >= 1 (or unset: the agent's choice)")
         if self.filter_phase1_iterations < 1 or self.checkpoint_every < 1 or self.validation_sequences < 0:
             raise ValueError("filter_phase1_iterations and checkpoint_every must be >= 1, validation_sequences >= 0")
         if isinstance(self.validate_every, bool) or not isinstance(self.validate_every, int) or self.validate_every < 1:

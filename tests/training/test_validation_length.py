@@ -1,0 +1,57 @@
+"""Validation sequences as long as the final evaluation's (RLScheduler), `training.validation_jobs` /
+`--validation-jobs` to choose, and the other agents' training-length default."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedrl.agents import get_agent
+from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+from schedrl.agents.rlscheduler.env import load_env_workload
+from schedrl.training.driver import validation_spec
+from schedrl.training.spec import TrainingOptions
+
+
+@pytest.fixture(scope="module")
+def default_trace():
+    env = RLSchedulerEnvConfig(trace="default", sequence_length=256, train_fraction=0.7)
+    return env, load_env_workload(env)
+
+
+def test_rlscheduler_validates_on_sequences_of_the_evaluation_length(default_trace):
+    env, workload = default_trace
+    agent = get_agent("rlscheduler")
+    lo, hi = agent.split_range(env, len(workload), validation=True)
+    assert hi - lo >= 1024
+    assert agent.validation_length(env, workload, 1024) == 1024
+    assert agent.validation_length(env, workload, 64) == 256  # never shorter than a training episode
+    assert agent.validation_length(env, workload, 10 ** 6) == hi - lo  # capped by the validation zone
+    spec = validation_spec(agent, env, workload, 2, 0, evaluation_jobs=1024)
+    assert spec["length"] == 1024 and len(spec["starts"]) == 2
+    assert all(lo <= s and s + 1024 <= hi for s in spec["starts"])
+    assert validation_spec(agent, env, workload, 2, 0, jobs=300)["length"] == 300  # training.validation_jobs
+
+
+def test_other_agents_keep_their_training_length():
+    from schedrl.agents import AGENTS
+    from schedrl.agents.base import Agent
+
+    others = [name for name in AGENTS if name != "rlscheduler"]
+    assert others and all(type(get_agent(name)).validation_length is Agent.validation_length for name in others)
+
+
+def test_validation_jobs_is_checked():
+    with pytest.raises(ValueError, match="validation_jobs=0 must be >= 1"):
+        TrainingOptions(validation_jobs=0)
+    from schedrl.cli.main import build_parser
+    from schedrl.cli.train import build_spec
+
+    argv = ["rlscheduler", "--out", "x", "--validation-jobs", "0"]
+    args = build_parser("train").parse_args(["train", *argv])
+    args.argv = argv
+    with pytest.raises(ValueError, match="--validation-jobs must be >= 1"):
+        build_spec(args)
+    argv = ["rlscheduler", "--out", "x", "--validation-jobs", "512"]
+    args = build_parser("train").parse_args(["train", *argv])
+    args.argv = argv
+    assert build_spec(args).training.validation_jobs == 512
