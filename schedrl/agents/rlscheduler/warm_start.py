@@ -17,9 +17,9 @@ FCFS-like validation on Lublin-1 before learning starts). A warm start skips tha
    its features, so it clones some heuristics better than others: on the 40,000-job default trace SJF
    to 94-98% greedy agreement, F1 to ~72% (F1's key adds 870·log10(submit time), absolute times the
    observation does not hold, and the term's weight against the size term shrinks along the trace).
-   An F1 clone can match F1 on the training sequences and still schedule the later validation
-   sequences far worse than F1 (measured, seed 2: 300.3 vs F1's 207.5, where an SJF clone gets 253.7).
-   So `auto` clones the `AUTO_CLONES` best heuristics in turn from the same initial weights, scores each
+   A heuristic's rank as a teacher says little about how well its clone schedules other jobs (the
+   README main job's runs: WFP3's clone 951-2,138 on the validation sequences, F1's 182-198, SJF's
+   229-237; docs/rlscheduler.md). So `auto` clones the `AUTO_CLONES` best heuristics in turn from the same initial weights, scores each
    clone's greedy schedules on the run's validation sequences (the ones checkpoint selection uses,
    disjoint from training and evaluation; the demonstration sequences when the run has none), and
    keeps the best clone.
