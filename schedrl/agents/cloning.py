@@ -17,8 +17,13 @@ import numpy as np
 
 
 def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np.ndarray, value_net=None,
-          epochs: int = 8, minibatch: int = 512, lr: float = 1e-3, seed: int = 0) -> dict[str, float]:
+          epochs: int = 8, minibatch: int = 512, lr: float = 1e-3, seed: int = 0, smoothing: float = 0.0,
+          mask_key: str | None = None) -> dict[str, float]:
     """Fit `module`'s policy to `labels` (cross-entropy) and `value_net` (part of `module`) to `returns` (MSE).
+
+    `smoothing` > 0 fits (1 - smoothing) on the label plus `smoothing` spread evenly over the valid actions
+    (`obs[mask_key]` > 0), so the clone keeps the teacher's greedy choice but still samples other actions: a
+    clone that matches its teacher exactly is otherwise almost deterministic and PPO never explores from it.
 
     `obs`: the observation dict's arrays, (N, ...) each, exactly as the module's forward reads them
     (any dtype: each minibatch is cast to float32, so 0/1 images can be stored as uint8). The value
@@ -38,6 +43,18 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
         raise ValueError("behaviour cloning needs at least one demonstrated decision")
     value_params = {id(p) for p in value_net.parameters()} if value_net is not None else set()
     policy_params = [p for p in module.parameters() if id(p) not in value_params]
+
+    if not 0.0 <= smoothing < 1.0 or (smoothing > 0.0 and mask_key not in obs):
+        raise ValueError(f"smoothing must be in [0, 1) and needs the action mask (mask_key={mask_key!r}); got {smoothing}")
+
+    def policy_loss(logits, idx):
+        if smoothing == 0.0:
+            return torch.nn.functional.cross_entropy(logits, labels_t[idx])
+        logp = torch.log_softmax(logits, dim=-1)
+        valid = (tensors[mask_key][idx] > 0).float()
+        spread = -(logp * valid).sum(-1) / valid.sum(-1).clamp(min=1.0)
+        taken = -logp.gather(-1, labels_t[idx][:, None])[:, 0]
+        return ((1.0 - smoothing) * taken + smoothing * spread).mean()
 
     def batch(idx):
         return {Columns.OBS: {k: v[idx].float() for k, v in tensors.items()}}
@@ -74,7 +91,7 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
     for _ in range(epochs):
         for idx in torch.randperm(n, generator=generator).split(minibatch):
             logits, values = forward(idx)
-            loss = torch.nn.functional.cross_entropy(logits, labels_t[idx])
+            loss = policy_loss(logits, idx)
             if values is not None:
                 loss = loss + torch.nn.functional.mse_loss(values / scale, returns_t[idx] / scale)
             for opt in optimizers:

@@ -55,6 +55,20 @@ def priority_key(kind, s, j, now, procs):
 
 
 @njit
+def key_ranks(kind, s, jobs, now, procs):
+    """Each of `jobs`' rank (0 = first) under a priority-key heuristic, ties to the earlier of `jobs` as in `choose`."""
+    m = jobs.shape[0]
+    key = np.empty(m)
+    for i in range(m):
+        key[i] = priority_key(kind, s, jobs[i], now, procs)
+    order = np.argsort(key, kind="mergesort")  # stable: equal keys keep queue order
+    ranks = np.empty(m, np.int64)
+    for r in range(m):
+        ranks[order[r]] = r
+    return ranks
+
+
+@njit
 def _knapsack_pick(s, window, free0):
     # DRAS §IV-A Optimization: 0-1 knapsack over the window maximising the processors put to work
     cap = int(free0)

@@ -73,6 +73,12 @@ class RLSchedulerAgent(Agent):
                        help="training sequences the warm-start teacher schedules (default 64)")
         p.add_argument("--warm-start-epochs", type=int, default=16,
                        help="passes over the warm-start demonstrations (default 16)")
+        p.add_argument("--warm-start-smoothing", type=float, default=None, metavar="EPS",
+                       help="label smoothing of the warm-start clone: EPS of the target spread over the valid jobs, so "
+                            "an exact clone still explores (default 0)")
+        p.add_argument("--key-features", default=None, metavar="NAMES",
+                       help="comma-separated heuristics whose priority rank among the visible jobs is an extra feature "
+                            "column each (ours), e.g. f1,sjf; none for the paper's features")
         p.add_argument("--paper-defaults", action="store_true",
                        help="the paper's PPO configuration (100 x 256-step batches, 80 full-batch epochs) instead of "
                             "settings sized for this machine (see `machine_defaults`)")
@@ -90,12 +96,13 @@ class RLSchedulerAgent(Agent):
             raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
         env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
                                    backfill=args.backfill, sequence_length=args.sequence_length,
-                                   reward_baseline=args.reward_baseline,
+                                   reward_baseline=args.reward_baseline, key_features=parse_key_features(args.key_features),
                                    train_fraction=1.0 if args.train_fraction is None else args.train_fraction)
         ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                           num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
                           env_runner_resources=args.runner_resources, warm_start=args.warm_start,
-                          warm_start_episodes=args.warm_start_episodes, warm_start_epochs=args.warm_start_epochs)
+                          warm_start_episodes=args.warm_start_episodes, warm_start_epochs=args.warm_start_epochs,
+                          warm_start_smoothing=args.warm_start_smoothing or 0.0)
         overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr,
                      "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl}
         return env, replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
@@ -218,6 +225,13 @@ class RLSchedulerAgent(Agent):
 
         _alias_legacy_modules()
         return RLModule.from_checkpoint(str(module_dir))
+
+
+def parse_key_features(text: str | None) -> tuple[str, ...]:
+    """`--key-features`: "f1,sjf" -> ("f1", "sjf"); None, "" or "none" -> ()."""
+    if text is None or text.strip().lower() in ("", "none"):
+        return ()
+    return tuple(part for part in (p.strip() for p in text.split(",")) if part)
 
 
 def machine_defaults(cores: int, gpus: float = 0.0) -> dict[str, int]:

@@ -48,6 +48,10 @@ class RLSchedulerEnvConfig:
     """Training sequences lie inside the first `train_fraction` of the cleaned trace; validation and
     evaluation sequences come from the rest, so they are never trained on. 1.0: the paper's protocol
     (random windows of the whole trace for training and testing alike)."""
+    key_features: tuple[str, ...] = ()
+    """Heuristics whose priority rank among the visible jobs is an extra feature column each (ours; the
+    paper has none): e.g. ("f1",) lets the kernel network represent F1's choice exactly, which its key's
+    absolute submit time otherwise hides from the observation. See `observation.KEY_FEATURE_HEURISTICS`."""
     norm: Mapping[str, float] = field(default_factory=dict)
     """Normalisation constants (see `JobFeatures`); empty: derived from this trace. Saved with checkpoints."""
 
@@ -62,6 +66,8 @@ class RLSchedulerEnvConfig:
         for key in ("starts", "train_starts"):
             if key in config:
                 config[key] = tuple(int(s) for s in config[key])
+        if "key_features" in config:
+            config["key_features"] = tuple(config["key_features"])
         if "norm" in config:
             config["norm"] = dict(config["norm"])
         return cls(**config)
@@ -78,6 +84,9 @@ class RLSchedulerEnvConfig:
         CleaningRules.preset(self.cleaning)  # raises ValueError naming the valid presets
         if self.reward_baseline not in ("none", "sjf"):
             raise ValueError(f"reward_baseline must be 'none' or 'sjf'; got {self.reward_baseline!r}")
+        from schedrl.agents.rlscheduler.observation import check_key_features
+
+        object.__setattr__(self, "key_features", check_key_features(self.key_features))
         if self.sequence_length < 1:
             raise ValueError(f"sequence_length must be >= 1; got {self.sequence_length}")
         if not 0.0 < self.train_fraction <= 1.0:
@@ -87,5 +96,6 @@ class RLSchedulerEnvConfig:
         out = asdict(self)
         out["starts"] = list(self.starts)
         out["train_starts"] = list(self.train_starts)
+        out["key_features"] = list(self.key_features)
         out["norm"] = dict(self.norm)
         return out

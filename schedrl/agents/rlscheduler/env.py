@@ -53,7 +53,7 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
 
     | key | shape | content |
     |---|---|---|
-    | `jobs` | (128, F) float32 in [0, 1] | per visible job: wait, requested time, requested procs, user, group, app ids, can-start-now flag, free procs share; per extra resource its request and free share (F = 8 + 2 (R - 1)) |
+    | `jobs` | (128, F) float32 in [0, 1] | per visible job: wait, requested time, requested procs, user, group, app ids, can-start-now flag, free procs share; per extra resource its request and free share; per key feature 1 / (1 + the job's rank under that heuristic) (F = 8 + 2 (R - 1) + K) |
     | `action_mask` | (128,) float32 | 1 for slots holding a waiting job |
 
     Visible jobs are the first 128 of the queue in FCFS order (paper §IV-B); rows past them are zero.
@@ -97,7 +97,7 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         self.sim_config = sim_config_for(self.config)
         self.norm = JobFeatures.from_dict(self.config.norm) if self.config.norm else JobFeatures.from_trace(self.workload)
         self.n_resources = 1 + len(self.workload.resources)
-        f = n_features(self.n_resources)
+        f = n_features(self.n_resources, len(self.config.key_features))
         self.observation_space = gym.spaces.Dict({
             OBS_JOBS: gym.spaces.Box(0.0, 1.0, shape=(MAX_OBSV_SIZE, f), dtype=np.float32),
             OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(MAX_OBSV_SIZE,), dtype=np.float32),
@@ -116,7 +116,7 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
     @property
     def feature_names(self) -> tuple[str, ...]:
         extra = tuple(f"{k}_{kind}" for k in sorted(self.workload.resources) for kind in ("request", "free"))
-        return FEATURES + extra
+        return FEATURES + extra + tuple(f"{name}_rank" for name in self.config.key_features)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=self.episodes.reset_seed(seed))
@@ -124,7 +124,7 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         start, seq = episode.start, episode.jobs
         self.start = start
         self.sim = Simulator(seq, self.sim_config)
-        self._builder = ObservationBuilder(seq, self.norm, self.n_resources)
+        self._builder = ObservationBuilder(seq, self.norm, self.n_resources, self.config.key_features)
         code = self.sim.advance()
         assert code == DECIDE_PICK  # a fresh sequence always starts with a pick
         return self._observe(), {INFO_START: start}
@@ -148,7 +148,8 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         if len(sim.resources) != self.n_resources:
             raise ValueError(f"the simulator has {len(sim.resources)} resources; this env observes {self.n_resources}")
         if getattr(self, "_observed_sim", None) is not sim:
-            self._observed_builder = ObservationBuilder(sim.workload, self.norm, self.n_resources)
+            self._observed_builder = ObservationBuilder(sim.workload, self.norm, self.n_resources,
+                                                        self.config.key_features)
             self._observed_sim = sim
         jobs, mask, visible = self._observed_builder.build(sim)
         return {OBS_JOBS: jobs, OBS_ACTION_MASK: mask}, visible

@@ -23,6 +23,7 @@ class CheckpointPolicy:
         self.module = module
         self.env_config = env_config
         self.norm = JobFeatures.from_dict(env_config["norm"])
+        self.key_features = tuple(env_config.get("key_features", ()))  # runs before key features have none
         self.name = name
         self._builder: ObservationBuilder | None = None
         self._for: Simulator | None = None
@@ -40,12 +41,13 @@ class CheckpointPolicy:
     def pick(self, sim: Simulator) -> int:
         if self._for is not sim:
             expected = getattr(getattr(self.module, "observation_space", None), "spaces", {}).get(OBS_JOBS)
-            if expected is not None and expected.shape[-1] != n_features(len(sim.resources)):
-                trained = (expected.shape[-1] - n_features(1)) // 2 + 1
+            keys = len(self.key_features)
+            if expected is not None and expected.shape[-1] != n_features(len(sim.resources), keys):
+                trained = (expected.shape[-1] - n_features(1, keys)) // 2 + 1
                 raise ValueError(f"{self.name} was trained on a machine with {trained} resource(s); this simulation "
                                  f"has {len(sim.resources)} ({', '.join(sim.resources)}): evaluate it on workloads "
                                  "with the same resources (no --augment unless it was trained with one)")
-            self._builder = ObservationBuilder(sim.workload, self.norm, len(sim.resources))
+            self._builder = ObservationBuilder(sim.workload, self.norm, len(sim.resources), self.key_features)
             self._for = sim
         jobs, mask, visible = self._builder.build(sim)
         return int(visible[int(np.argmax(self.scores(jobs, mask)))])

@@ -69,6 +69,9 @@ class PPOSettings:
     """Training sequences the teacher schedules for the warm start."""
     warm_start_epochs: int = 16  # ours: ~98% greedy agreement with SJF on the default trace, ~7 s
     """Passes over the demonstrations (512-decision minibatches)."""
+    warm_start_smoothing: float = 0.0  # ours
+    """Label smoothing of the clone: this share of the target spread over the valid actions, so a clone that
+    matches its teacher exactly (key features) still explores under PPO. 0: plain cross-entropy."""
     env_runner_resources: Mapping[str, float] | None = None
     """Custom Ray resources each env runner requires (``{"sampler": 1}``): runners go only to nodes declaring them."""
     restart_failed_env_runners: bool = True
@@ -111,6 +114,8 @@ class PPOSettings:
         if self.warm_start_episodes < 1 or self.warm_start_epochs < 0:
             problems.append(f"warm_start_episodes={self.warm_start_episodes} must be >= 1 and "
                             f"warm_start_epochs={self.warm_start_epochs} >= 0")
+        if not 0.0 <= self.warm_start_smoothing < 1.0:
+            problems.append(f"warm_start_smoothing={self.warm_start_smoothing} must be in [0, 1)")
         if self.max_env_runner_restarts < 0:
             problems.append(f"max_env_runner_restarts={self.max_env_runner_restarts} must be >= 0")
         if problems:

@@ -182,14 +182,15 @@ def score_clone(module, env_config: Mapping[str, Any], sequences) -> float:
 
 
 def clone(module, demos: Demonstrations, epochs: int = 8, minibatch: int = 512, lr: float = 1e-3,
-          seed: int = 0) -> dict[str, float]:
+          seed: int = 0, smoothing: float = 0.0) -> dict[str, float]:
     """Fit `module`'s policy to the teacher's slots (cross-entropy) and its value net to the returns (MSE)
     (`schedrl.agents.cloning.clone`). Returns the statistics: the greedy agreement with the teacher and the
     losses, before and after."""
     from schedrl.agents.cloning import clone as fit
 
     return fit(module, {OBS_JOBS: demos.jobs, OBS_ACTION_MASK: demos.mask}, demos.slots, demos.returns,
-               value_net=getattr(module, "vf", None), epochs=epochs, minibatch=minibatch, lr=lr, seed=seed)
+               value_net=getattr(module, "vf", None), epochs=epochs, minibatch=minibatch, lr=lr, seed=seed,
+               smoothing=smoothing, mask_key=OBS_ACTION_MASK)
 
 
 def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -204,9 +205,11 @@ def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
     env_config = dict(algorithm.config.env_config)
     episodes, gamma = int(spec["episodes"]), float(spec.get("gamma", 1.0))
     epochs, seed = int(spec["epochs"]), int(spec.get("seed") or 0)
+    smoothing = float(spec.get("smoothing", 0.0))
     demos = demonstrations(env_config, spec["teacher"], episodes, seed, gamma)
     if not demos.candidates or int(spec.get("clones", AUTO_CLONES)) < 2:
-        stats = clone_on_learners(algorithm, lambda module: clone(module, demos, epochs=epochs, seed=seed))
+        stats = clone_on_learners(algorithm, lambda module: clone(module, demos, epochs=epochs, seed=seed,
+                                                                          smoothing=smoothing))
         return {"teacher": demos.teacher, "decisions": len(demos), "episodes": episodes,
                 "teacher_value": float(demos.episode_values.mean()), "candidates": demos.candidates,
                 "demonstration_seconds": demos.seconds, **stats}
@@ -226,7 +229,7 @@ def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
         agreements, values, kept = {}, {}, None
         for name, d in sets.items():
             module.load_state_dict(initial)
-            stats = clone(module, d, epochs=epochs, seed=seed)
+            stats = clone(module, d, epochs=epochs, seed=seed, smoothing=smoothing)
             agreements[name] = stats["agreement"]
             values[name] = score_clone(module, env_config, scored_on or d.sequences)
             if kept is None or (values[name] < values[kept[0]] if lower else values[name] > values[kept[0]]):

@@ -91,3 +91,44 @@ def test_cloning_makes_the_greedy_policy_schedule_like_the_teacher():
         sjf.append(summarize(get_heuristic("sjf").run(Simulator(seq, env.sim_config))).value("bsld"))
         rl.append(summarize(Simulator(seq, env.sim_config).run(policy)).value("bsld"))
     assert np.mean(rl) <= 1.15 * np.mean(sjf)
+
+
+def test_with_key_features_the_clone_is_exact_and_smoothing_keeps_it_exploring():
+    """F1's key reads the submit time since the sequence began, which the paper's features lack; with its rank as
+    a feature the clone schedules exactly like F1, and label smoothing keeps the clone's sampling spread while its
+    greedy choice stays the teacher's."""
+    import torch
+
+    from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
+    from schedrl.agents.rlscheduler.modules import module_spec
+    from schedrl.agents.rlscheduler.policy import CheckpointPolicy
+    from ray.rllib.core.columns import Columns
+
+    env_config = {**_env_config(256), "key_features": ["f1"]}
+    env = RLSchedulerEnv(config=env_config)
+    spec = module_spec("kernel")
+    spec.observation_space, spec.action_space = env.observation_space, env.action_space
+    demos = demonstrations(env_config, "f1", 16, seed=0)
+    entropies = {}
+    for smoothing in (0.0, 0.2):
+        torch.manual_seed(0)
+        module = spec.build()
+        stats = clone(module, demos, epochs=16, seed=0, smoothing=smoothing)
+        assert stats["agreement"] > 0.995, smoothing
+        module.eval()
+        with torch.no_grad():
+            batch = {Columns.OBS: {OBS_JOBS: torch.from_numpy(demos.jobs[:2048]).float(),
+                                   OBS_ACTION_MASK: torch.from_numpy(demos.mask[:2048]).float()}}
+            logp = torch.log_softmax(module._forward(batch)[Columns.ACTION_DIST_INPUTS], -1)
+        choice = demos.mask[:2048].sum(-1) > 1
+        entropies[smoothing] = float(-(logp.exp() * logp).sum(-1)[torch.from_numpy(choice)].mean())
+        env.reset(seed=100)
+        seq = env.sim.workload
+        f1 = summarize(get_heuristic("f1").run(Simulator(seq, env.sim_config))).value("bsld")
+        rl = summarize(Simulator(seq, env.sim_config).run(CheckpointPolicy(module, env_config))).value("bsld")
+        assert rl == pytest.approx(f1, rel=1e-3), smoothing  # an unseen sequence, scheduled as F1 does
+    assert entropies[0.2] > entropies[0.0] + 0.1, entropies
+    with pytest.raises(ValueError, match="smoothing"):
+        clone(spec.build(), demos, smoothing=1.0)
+    with pytest.raises(ValueError, match="warm_start_smoothing"):
+        PPOSettings(warm_start_smoothing=-0.1)
