@@ -16,7 +16,7 @@ import numpy as np
 
 from schedrl.agents.base import Agent, Baseline, Prepared
 from schedrl.agents.rlscheduler import ENV_ID
-from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+from schedrl.agents.rlscheduler.config import REWARD_BASELINES, RLSchedulerEnvConfig
 from schedrl.agents.rlscheduler.env import load_env_workload, sim_config_for
 from schedrl.agents.rlscheduler.observation import JobFeatures
 from schedrl.agents.rlscheduler.settings import TARGET_KL_KEY, VF_LR_KEY, WARM_START_KEY, PPOSettings
@@ -56,8 +56,9 @@ class RLSchedulerAgent(Agent):
                        help="simulator semantics; rlscheduler reproduces the paper's SchedGym (default: standard)")
         p.add_argument("--metric", default="bsld", help="objective: bsld, wait, turnaround, slowdown, utilization, fairness")
         p.add_argument("--backfill", choices=BACKFILLS, default="none", help="backfilling while the picked job waits")
-        p.add_argument("--reward-baseline", choices=("none", "sjf"), default="none",
-                       help="none: reward = the objective (paper); sjf: relative to SJF on the same sequence")
+        p.add_argument("--reward-baseline", choices=REWARD_BASELINES, default="none",
+                       help="none: reward = the objective (paper); sjf, f1, ...: relative to that heuristic on the "
+                            "same sequence")
         p.add_argument("--model", default="kernel", help=f"policy network: {', '.join(self.models)} (default kernel)")
         p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (paper: 256)")
         p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (paper: 100 x 256)")
@@ -73,6 +74,9 @@ class RLSchedulerAgent(Agent):
                        help="training sequences the warm-start teacher schedules (default 64)")
         p.add_argument("--warm-start-epochs", type=int, default=16,
                        help="passes over the warm-start demonstrations (default 16)")
+        p.add_argument("--warm-start-clones", type=int, default=None, metavar="N",
+                       help="with auto: clone the N best heuristics on the training sequences and keep the clone that "
+                            "schedules the validation sequences best (default 3; 1: the best heuristic's clone)")
         p.add_argument("--warm-start-smoothing", type=float, default=None, metavar="EPS",
                        help="label smoothing of the warm-start clone: EPS of the target spread over the valid jobs, so "
                             "an exact clone still explores (default 0)")
@@ -104,7 +108,8 @@ class RLSchedulerAgent(Agent):
                           warm_start_episodes=args.warm_start_episodes, warm_start_epochs=args.warm_start_epochs,
                           warm_start_smoothing=args.warm_start_smoothing or 0.0)
         overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr,
-                     "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl}
+                     "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl,
+                     "warm_start_clones": args.warm_start_clones}
         return env, replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
 
     def _with_machine_defaults(self, args: argparse.Namespace) -> argparse.Namespace:

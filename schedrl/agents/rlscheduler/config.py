@@ -8,6 +8,9 @@ from typing import Any, ClassVar, Mapping
 from schedrl.metrics import METRICS
 from schedrl.sim.config import BACKFILLS, PRESETS
 
+REWARD_BASELINES = ("none", "sjf", "f1", "wfp3", "unicep", "fcfs")
+"""`reward_baseline` values: none, or the heuristic the final reward is measured against."""
+
 # RLScheduler §V-A: training sequences of 256 jobs; §V-B: evaluation on sequences of 1,024 jobs
 TRAIN_SEQUENCE_LENGTH = 256
 EVAL_SEQUENCE_LENGTH = 1024
@@ -41,9 +44,10 @@ class RLSchedulerEnvConfig:
     filter_phase1_iterations: int = 0
     """Training iterations phase 1 was sized for (`filter_phase1_episodes` follows a trial's batch size)."""
     reward_baseline: str = "none"
-    """`none`: the final reward is the objective itself (the paper). `sjf`: the objective relative to SJF on
-    the same sequence, (sjf - value) / sjf for lower-is-better metrics, so sequences of very different
-    difficulty give comparable rewards; each sequence's best schedule is unchanged (our addition)."""
+    """`none`: the final reward is the objective itself (the paper). `sjf` (or another of `REWARD_BASELINES`):
+    the objective relative to that heuristic on the same sequence, (sjf - value) / sjf for lower-is-better
+    metrics, so sequences of very different difficulty give comparable rewards; each sequence's best schedule
+    is unchanged (our addition)."""
     train_fraction: float = 1.0
     """Training sequences lie inside the first `train_fraction` of the cleaned trace; validation and
     evaluation sequences come from the rest, so they are never trained on. 1.0: the paper's protocol
@@ -82,8 +86,8 @@ class RLSchedulerEnvConfig:
         from schedrl.workload.cleaning import CleaningRules
 
         CleaningRules.preset(self.cleaning)  # raises ValueError naming the valid presets
-        if self.reward_baseline not in ("none", "sjf"):
-            raise ValueError(f"reward_baseline must be 'none' or 'sjf'; got {self.reward_baseline!r}")
+        if self.reward_baseline not in REWARD_BASELINES:
+            raise ValueError(f"reward_baseline must be one of {', '.join(REWARD_BASELINES)}; got {self.reward_baseline!r}")
         from schedrl.agents.rlscheduler.observation import check_key_features
 
         object.__setattr__(self, "key_features", check_key_features(self.key_features))

@@ -61,8 +61,8 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
     ## Rewards
     0 until the sequence is scheduled; then the objective: -avg bsld, -avg wait, -avg turnaround,
     -avg slowdown, +utilisation, or -max over users of their avg bsld (`metric`). With
-    `reward_baseline="sjf"` the objective relative to SJF on the same sequence instead,
-    (sjf - value) / sjf (or (value - sjf) / sjf for utilisation). `info["metric_value"]` is the raw value.
+    `reward_baseline="sjf"` (or another heuristic) the objective relative to that heuristic on the same
+    sequence instead, (sjf - value) / sjf (or (value - sjf) / sjf for utilisation). `info["metric_value"]` is the raw value.
 
     ## Starting State
     A sequence of `sequence_length` consecutive jobs from a random start (seeded by `reset(seed)`) inside
@@ -165,7 +165,8 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         from schedrl.heuristics import get_heuristic
 
         seq = self.sim.workload
-        base = summarize(get_heuristic("sjf").run(Simulator(seq, self.sim_config))).value(self.config.metric)
+        base = summarize(get_heuristic(self.config.reward_baseline).run(Simulator(seq, self.sim_config))).value(
+            self.config.metric)
         scale = max(abs(base), 1e-9)
         return (base - value) / scale if lower_is_better else (value - base) / scale
 

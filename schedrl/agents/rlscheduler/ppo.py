@@ -116,7 +116,8 @@ def warm_start_spec(settings: PPOSettings) -> dict[str, Any]:
     """What the training callback's warm start (`warm_start.py`) needs; teacher None: off. The agent's
     `warm_start` takes seed and gamma from the built algorithm's config, where a sweep's searched values are."""
     return {"teacher": settings.warm_start, "episodes": settings.warm_start_episodes,
-            "epochs": settings.warm_start_epochs, "smoothing": settings.warm_start_smoothing, "seed": settings.seed or 0,
+            "epochs": settings.warm_start_epochs, "smoothing": settings.warm_start_smoothing,
+            "clones": settings.warm_start_clones, "seed": settings.seed or 0,
             "gamma": settings.gamma}
 
 

@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from schedrl.agents.rlscheduler.warm_start import check_teacher
+from schedrl.agents.rlscheduler.warm_start import AUTO_CLONES, check_teacher
 
 VF_LR_KEY = "vf_lr"
 """``learner_config_dict`` key: learning rate of the value-network optimizer."""
@@ -69,6 +69,9 @@ class PPOSettings:
     """Training sequences the teacher schedules for the warm start."""
     warm_start_epochs: int = 16  # ours: ~98% greedy agreement with SJF on the default trace, ~7 s
     """Passes over the demonstrations (512-decision minibatches)."""
+    warm_start_clones: int = AUTO_CLONES  # ours
+    """With `auto`: how many of the best heuristics on the training sequences are cloned and scored on the
+    validation sequences (the best clone is kept); 1 clones the best heuristic on the training sequences."""
     warm_start_smoothing: float = 0.0  # ours
     """Label smoothing of the clone: this share of the target spread over the valid actions, so a clone that
     matches its teacher exactly (key features) still explores under PPO. 0: plain cross-entropy."""
@@ -114,6 +117,8 @@ class PPOSettings:
         if self.warm_start_episodes < 1 or self.warm_start_epochs < 0:
             problems.append(f"warm_start_episodes={self.warm_start_episodes} must be >= 1 and "
                             f"warm_start_epochs={self.warm_start_epochs} >= 0")
+        if self.warm_start_clones < 1:
+            problems.append(f"warm_start_clones={self.warm_start_clones} must be >= 1")
         if not 0.0 <= self.warm_start_smoothing < 1.0:
             problems.append(f"warm_start_smoothing={self.warm_start_smoothing} must be in [0, 1)")
         if self.max_env_runner_restarts < 0:

@@ -192,15 +192,16 @@ def test_config_round_trips_through_a_dict():
     assert RLSchedulerEnvConfig.from_dict(cfg.to_dict()) == cfg
 
 
-def test_sjf_baseline_reward_is_relative_to_sjf_on_the_same_sequence():
-    env = RLSchedulerEnv({**SMALL, "reward_baseline": "sjf"})
+@pytest.mark.parametrize("baseline", ["sjf", "f1"])
+def test_baseline_reward_is_relative_to_the_heuristic_on_the_same_sequence(baseline):
+    env = RLSchedulerEnv({**SMALL, "reward_baseline": baseline})
     obs, info = env.reset(seed=5)
     term = False
     while not term:
         obs, reward, term, _, step_info = env.step(0)
     seq = env.workload[info["start"]:info["start"] + SMALL["sequence_length"]]
-    sjf = summarize(get_heuristic("sjf").run(Simulator(seq, sim_config_for(env.config)))).avg_bsld
+    base = summarize(get_heuristic(baseline).run(Simulator(seq, sim_config_for(env.config)))).avg_bsld
     fcfs = step_info["metric_value"]
-    assert reward == pytest.approx((sjf - fcfs) / sjf)
-    with pytest.raises(ValueError, match="reward_baseline"):
-        RLSchedulerEnv({**SMALL, "reward_baseline": "fcfs"})
+    assert reward == pytest.approx((base - fcfs) / base) and reward != 0.0
+    with pytest.raises(ValueError, match="reward_baseline must be one of none, sjf, f1"):
+        RLSchedulerEnv({**SMALL, "reward_baseline": "tetris"})

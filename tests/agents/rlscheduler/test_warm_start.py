@@ -132,3 +132,30 @@ def test_with_key_features_the_clone_is_exact_and_smoothing_keeps_it_exploring()
         clone(spec.build(), demos, smoothing=1.0)
     with pytest.raises(ValueError, match="warm_start_smoothing"):
         PPOSettings(warm_start_smoothing=-0.1)
+    with pytest.raises(ValueError, match="warm_start_clones=0"):
+        PPOSettings(warm_start_clones=0)
+
+
+def test_warm_start_options_reach_the_settings_and_the_callback_spec():
+    import argparse
+
+    from schedrl.agents.rlscheduler.agent import RLSchedulerAgent
+    from schedrl.agents.rlscheduler.ppo import warm_start_spec
+
+    agent = RLSchedulerAgent()
+    parser = argparse.ArgumentParser()
+    for flag, kwargs in (("--trace", {"default": "default"}), ("--cleaning", {"default": None}),
+                         ("--seed", {"type": int, "default": 0}), ("--num-env-runners", {"type": int, "default": 0}),
+                         ("--envs-per-runner", {"type": int, "default": 4}),
+                         ("--num-gpus-per-learner", {"type": float, "default": 0.0}),
+                         ("--runner-resources", {"default": None})):
+        parser.add_argument(flag, **kwargs)
+    agent.add_arguments(parser)
+    args = parser.parse_args(["--paper-defaults", "--warm-start", "auto", "--warm-start-clones", "1",
+                              "--warm-start-smoothing", "0.1", "--key-features", "f1,sjf", "--reward-baseline", "f1"])
+    env, settings = agent.configure(args)
+    assert env.key_features == ("f1", "sjf") and env.reward_baseline == "f1"
+    spec = warm_start_spec(settings)
+    assert spec["clones"] == 1 and spec["smoothing"] == 0.1 and spec["teacher"] == "auto"
+    env, settings = agent.configure(parser.parse_args(["--paper-defaults"]))
+    assert env.key_features == () and settings.warm_start_smoothing == 0.0 and settings.warm_start_clones == 3
