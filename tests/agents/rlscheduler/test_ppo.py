@@ -137,7 +137,8 @@ def test_builder_sets_hyperparameters_explicitly():
     assert (config.num_epochs, config.train_batch_size_per_learner, config.minibatch_size) == (80, 25600, None)
     assert not config.use_kl_loss and config.entropy_coeff == 0.0 and config.vf_loss_coeff == 1.0
     assert config.learner_config_dict == {"vf_lr": 1e-3, "target_kl": 0.01, "warm_start": {
-        "teacher": None, "episodes": 64, "epochs": 16, "seed": 0, "gamma": 1.0}}  # the paper: no warm start
+        "teacher": None, "episodes": 64, "epochs": 16, "smoothing": 0.0, "clones": 3, "seed": 0,
+        "gamma": 1.0}}  # the paper: no warm start
     assert config.learner_class is RLSchedulerPPOLearner
     assert config.gym_env_vectorize_mode == gym.VectorizeMode.SYNC
 
