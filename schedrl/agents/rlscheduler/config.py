@@ -70,8 +70,6 @@ class RLSchedulerEnvConfig:
         for key in ("starts", "train_starts"):
             if key in config:
                 config[key] = tuple(int(s) for s in config[key])
-        if "key_features" in config:
-            config["key_features"] = tuple(config["key_features"])
         if "norm" in config:
             config["norm"] = dict(config["norm"])
         return cls(**config)
