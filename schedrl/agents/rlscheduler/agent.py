@@ -59,6 +59,9 @@ class RLSchedulerAgent(Agent):
         p.add_argument("--reward-baseline", choices=REWARD_BASELINES, default="none",
                        help="none: reward = the objective (paper); sjf, f1, ...: relative to that heuristic on the "
                             "same sequence")
+        p.add_argument("--dense-reward", action="store_true",
+                       help="pay the same episode return as it accrues: after every decision, minus the waiting cost "
+                            "since the previous one (bsld, wait, turnaround, slowdown; ours, paper: at the end)")
         p.add_argument("--model", default="kernel", help=f"policy network: {', '.join(self.models)} (default kernel)")
         p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (paper: 256)")
         p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (paper: 100 x 256)")
@@ -100,7 +103,8 @@ class RLSchedulerAgent(Agent):
             raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
         env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
                                    backfill=args.backfill, sequence_length=args.sequence_length,
-                                   reward_baseline=args.reward_baseline, key_features=parse_key_features(args.key_features),
+                                   reward_baseline=args.reward_baseline, dense_reward=args.dense_reward,
+                                   key_features=parse_key_features(args.key_features),
                                    train_fraction=1.0 if args.train_fraction is None else args.train_fraction)
         ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                           num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,

@@ -11,6 +11,10 @@ from schedrl.sim.config import BACKFILLS, PRESETS
 REWARD_BASELINES = ("none", "sjf", "f1", "wfp3", "unicep", "fcfs")
 """`reward_baseline` values: none, or the heuristic the final reward is measured against."""
 
+DENSE_METRICS = ("bsld", "wait", "turnaround", "slowdown")
+"""Objectives that are a mean over jobs of (a per-job weight x the job's wait) plus a term no schedule changes,
+so `dense_reward` can pay them out while the waiting happens (see `RLSchedulerEnv`)."""
+
 # RLScheduler §V-A: training sequences of 256 jobs; §V-B: evaluation on sequences of 1,024 jobs
 TRAIN_SEQUENCE_LENGTH = 256
 EVAL_SEQUENCE_LENGTH = 1024
@@ -52,6 +56,12 @@ class RLSchedulerEnvConfig:
     """Training sequences lie inside the first `train_fraction` of the cleaned trace; validation and
     evaluation sequences come from the rest, so they are never trained on. 1.0: the paper's protocol
     (random windows of the whole trace for training and testing alike)."""
+    dense_reward: bool = False
+    """False: the whole reward at the end of the episode (the paper). True (ours): the same episode return,
+    paid as it accrues: after every decision, minus the objective's waiting cost the queue accrued since the
+    previous one (e.g. for bsld each waiting job's elapsed wait / max(run time, 10 s), over the sequence's
+    job count, over the baseline heuristic's value with `reward_baseline`), the rest at the end; only for
+    the metrics in `DENSE_METRICS`."""
     key_features: tuple[str, ...] = ()
     """Heuristics whose priority rank among the visible jobs is an extra feature column each (ours; the
     paper has none): e.g. ("f1",) lets the kernel network represent F1's choice exactly, which its key's
@@ -86,6 +96,9 @@ class RLSchedulerEnvConfig:
         CleaningRules.preset(self.cleaning)  # raises ValueError naming the valid presets
         if self.reward_baseline not in REWARD_BASELINES:
             raise ValueError(f"reward_baseline must be one of {', '.join(REWARD_BASELINES)}; got {self.reward_baseline!r}")
+        if self.dense_reward and self.metric not in DENSE_METRICS:
+            raise ValueError(f"dense_reward needs a metric that is a mean of per-job waits ({', '.join(DENSE_METRICS)}); "
+                             f"{self.metric!r} is not: use the final reward (dense_reward=False)")
         from schedrl.agents.rlscheduler.observation import check_key_features
 
         object.__setattr__(self, "key_features", check_key_features(self.key_features))

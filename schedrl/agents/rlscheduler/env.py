@@ -14,8 +14,9 @@ from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
 from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
-from schedrl.metrics import METRICS, summarize
+from schedrl.metrics import BSLD_TAU, METRICS, summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
+from schedrl.sim.state import NOW
 from schedrl.workload.cleaning import CleaningRules
 from schedrl.workload.workload import Workload
 
@@ -63,6 +64,11 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
     -avg slowdown, +utilisation, or -max over users of their avg bsld (`metric`). With
     `reward_baseline="sjf"` (or another heuristic) the objective relative to that heuristic on the same
     sequence instead, (sjf - value) / sjf (or (value - sjf) / sjf for utilisation). `info["metric_value"]` is the raw value.
+    With `dense_reward` (bsld, wait, turnaround, slowdown) the same episode return is paid as it accrues: each
+    step pays minus the waiting cost accrued since the previous decision, sum over waiting jobs of
+    elapsed wait x the job's weight (bsld: 1 / max(run, 10 s); slowdown: 1 / max(run, 1 s); wait,
+    turnaround: 1), over the job count (and the baseline's value); the last step pays the rest, so the
+    rewards of an episode sum to its final-reward return exactly.
 
     ## Starting State
     A sequence of `sequence_length` consecutive jobs from a random start (seeded by `reset(seed)`) inside
@@ -124,6 +130,9 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         start, seq = episode.start, episode.jobs
         self.start = start
         self.sim = Simulator(seq, self.sim_config)
+        self._base = None
+        if self.config.dense_reward:
+            self._start_dense()
         self._builder = ObservationBuilder(seq, self.norm, self.n_resources, self.config.key_features)
         code = self.sim.advance()
         assert code == DECIDE_PICK  # a fresh sequence always starts with a pick
@@ -157,18 +166,46 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
     def render(self):
         return render(self.sim, self.render_mode)
 
+    def _baseline(self) -> float:
+        """The baseline heuristic's value on this episode's sequence (compiled: a fraction of a millisecond
+        for 256 jobs), computed once per episode."""
+        if self._base is None:
+            from schedrl.heuristics import get_heuristic
+
+            schedule = get_heuristic(self.config.reward_baseline).run(Simulator(self.sim.workload, self.sim_config))
+            self._base = summarize(schedule).value(self.config.metric)
+        return self._base
+
     def _reward(self, value: float) -> float:
         lower_is_better = METRICS[self.config.metric][1]
         if self.config.reward_baseline == "none":
             return -value if lower_is_better else value
-        # SJF on the very same sequence, compiled (a fraction of a millisecond for 256 jobs)
-        from schedrl.heuristics import get_heuristic
-
-        seq = self.sim.workload
-        base = summarize(get_heuristic(self.config.reward_baseline).run(Simulator(seq, self.sim_config))).value(
-            self.config.metric)
+        base = self._baseline()
         scale = max(abs(base), 1e-9)
         return (base - value) / scale if lower_is_better else (value - base) / scale
+
+    def _start_dense(self) -> None:
+        """Per-job waiting-cost weights of the objective, scaled so the episode's costs sum to its reward."""
+        st = self.sim.state
+        run = np.minimum(st.run, st.limit) if self.sim_config.kill_at_limit else st.run
+        metric = self.config.metric
+        if metric == "bsld":
+            weight = 1.0 / np.maximum(run, BSLD_TAU)
+        elif metric == "slowdown":
+            weight = 1.0 / np.maximum(run, 1.0)  # as `job_metrics` floors it
+        else:  # wait, turnaround
+            weight = np.ones_like(run)
+        scale = len(run) * (max(abs(self._baseline()), 1e-9) if self.config.reward_baseline != "none" else 1.0)
+        self._dense_weight = weight / scale
+        self._dense_cost = 0.0  # scaled waiting cost accrued up to the last decision
+        self._dense_paid = 0.0  # dense rewards paid so far this episode
+
+    def _accrued_cost(self) -> float:
+        """The scaled waiting cost accrued by every submitted job until now (or until it started)."""
+        st = self.sim.state
+        now = float(st.fv[NOW])
+        until = np.where(st.start >= 0.0, np.minimum(st.start, now), now)
+        return float(np.dot(self._dense_weight, np.maximum(until - st.submit, 0.0)))
 
     def step(self, action):
         if self.sim is None:
@@ -185,6 +222,14 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
             metrics = summarize(self.sim.schedule())
             value = metrics.value(self.config.metric)
             reward = self._reward(value)
+            if self.config.dense_reward:
+                reward -= self._dense_paid  # the rest of the episode's return
             obs = {OBS_JOBS: np.zeros_like(self._builder.jobs), OBS_ACTION_MASK: np.zeros(MAX_OBSV_SIZE, np.float32)}
             return obs, float(reward), True, False, {INFO_METRIC: value, INFO_START: self.start, INFO_JOB: job}
-        return self._observe(), 0.0, False, False, {INFO_JOB: job}
+        reward = 0.0
+        if self.config.dense_reward:
+            cost = self._accrued_cost()
+            reward = self._dense_cost - cost
+            self._dense_cost = cost
+            self._dense_paid += reward
+        return self._observe(), reward, False, False, {INFO_JOB: job}

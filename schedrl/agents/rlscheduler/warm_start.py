@@ -7,7 +7,7 @@ FCFS-like validation on Lublin-1 before learning starts). A warm start skips tha
 1. **Demonstrations.** The teacher heuristic schedules `episodes` training sequences drawn by the
    env's own episode source (trajectory-filtering phase 1 first, as training would), through the env,
    so every recorded observation is exactly what the policy sees; the label is the slot of the job the
-   teacher picks (its choice over the visible queue), the value target the discounted episode return.
+   teacher picks (its choice over the visible queue), the value target the discounted return to go.
    `auto` ranks the heuristics by their mean objective on those very sequences.
 2. **Cloning.** The module's policy is fitted to the labels by cross-entropy, its value network to the
    returns by MSE (after shifting the value output's bias to the mean return, so a -300 return does not
@@ -134,18 +134,23 @@ def demonstrations(env_config: Mapping[str, Any], teacher: str, episodes: int, s
     jobs, masks, slots, returns, values = [], [], [], [], []
     for start in starts:
         obs, _ = env.reset(options={"start": start})
-        n0 = len(slots)
+        rewards = []
         while True:
             slot = teacher_slot(heuristic, env)
             jobs.append(obs[OBS_JOBS])
             masks.append(obs[OBS_ACTION_MASK])
             slots.append(slot)
             obs, reward, terminated, truncated, info = env.step(slot)
+            rewards.append(float(reward))
             if terminated or truncated:
                 break
-        steps = len(slots) - n0
-        # reward only at the end: the return of decision t is gamma^(T-1-t) * R
-        returns.extend(float(reward) * gamma ** (steps - 1 - np.arange(steps)))
+        # the return of decision t: sum over k >= t of gamma^(k-t) * r_k (only r_T with the final reward)
+        to_go = np.zeros(len(rewards))
+        acc = 0.0
+        for t in range(len(rewards) - 1, -1, -1):
+            acc = rewards[t] + gamma * acc
+            to_go[t] = acc
+        returns.extend(to_go)
         values.append(float(info["metric_value"]))
     return Demonstrations(teacher, np.stack(jobs), np.stack(masks), np.asarray(slots, np.int64),
                           np.asarray(returns, np.float32), np.asarray(values), candidates,

@@ -15,7 +15,7 @@ from schedrl.agents.rlscheduler.env import RLSchedulerEnv, sim_config_for
 from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 from schedrl.agents.rlscheduler.vector_env import RLSchedulerVectorEnv
 from schedrl.heuristics import get_heuristic
-from schedrl.metrics import summarize
+from schedrl.metrics import BSLD_TAU, job_metrics, summarize
 from schedrl.sim import Simulator
 
 SMALL = {"trace": "default", "sequence_length": 48}
@@ -205,3 +205,38 @@ def test_baseline_reward_is_relative_to_the_heuristic_on_the_same_sequence(basel
     assert reward == pytest.approx((base - fcfs) / base) and reward != 0.0
     with pytest.raises(ValueError, match="reward_baseline must be one of none, sjf, f1"):
         RLSchedulerEnv({**SMALL, "reward_baseline": "tetris"})
+
+
+@pytest.mark.parametrize("metric,baseline", [("bsld", "none"), ("bsld", "f1"), ("wait", "none"), ("slowdown", "sjf")])
+def test_dense_reward_pays_the_final_return_as_it_accrues(metric, baseline):
+    """Same actions, same sequence: the dense rewards sum to the final reward, and they are paid along the way."""
+    config = {**SMALL, "metric": metric, "reward_baseline": baseline}
+    final, dense = RLSchedulerEnv(config), RLSchedulerEnv({**config, "dense_reward": True})
+    rng = np.random.default_rng(7)
+    obs_f, _ = final.reset(seed=1)  # a busy sequence: jobs wait under any order
+    obs_d, _ = dense.reset(seed=1)
+    rewards, term = [], False
+    while not term:
+        assert np.array_equal(obs_f[OBS_JOBS], obs_d[OBS_JOBS])  # the reward option changes no observation
+        a = int(rng.choice(np.flatnonzero(obs_f[OBS_ACTION_MASK])))
+        obs_f, r_final, term_f, _, _ = final.step(a)
+        obs_d, r, term, _, info = dense.step(a)
+        assert term == term_f
+        rewards.append(r)
+    assert sum(rewards) == pytest.approx(r_final, rel=1e-9, abs=1e-9)
+    along = np.asarray(rewards[:-1])
+    # costs, paid when a decision lets time pass with jobs waiting; most of the return before the last step
+    assert (along <= 0.0).all() and (along < 0.0).sum() >= 5
+    assert abs(sum(along)) > abs(rewards[-1]) if baseline == "none" else (along < 0.0).any()
+    # what accrued by the end is the mean over jobs of weight x wait, from the schedule's own per-job metrics
+    m = job_metrics(dense.sim.schedule())
+    weight = {"bsld": 1.0 / np.maximum(m["run"], BSLD_TAU), "wait": 1.0, "slowdown": 1.0 / np.maximum(m["run"], 1.0)}[metric]
+    scale = 1.0 if baseline == "none" else summarize(
+        get_heuristic(baseline).run(Simulator(dense.sim.workload, dense.sim_config))).value(metric)
+    assert dense._accrued_cost() == pytest.approx(np.mean(weight * m["wait"]) / scale, rel=1e-9)
+
+
+def test_dense_reward_needs_a_per_job_waiting_metric():
+    for metric in ("utilization", "fairness"):
+        with pytest.raises(ValueError, match=f"dense_reward needs a metric .*'{metric}' is not"):
+            RLSchedulerEnv({**SMALL, "metric": metric, "dense_reward": True})

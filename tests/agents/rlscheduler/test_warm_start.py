@@ -159,3 +159,13 @@ def test_warm_start_options_reach_the_settings_and_the_callback_spec():
     assert spec["clones"] == 1 and spec["smoothing"] == 0.1 and spec["teacher"] == "auto"
     env, settings = agent.configure(parser.parse_args(["--paper-defaults"]))
     assert env.key_features == () and settings.warm_start_smoothing == 0.0 and settings.warm_start_clones == 3
+
+
+def test_with_the_dense_reward_the_value_targets_are_returns_to_go(env_config):
+    final = demonstrations(env_config, "sjf", 2, seed=4)
+    dense = demonstrations({**env_config, "dense_reward": True}, "sjf", 2, seed=4)
+    assert np.array_equal(final.slots, dense.slots) and np.allclose(final.episode_values, dense.episode_values)
+    # undiscounted, the first decision's return is the episode's return either way; later ones lose the costs paid
+    assert dense.returns[0] == pytest.approx(final.returns[0], rel=1e-5)
+    assert dense.returns[64] == pytest.approx(final.returns[64], rel=1e-5)
+    assert np.all(np.diff(dense.returns[:64]) >= -1e-6) and dense.returns[63] > dense.returns[0]
