@@ -59,6 +59,14 @@ def result_rows(trial_dir: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
+def trial_rows(experiment: Path, tid: str) -> list[dict]:
+    """The rows of trial `tid`, wherever Tune put them: a trial the kill caught starting left an empty
+    `trial_<tid>` behind, and Tune then runs it in `trial_<tid>_<suffix>`; exactly one holds its results."""
+    with_rows = [rows for d in sorted(experiment.glob(f"trial_{tid}*")) if (rows := result_rows(d))]
+    assert len(with_rows) <= 1, f"trial {tid} has results in {len(with_rows)} directories"
+    return with_rows[0] if with_rows else []
+
+
 def test_killed_sweep_driver_resumes_without_rerunning_finished_trials(ray_cluster, tmp_path):
     sweep, out, log = sweep_file(tmp_path), tmp_path / "out", tmp_path / "tune.log"
     experiment = out / "three"
@@ -89,7 +97,7 @@ def test_killed_sweep_driver_resumes_without_rerunning_finished_trials(ray_clust
     trials = recorded_trials(experiment)
     assert len(trials) == 3 and all(status == "TERMINATED" for status, _ in trials.values()), trials
     for tid in trials:
-        rows = result_rows(experiment / f"trial_{tid}")
+        rows = trial_rows(experiment, tid)
         assert rows and rows[-1]["training_iteration"] == ITERATIONS, (tid, rows)
     for tid, rows in rows_before.items():
         # not re-run: its result file is exactly what the killed driver left
