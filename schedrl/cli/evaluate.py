@@ -21,6 +21,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--sequences", type=int, default=10, help="random sequences (default 10)")
     p.add_argument("--jobs", type=int, default=1024, help="jobs per sequence (default 1024)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sequence starts (default 1)")
+    p.add_argument("--policy-seed", type=int, default=0,
+                   help="seed of randomised baselines such as Random (default 0, as in `train`'s final table)")
     p.add_argument("--starts", metavar="I,J,...", help="fixed 0-based start indices")
     p.add_argument("--metric", default=None, help="metric (default: the one the policy was trained on)")
     fmt = p.add_mutually_exclusive_group()
@@ -115,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         heuristics = (parse_list(args.policies, what="policy") if args.policies
                       else list(dict.fromkeys(b.policy for b in baselines)))
         result = compare(workload, heuristics + [f"checkpoint:{args.checkpoint[0]}"], backfills, starts, args.jobs, metric,
-                         evaluation_config(args, record.sim_config, backfills[0]), seed=args.seed)
+                         evaluation_config(args, record.sim_config, backfills[0]), seed=args.policy_seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
     if args.plot:
@@ -166,11 +168,11 @@ def cross_trace(args: argparse.Namespace, policy) -> int:
             baselines = agent.baselines(env)
             if any(b.sim is not None or b.make is not None for b in baselines):
                 target = agent.env_for_trace(env, trace, a.cleaning) if not own else env
-                values = agent.score_baselines(target, workload, starts, a.jobs, sim_config=config, seed=a.seed)
+                values = agent.score_baselines(target, workload, starts, a.jobs, sim_config=config, seed=a.policy_seed)
                 values["RL"] = agent.score_policy(policy, target, workload, starts, a.jobs)
             else:
                 names = list(dict.fromkeys(b.policy for b in baselines))
-                result = compare(workload, names + [policy], [backfill], starts, a.jobs, metric, config, seed=a.seed,
+                result = compare(workload, names + [policy], [backfill], starts, a.jobs, metric, config, seed=a.policy_seed,
                                  progress=False)
                 values = {b.name: result.values[(backfill, b.policy)] for b in baselines}
                 values["RL"] = result.values[(backfill, result.policies[-1])]
@@ -231,7 +233,7 @@ def methods_output(policies, workload, starts, args, config, own_trace, agent, e
                                  f"overlap the evaluation sequences (first start {min(starts)}): train it with a "
                                  "held-out part (--train-fraction) or evaluate on another --trace")
     note = evaluation_note(agent, env, workload, starts, args.jobs) if own_trace else "another trace"
-    table = methods_table(policies, workload, starts, args.jobs, columns, note, sim_config=config, seed=args.seed)
+    table = methods_table(policies, workload, starts, args.jobs, columns, note, sim_config=config, seed=args.policy_seed)
     if args.kiviat:
         kiviat(table, args.kiviat)
     if args.bars:
@@ -243,7 +245,7 @@ def baselines_table(agent, env, policy, workload, starts, args, metric, config) 
     """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
     from schedrl.training.report import Evaluation, evaluation_note
 
-    values = agent.score_baselines(env, workload, starts, args.jobs, sim_config=config, seed=args.seed)
+    values = agent.score_baselines(env, workload, starts, args.jobs, sim_config=config, seed=args.policy_seed)
     values["RL"] = agent.score_policy(policy, env, workload, starts, args.jobs)
     note = evaluation_note(agent, env, workload, starts, args.jobs) if args.trace is None else "another trace"
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
