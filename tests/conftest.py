@@ -14,8 +14,8 @@ os.environ.setdefault("SCHEDRL_CACHE_DIR", str(REPO / ".pytest_cache" / "schedrl
 # catalog names such as `lublin_256` resolve to ../shared/traces during tests, and `theta-cqgym`
 # (file theta-cqgym/train.swf.gz) to ../shared/data
 _shared = [str(d) for d in (SHARED_TRACES, SHARED_DATA) if d.is_dir()]
-if _shared:
-    os.environ.setdefault("SCHEDRL_TRACE_PATH", os.pathsep.join(_shared))
+if _shared and not os.environ.get("SCHEDRL_TRACE_PATH"):  # unset or empty (an empty one hid ../shared)
+    os.environ["SCHEDRL_TRACE_PATH"] = os.pathsep.join(_shared)
 
 
 @pytest.fixture
