@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import scipy.signal
 import torch
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
@@ -39,6 +38,7 @@ from ray.rllib.utils.metrics import (
 from ray.rllib.utils.typing import ModuleID
 
 from schedrl.agents.dras.modules import DRASPGModule, module_spec
+from schedrl.agents.returns import returns_to_go
 from schedrl.agents.dras.settings import DQLSettings, PGSettings, RunnerSettings
 
 POSITION = "position_in_chunk"
@@ -57,9 +57,7 @@ class ReturnsToGo(ConnectorV2):
 
     def __call__(self, *, rl_module, episodes, batch: dict[str, Any], **kwargs):
         for episode in self.single_agent_episode_iterator(episodes, agents_that_stepped_only=False):
-            rewards = np.asarray(episode.get_rewards(), dtype=np.float64)
-            # reverse discounted cumulative sum: G_k = r_k + gamma * G_{k+1}
-            returns = scipy.signal.lfilter([1.0], [1.0, -self.gamma], rewards[::-1])[::-1].astype(np.float32)
+            returns = returns_to_go(episode.get_rewards(), self.gamma).astype(np.float32)
             n = len(episode)
             self.add_n_batch_items(batch, Columns.RETURNS_TO_GO, returns, n, episode)
             self.add_n_batch_items(batch, POSITION, np.arange(n, dtype=np.int64), n, episode)

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.returns import returns_to_go
 from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
 
 AUTO = "auto"
@@ -144,13 +145,7 @@ def demonstrations(env_config: Mapping[str, Any], teacher: str, episodes: int, s
             rewards.append(float(reward))
             if terminated or truncated:
                 break
-        # the return of decision t: sum over k >= t of gamma^(k-t) * r_k (only r_T with the final reward)
-        to_go = np.zeros(len(rewards))
-        acc = 0.0
-        for t in range(len(rewards) - 1, -1, -1):
-            acc = rewards[t] + gamma * acc
-            to_go[t] = acc
-        returns.extend(to_go)
+        returns.extend(returns_to_go(rewards, gamma))  # only the last reward with the final reward
         values.append(float(info["metric_value"]))
     return Demonstrations(teacher, np.stack(jobs), np.stack(masks), np.asarray(slots, np.int64),
                           np.asarray(returns, np.float32), np.asarray(values), candidates,

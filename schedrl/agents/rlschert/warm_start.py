@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.returns import returns_to_go
 from schedrl.agents.rlschert.keys import INFO_METRIC, INFO_TEACHER, OBS_ACTION_MASK, OBS_EXTRA, OBS_IMAGE, OBS_RUNNING
 
 MODULE_INPUTS = (OBS_IMAGE, OBS_RUNNING, OBS_EXTRA, OBS_ACTION_MASK)
@@ -97,11 +98,7 @@ def rollouts(env, demos: Demonstrations, episodes: int, seed: int, gamma: float,
             stats.values.append(float(info[INFO_METRIC]))
         else:
             stats.cut += 1
-        ret, out = 0.0, np.empty(len(rewards), np.float32)  # discounted return of each decision
-        for t in range(len(rewards) - 1, -1, -1):
-            ret = rewards[t] + discounts[t] * ret
-            out[t] = ret
-        demos.returns.extend(out.tolist())
+        demos.returns.extend(returns_to_go(rewards, discounts).astype(np.float32).tolist())
     stats.agreement = agree / max(stats.decisions, 1)
     return stats
 
