@@ -197,8 +197,7 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
             weight = np.ones_like(run)
         scale = len(run) * (max(abs(self._baseline()), 1e-9) if self.config.reward_baseline != "none" else 1.0)
         self._dense_weight = weight / scale
-        self._dense_cost = 0.0  # scaled waiting cost accrued up to the last decision
-        self._dense_paid = 0.0  # dense rewards paid so far this episode
+        self._dense_cost = 0.0  # scaled waiting cost accrued up to the last decision: minus what was paid so far
 
     def _accrued_cost(self) -> float:
         """The scaled waiting cost accrued by every submitted job until now (or until it started)."""
@@ -223,7 +222,7 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
             value = metrics.value(self.config.metric)
             reward = self._reward(value)
             if self.config.dense_reward:
-                reward -= self._dense_paid  # the rest of the episode's return
+                reward += self._dense_cost  # the rest of the episode's return
             obs = {OBS_JOBS: np.zeros_like(self._builder.jobs), OBS_ACTION_MASK: np.zeros(MAX_OBSV_SIZE, np.float32)}
             return obs, float(reward), True, False, {INFO_METRIC: value, INFO_START: self.start, INFO_JOB: job}
         reward = 0.0
@@ -231,5 +230,4 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
             cost = self._accrued_cost()
             reward = self._dense_cost - cost
             self._dense_cost = cost
-            self._dense_paid += reward
         return self._observe(), reward, False, False, {INFO_JOB: job}
