@@ -17,7 +17,7 @@ from numba import njit as _numba_njit
 _PACKAGE = Path(__file__).resolve().parent
 # every module that defines compiled functions
 _COMPILED_SOURCES = ("workload/scan.py", "sim/state.py", "sim/queues.py", "sim/backfill.py", "sim/engine.py",
-                     "heuristics/keys.py")
+                     "heuristics/keys.py", "agents/rlscheduler/job_rows.py")
 _STAMP = _PACKAGE / "__pycache__" / "numba_sources.sha256"
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedrl.agents.rlscheduler.job_rows import fill_job_rows
 from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE
 from schedrl.heuristics.heuristic import HEURISTICS
 from schedrl.heuristics.keys import key_ranks
@@ -92,37 +93,15 @@ class ObservationBuilder:
         self.key_column = n_features(n_resources)  # the first key-feature column
         self.jobs = np.zeros((MAX_OBSV_SIZE, n_features(n_resources, len(self.key_kinds))), dtype=np.float32)
         self.mask = np.zeros(MAX_OBSV_SIZE, dtype=np.float32)
+        self._visible = np.zeros(MAX_OBSV_SIZE, dtype=np.int64)
 
     def build(self, sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(jobs matrix, mask, visible job indices); the first MAX_OBSV_SIZE queued jobs in FCFS order (§IV-B)."""
-        visible = sim.queue[:MAX_OBSV_SIZE].copy()
-        k = len(visible)
-        s = sim.state
-        req = s.req[visible] / s.cap
-        free = s.free / s.cap
         m = self.jobs
-        m[:] = 0.0
-        wait = sim.now - s.submit[visible]
-        est = s.est[visible]
-        if self.log_times:
-            scale = np.log1p(self.time_scale)
-            m[:k, 0] = np.minimum(np.log1p(wait) / scale, 1.0)
-            m[:k, 1] = np.minimum(np.log1p(est) / scale, 1.0)
-        else:
-            m[:k, 0] = np.minimum(wait / self.time_scale, 1.0)
-            m[:k, 1] = np.minimum(est / self.time_scale, 1.0)
-        m[:k, 2] = req[:, 0]
-        m[:k, 3] = self.user[visible]
-        m[:k, 4] = self.group[visible]
-        m[:k, 5] = self.app[visible]
-        m[:k, 6] = sim.fits(visible)  # the simulator's own fit rule (same tolerance as backfilling)
-        m[:k, 7] = free[0]
-        for r in range(1, self.n_resources):
-            m[:k, 6 + 2 * r] = req[:, r]
-            m[:k, 7 + 2 * r] = free[r]
+        k = fill_job_rows(sim.state_ref, m, self.mask, self._visible, self.user, self.group, self.app,
+                          float(self.time_scale), bool(self.log_times))
+        visible = self._visible[:k].copy()
         if self.key_kinds and k:
             for i, kind in enumerate(self.key_kinds):
                 m[:k, self.key_column + i] = 1.0 / (1.0 + key_ranks(kind, sim.state_ref, visible, sim.now, self.procs))
-        self.mask[:] = 0.0
-        self.mask[:k] = 1.0
         return m.copy(), self.mask.copy(), visible
