@@ -226,8 +226,11 @@ class ProgressLine(Callback):
         dt = result.get("time_this_iter_s", 0) or 1e-9
         metric = self.metric_of(trial.config)
         head = "" if self.single else f"{trial.trial_id} [{self.describe(trial.config) or 'fixed'}] "
+        train = runners.get(TRAIN_METRIC, float("nan"))
+        # "-": no training episode ended in this iteration (many envs, each sampling a fraction of an episode)
+        train_text = f"{train:10.2f}" if isinstance(train, (int, float)) and math.isfinite(train) else f"{'-':>10}"
         line = (f"{head}iter {result.get('training_iteration', 0):4d} | {steps / dt:7.0f} env steps/s | "
-                f"train {metric} {runners.get(TRAIN_METRIC, float('nan')):10.2f}")
+                f"train {metric} {train_text}")
         val = result.get(RESULT_KEY, {})
         if WARM_START_RESULT in val:
             self.log(head + describe_warm_start(val[WARM_START_RESULT]))

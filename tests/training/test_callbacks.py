@@ -27,3 +27,18 @@ def test_a_trial_directory_with_checkpoints_is_a_restore(tmp_path):
 
 def test_outside_tune_nothing_is_restored():
     assert not restoring(SimpleNamespace(_storage=None)) and not restoring(SimpleNamespace())
+
+
+def test_progress_line_says_dash_when_no_training_episode_ended():
+    from schedrl.training.callbacks import TRAIN_METRIC, ProgressLine
+
+    lines = []
+    progress = ProgressLine(describe=lambda config: "", metric_of=lambda config: "bsld", single=True, log=lines.append)
+    trial = SimpleNamespace(config={}, trial_id="t0")
+    base = {"training_iteration": 3, "time_this_iter_s": 2.0, "time_total_s": 6.0}
+    progress.on_trial_result(0, [], trial, {**base, "env_runners": {"num_env_steps_sampled": 8192}})
+    progress.on_trial_result(0, [], trial, {**base, "env_runners": {"num_env_steps_sampled": 8192,
+                                                                      TRAIN_METRIC: 294.156}})
+    assert lines[0].startswith("iter    3 |    4096 env steps/s | train bsld          - |")
+    assert "nan" not in lines[0]
+    assert "train bsld     294.16 |" in lines[1]
