@@ -31,6 +31,27 @@ import platform
 import statistics
 import time
 
+# `--profile`: where an iteration's time goes, as cumulative times of these functions under cProfile
+# ((file suffix, function name), ...); a category named `a: b` is part of `a`
+PROFILE_CATEGORIES = {
+    "sampling": (("ray/rllib/env/single_agent_env_runner.py", "_sample"),),
+    "sampling: env step (vector env)": (("schedrl/agents/rlscheduler/vector_env.py", "step"),),
+    "sampling: env step: observation building": (("schedrl/agents/rlscheduler/observation.py", "build"),),
+    "sampling: policy forward": (("ray/rllib/core/rl_module/torch/torch_rl_module.py", "forward_exploration"),),
+    "sampling: env-to-module connectors": (("ray/rllib/connectors/env_to_module/env_to_module_pipeline.py", "__call__"),),
+    "sampling: module-to-env connectors": tuple(
+        (f"ray/rllib/connectors/module_to_env/{name}.py", "__call__")
+        for name in ("get_actions", "normalize_and_clip_actions", "unbatch_to_individual_items",
+                     "listify_data_for_vector_env", "remove_single_ts_time_rank_from_batch")),
+    "learner": (("ray/rllib/core/learner/learner.py", "update"),),
+    "learner: connectors (GAE, batching)": (("ray/rllib/connectors/learner/learner_connector_pipeline.py", "__call__"),),
+    "learner: minibatch shuffling": (("ray/rllib/policy/sample_batch.py", "shuffle"),),
+    "learner: forward (policy)": (("ray/rllib/core/rl_module/torch/torch_rl_module.py", "forward_train"),),
+    "learner: value net forward (loss, GAE)": (("schedrl/agents/rlscheduler/modules/queue_module.py", "compute_values"),),
+    "learner: backward": (("torch/autograd/graph.py", "_engine_run_backward"),),
+    "learner: optimizer steps": (("ray/rllib/core/learner/torch/torch_learner.py", "apply_gradients"),),
+}
+
 EMA_COEFF = 0.01  # RLlib 2.60 MetricsLogger: timers are EmaStats with this default coefficient
 TIMERS = {"iter": "training_iteration", "sample": "env_runner_sampling_timer", "learn": "learner_update_timer"}
 
@@ -72,12 +93,42 @@ def bench(env_config: dict, runners: int, envs: int, args) -> dict[str, float]:
             rows.append({"iter": wall, "steps": result["env_runners"]["num_env_steps_sampled"],
                          "sample": timers["sample"], "learn": timers["learn"]})
             previous = result
+        profile = profile_iterations(algo, args.iterations) if args.profile else None
     finally:
         algo.stop()
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     med["steps_per_s"] = statistics.median(r["steps"] / r["iter"] for r in rows)
     med["sampling_steps_per_s"] = statistics.median(r["steps"] / r["sample"] for r in rows)
+    if profile:
+        med["profile"] = profile
     return med
+
+
+def profile_iterations(algo, iterations: int) -> dict[str, float]:
+    """`iterations` more iterations under cProfile (after the timed ones): seconds per iteration in each
+    `PROFILE_CATEGORIES` function (cumulative) and their wall time per iteration (`wall (profiled)`)."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    t0 = time.perf_counter()
+    profiler.enable()
+    for _ in range(iterations):
+        algo.train()
+    profiler.disable()
+    wall = (time.perf_counter() - t0) / iterations
+    stats = pstats.Stats(profiler).stats  # (file, line, name) -> (calls, primitive calls, tottime, cumtime, callers)
+    out = {}
+    for label, functions in PROFILE_CATEGORIES.items():
+        out[label] = sum(v[3] for (file, _, fn), v in stats.items()
+                         if any(fn == name and file.replace("\\", "/").endswith(suffix) for suffix, name in functions)
+                         ) / iterations
+    for top in ("sampling", "learner"):  # what the named parts leave: RLlib's own bookkeeping, mostly
+        parts = [v for k, v in out.items() if k.startswith(top + ": ") and k.count(": ") == 1]
+        out[f"{top}: the rest (RLlib bookkeeping)"] = out[top] - sum(parts)
+    out = dict(sorted(out.items(), key=lambda kv: kv[0].split(":")[0] != "sampling"))  # sampling rows first
+    out["wall (profiled)"] = wall
+    return out
 
 
 def main() -> None:
@@ -93,6 +144,9 @@ def main() -> None:
     parser.add_argument("--trial-cpus", type=int, default=1,
                         help="CPUs of the trial task, so torch threads of the learner and a driver-side sampler "
                              "(default 1, as `schedrl train`'s trials; Tune's resources.cpus_for_main_process)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also run the timed iterations under cProfile and print where an iteration's time goes "
+                             "(cProfile slows Python-heavy parts more than torch: read the shares, not the seconds)")
     args = parser.parse_args()
     runner_counts = [int(x) for x in args.runners.split(",")]
     env_counts = [int(x) for x in args.envs.split(",")]
@@ -123,14 +177,25 @@ def main() -> None:
     # Ray gives a 1-CPU task OMP_NUM_THREADS=1, so torch runs single-threaded as in a Tune trial
     remote_bench = ray.remote(num_cpus=args.trial_cpus)(bench)
     t0 = time.perf_counter()
+    profiles = []
     try:
         for runners in runner_counts:
             for envs in env_counts:
                 m = ray.get(remote_bench.remote(env.to_dict(), runners, envs, args))
                 print(f"| {runners} | {envs} | {m['iter']:.2f} | {m['steps_per_s']:,.0f} | {m['sample']:.2f} | "
                       f"{m['learn']:.2f} | {m['learn'] / m['iter']:.0%} | {m['sampling_steps_per_s']:,.0f} |", flush=True)
+                if "profile" in m:
+                    profiles.append((runners, envs, m["profile"]))
     finally:
         ray.shutdown()
+    for runners, envs, profile in profiles:
+        total = profile.pop("wall (profiled)")
+        print(f"\n## Where an iteration goes: {runners} runners x {envs} envs, under cProfile ({total:.2f} s per iteration "
+              "profiled, the shares' base; remote runners' sampling happens in their own processes and shows only as waiting)\n")
+        print("| part | s per iteration | share |")
+        print("|---|--:|--:|")
+        for label, seconds in profile.items():
+            print(f"| {label} | {seconds:.3f} | {seconds / total:.0%} |")
     print(f"\n# {time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.1f} at the end")
 
 

@@ -26,6 +26,7 @@ BENCHMARKS = {
     "scaling": ("bench_scaling.py", ["--runners", "0", "--envs", "8", "--iterations", "1"]),
     "agents": ("bench_agents.py", ["--quick"]),
     "dtsim": ("bench_dtsim.py", ["--repeats", "1", "--sequences", "4"]),
+    "train": ("bench_train.py", ["--quick"]),
 }
 """name -> (script, its arguments under --quick)."""
 

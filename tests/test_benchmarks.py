@@ -50,3 +50,19 @@ def test_unknown_benchmark_is_an_input_error():
                           timeout=60)
     assert proc.returncode == 2
     assert "unknown benchmark nope; choose from load, sim, policy, scaling, agents, dtsim" in proc.stderr
+
+
+def test_quick_train_benchmark_prints_a_row_per_agent():
+    # bench_train.py --quick: one timed training iteration of RLScheduler, DRAS-PG and MRSch at tiny settings
+    env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
+    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "train", "--quick"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
+    summary = out[out.index("== summary"):].splitlines()[1:]
+    assert [line.split()[0] for line in summary] == ["train"] and summary[0].endswith(" ok"), summary
+    assert "| agent | iter s | env steps/s | sample s | learn s | learn share | sampling steps/s |" in out
+    assert "warm start in the settings (warm_start=auto): not run" in out
+    for agent in ("rlscheduler", "dras-pg", "mrsch"):
+        row = next((line for line in out.splitlines() if line.startswith(f"| {agent} |")), None)
+        assert row is not None and "failed" not in row and "n/a" not in row, (agent, row)

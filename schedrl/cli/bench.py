@@ -12,7 +12,8 @@ RUN_ALL = Path(__file__).resolve().parents[2] / "benchmarks" / "run_all.py"
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text)
-    p.add_argument("names", nargs="*", metavar="NAME", help="load, sim, policy, scaling, agents, dtsim (default: all)")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="load, sim, policy, scaling, agents, dtsim, train (default: all)")
     p.add_argument("--quick", action="store_true", help="tiny budgets: check that each benchmark runs")
     p.set_defaults(run=run)
     return p
