@@ -75,7 +75,7 @@ def bench(env_config: dict, runners: int, envs: int, args) -> dict[str, float]:
 
     settings = PPOSettings(num_env_runners=runners, num_envs_per_env_runner=envs, train_batch_size_per_learner=args.batch_size,
                            num_epochs=args.epochs, minibatch_size=args.minibatch_size or args.batch_size, target_kl=None,
-                           seed=0)
+                           seed=0, overlap_sampling=args.overlap and runners > 0)
     import torch
 
     torch.set_num_threads(args.trial_cpus)  # what Ray's OMP_NUM_THREADS gives a trial with this many CPUs
@@ -144,6 +144,9 @@ def main() -> None:
     parser.add_argument("--trial-cpus", type=int, default=1,
                         help="CPUs of the trial task, so torch threads of the learner and a driver-side sampler "
                              "(default 1, as `schedrl train`'s trials; Tune's resources.cpus_for_main_process)")
+    parser.add_argument("--overlap", action="store_true",
+                        help="env runners sample the next batch while the learner trains (`--overlap-sampling`; "
+                             "rows with 0 runners sample in the trainer and cannot overlap)")
     parser.add_argument("--profile", action="store_true",
                         help="also run the timed iterations under cProfile and print where an iteration's time goes "
                              "(cProfile slows Python-heavy parts more than torch: read the shares, not the seconds)")
@@ -168,6 +171,7 @@ def main() -> None:
     minibatch = args.minibatch_size or args.batch_size
     print(f"# PPO scaling: default trace, batch {args.batch_size} env steps of {args.sequence_length}-job episodes, "
           f"{args.epochs} epochs of {minibatch}-step minibatches; trial on {args.trial_cpus} CPU(s); "
+          f"{'sampling overlapped with learning (runners >= 1); ' if args.overlap else ''}"
           f"median of {args.iterations} iterations after a warm-up")
     print(f"# {cores} cores, load average {os.getloadavg()[0]:.1f} at start; python {platform.python_version()}, "
           f"ray {ray.__version__}, torch {torch.__version__}")

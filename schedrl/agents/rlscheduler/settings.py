@@ -81,6 +81,9 @@ class PPOSettings:
     """Restart an env runner whose process or node died (a Ray actor restart) and keep training."""
     max_env_runner_restarts: int = 10  # ours: rides out a few node losses; a crash loop still ends the run
     """Restarts allowed per env runner; training fails once every runner is dead for good."""
+    overlap_sampling: bool = False  # ours (`schedrl/agents/overlapped_ppo.py`)
+    """Env runners sample the next batch while the learner trains on the last one (one update of staleness);
+    needs num_env_runners >= 1."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -121,6 +124,8 @@ class PPOSettings:
             problems.append(f"warm_start_clones={self.warm_start_clones} must be >= 1")
         if not 0.0 <= self.warm_start_smoothing < 1.0:
             problems.append(f"warm_start_smoothing={self.warm_start_smoothing} must be in [0, 1)")
+        if self.overlap_sampling and self.num_env_runners < 1:
+            problems.append("overlap_sampling needs num_env_runners >= 1 (env runners sample while the learner trains)")
         if self.max_env_runner_restarts < 0:
             problems.append(f"max_env_runner_restarts={self.max_env_runner_restarts} must be >= 0")
         if problems:

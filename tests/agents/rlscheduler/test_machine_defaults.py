@@ -25,20 +25,23 @@ def spec_of(*options: str, cores: int = 2, monkeypatch=None, with_args: bool = F
 
 def test_no_options_on_two_cores_gives_the_documented_two_core_settings(monkeypatch):
     settings, args = spec_of(monkeypatch=monkeypatch, with_args=True)
-    assert (settings.train_batch_size_per_learner, settings.num_epochs, settings.minibatch_size) == (8192, 10, 2048)
-    assert (settings.num_env_runners, settings.num_envs_per_env_runner) == (0, 16)
+    assert (settings.train_batch_size_per_learner, settings.num_epochs, settings.minibatch_size) == (8192, 2, 512)
+    assert (settings.num_env_runners, settings.num_envs_per_env_runner, settings.overlap_sampling) == (1, 64, True)
     # what the paper fixes stays the paper's
     paper = PPOSettings()
     assert (settings.lr, settings.vf_lr, settings.target_kl, settings.gamma) == (paper.lr, paper.vf_lr, paper.target_kl,
                                                                                   paper.gamma)
-    assert args.settings_note.startswith("settings for this machine (2 cores): --batch-size 8192")
+    assert args.settings_note.startswith("settings for this machine (2 cores): --batch-size 8192 --epochs 2 "
+                                         "--minibatch-size 512 --envs-per-runner 64 --num-env-runners 1 "
+                                         "--overlap-sampling --validate-every 4")
+    assert args.validate_every == 4
     # our additions: a warm start from the best heuristic, and evaluation on jobs training never saw
     assert settings.warm_start == "auto" and "--warm-start auto --train-fraction 0.7" in args.settings_note
     assert spec_of(monkeypatch=monkeypatch, env=True).train_fraction == 0.7
 
 
 def test_more_cores_add_env_runners():
-    assert machine_defaults(2)["--num-env-runners"] == 0
+    assert machine_defaults(2)["--num-env-runners"] == 1
     assert machine_defaults(8)["--num-env-runners"] == 4
     assert machine_defaults(64)["--num-env-runners"] == 8
 
@@ -80,7 +83,8 @@ def resources_of(*options: str, monkeypatch, cores: int = 2, ray_address: str | 
 
 def test_the_training_process_gets_the_cores_the_env_runners_leave(monkeypatch):
     resources, args = resources_of(monkeypatch=monkeypatch)
-    assert resources.cpus_for_main_process == 2 and args.auto_trial_cpus == 2
+    assert resources.cpus_for_main_process == 1 and args.auto_trial_cpus == 1  # the default env runner has the other
+    assert resources_of("--num-env-runners", "0", monkeypatch=monkeypatch)[0].cpus_for_main_process == 2
     assert resources_of("--num-env-runners", "1", monkeypatch=monkeypatch)[0].cpus_for_main_process == 1
     assert resources_of("--num-env-runners", "3", monkeypatch=monkeypatch, cores=8)[0].cpus_for_main_process == 5
     assert resources_of("--num-env-runners", "4", monkeypatch=monkeypatch)[0].cpus_for_main_process == 1  # at least 1
@@ -115,3 +119,17 @@ def test_resume_keeps_the_cpus_the_run_was_started_with(monkeypatch, tmp_path):
     args = build_parser("train").parse_args(["train", "rlscheduler", "--out", str(tmp_path), "--resume"])
     args.argv = ["rlscheduler", "--out", str(tmp_path), "--resume"]
     assert recorded_args(args).trial_cpus == 1  # a run from before --trial-cpus, resumed on a bigger machine
+
+
+def test_without_env_runners_nothing_overlaps(monkeypatch):
+    # sampling in the training process: the default overlap is dropped, and asking for it is an error
+    settings, args = spec_of("--num-env-runners", "0", monkeypatch=monkeypatch, with_args=True)
+    assert settings.num_env_runners == 0 and not settings.overlap_sampling
+    assert "--overlap-sampling" not in args.settings_note
+    with pytest.raises(ValueError, match="overlap_sampling needs num_env_runners >= 1"):
+        spec_of("--num-env-runners", "0", "--overlap-sampling", monkeypatch=monkeypatch)
+
+
+def test_validate_every_given_wins(monkeypatch):
+    _, args = spec_of("--validate-every", "1", monkeypatch=monkeypatch, with_args=True)
+    assert args.validate_every == 1 and "--validate-every" not in args.settings_note

@@ -243,3 +243,33 @@ def test_checkpoint_restores_identical_module(trained, tmp_path):
     restored_state = restored.get_state()
     assert restored_state.keys() == learner_state.keys()
     assert all(np.array_equal(restored_state[k], learner_state[k]) for k in learner_state)
+
+
+def test_overlap_sampling_needs_an_env_runner():
+    with pytest.raises(ValueError, match="overlap_sampling needs num_env_runners >= 1"):
+        dataclasses.replace(TOY_SETTINGS, overlap_sampling=True)
+
+
+def test_overlapped_sampling_learns_and_keeps_runner_weights_in_step(ray_session):
+    # one env-runner process samples the next batch while the learner trains on the last one
+    import sys
+
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the runner process cannot import this test file
+    settings = dataclasses.replace(TOY_SETTINGS, num_env_runners=1, overlap_sampling=True)
+    algo = build_ppo_config(settings, PickSmallestEnv, {"episode_len": 4}).build_algo()
+    try:
+        results = [algo.train() for _ in range(TOY_ITERATIONS)]
+        assert algo._sampling_in_flight  # the next batch is being sampled after every iteration
+        assert all(r["env_runners"]["num_env_steps_sampled"] >= settings.train_batch_size_per_learner for r in results)
+        greedy, random = greedy_and_random_reward(algo.get_module())
+        assert greedy > random + 0.2, (greedy, random)
+        # every weight update reached the runner: once the batch in flight is done, the runner holds the
+        # learner's latest weights (an update dropped for too many requests in flight would leave older ones)
+        runner_state = algo.env_runner_group.foreach_env_runner(
+            lambda runner: runner.module.get_state(inference_only=True), local_env_runner=False)[0]
+        learner_state = algo.learner_group.get_state()["learner"]["rl_module"][DEFAULT_MODULE_ID]
+        assert runner_state.keys() and all(np.array_equal(runner_state[k], learner_state[k]) for k in runner_state)
+    finally:
+        algo.stop()
