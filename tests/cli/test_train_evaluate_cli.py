@@ -13,7 +13,8 @@ import pytest
 
 from schedrl.cli.main import main
 
-TINY = ["--trace", "default", "--iterations", "2", "--checkpoint-every", "1", "--batch-size", "128", "--epochs", "1",
+TINY = ["--trace", "default", "--iterations", "2", "--checkpoint-every", "1", "--validate-every", "1",
+        "--batch-size", "128", "--epochs", "1",
         "--sequence-length", "32", "--envs-per-runner", "1", "--no-filtering", "--eval-sequences", "1",
         "--eval-jobs", "64"]
 

@@ -28,7 +28,9 @@ ENV_RUNNER = "SingleAgentEnvRunner"
 TRAIN = [sys.executable, "-m", "schedrl", "train", "rlscheduler", "--trace", "default", "--batch-size", "256",
          "--epochs", "1", "--sequence-length", "32", "--num-env-runners", "1", "--envs-per-runner", "2",
          "--runner-resource", "worker_node=0.5", "--no-filtering", "--eval-sequences", "1", "--eval-jobs", "128",
-         "--checkpoint-every", "1", "--keep-checkpoints", "0"]
+         "--checkpoint-every", "1", "--keep-checkpoints", "0",
+         # a validated checkpoint every iteration, and RLlib's synchronous PPO: what these tests were written for
+         "--validate-every", "1", "--no-overlap-sampling"]
 RUN_TIMEOUT_S = 150
 
 

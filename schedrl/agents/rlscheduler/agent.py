@@ -86,9 +86,10 @@ class RLSchedulerAgent(Agent):
         p.add_argument("--key-features", default=None, metavar="NAMES",
                        help="comma-separated heuristics whose priority rank among the visible jobs is an extra feature "
                             "column each (ours), e.g. f1,sjf; none for the paper's features")
-        p.add_argument("--overlap-sampling", action="store_true",
+        p.add_argument("--overlap-sampling", action=argparse.BooleanOptionalAction, default=False,
                        help="env runners sample the next batch while the learner trains on the last one (ours; needs "
-                            "--num-env-runners >= 1; one update of staleness; docs/rlscheduler.md, 'Throughput')")
+                            "--num-env-runners >= 1; one update of staleness; docs/rlscheduler.md, 'Throughput'); "
+                            "machine default: on wherever there is an env runner")
         p.add_argument("--paper-defaults", action="store_true",
                        help="the paper's PPO configuration (100 x 256-step batches, 80 full-batch epochs) instead of "
                             "settings sized for this machine (see `machine_defaults`)")
@@ -126,6 +127,7 @@ class RLSchedulerAgent(Agent):
         if getattr(args, "paper_defaults", False) or getattr(args, "_machine_defaults_done", False):
             return args
         given = {a.split("=")[0] for a in getattr(args, "argv", ()) if a.startswith("--")}
+        given |= {"--" + flag[len("--no-"):] for flag in given if flag.startswith("--no-")}  # --no-X gives X
         defaults = machine_defaults(os.cpu_count() or 1, args.num_gpus_per_learner)
         applied = {}
         for flag, value in defaults.items():

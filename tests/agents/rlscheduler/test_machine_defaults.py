@@ -133,3 +133,9 @@ def test_without_env_runners_nothing_overlaps(monkeypatch):
 def test_validate_every_given_wins(monkeypatch):
     _, args = spec_of("--validate-every", "1", monkeypatch=monkeypatch, with_args=True)
     assert args.validate_every == 1 and "--validate-every" not in args.settings_note
+
+
+def test_no_overlap_sampling_given_wins(monkeypatch):
+    settings, args = spec_of("--no-overlap-sampling", monkeypatch=monkeypatch, with_args=True)
+    assert settings.num_env_runners == 1 and not settings.overlap_sampling
+    assert "--overlap-sampling" not in args.settings_note

@@ -132,7 +132,13 @@ def test_invalid_settings_name_every_problem():
 
 def test_builder_sets_hyperparameters_explicitly():
     config = build_ppo_config(PPOSettings(), PickSmallestEnv, {})
-    assert config.algo_class.__name__ == "PPO"
+    # RLlib's PPO, whose training step overlaps sampling with learning only when asked (off by default)
+    from ray.rllib.algorithms.ppo import PPO
+
+    from schedrl.agents.overlapped_ppo import OVERLAP_KEY, OverlappedPPO
+
+    assert config.algo_class is OverlappedPPO and issubclass(OverlappedPPO, PPO)
+    assert config.learner_config_dict.pop(OVERLAP_KEY) is False and config.max_requests_in_flight_per_env_runner == 1
     assert (config.gamma, config.lambda_, config.clip_param, config.lr) == (1.0, 0.97, 0.2, 3e-4)
     assert (config.num_epochs, config.train_batch_size_per_learner, config.minibatch_size) == (80, 25600, None)
     assert not config.use_kl_loss and config.entropy_coeff == 0.0 and config.vf_loss_coeff == 1.0
