@@ -38,8 +38,10 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-budget", default=None, metavar="DURATION",
                    help=f"stop after this much training time, e.g. 20m (default: {DEFAULT_TIME_BUDGET} "
                         "when --iterations is not given either)")
-    p.add_argument("--num-env-runners", type=int, default=0, help="env-runner processes (0: sample in the trainer; default 0)")
-    p.add_argument("--envs-per-runner", type=int, default=4, help="environments per env runner (default 4)")
+    p.add_argument("--num-env-runners", type=int, default=0, help="env-runner processes (0: sample in the trainer; default 0, rlscheduler: "
+                        "one per two cores, at least 1, unless --paper-defaults)")
+    p.add_argument("--envs-per-runner", type=int, default=4,
+                   help="environments per env runner (default 4; rlscheduler: 64 unless --paper-defaults)")
     p.add_argument("--runner-resource", action="append", default=[], metavar="NAME=AMOUNT",
                    help="custom Ray resource each env runner requires, placing runners on nodes started with "
                         "--resources '{\"NAME\": ...}' (repeatable)")
