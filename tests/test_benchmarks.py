@@ -13,15 +13,20 @@ import sys
 from shared_traces import shared_trace
 
 
-def test_quick_benchmarks_run_and_print_their_numbers():
-    for name in ("lublin_256.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "HPC2N-2002-2.2-cln.swf.gz"):
-        shared_trace(name)
+def run_quick(*names: str) -> tuple[str, list[str]]:
+    """`schedrl bench NAMES --quick`: its output and the lines of its closing summary (it must exit 0)."""
     env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
-    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "load", "sim", "policy", "dtsim", "--quick"],
+    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", *names, "--quick"],
                           capture_output=True, text=True, timeout=600, env=env)
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
-    summary = out[out.index("== summary"):].splitlines()[1:]
+    return out, out[out.index("== summary"):].splitlines()[1:]
+
+
+def test_quick_benchmarks_run_and_print_their_numbers():
+    for name in ("lublin_256.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "HPC2N-2002-2.2-cln.swf.gz"):
+        shared_trace(name)
+    out, summary = run_quick("load", "sim", "policy", "dtsim")
     assert [line.split()[0] for line in summary] == ["load", "sim", "policy", "dtsim"]
     assert all(line.endswith(" ok") for line in summary), summary
     assert "HPC2N FCFS + EASY" in out and "starts/s" in out and "decisions/s" in out
@@ -32,12 +37,7 @@ def test_quick_benchmarks_run_and_print_their_numbers():
 
 def test_quick_agents_benchmark_runs_every_case():
     # DRAS/MRSch pieces (bench_agents.py); a missing trace falls back to a Lublin stand-in, so nothing skips
-    env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
-    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "agents", "--quick"],
-                          capture_output=True, text=True, timeout=600, env=env)
-    out = proc.stdout
-    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
-    summary = out[out.index("== summary"):].splitlines()[1:]
+    out, summary = run_quick("agents")
     assert [line.split()[0] for line in summary] == ["agents"] and summary[0].endswith(" ok"), summary
     for case in ("Theta-sized state", "128-node state", "DRAS-PG     21,890,053", "DRAS-DQL    21,449,004",
                  "S4, 256 nodes", "RLlib DFPTorchLearner.update", "pick (observation + goal + forward + argmax)",
@@ -54,12 +54,7 @@ def test_unknown_benchmark_is_an_input_error():
 
 def test_quick_train_benchmark_prints_a_row_per_agent():
     # bench_train.py --quick: one timed training iteration of RLScheduler, DRAS-PG and MRSch at tiny settings
-    env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
-    proc = subprocess.run([sys.executable, "-m", "schedrl", "bench", "train", "--quick"],
-                          capture_output=True, text=True, timeout=600, env=env)
-    out = proc.stdout
-    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
-    summary = out[out.index("== summary"):].splitlines()[1:]
+    out, summary = run_quick("train")
     assert [line.split()[0] for line in summary] == ["train"] and summary[0].endswith(" ok"), summary
     assert "| agent | iter s | env steps/s | sample s | learn s | learn share | sampling steps/s |" in out
     assert "warm start in the settings (warm_start=auto): not run" in out
