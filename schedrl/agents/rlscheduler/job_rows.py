@@ -26,6 +26,7 @@ def fill_job_rows(s, jobs, mask, visible, user, group, app, time_scale, log_time
     now = s.fv[NOW]
     n_res = s.cap.shape[0]
     scale = np.log1p(time_scale) if log_times else time_scale
+    free = s.free / s.cap  # the machine's free share of each resource: the same in every row
     for i in range(k):
         j = s.queue[i]
         visible[i] = j
@@ -42,9 +43,9 @@ def fill_job_rows(s, jobs, mask, visible, user, group, app, time_scale, log_time
         jobs[i, 4] = group[j]
         jobs[i, 5] = app[j]
         jobs[i, 6] = 1.0 if fits_now(s, j) else 0.0  # the simulator's own fit rule (same tolerance as backfilling)
-        jobs[i, 7] = s.free[0] / s.cap[0]
+        jobs[i, 7] = free[0]
         for r in range(1, n_res):
             jobs[i, 6 + 2 * r] = s.req[j, r] / s.cap[r]
-            jobs[i, 7 + 2 * r] = s.free[r] / s.cap[r]
+            jobs[i, 7 + 2 * r] = free[r]
         mask[i] = 1.0
     return k
