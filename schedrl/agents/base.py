@@ -240,6 +240,12 @@ class Agent(ABC):
         rng = np.random.default_rng(seed)
         return [lo + int(s) for s in rng.integers(0, hi - lo - length + 1, count)] if count else []
 
+    def sequence_fields(self, env_config) -> dict[str, Any]:
+        """Agents whose sequences are generated: the env fields that decide a seeded sequence's jobs and arrivals
+        (checkpoints share one evaluation table only where these agree). Event-simulator agents have none: their
+        sequences are positions in a trace."""
+        raise NotImplementedError(f"{self.name} runs on the event simulator: its sequences are trace positions")
+
     def policy_metrics(self, policy, env_config, workload, ids, length: int) -> list:
         """Every aggregate (`schedrl.metrics.Metrics`) of `policy` on each sequence `ids` (event-simulator agents;
         an agent on another simulator raises)."""

@@ -14,7 +14,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p = subparsers.add_parser(name, help=help_text, description=help_text)
     p.add_argument("checkpoint", nargs="+",
                    help="checkpoint directory written by `schedrl train`; several (e.g. DRAS-PG, DRAS-DQL and "
-                        "Decima-PG of one trace) make a methods table (see --metrics)")
+                        "Decima-PG of one trace) make a methods table (see --metrics); on the discrete-time "
+                        "cluster (RLSchert, DeepRM) one column each on the same sequences")
     add_trace_options(p, default_from="the checkpoint's training run")
     add_sim_options(p, backfill_many=True, backfill_default=None)
     p.add_argument("--policies", default=None, help="heuristics to compare against (default: the agent's baselines)")
@@ -23,7 +24,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--seed", type=int, default=1, help="seed of the sequence starts (default 1)")
     p.add_argument("--policy-seed", type=int, default=0,
                    help="seed of randomised baselines such as Random (default 0, as in `train`'s final table)")
-    p.add_argument("--starts", metavar="I,J,...", help="fixed 0-based start indices")
+    p.add_argument("--starts", metavar="I,J,...",
+                   help="fixed 0-based start indices (discrete-time agents: sequence seeds, e.g. the `starts` of a "
+                        "run's evaluation.json)")
     p.add_argument("--metric", default=None, help="metric (default: the one the policy was trained on)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
@@ -74,10 +77,15 @@ def run(args: argparse.Namespace) -> int:
     metric = args.metric or agent.metric(env)
     own_trace = args.trace is None or args.trace == trained.get("trace")
     if not agent.event_simulator:  # the discrete-time cluster: its own sequences, baselines and metric
-        if methods:
-            raise UsageError(f"{agent.name} runs on the discrete-time cluster: a methods table (several checkpoints, "
-                             "--metrics, --shares, --kiviat) needs event-simulator agents")
-        return evaluate_generated(agent, env, policy, args)
+        if args.metrics is not None or args.shares or args.kiviat is not None or args.bars is not None:
+            raise UsageError(f"{agent.name} runs on the discrete-time cluster: --metrics, --shares, --kiviat and "
+                             "--bars need event-simulator agents (several of its checkpoints make one table of "
+                             f"{agent.metric(env)})")
+        return evaluate_generated(agent, env, policies, args)
+    for c, p in zip(args.checkpoint[1:], policies[1:]):
+        if not get_agent(p.record.agent).event_simulator:
+            raise UsageError(f"{c} is a {p.record.agent} checkpoint (the discrete-time cluster): it cannot share a "
+                             f"table with {agent.name} (the event simulator)")
     taken = apply_training_defaults(args, trained, record.sim_config)
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
     workload = agent.load_workload(env) if own_trace and args.cleaning == trained.get("cleaning", args.cleaning) \
@@ -251,20 +259,43 @@ def baselines_table(agent, env, policy, workload, starts, args, metric, config) 
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
 
 
-def evaluate_generated(agent, env, policy, args) -> int:
-    """An agent whose sequences are generated (RLSchert/DeepRM's Bernoulli arrivals): seeded sequences,
-    the agent's own baselines and metric."""
+def evaluate_generated(agent, env, policies, args) -> int:
+    """Agents whose sequences are generated (RLSchert/DeepRM's Bernoulli arrivals): seeded sequences, the first
+    checkpoint's baselines and metric, then one column per checkpoint (e.g. RLSchert next to DeepRM), each run
+    under its own env configuration on the same sequences."""
+    from schedrl.agents import get_agent
     from schedrl.cli.main import UsageError
     from schedrl.training.report import Evaluation
 
-    if args.trace is not None or args.policies is not None or args.starts is not None:
-        raise UsageError(f"{agent.name} runs on the discrete-time cluster: --trace, --policies and --starts do not "
-                         "apply (its sequences are seeded: --sequences, --seed)")
+    if args.trace is not None or args.policies is not None:
+        raise UsageError(f"{agent.name} runs on the discrete-time cluster: --trace and --policies do not apply (its "
+                         "sequences are seeded: --sequences and --seed, or --starts with sequence seeds such as "
+                         "the `starts` of a run's evaluation.json)")
+    length = agent.sequence_length(env)
+    columns = []
+    for path, policy in zip(args.checkpoint, policies):
+        other = get_agent(policy.record.agent)
+        if other.event_simulator:
+            raise UsageError(f"{path} is a {other.name} checkpoint (the event simulator): it cannot share a table "
+                             f"with {agent.name} (the discrete-time cluster)")
+        other_env = other.env_config_class.from_dict(dict(policy.record.env_config))
+        mine, theirs = agent.sequence_fields(env), other.sequence_fields(other_env)
+        differ = [f"{k} {theirs.get(k)!r} vs {v!r}" for k, v in mine.items() if theirs.get(k) != v]
+        if differ:
+            raise UsageError(f"{path} was trained on other sequences than {args.checkpoint[0]} ({', '.join(differ)}): "
+                             "evaluate them separately")
+        columns.append((other, other_env, policy))
     workload = agent.load_workload(env)
-    ids = agent.evaluation_ids(env, workload, args.sequences, args.seed, agent.sequence_length(env))
-    values = agent.score_baselines(env, workload, ids, agent.sequence_length(env))
-    values["RL"] = agent.score_policy(policy, env, workload, ids, agent.sequence_length(env))
-    print(_formatted(Evaluation(agent.name, agent.metric(env), ids, agent.sequence_length(env), values), args))
+    given = parse_starts(args.starts)
+    ids = given or agent.evaluation_ids(env, workload, args.sequences, args.seed, length)
+    values = agent.score_baselines(env, workload, ids, length)
+    names = [other.name.upper() for other, _, _ in columns]
+    labels = ["RL"] if len(columns) == 1 else [n if names[:i].count(n) == 0 else f"{n}#{names[:i].count(n) + 1}"
+                                                for i, n in enumerate(names)]
+    for label, (other, other_env, policy) in zip(labels, columns):
+        values[label] = other.score_policy(policy, other_env, workload, ids, length)
+    note = "given seeds" if given else "held-out seeds"
+    print(_formatted(Evaluation(agent.name, agent.metric(env), ids, length, values, note), args))
     return 0
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from schedrl.agents.base import Agent, Baseline, Prepared
 from schedrl.agents.rlschert import ENV_ID
-from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, RLSchertEnvConfig
+from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, SEQUENCE_FIELDS, RLSchertEnvConfig
 from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import METRIC
 from schedrl.agents.rlschert.settings import (
@@ -211,6 +211,10 @@ class RLSchertAgent(Agent):
         """Seeds of `count` held-out sequences (sequences are generated: Bernoulli arrivals of VASP jobs; the
         driver's validation and evaluation seeds differ, 10,000+ and 20,000+)."""
         return self.validation_seeds(count, seed)
+
+    def sequence_fields(self, env_config) -> dict[str, Any]:
+        env = env_config if isinstance(env_config, RLSchertEnvConfig) else RLSchertEnvConfig.from_dict(env_config)
+        return {name: getattr(env, name) for name in SEQUENCE_FIELDS}
 
     def score_policy(self, policy, env_config, workload, ids, length: int) -> list[float]:
         return self.evaluate(policy, env_config, ids)

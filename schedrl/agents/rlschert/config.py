@@ -19,6 +19,11 @@ SYNTHETIC = "synthetic"
 DATA_PATH_ENV = "SCHEDRL_DATA_PATH"
 """Environment variable: directories (os.pathsep-separated) searched for the VASP job file and relative `jobs` paths."""
 
+SEQUENCE_FIELDS = ("jobs", "synthetic_size", "res_slot", "job_len", "job_rate", "simu_len", "predictable", "max_seq")
+"""The fields that decide what a seeded sequence is: its job table (and the check of it against the pool), its
+arrivals, which jobs follow their re-estimates, and its step cap. Checkpoints that agree on these are scored on
+the same sequences by `schedrl evaluate A B` (how they schedule: kills, estimates, rewards, images, may differ)."""
+
 
 @dataclass(frozen=True)
 class RLSchertEnvConfig:

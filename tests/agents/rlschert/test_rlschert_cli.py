@@ -48,6 +48,36 @@ def test_evaluate_scores_the_checkpoint_on_seeded_sequences(run, capsys):
     assert "runs on the discrete-time cluster" in capsys.readouterr().err
 
 
+def test_evaluate_reproduces_the_run_table_and_puts_checkpoints_side_by_side(run, tmp_path, capsys):
+    """`--starts` takes the sequence seeds of a run's evaluation.json and gives back that table; several
+    checkpoints (RLSchert next to DeepRM, in the issue's words) are columns on the same sequences, and a checkpoint
+    trained on other sequences is refused with the field that differs."""
+    import shutil
+
+    checkpoint = sorted(run.glob("rlschert/*/checkpoint_*"))[-1]
+    selected = json.loads((run / "summary.json").read_text())["checkpoint"]
+    evaluation = json.loads((run / "evaluation.json").read_text())
+    seeds = ",".join(str(s) for s in evaluation["starts"])
+    capsys.readouterr()
+    assert main(["evaluate", selected, "--starts", seeds, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["results"] == evaluation["results"] and again["note"] == "given seeds"
+    assert main(["evaluate", selected, str(checkpoint), "--starts", seeds, "--json"]) == 0
+    both = {r["policy"]: r["per_sequence"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert list(both)[-2:] == ["RLSCHERT", "RLSCHERT#2"] and "RL" not in both
+    assert both["RLSCHERT"] == {r["policy"]: r["per_sequence"] for r in evaluation["results"]}["RL"]
+    other = tmp_path / "other"
+    shutil.copytree(checkpoint.parent, other)
+    record = json.loads((other / "schedrl_run.json").read_text())
+    record["env_config"]["simu_len"] = 30
+    (other / "schedrl_run.json").write_text(json.dumps(record))
+    assert main(["evaluate", str(checkpoint), str(other / checkpoint.name), "--sequences", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "trained on other sequences" in err and "simu_len 30 vs 20" in err
+    assert main(["evaluate", str(checkpoint), str(checkpoint), "--metrics", "wait"]) == 2
+    assert "--metrics, --shares, --kiviat and --bars need event-simulator agents" in capsys.readouterr().err
+
+
 def test_dtsim_sweep_scores_the_checkpoint_and_skips_a_res_slot_it_cannot_read(run, capsys):
     checkpoint = sorted(run.glob("rlschert/*/checkpoint_*"))[-1]
     capsys.readouterr()
