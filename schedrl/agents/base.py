@@ -212,17 +212,18 @@ class Agent(ABC):
 
     # ---------------------------------------------------------------- evaluation
     VALIDATION_SHARE: ClassVar[float] = 0.25
-    """Share of the held-out part (its first jobs) that validation sequences come from; evaluation takes the rest."""
+    """Share of the held-out part (its first jobs) that validation sequences come from; evaluation takes the rest
+    (an env config with a `validation_share` field sets its own)."""
 
     def split_range(self, env_config, n_jobs: int, validation: bool = False) -> tuple[int, int]:
         """Where validation (`validation=True`) or evaluation sequences start from: the held-out part split in
-        two disjoint zones, validation first (`VALIDATION_SHARE`), so the checkpoint chosen on validation is
+        two disjoint zones, validation first (`VALIDATION_SHARE` or the env's `validation_share`), so the checkpoint chosen on validation is
         judged on jobs neither training nor selection saw. With no held-out part (`held_out_range` is the
         whole trace: RLScheduler's paper protocol) both use the whole trace."""
         lo, hi = self.held_out_range(env_config, n_jobs)
         if lo == 0:
             return lo, hi
-        cut = lo + int((hi - lo) * self.VALIDATION_SHARE)
+        cut = lo + int((hi - lo) * getattr(env_config, "validation_share", self.VALIDATION_SHARE))
         return (lo, cut) if validation else (cut, hi)
 
     def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int,

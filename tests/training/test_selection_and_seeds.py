@@ -117,6 +117,14 @@ def test_validation_and_evaluation_zones_are_disjoint_and_held_out():
     assert "not held out" in evaluation_note(agent, paper, workload, [0], 1024)
     with pytest.raises(ValueError, match="train_fraction must be in"):
         RLSchedulerEnvConfig(train_fraction=0.0)
+    # --validation-share: a 60/20/20 split, recorded in the env config so `evaluate` finds the same zones
+    wide = RLSchedulerEnvConfig(train_fraction=0.6, validation_share=0.5)
+    assert agent.split_range(wide, 10_000, validation=True) == (6000, 8000)
+    assert agent.split_range(wide, 10_000) == (8000, 10_000)
+    assert RLSchedulerEnvConfig.from_dict(wide.to_dict()).validation_share == 0.5
+    for bad in (0.0, 1.0):
+        with pytest.raises(ValueError, match="validation_share must be in"):
+            RLSchedulerEnvConfig(train_fraction=0.7, validation_share=bad)
 
 
 def test_training_episodes_stay_inside_the_training_part():

@@ -96,6 +96,9 @@ class RLSchedulerAgent(Agent):
         p.add_argument("--train-fraction", type=float, default=None,
                        help="train on the first FRACTION of the cleaned trace; validation and evaluation sequences "
                             "come from the rest (machine default 0.7; paper: 1, the whole trace for both)")
+        p.add_argument("--validation-share", type=float, default=0.25,
+                       help="share of the held-out part (its first jobs) the validation sequences come from; the "
+                            "final evaluation takes the rest (default 0.25)")
         p.add_argument("--no-filtering", action="store_true", help="disable trajectory filtering")
         p.add_argument("--filter-iterations", type=int, default=20,
                        help="phase-1 iterations of trajectory filtering (default 20)")
@@ -109,7 +112,8 @@ class RLSchedulerAgent(Agent):
                                    backfill=args.backfill, sequence_length=args.sequence_length,
                                    reward_baseline=args.reward_baseline, dense_reward=args.dense_reward,
                                    key_features=parse_key_features(args.key_features),
-                                   train_fraction=1.0 if args.train_fraction is None else args.train_fraction)
+                                   train_fraction=1.0 if args.train_fraction is None else args.train_fraction,
+                                   validation_share=getattr(args, "validation_share", 0.25))
         ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                           num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
                           env_runner_resources=args.runner_resources, warm_start=args.warm_start,

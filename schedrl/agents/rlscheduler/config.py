@@ -56,6 +56,9 @@ class RLSchedulerEnvConfig:
     """Training sequences lie inside the first `train_fraction` of the cleaned trace; validation and
     evaluation sequences come from the rest, so they are never trained on. 1.0: the paper's protocol
     (random windows of the whole trace for training and testing alike)."""
+    validation_share: float = 0.25
+    """Share of the held-out part (its first jobs) that the validation sequences choosing the checkpoint come
+    from; the final evaluation takes the rest (`Agent.split_range`)."""
     dense_reward: bool = False
     """False: the whole reward at the end of the episode (the paper). True (ours): the same episode return,
     paid as it accrues: after every decision, minus the objective's waiting cost the queue accrued since the
@@ -106,6 +109,9 @@ class RLSchedulerEnvConfig:
             raise ValueError(f"sequence_length must be >= 1; got {self.sequence_length}")
         if not 0.0 < self.train_fraction <= 1.0:
             raise ValueError(f"train_fraction must be in (0, 1]; got {self.train_fraction}")
+        if not 0.0 < self.validation_share < 1.0:
+            raise ValueError(f"validation_share must be in (0, 1) (the held-out part is split between validation "
+                             f"and evaluation); got {self.validation_share}")
 
     def to_dict(self) -> dict:
         out = asdict(self)

@@ -139,3 +139,9 @@ def test_no_overlap_sampling_given_wins(monkeypatch):
     settings, args = spec_of("--no-overlap-sampling", monkeypatch=monkeypatch, with_args=True)
     assert settings.num_env_runners == 1 and not settings.overlap_sampling
     assert "--overlap-sampling" not in args.settings_note
+
+
+def test_validation_share_reaches_the_env_config(monkeypatch):
+    assert spec_of(monkeypatch=monkeypatch, env=True).validation_share == 0.25
+    env = spec_of("--train-fraction", "0.6", "--validation-share", "0.5", monkeypatch=monkeypatch, env=True)
+    assert (env.train_fraction, env.validation_share) == (0.6, 0.5)
