@@ -258,6 +258,13 @@ class Agent(ABC):
         config = self.sim_config(env_config)
         return [summarize(run_policy(policy, Simulator(sequence(workload, s, length), config))) for s in ids]
 
+    def online_metrics(self, policy, checkpoint, env_config, workload, ids, length: int, seed: int = 0,
+                       progress=None) -> list:
+        """Every aggregate of `policy` learning online while it schedules the sequences `ids` in order (DRAS
+        §V-D/E; `schedrl evaluate --online`); agents without an online mode raise ValueError."""
+        raise ValueError(f"{self.name} has no online-learning mode (`evaluate --online` is DRAS-PG's and "
+                         "Decima-PG's)")
+
     def baseline_metrics(self, env_config, workload, ids, length: int, sim_config: SimConfig | None = None,
                          seed: int = 0) -> dict[str, list]:
         """Each baseline's `Metrics` on the sequences `ids`, keyed by its label; a baseline without semantics of its

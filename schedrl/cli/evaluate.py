@@ -43,6 +43,10 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                             "(DRAS Table IV)")
     table.add_argument("--kiviat", metavar="PNG", help="radar chart of the normalised metrics (DRAS Fig. 6)")
     table.add_argument("--bars", metavar="PNG", help="one bar panel per metric, one bar per method (MRSch Fig. 7)")
+    p.add_argument("--online", action="store_true",
+                   help="also report the policy learning online while it schedules the sequences in order (DRAS "
+                        "§V-D/E; DRAS-PG and Decima-PG): one more column per checkpoint, '<name> online'; the "
+                        "frozen greedy policy's column stays (sampling seeded by --policy-seed)")
     p.add_argument("--traces", metavar="LIST",
                    help="cross-trace table (RLScheduler Table VII): the checkpoint and the heuristics on each of these "
                         "traces (the training trace on its held-out part), one row per trace")
@@ -52,6 +56,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 def run(args: argparse.Namespace) -> int:
     from schedrl.agents import get_agent
+    from schedrl.agents.base import Agent
     from schedrl.agents.checkpoint import CheckpointError, load_policy
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
@@ -71,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--traces makes its own table: give one checkpoint, without --trace, --starts or the "
                              "methods-table options")
         return cross_trace(args, policy)
+    if args.online:
+        for c, p in zip(args.checkpoint, policies):
+            if type(get_agent(p.record.agent)).online_metrics is Agent.online_metrics:
+                raise UsageError(f"--online: {c} is a {p.record.agent} checkpoint; online learning during evaluation "
+                                 "is implemented for dras-pg and decima-pg")
     agent = get_agent(record.agent)
     trained = dict(record.env_config)
     env = agent.env_config_class.from_dict(trained)
@@ -122,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
             config = evaluation_config(args, record.sim_config, backfills[0])
             print(baselines_table(agent, env, policy, workload, starts, args, metric, config))
             return 0
+        if args.online:
+            raise UsageError("--online reports beside the agent's own baselines: drop --policies")
         heuristics = (parse_list(args.policies, what="policy") if args.policies
                       else list(dict.fromkeys(b.policy for b in baselines)))
         result = compare(workload, heuristics + [f"checkpoint:{args.checkpoint[0]}"], backfills, starts, args.jobs, metric,
@@ -242,11 +254,24 @@ def methods_output(policies, workload, starts, args, config, own_trace, agent, e
                                  "held-out part (--train-fraction) or evaluate on another --trace")
     note = evaluation_note(agent, env, workload, starts, args.jobs) if own_trace else "another trace"
     table = methods_table(policies, workload, starts, args.jobs, columns, note, sim_config=config, seed=args.policy_seed)
+    if args.online:
+        for c, label, p in zip(args.checkpoint, list(table.trained), policies):
+            other = get_agent(p.record.agent)
+            other_env = other.env_config_class.from_dict(dict(p.record.env_config))
+            table.methods[f"{label} online"] = other.online_metrics(
+                p, c, other_env, workload, starts, args.jobs, seed=args.policy_seed, progress=_online_progress(label))
+            table.trained.append(f"{label} online")
     if args.kiviat:
         kiviat(table, args.kiviat)
     if args.bars:
         bars(table, args.bars)
     return table.to_json() if args.json else table.to_markdown() if args.markdown else table.to_text()
+
+
+def _online_progress(label: str):
+    def say(text: str) -> None:
+        print(f"schedrl evaluate: {label} {text}", file=sys.stderr, flush=True)
+    return say
 
 
 def baselines_table(agent, env, policy, workload, starts, args, metric, config) -> str:
@@ -255,6 +280,10 @@ def baselines_table(agent, env, policy, workload, starts, args, metric, config) 
 
     values = agent.score_baselines(env, workload, starts, args.jobs, sim_config=config, seed=args.policy_seed)
     values["RL"] = agent.score_policy(policy, env, workload, starts, args.jobs)
+    if args.online:
+        online = agent.online_metrics(policy, args.checkpoint[0], env, workload, starts, args.jobs,
+                                      seed=args.policy_seed, progress=_online_progress("RL"))
+        values["RL online"] = [m.value(metric) for m in online]
     note = evaluation_note(agent, env, workload, starts, args.jobs) if args.trace is None else "another trace"
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
 

@@ -170,6 +170,17 @@ class DRASPGAgent(_DRASFamily):
     def searchable(self) -> Mapping[str, tuple[str, ...]]:
         return PG_CONFIG_PATHS
 
+    def online_metrics(self, policy, checkpoint, env_config, workload, ids, length: int, seed: int = 0,
+                       progress=None) -> list:
+        """The policy keeps learning (REINFORCE with the run's baseline) while it schedules `ids` in order."""
+        from schedrl.agents.dras.online import OnlineSettings, checkpoint_baseline, online_schedules
+        from schedrl.metrics import summarize
+
+        settings = OnlineSettings.from_run(policy.record.settings, seed=seed)
+        schedules, _ = online_schedules(policy.module, env_config, workload, ids, length, settings,
+                                        checkpoint_baseline(checkpoint), progress=progress)
+        return [summarize(s) for s in schedules]
+
 
 class DecimaPGAgent(DRASPGAgent):
     """Decima-PG (DRAS §IV-A): the same PG without the two levels (flat picks that start at once)."""
