@@ -262,8 +262,8 @@ class Agent(ABC):
                        progress=None) -> list:
         """Every aggregate of `policy` learning online while it schedules the sequences `ids` in order (DRAS
         §V-D/E; `schedrl evaluate --online`); agents without an online mode raise ValueError."""
-        raise ValueError(f"{self.name} has no online-learning mode (`evaluate --online` is DRAS-PG's and "
-                         "Decima-PG's)")
+        raise ValueError(f"{self.name} has no online-learning mode (`evaluate --online` is the DRAS "
+                         "agents')")
 
     def baseline_metrics(self, env_config, workload, ids, length: int, sim_config: SimConfig | None = None,
                          seed: int = 0) -> dict[str, list]:

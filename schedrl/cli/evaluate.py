@@ -45,7 +45,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     table.add_argument("--bars", metavar="PNG", help="one bar panel per metric, one bar per method (MRSch Fig. 7)")
     p.add_argument("--online", action="store_true",
                    help="also report the policy learning online while it schedules the sequences in order (DRAS "
-                        "§V-D/E; DRAS-PG and Decima-PG): one more column per checkpoint, '<name> online'; the "
+                        "§V-D/E; DRAS-PG, DRAS-DQL and Decima-PG): one more column per checkpoint, '<name> online'; the "
                         "frozen greedy policy's column stays (sampling seeded by --policy-seed)")
     p.add_argument("--traces", metavar="LIST",
                    help="cross-trace table (RLScheduler Table VII): the checkpoint and the heuristics on each of these "
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         for c, p in zip(args.checkpoint, policies):
             if type(get_agent(p.record.agent)).online_metrics is Agent.online_metrics:
                 raise UsageError(f"--online: {c} is a {p.record.agent} checkpoint; online learning during evaluation "
-                                 "is implemented for dras-pg and decima-pg")
+                                 "is implemented for dras-pg, dras-dql and decima-pg")
     agent = get_agent(record.agent)
     trained = dict(record.env_config)
     env = agent.env_config_class.from_dict(trained)

@@ -246,7 +246,7 @@ def test_methods_table_of_several_checkpoints_matches_the_library(trained, tmp_p
     (["--metrics", "util:gpu"], r"unknown metric 'util:gpu'.*util:NAME for a resource \(procs, nodes"),
     (["--metrics", "wait,slowdown", "--kiviat", "{tmp}/k.png"], r"a Kiviat chart needs at least 3 metrics, got 2"),
     (["--shares", "--policies", "sjf"], r"--policies applies to the single-metric table"),
-    (["--online"], r"is a rlscheduler checkpoint; online learning during evaluation is implemented for dras-pg"),
+    (["--online"], r"is a rlscheduler checkpoint; online learning during evaluation is implemented for dras-pg, dras-dql"),
 ])
 def test_bad_methods_table_input_is_one_line(trained, extra, message, tmp_path, capsys):
     capsys.readouterr()

@@ -211,6 +211,16 @@ class DRASDQLAgent(_DRASFamily):
     def searchable(self) -> Mapping[str, tuple[str, ...]]:
         return DQL_CONFIG_PATHS
 
+    def online_metrics(self, policy, checkpoint, env_config, workload, ids, length: int, seed: int = 0,
+                       progress=None) -> list:
+        """The Q network keeps learning (DQN's rule, epsilon at the run's floor) while it schedules `ids` in order."""
+        from schedrl.agents.dras.online import OnlineDQLSettings, online_schedules
+        from schedrl.metrics import summarize
+
+        settings = OnlineDQLSettings.from_run(policy.record.settings, seed=seed)
+        schedules, _ = online_schedules(policy.module, env_config, workload, ids, length, settings, progress=progress)
+        return [summarize(s) for s in schedules]
+
     def episodes_drawn(self, algorithm_config, iteration: int) -> int:
         c = algorithm_config
         length = int(c.env_config.get("sequence_length", 512))

@@ -11,8 +11,11 @@ Adam starts fresh at the run's learning rate. The schedules produced while learn
 each sequence's schedule is that of the policy as it was when it ran, later sequences see a policy that has
 learned on the earlier ones. The frozen module is never changed.
 
-DRAS-DQL's online mode is not implemented (its learner is RLlib's DQN with a replay buffer): `evaluate
---online` says so for a DQL checkpoint.
+DRAS-DQL online (`OnlineDQL`) goes on with DQN's own rule: epsilon-greedy picks at the run's epsilon floor
+(`epsilon_min`), every decision into a fresh replay buffer of the run's capacity, from `learning_starts`
+decisions on one gradient step on a replay batch of `train_batch_size_per_learner` per
+`rollout_fragment_length` decisions (Huber loss on the TD error, double Q when the run used it, Adam
+fresh at the run's learning rate), the target network copied every `target_network_update_freq` decisions.
 """
 
 from __future__ import annotations
@@ -138,17 +141,124 @@ class OnlinePG:
             self.updates += 1
 
 
+@dataclass(frozen=True)
+class OnlineDQLSettings:
+    """How the online DQL learner updates (from the run's `DQLSettings` by default)."""
+
+    lr: float
+    gamma: float = 1.0
+    epsilon: float = 0.01
+    batch_size: int = 64
+    replay_capacity: int = 50_000
+    learning_starts: int = 1000
+    decisions_per_step: int = 16
+    target_update_every: int = 500
+    double_q: bool = True
+    seed: int = 0
+
+    @classmethod
+    def from_run(cls, settings: Mapping[str, Any], seed: int = 0) -> "OnlineDQLSettings":
+        from schedrl.agents.dras.settings import DQLSettings
+
+        d = {**DQLSettings().__dict__, **dict(settings)}
+        return cls(lr=float(d["lr"]), gamma=float(d["gamma"]), epsilon=float(d["epsilon_min"]),
+                   batch_size=int(d["train_batch_size_per_learner"]), replay_capacity=int(d["replay_capacity"]),
+                   learning_starts=int(d["learning_starts"]), decisions_per_step=int(d["rollout_fragment_length"]),
+                   target_update_every=int(d["target_network_update_freq"]), double_q=bool(d["double_q"]), seed=seed)
+
+    def __post_init__(self) -> None:
+        if not self.lr > 0 or not 0 <= self.epsilon <= 1:
+            raise ValueError(f"online DQL needs lr > 0 and 0 <= epsilon <= 1; got lr={self.lr}, epsilon={self.epsilon}")
+        if min(self.batch_size, self.replay_capacity, self.decisions_per_step, self.target_update_every) < 1:
+            raise ValueError("online DQL needs batch_size, replay_capacity, decisions_per_step and "
+                             "target_update_every >= 1")
+
+
+class OnlineDQL:
+    """DQN's update rule, applied while scheduling (see the module docstring)."""
+
+    def __init__(self, module, settings: OnlineDQLSettings):
+        self.module = copy.deepcopy(module)
+        self.module.train()
+        self.net = self.module.net
+        self.target = copy.deepcopy(self.net)
+        self.settings = settings
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.lr)
+        self.rng = np.random.default_rng(settings.seed)
+        self.replay: list[tuple] = []
+        self.updates = 0
+        self.decisions = 0
+
+    def _q(self, net, obs: Mapping[str, np.ndarray]) -> torch.Tensor:
+        q = net.per_job(torch.as_tensor(obs[OBS_STATE]), self.module.window)
+        return torch.where(torch.as_tensor(obs[OBS_ACTION_MASK]) > 0, q, torch.full_like(q, float("-inf")))
+
+    def act(self, obs: Mapping[str, np.ndarray]) -> int:
+        valid = np.flatnonzero(obs[OBS_ACTION_MASK] > 0)
+        if self.rng.random() < self.settings.epsilon:
+            return int(self.rng.choice(valid))
+        with torch.no_grad():
+            return int(torch.argmax(self._q(self.net, {k: v[None] for k, v in obs.items()})[0]))
+
+    def record(self, obs, action: int, reward: float, next_obs, done: bool) -> None:
+        s = self.settings
+        item = (obs, action, float(reward), next_obs, bool(done))
+        if len(self.replay) < s.replay_capacity:
+            self.replay.append(item)
+        else:
+            self.replay[self.decisions % s.replay_capacity] = item
+        self.decisions += 1
+        if self.decisions >= s.learning_starts and self.decisions % s.decisions_per_step == 0:
+            self._step()
+        if self.decisions % s.target_update_every == 0:
+            self.target.load_state_dict(self.net.state_dict())
+
+    def _step(self) -> None:
+        s = self.settings
+        picks = self.rng.integers(0, len(self.replay), size=s.batch_size)
+        batch = [self.replay[i] for i in picks]
+
+        def stack(i: int) -> dict[str, np.ndarray]:
+            return {k: np.stack([b[i][k] for b in batch]) for k in (OBS_STATE, OBS_ACTION_MASK)}
+
+        obs, next_obs = stack(0), stack(3)
+        actions = torch.as_tensor([b[1] for b in batch])
+        rewards = torch.as_tensor([b[2] for b in batch], dtype=torch.float32)
+        done = torch.as_tensor([b[4] for b in batch])
+        q = self._q(self.net, obs).gather(1, actions[:, None])[:, 0]
+        with torch.no_grad():
+            target_q = self._q(self.target, next_obs)
+            if s.double_q:
+                best = torch.argmax(self._q(self.net, next_obs), dim=1, keepdim=True)
+            else:
+                best = torch.argmax(target_q, dim=1, keepdim=True)
+            nxt = target_q.gather(1, best)[:, 0]
+            nxt = torch.where(done | torch.isinf(nxt), torch.zeros_like(nxt), nxt)
+            y = rewards + s.gamma * nxt
+        loss = torch.nn.functional.huber_loss(q, y)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        self.updates += 1
+
+    def flush(self) -> None:
+        """Nothing waits for the end of an episode: DQL learns from its replay as it goes."""
+
+
 def online_schedules(module, env_config: Mapping[str, Any] | DRASEnvConfig, workload, starts: Sequence[int],
-                     length: int, settings: OnlineSettings, baseline: PositionBaseline | None = None,
-                     progress: Callable[[str], None] | None = None) -> tuple[list, OnlinePG]:
-    """The schedule of each sequence `starts` (in order) under the online-learning policy, and the learner."""
+                     length: int, settings: OnlineSettings | OnlineDQLSettings,
+                     baseline: PositionBaseline | None = None,
+                     progress: Callable[[str], None] | None = None) -> tuple[list, OnlinePG | OnlineDQL]:
+    """The schedule of each sequence `starts` (in order) under the online-learning policy, and the learner
+    (`OnlinePG` for `OnlineSettings`, `OnlineDQL` for `OnlineDQLSettings`)."""
     from schedrl.agents.dras.env import DRASEnv
 
     cfg = env_config if isinstance(env_config, DRASEnvConfig) else DRASEnvConfig.from_dict(dict(env_config))
     cfg = replace(cfg, starts=tuple(int(s) for s in starts), sequence_length=int(length), curriculum="real",
                   jobs_range=(0, len(workload)))
     env = DRASEnv(cfg, workload=workload)
-    learner = OnlinePG(module, settings, baseline)
+    dql = isinstance(settings, OnlineDQLSettings)
+    learner = OnlineDQL(module, settings) if dql else OnlinePG(module, settings, baseline)
     schedules = []
     for i, start in enumerate(starts):
         obs, _ = env.reset()
@@ -156,7 +266,10 @@ def online_schedules(module, env_config: Mapping[str, Any] | DRASEnvConfig, work
         while not done:
             action = learner.act(obs)
             next_obs, reward, done, _, _ = env.step(action)
-            learner.record(obs, action, reward)
+            if dql:
+                learner.record(obs, action, reward, next_obs, done)
+            else:
+                learner.record(obs, action, reward)
             obs = next_obs
         learner.flush()
         schedules.append(env.sim.schedule())

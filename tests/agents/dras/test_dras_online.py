@@ -11,7 +11,7 @@ from schedrl.agents.dras.config import DRASEnvConfig
 from schedrl.agents.dras.env import DRASEnv
 from schedrl.agents.dras.learner import PositionBaseline
 from schedrl.agents.dras.modules import module_spec
-from schedrl.agents.dras.online import OnlineSettings, checkpoint_baseline, online_schedules
+from schedrl.agents.dras.online import OnlineDQLSettings, OnlineSettings, checkpoint_baseline, online_schedules
 from schedrl.agents.dras.observation import StateScales
 from schedrl.metrics import summarize
 from schedrl.workload.swf import write_swf
@@ -69,6 +69,32 @@ def test_online_learning_reaches_the_optimum_and_leaves_the_frozen_module_alone(
     assert np.mean(busy_late) >= np.mean(busy_early)
 
 
+def test_online_dql_learns_the_optimum(setup):
+    cfg, workload, _ = setup
+    env = DRASEnv(cfg, workload=workload)
+    torch.manual_seed(0)
+    spec = module_spec("dql")
+    spec.observation_space, spec.action_space = env.observation_space, env.action_space
+    module = spec.build()
+
+    def greedy(m) -> float:
+        obs, _ = env.reset(options={"start": 0})
+        total, done = 0.0, False
+        while not done:
+            with torch.no_grad():
+                q = m.compute_q_values({"obs": {k: torch.as_tensor(v)[None] for k, v in obs.items()}})
+            obs, r, done, _, _ = env.step(int(torch.argmax(list(q.values())[0][0])))
+            total += r
+        return total
+
+    settings = OnlineDQLSettings(lr=0.01, epsilon=0.3, batch_size=16, learning_starts=16, decisions_per_step=2,
+                                 target_update_every=20, seed=1)
+    _, learner = online_schedules(module, cfg, workload, [0] * 200, 4, settings)
+    assert learner.updates > 100 and learner.decisions >= 600
+    assert greedy(module) < LEARNING_OPTIMUM
+    assert greedy(learner.module) == pytest.approx(LEARNING_OPTIMUM)
+
+
 def test_the_baseline_continues_from_the_checkpoint(tmp_path):
     import pickle
 
@@ -85,11 +111,13 @@ def test_the_baseline_continues_from_the_checkpoint(tmp_path):
 
 @pytest.mark.parametrize("fields, message", [
     ({"lr": 0.0}, "learning rate must be > 0"),
+    ({"lr": 1e-3, "epsilon": 1.5, "dql": True}, r"online DQL needs lr > 0 and 0 <= epsilon <= 1"),
     ({"lr": 1e-3, "batch_size": 5, "decisions_per_update": 10}, r"decisions_per_update \(10\) <= batch_size \(5\)"),
 ])
 def test_bad_online_settings(fields, message):
+    cls = OnlineDQLSettings if fields.pop("dql", False) else OnlineSettings
     with pytest.raises(ValueError, match=message):
-        OnlineSettings(**fields)
+        cls(**fields)
 
 
 def test_evaluate_online_adds_a_column_the_library_reproduces(ray_session, tmp_path, capsys):
