@@ -139,6 +139,22 @@ class _DRASFamily(Agent):
     def _env(self, env_config: DRASEnvConfig) -> dict:
         return replace(env_config, two_level=self.two_level).to_dict()
 
+    def online_metrics(self, policy, checkpoint, env_config, workload, ids, length: int, seed: int = 0,
+                       progress=None) -> list:
+        """The network keeps learning while it schedules `ids` in order (`online.py`): REINFORCE with the run's
+        baseline for the PG agents, DQN's rule at the run's epsilon floor for DRAS-DQL."""
+        from schedrl.agents.dras.online import OnlineDQLSettings, OnlineSettings, checkpoint_baseline, online_schedules
+        from schedrl.metrics import summarize
+
+        if self.settings_section == "dql":
+            settings, baseline = OnlineDQLSettings.from_run(policy.record.settings, seed=seed), None
+        else:
+            settings = OnlineSettings.from_run(policy.record.settings, seed=seed)
+            baseline = checkpoint_baseline(checkpoint)
+        schedules, _ = online_schedules(policy.module, env_config, workload, ids, length, settings, baseline,
+                                        progress=progress)
+        return [summarize(s) for s in schedules]
+
 
 class DRASPGAgent(_DRASFamily):
     """DRAS-PG: the two-level network trained by REINFORCE with DRAS's baseline."""
@@ -170,17 +186,6 @@ class DRASPGAgent(_DRASFamily):
     def searchable(self) -> Mapping[str, tuple[str, ...]]:
         return PG_CONFIG_PATHS
 
-    def online_metrics(self, policy, checkpoint, env_config, workload, ids, length: int, seed: int = 0,
-                       progress=None) -> list:
-        """The policy keeps learning (REINFORCE with the run's baseline) while it schedules `ids` in order."""
-        from schedrl.agents.dras.online import OnlineSettings, checkpoint_baseline, online_schedules
-        from schedrl.metrics import summarize
-
-        settings = OnlineSettings.from_run(policy.record.settings, seed=seed)
-        schedules, _ = online_schedules(policy.module, env_config, workload, ids, length, settings,
-                                        checkpoint_baseline(checkpoint), progress=progress)
-        return [summarize(s) for s in schedules]
-
 
 class DecimaPGAgent(DRASPGAgent):
     """Decima-PG (DRAS §IV-A): the same PG without the two levels (flat picks that start at once)."""
@@ -210,16 +215,6 @@ class DRASDQLAgent(_DRASFamily):
 
     def searchable(self) -> Mapping[str, tuple[str, ...]]:
         return DQL_CONFIG_PATHS
-
-    def online_metrics(self, policy, checkpoint, env_config, workload, ids, length: int, seed: int = 0,
-                       progress=None) -> list:
-        """The Q network keeps learning (DQN's rule, epsilon at the run's floor) while it schedules `ids` in order."""
-        from schedrl.agents.dras.online import OnlineDQLSettings, online_schedules
-        from schedrl.metrics import summarize
-
-        settings = OnlineDQLSettings.from_run(policy.record.settings, seed=seed)
-        schedules, _ = online_schedules(policy.module, env_config, workload, ids, length, settings, progress=progress)
-        return [summarize(s) for s in schedules]
 
     def episodes_drawn(self, algorithm_config, iteration: int) -> int:
         c = algorithm_config

@@ -55,11 +55,9 @@ class OnlineSettings:
     def from_run(cls, settings: Mapping[str, Any], seed: int = 0) -> "OnlineSettings":
         from schedrl.agents.dras.settings import PGSettings
 
-        default = PGSettings()
-        return cls(lr=float(settings.get("lr", default.lr)), gamma=float(settings.get("gamma", default.gamma)),
-                   batch_size=int(settings.get("train_batch_size_per_learner", default.train_batch_size_per_learner)),
-                   decisions_per_update=int(settings.get("decisions_per_update", default.decisions_per_update)),
-                   seed=seed)
+        d = {**PGSettings().__dict__, **dict(settings)}
+        return cls(lr=float(d["lr"]), gamma=float(d["gamma"]), batch_size=int(d["train_batch_size_per_learner"]),
+                   decisions_per_update=int(d["decisions_per_update"]), seed=seed)
 
     def __post_init__(self) -> None:
         if not self.lr > 0:
@@ -110,7 +108,9 @@ class OnlinePG:
         p /= p.sum()
         return int(self.rng.choice(len(p), p=p))
 
-    def record(self, obs: Mapping[str, np.ndarray], action: int, reward: float) -> None:
+    def record(self, obs: Mapping[str, np.ndarray], action: int, reward: float, next_obs=None,
+               done: bool = False) -> None:
+        """One decision (`next_obs` and `done` are for `OnlineDQL`'s replay; REINFORCE needs only the rewards)."""
         self._chunk.append((obs, action, float(reward)))
         self.decisions += 1
         if len(self._chunk) >= self.settings.batch_size:
@@ -257,8 +257,8 @@ def online_schedules(module, env_config: Mapping[str, Any] | DRASEnvConfig, work
     cfg = replace(cfg, starts=tuple(int(s) for s in starts), sequence_length=int(length), curriculum="real",
                   jobs_range=(0, len(workload)))
     env = DRASEnv(cfg, workload=workload)
-    dql = isinstance(settings, OnlineDQLSettings)
-    learner = OnlineDQL(module, settings) if dql else OnlinePG(module, settings, baseline)
+    learner = OnlineDQL(module, settings) if isinstance(settings, OnlineDQLSettings) else \
+        OnlinePG(module, settings, baseline)
     schedules = []
     for i, start in enumerate(starts):
         obs, _ = env.reset()
@@ -266,10 +266,7 @@ def online_schedules(module, env_config: Mapping[str, Any] | DRASEnvConfig, work
         while not done:
             action = learner.act(obs)
             next_obs, reward, done, _, _ = env.step(action)
-            if dql:
-                learner.record(obs, action, reward, next_obs, done)
-            else:
-                learner.record(obs, action, reward)
+            learner.record(obs, action, reward, next_obs, done)
             obs = next_obs
         learner.flush()
         schedules.append(env.sim.schedule())
