@@ -1,11 +1,13 @@
-"""Pick a training run's checkpoint by validation on long sequences the final evaluation does not use.
+"""Pick a training run's checkpoint a second time, on more validation sequences than training's own.
 
-`schedrl train` evaluates its last checkpoint, and its per-iteration validation (a few sequences of
-the training length, 256 jobs) is too noisy to choose by: on Lublin-1 it ranked the policy below
-SJF while the 1,024-job evaluation put it ahead of every heuristic. This module scores every
-checkpoint of a run greedily on `sequences` validation sequences of evaluation length, drawn with
-their own seed and kept clear of the run's evaluation sequences (no job of a validation sequence
-lies in an evaluation sequence), so the choice never sees the numbers it is later judged by.
+Training keeps the checkpoints with the best greedy validation on a few sequences, and choosing the best of
+hundreds of such scores picks the luckiest (the winner's curse: docs/rlscheduler.md, docs/rlschert.md). This
+module scores a run's kept checkpoints, through its agent (`Agent.score_policy`), on `sequences` validation
+sequences drawn with a seed of their own: from the run's validation zone where the run holds part of the trace
+out (`Agent.split_range`), as fresh sequence seeds for agents whose sequences are generated (RLSchert, DeepRM),
+and for the paper's whole-trace protocol anywhere in the trace clear of the run's evaluation sequences (no job
+in common). So the choice never sees the numbers it is later judged by. The agent's baselines are scored on the
+same sequences for scale.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from schedrl.eval.compare import compare
 from schedrl.workload.workload import Workload
 
 SELECTION_FILE = "selection.json"
@@ -33,6 +34,8 @@ class Selection:
     jobs: int
     scores: dict[str, float]
     """Checkpoint path -> mean validation metric."""
+    baselines: dict[str, float] | None = None
+    """The agent's baselines' mean on the same sequences (for scale)."""
 
     @property
     def best(self) -> str:
@@ -40,7 +43,7 @@ class Selection:
 
     def to_dict(self) -> dict:
         return {"metric": self.metric, "starts": self.starts, "jobs": self.jobs, "scores": self.scores,
-                "best": self.best}
+                "best": self.best, "baselines": self.baselines or {}}
 
 
 def run_checkpoints(run_dir: Path) -> list[Path]:
@@ -68,11 +71,29 @@ def validation_starts(workload: Workload, jobs: int, sequences: int, seed: int,
     return sorted(int(s) for s in rng.choice(candidates, size=sequences, replace=False))
 
 
+def selection_ids(agent, env, workload, jobs: int, sequences: int, seed: int, held_out: dict) -> tuple[int, list[int]]:
+    """(length, ids) of the selection sequences: the agent's validation zone when the run holds a part of the trace
+    out (`Agent.split_range`) or generates its sequences (validation seeds of their own, RLSchert), else (the
+    paper's whole-trace protocol) starts anywhere that keep clear of the run's evaluation sequences."""
+    if not agent.event_simulator:
+        length = agent.sequence_length(env)
+        return length, agent.evaluation_ids(env, workload, sequences, seed, length, validation=True)
+    lo, hi = agent.split_range(env, len(workload), validation=True)
+    if (lo, hi) != (0, len(workload)):
+        if jobs > hi - lo:
+            raise ValueError(f"--jobs {jobs} does not fit the {hi - lo} jobs of the run's validation zone of trace "
+                             f"{workload.name!r} (positions {lo}..{hi - 1}): ask for fewer --jobs")
+        return jobs, sorted(agent.evaluation_ids(env, workload, sequences, seed, jobs, validation=True))
+    jobs = min(jobs, len(workload))
+    return jobs, validation_starts(workload, jobs, sequences, seed, held_out["starts"], held_out["jobs"])
+
+
 def select_checkpoint(run_dir: str | Path, sequences: int = 10, jobs: int = 1024, seed: int = 30_000,
                       every: int = 1, log=print) -> Selection:
-    """Score every `every`-th checkpoint of the run (and its last) on validation sequences; write `selection.json`."""
+    """Score every `every`-th checkpoint of the run (and its last) on validation sequences (`selection_ids`) through
+    the run's agent, with its baselines on the same sequences for scale; write `selection.json`."""
     from schedrl.agents import get_agent
-    from schedrl.agents.checkpoint import RUN_FILE, RunRecord
+    from schedrl.agents.checkpoint import RUN_FILE, RunRecord, load_policy
     from schedrl.metrics import METRICS
 
     run_dir = Path(run_dir).expanduser().resolve()
@@ -84,22 +105,27 @@ def select_checkpoint(run_dir: str | Path, sequences: int = 10, jobs: int = 1024
     run = RunRecord.read(record)
     agent = get_agent(run.agent)
     env = agent.env_config_class.from_dict(run.env_config)
-    metric, sim = agent.metric(env), run.sim_config
+    metric = agent.metric(env)
     workload = agent.load_workload(env)
-    jobs = min(jobs, len(workload))
     evaluation = run_dir / "evaluation.json"
     held_out = json.loads(evaluation.read_text()) if evaluation.is_file() else {"starts": [], "jobs": 0}
-    starts = validation_starts(workload, jobs, sequences, seed, held_out["starts"], held_out["jobs"])
+    length, ids = selection_ids(agent, env, workload, jobs, sequences, seed, held_out)
     checkpoints = run_checkpoints(run_dir)
     chosen = checkpoints[::every] + ([checkpoints[-1]] if (len(checkpoints) - 1) % every else [])
-    log(f"scoring {len(chosen)} of {len(checkpoints)} checkpoints on {sequences} validation sequences of {jobs} jobs "
-        f"(starts {', '.join(map(str, starts))}; none overlaps the {len(held_out['starts'])} evaluation sequences)")
+    what = "sequence seeds" if not agent.event_simulator else "starts"
+    log(f"scoring {len(chosen)} of {len(checkpoints)} checkpoints on {len(ids)} validation sequences of {length} jobs "
+        f"({what} {', '.join(map(str, ids))}; disjoint from the run's evaluation sequences)")
+    baselines = {name: float(np.mean(v)) for name, v in agent.score_baselines(env, workload, ids, length).items()}
+    lower = METRICS[metric][1]
+    if baselines:
+        best_name = (min if lower else max)(baselines, key=baselines.get)
+        log(f"baselines there ({metric}): " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items())
+            + f"; best {best_name}")
     scores = {}
     for i, checkpoint in enumerate(chosen, 1):
-        result = compare(workload, [f"checkpoint:{checkpoint}"], [sim.backfill], starts, jobs, metric, sim,
-                         progress=False)
-        scores[str(checkpoint)] = result.mean(sim.backfill, result.policies[0])
+        values = agent.score_policy(load_policy(checkpoint), env, workload, ids, length)
+        scores[str(checkpoint)] = float(np.mean(values))
         log(f"[{i}/{len(chosen)}] {checkpoint.name}: {metric} {scores[str(checkpoint)]:.2f}")
-    selection = Selection(metric, METRICS[metric][1], starts, jobs, scores)
+    selection = Selection(metric, lower, [int(i) for i in ids], length, scores, baselines)
     (run_dir / SELECTION_FILE).write_text(json.dumps(selection.to_dict(), indent=2))
     return selection

@@ -180,6 +180,13 @@ def test_select_scores_every_checkpoint_on_sequences_clear_of_the_evaluation(tra
     for start in selection["starts"]:  # no validation job is an evaluation job
         assert all(start + 64 <= s or s + held_out["jobs"] <= start for s in held_out["starts"])
     workload = load_trace("default")
+    from schedrl.agents import get_agent
+    from schedrl.agents.checkpoint import RunRecord
+
+    record = RunRecord.read(out / "schedrl_run.json")
+    agent = get_agent("rlscheduler")
+    lo, hi = agent.split_range(agent.env_config_class.from_dict(record.env_config), len(workload), validation=True)
+    assert 0 < lo and all(lo <= s and s + 64 <= hi for s in selection["starts"])  # the run's validation zone
     for checkpoint, score in selection["scores"].items():
         policy = load_policy(checkpoint)
         expected = np.mean([summarize(Simulator(sequence(workload, s, 64), SimConfig()).run(policy)).avg_wait

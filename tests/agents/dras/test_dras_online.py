@@ -158,3 +158,11 @@ def test_evaluate_online_adds_a_column_the_library_reproduces(ray_session, tmp_p
         np.mean([m.avg_wait for m in expected]))
     assert main(["evaluate", str(ckpt), "--online", "--policies", "fcfs"]) == 2
     assert "--online reports beside the agent's own baselines" in capsys.readouterr().err
+    # `schedrl select` re-scores a DRAS run's checkpoints through the agent, in the run's validation zone
+    assert main(["select", str(out), "--sequences", "2", "--jobs", "64"]) == 0
+    selection = json.loads((out / "selection.json").read_text())
+    lo, hi = agent.split_range(env, len(agent.load_workload(env)), validation=True)
+    assert all(lo <= s and s + 64 <= hi for s in selection["starts"])
+    assert selection["scores"][str(ckpt)] == pytest.approx(
+        np.mean(agent.score_policy(policy, env, agent.load_workload(env), selection["starts"], 64)))
+    assert {"FCFS+EASY", "Optimization"} <= set(selection["baselines"])

@@ -88,3 +88,28 @@ def test_dtsim_sweep_scores_the_checkpoint_and_skips_a_res_slot_it_cannot_read(r
     assert len(cells[1]["per_sequence"]) == 2 and cells[1]["mean"] >= 1.0
     # a one-iteration policy may wait until max_seq; the cell says so rather than scoring only the finished jobs
     assert cells[1]["note"] == "" or "hit max_seq" in cells[1]["note"]
+
+
+def test_select_rescores_the_checkpoints_on_fresh_sequence_seeds(run, capsys):
+    """`schedrl select` goes through the agent: generated sequences get seeds of their own (neither training's
+    validation nor the evaluation's), the checkpoints and the cluster heuristics are scored on them by the same
+    evaluation code as `evaluate`, and `--evaluate` scores the chosen one on the run's evaluation seeds."""
+    from schedrl.agents.rlschert.agent import RLSchertAgent
+    from schedrl.agents.rlschert.config import RLSchertEnvConfig
+    from schedrl.agents.checkpoint import load_policy
+
+    capsys.readouterr()
+    assert main(["select", str(run), "--sequences", "3", "--seed", "777", "--evaluate"]) == 0
+    out = capsys.readouterr()
+    selection = json.loads((run / "selection.json").read_text())
+    evaluation = json.loads((run / "evaluation.json").read_text())
+    assert len(selection["starts"]) == 3 and not set(selection["starts"]) & set(evaluation["starts"])
+    record = json.loads((run / "schedrl_run.json").read_text())
+    env = RLSchertEnvConfig.from_dict(record["env_config"])
+    agent = RLSchertAgent()
+    assert selection["starts"] == agent.validation_seeds(3, 777)
+    best = selection["best"]
+    assert selection["scores"][best] == pytest.approx(np.mean(agent.evaluate(load_policy(best), env, selection["starts"])))
+    assert selection["baselines"]["SAF"] == pytest.approx(np.mean(agent.baseline_values(env, selection["starts"])["SAF"]))
+    assert "baselines there (slowdown)" in out.err and "best checkpoint by validation slowdown" in out.out
+    assert "RLSCHERT" in out.out or "RL" in out.out  # the --evaluate table
