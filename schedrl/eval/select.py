@@ -113,8 +113,9 @@ def select_checkpoint(run_dir: str | Path, sequences: int = 10, jobs: int = 1024
     checkpoints = run_checkpoints(run_dir)
     chosen = checkpoints[::every] + ([checkpoints[-1]] if (len(checkpoints) - 1) % every else [])
     what = "sequence seeds" if not agent.event_simulator else "starts"
+    shown = ", ".join(map(str, ids[:10])) + (f", ... ({len(ids)} in {SELECTION_FILE})" if len(ids) > 10 else "")
     log(f"scoring {len(chosen)} of {len(checkpoints)} checkpoints on {len(ids)} validation sequences of {length} jobs "
-        f"({what} {', '.join(map(str, ids))}; disjoint from the run's evaluation sequences)")
+        f"({what} {shown}; disjoint from the run's evaluation sequences)")
     baselines = {name: float(np.mean(v)) for name, v in agent.score_baselines(env, workload, ids, length).items()}
     lower = METRICS[metric][1]
     if baselines:
