@@ -46,7 +46,8 @@ class RLSchertAgent(Agent):
     settings_class = RLSchertSettings
     models = MODELS
     settings_section = "ppo"
-    env_searchable = ("job_rate", "res_slot", "reward", "kill", "estimates", "simu_len", "jobs", "predictable")
+    env_searchable = ("job_rate", "res_slot", "reward", "kill", "estimates", "simu_len", "jobs", "predictable",
+                      "work_conserving")
     discrete_time = True
     """Evaluated on `schedrl.dtsim` through `evaluate` / `baseline_values`, not on the event simulator."""
     event_simulator = False
@@ -69,6 +70,9 @@ class RLSchertAgent(Agent):
             p.add_argument("--predictable", type=float, default=1.0,
                            help="fraction of jobs whose re-estimates are followed, in [0, 1] (default 1.0; "
                                 "RLSchert Table 9); the others keep their pre-run prediction")
+        p.add_argument("--work-conserving", action="store_true",
+                       help="ours: no void action while a visible job can start now (the heuristics' rule; "
+                            "stops greedy void loops; default off, the paper's action space)")
         p.add_argument("--jobs", default="", help="VASP job CSV (default: ../shared/data or $SCHEDRL_DATA_PATH; "
                                                   "'synthetic' for the generated table)")
         p.add_argument("--model", choices=MODELS, default="mlp", help="network (default mlp 64-64)")
@@ -99,7 +103,8 @@ class RLSchertAgent(Agent):
                               reward=args.reward, jobs=args.jobs,
                               kill=bool(getattr(args, "kill", True)),
                               estimates=getattr(args, "estimates", "recorded"),
-                              predictable=getattr(args, "predictable", 1.0))
+                              predictable=getattr(args, "predictable", 1.0),
+                              work_conserving=bool(getattr(args, "work_conserving", False)))
         fields: dict[str, Any] = dict(model=args.model, seed=getattr(args, "seed", 0),
                                       num_env_runners=getattr(args, "num_env_runners", 0),
                                       num_envs_per_env_runner=getattr(args, "envs_per_runner", None) or 4,
@@ -248,6 +253,6 @@ class DeepRMAgent(RLSchertAgent):
 
     name = "deeprm"
     summary = "DeepRM (RLSchert's baseline): PPO on the discrete-time cluster, pre-run predictions, no kills"
-    env_searchable = ("job_rate", "res_slot", "reward", "simu_len", "jobs")
+    env_searchable = ("job_rate", "res_slot", "reward", "simu_len", "jobs", "work_conserving")
     env_overrides = {"kill": False, "estimates": "prerun"}
     settings_class = DeepRMSettings

@@ -60,6 +60,10 @@ class RLSchertEnvConfig:
     predictable: float = 1.0
     """Fraction of jobs whose re-estimates are followed while they run (RLSchert Table 9); the others keep their
     pre-run prediction. Chosen per sequence with the sequence's own RNG (`schedrl.dtsim.sample_sequence`)."""
+    work_conserving: bool = False
+    """Ours, not the paper's: the void action (let time pass) is invalid while a visible job can start at once
+    (earliest-fit offset 0), as the heuristics never idle then. Off: DeepRM's and RLSchert's action space, where a
+    greedy policy can void forever with jobs that fit (docs/rlschert.md)."""
     jobs: str = ""
     """Job file (VASP CSV); empty: `rlschert-vasp-jobs.csv.gz` from $SCHEDRL_DATA_PATH or ../shared/data, else the
     synthetic table (with a note on stderr); `synthetic`: the synthetic table."""
@@ -83,8 +87,9 @@ class RLSchertEnvConfig:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {self.reward!r}")
         if self.estimates not in ESTIMATES:
             raise ValueError(f"estimates must be one of {', '.join(ESTIMATES)}; got {self.estimates!r}")
-        if not isinstance(self.kill, bool):
-            raise ValueError(f"kill must be true or false; got {self.kill!r}")
+        for name in ("kill", "work_conserving"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false; got {getattr(self, name)!r}")
         self.dtsim_config()  # the cluster's own checks (positive sizes, job_len <= horizon, ...)
 
     @classmethod

@@ -101,6 +101,8 @@ class StateView:
             for k, j in enumerate(sim.slots):
                 if j >= 0 and j in self._allocated_now:
                     valid[cfg.num_nw + 1 + k] = False
+        if cfg.work_conserving and valid.any() and 0 in sim.start_offsets():
+            valid[cfg.num_nw] = False  # no idling while a visible job can start now
         return valid
 
     def teacher(self, mask: np.ndarray | None = None) -> int:
@@ -184,6 +186,9 @@ class StateView:
             if action > cfg.num_nw and self.sim.slots[action - cfg.num_nw - 1] in self._allocated_now:
                 raise ValueError(f"action {action}: the job in running slot {action - cfg.num_nw - 1} was allocated at "
                                  "this step and cannot be killed before time moves on")
+            if action == cfg.num_nw:
+                raise ValueError(f"action {action} (void): work_conserving forbids idling while a visible job can "
+                                 "start now")
             self.sim.step(action)  # raises ValueError with the cluster's own reason
             raise AssertionError("unreachable: a masked action was accepted by the sim")
         self.note(action)

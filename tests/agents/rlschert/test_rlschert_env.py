@@ -121,6 +121,48 @@ def test_masks_forbid_every_invalid_action_and_allow_every_valid_one():
     assert checked == 300 * config.n_actions
 
 
+@pytest.mark.parametrize("kill", [True, False])
+def test_work_conserving_masks_void_exactly_while_a_visible_job_can_start_now(kill):
+    """Ours (`work_conserving`): void is valid iff no visible job has earliest-fit offset 0; everything else is the
+    paper's mask. A policy that always prefers void then runs every sequence to its end, where without the option
+    it idles to the step cap (the greedy void loop of docs/rlschert.md)."""
+    base, config = small_config(kill=kill), small_config(kill=kill, work_conserving=True)
+    table = small_table(200, seed=3)
+    env, plain = RLSchertEnv(config, table=table), RLSchertEnv(base, table=table)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=1)
+    plain.reset(seed=1)
+    void, masked = config.num_nw, 0
+    for _ in range(300):
+        sim = env.view.sim
+        mask, paper = env.action_masks(), plain.action_masks()
+        can_start = 0 in sim.start_offsets()
+        assert mask[void] == (not can_start)
+        masked += can_start
+        np.testing.assert_array_equal(np.delete(mask, void), np.delete(paper, void))
+        if can_start:
+            with pytest.raises(ValueError, match="work_conserving forbids idling"):
+                copy.deepcopy(env).step(void)
+        action = int(rng.choice(np.flatnonzero(mask)))
+        obs, _, term, trunc, _ = env.step(action)
+        plain.step(action)
+        if term or trunc:
+            obs, _ = env.reset()
+            plain.reset()
+    assert masked > 20
+
+    def void_first(e):
+        while True:
+            m = e.action_masks()
+            _, _, term, trunc, info = e.step(void if m[void] else int(np.flatnonzero(m)[0]))
+            if term or trunc:
+                return trunc, info["metric_value"]
+
+    env.reset(seed=2)
+    plain.reset(seed=2)
+    assert void_first(env)[0] is False and void_first(plain)[0] is True
+
+
 def test_without_kills_the_action_space_is_discrete_6():
     env = RLSchertEnv(RLSchertEnvConfig(kill=False, jobs="synthetic"))
     obs, _ = env.reset(seed=0)
