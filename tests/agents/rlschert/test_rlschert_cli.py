@@ -113,3 +113,14 @@ def test_select_rescores_the_checkpoints_on_fresh_sequence_seeds(run, capsys):
     assert selection["baselines"]["SAF"] == pytest.approx(np.mean(agent.baseline_values(env, selection["starts"])["SAF"]))
     assert "baselines there (slowdown)" in out.err and "best checkpoint by validation slowdown" in out.out
     assert "RLSCHERT" in out.out or "RL" in out.out  # the --evaluate table
+
+
+@pytest.mark.parametrize("agent", ["rlschert", "deeprm"])
+def test_work_conserving_option_reaches_the_env_config(agent):
+    from schedrl.cli.main import build_parser
+    from schedrl.cli.train import build_spec
+
+    def env(*extra):
+        return build_spec(build_parser("train").parse_args(["train", agent, *extra, "--out", "x"])).env
+
+    assert env("--work-conserving").work_conserving is True and env().work_conserving is False
