@@ -166,3 +166,7 @@ def test_evaluate_online_adds_a_column_the_library_reproduces(ray_session, tmp_p
     assert selection["scores"][str(ckpt)] == pytest.approx(
         np.mean(agent.score_policy(policy, env, agent.load_workload(env), selection["starts"], 64)))
     assert {"FCFS+EASY", "Optimization"} <= set(selection["baselines"])
+    capsys.readouterr()
+    assert main(["select", str(out), "--jobs", "100000"]) == 2
+    err = capsys.readouterr().err
+    assert "does not fit the" in err and "validation zone" in err and "Traceback" not in err
