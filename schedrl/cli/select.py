@@ -8,10 +8,13 @@ import argparse
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text)
     p.add_argument("run_dir", metavar="RUN_DIR", help="the --out directory of a `schedrl train` run")
-    p.add_argument("--sequences", type=int, default=10, help="validation sequences (default 10; more cost time, choose less by luck)")
-    p.add_argument("--jobs", type=int, default=1024, help="jobs per validation sequence, event-simulator agents (default 1024; generated sequences "
-                        "(rlschert, deeprm) keep the run's length)")
-    p.add_argument("--seed", type=int, default=30_000, help="seed of the validation starts or sequence seeds (default 30000; training validates on "
+    p.add_argument("--sequences", type=int, default=10,
+                   help="validation sequences (default 10; more cost time and choose less by luck)")
+    p.add_argument("--jobs", type=int, default=1024,
+                   help="jobs per validation sequence of event-simulator agents (default 1024; rlschert and deeprm "
+                        "keep the run's sequence length)")
+    p.add_argument("--seed", type=int, default=30_000,
+                   help="seed of the validation starts or sequence seeds (default 30000; training validates on "
                         "10000+, evaluates on 20000+)")
     p.add_argument("--every", type=int, default=1, metavar="K", help="score every K-th checkpoint and the last (default 1)")
     p.add_argument("--evaluate", action="store_true",

@@ -13,7 +13,7 @@ same sequences for scale.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +34,7 @@ class Selection:
     jobs: int
     scores: dict[str, float]
     """Checkpoint path -> mean validation metric."""
-    baselines: dict[str, float] | None = None
+    baselines: dict[str, float] = field(default_factory=dict)
     """The agent's baselines' mean on the same sequences (for scale)."""
 
     @property
@@ -43,7 +43,7 @@ class Selection:
 
     def to_dict(self) -> dict:
         return {"metric": self.metric, "starts": self.starts, "jobs": self.jobs, "scores": self.scores,
-                "best": self.best, "baselines": self.baselines or {}}
+                "best": self.best, "baselines": self.baselines}
 
 
 def run_checkpoints(run_dir: Path) -> list[Path]:
