@@ -34,7 +34,8 @@ def ga_policy(env_config=None):
 class _MRSchBase(Agent):
     env_id = ENV_ID
     env_config_class = MRSchEnvConfig
-    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "sequence_length", "curriculum")
+    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "queue_weight", "sequence_length",
+                      "curriculum")
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
         from schedrl.workload.augment import MRSCH_PRESETS
@@ -126,6 +127,11 @@ class MRSchAgent(_MRSchBase):
         p.add_argument("--model", default="small", help="DFP network: small or paper (4000-1000-512)")
         p.add_argument("--offset-weights", default=None,
                        help="comma-separated weights of the offsets 1,2,4,8,16,32 (default 0,0,0,.5,.5,1)")
+        p.add_argument("--queue-goal", type=float, default=0.0, metavar="W",
+                       help="ours, not MRSch's: also measure the waiting queue and weigh it -W in the goal, so "
+                            "picks that grow the queue score lower (default 0: the paper's measurements)")
+        p.add_argument("--queue-scale", type=float, default=100.0, metavar="JOBS",
+                       help="waiting jobs at which the queue measurement q/(q+JOBS) is 0.5 (default 100)")
 
     def configure(self, args: argparse.Namespace) -> tuple[MRSchEnvConfig, DFPSettings]:
         if getattr(args, "model", "small") not in self.models:
@@ -133,6 +139,8 @@ class MRSchAgent(_MRSchBase):
         extra = {}
         if getattr(args, "offset_weights", None):
             extra["offset_weights"] = tuple(float(w) for w in str(args.offset_weights).split(","))
+        if getattr(args, "queue_goal", 0.0):
+            extra.update(queue_weight=float(args.queue_goal), queue_scale=float(args.queue_scale))
         return self._env_config(args, **extra), DFPSettings(**self._shared_settings(args))
 
     def algorithm_config(self, env_config: MRSchEnvConfig, settings: DFPSettings, model: str | None = None):

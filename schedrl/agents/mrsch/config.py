@@ -50,6 +50,13 @@ class MRSchEnvConfig:
     reward, Σ_j w_j·U_j after each decision (MRSch §IV-D: 0.5·U_node + 0.5·U_BB)."""
     reward_weights: tuple[float, ...] = ()
     """Weights w_j of the `utilization` reward, one per resource; empty: equal weights summing to 1."""
+    queue_weight: float = 0.0
+    """Ours, not MRSch's (0: the paper's measurements). When positive, DFP also measures the waiting queue,
+    q / (q + `queue_scale`) for q waiting jobs, and the goal gives it the fixed weight -`queue_weight`: the
+    agent then also predicts how its picks grow or shrink the queue over the next decisions and avoids
+    growing it (fewer waiting jobs over time is less waiting, by Little's law)."""
+    queue_scale: float = 100.0
+    """Waiting jobs at which the queue measurement reaches 0.5 (with `queue_weight`)."""
     bb_unit_gb: float = 1000.0
     """Burst-buffer unit of the state vector, GB (MRSch §III-A: "a TB burst buffer as the unit")."""
     power_units: int = 100
@@ -93,6 +100,8 @@ class MRSchEnvConfig:
             raise ValueError(f"sequence_length must be >= 1; got {self.sequence_length}")
         if not 0.0 < self.train_fraction <= 1.0:
             raise ValueError(f"train_fraction must be in (0, 1]; got {self.train_fraction}")
+        if not self.queue_weight >= 0.0 or not self.queue_scale > 0.0:
+            raise ValueError(f"queue_weight must be >= 0 and queue_scale > 0; got {self.queue_weight} and {self.queue_scale}")
         if not self.bb_unit_gb > 0 or self.power_units < 1:
             raise ValueError("bb_unit_gb must be positive and power_units >= 1")
 

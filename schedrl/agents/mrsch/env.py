@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from schedrl.agents.mrsch.config import MRSchEnvConfig
-from schedrl.agents.mrsch.goal import sim_goal
+from schedrl.agents.mrsch.goal import decision_goal
 from schedrl.agents.mrsch.keys import (
     INFO_GOAL, INFO_JOB, INFO_MEASUREMENTS, INFO_METRIC, INFO_START, OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS,
     OBS_STATE,
@@ -58,8 +58,8 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
     | key | shape | content |
     |---|---|---|
     | `state` | ((R + 2)·W + 2·Σ U_r,) float32 in [0, 1] | per slot: request shares, requested time, queued time; per unit: available, time to its job's requested end (`observation.py`) |
-    | `measurements` | (R,) float32 in [0, 1] | utilisation of each resource now |
-    | `goal` | (R,) float32 in [0, 1] | MRSch Eq. (1), recomputed at every decision (`goal.py`) |
+    | `measurements` | (R,) float32 in [0, 1] | utilisation of each resource now; with `queue_weight` > 0 (ours) one more entry, q / (q + `queue_scale`) for q waiting jobs |
+    | `goal` | (R,) float32 in [0, 1] | MRSch Eq. (1), recomputed at every decision (`goal.py`); with `queue_weight` one more entry, -`queue_weight` |
     | `action_mask` | (W,) float32 | 1 for slots holding a waiting job |
 
     The state length is derived from the machine: 4W + 2N₁ + 2N₂ for nodes and burst buffer, as in
@@ -108,10 +108,12 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
                                     cfg.power_units)
         r = len(self.resources)
         self.reward_weights = reward_weights(cfg, r)
+        self.queue_scale = cfg.queue_scale if cfg.queue_weight > 0 else None
+        m = r + (self.queue_scale is not None)  # the queue measurement (ours) after the resources
         self.observation_space = gym.spaces.Dict({
             OBS_STATE: gym.spaces.Box(0.0, 1.0, shape=(self.builder.length,), dtype=np.float32),
-            OBS_MEASUREMENTS: gym.spaces.Box(0.0, 1.0, shape=(r,), dtype=np.float32),
-            OBS_GOAL: gym.spaces.Box(0.0, 1.0, shape=(r,), dtype=np.float32),
+            OBS_MEASUREMENTS: gym.spaces.Box(0.0, 1.0, shape=(m,), dtype=np.float32),
+            OBS_GOAL: gym.spaces.Box(min(0.0, -cfg.queue_weight), 1.0, shape=(m,), dtype=np.float32),
             OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, shape=(cfg.window,), dtype=np.float32),
         })
         self.action_space = MaskedDiscrete(cfg.window)
@@ -142,8 +144,9 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
         state, mask, self._window = self.builder.build(self.sim)
         self._mask = mask
         self.action_space.set_mask(mask)
-        return {OBS_STATE: state, OBS_MEASUREMENTS: measurements(self.sim),
-                OBS_GOAL: sim_goal(self.sim).astype(np.float32), OBS_ACTION_MASK: mask.copy()}
+        return {OBS_STATE: state, OBS_MEASUREMENTS: measurements(self.sim, self.queue_scale),
+                OBS_GOAL: decision_goal(self.sim, self.config.queue_weight).astype(np.float32),
+                OBS_ACTION_MASK: mask.copy()}
 
     def render(self):
         return render(self.sim, self.render_mode)
@@ -167,6 +170,6 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
         obs = self._observe()
         reward = 0.0
         if self.config.reward == "utilization":
-            reward = float(self.reward_weights @ obs[OBS_MEASUREMENTS])
+            reward = float(self.reward_weights @ obs[OBS_MEASUREMENTS][:len(self.resources)])
         return obs, reward, False, False, {INFO_JOB: job, INFO_MEASUREMENTS: obs[OBS_MEASUREMENTS],
                                            INFO_GOAL: obs[OBS_GOAL]}

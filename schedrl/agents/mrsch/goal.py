@@ -39,6 +39,13 @@ def sim_goal(sim) -> np.ndarray:
     return goal_vector(s.req[jobs] / s.cap, times)
 
 
+def decision_goal(sim, queue_weight: float = 0.0) -> np.ndarray:
+    """The goal DFP acts on: Eq. (1) over the resources, then -`queue_weight` for the queue measurement
+    when that option (ours) is on."""
+    goal = sim_goal(sim)
+    return np.append(goal, -float(queue_weight)) if queue_weight > 0 else goal
+
+
 def objective_weights(goal: np.ndarray, offset_weights) -> np.ndarray:
     """(K, M) weights of DFP's objective Σ_τ Σ_j w_τ·g_j·Δm_{τ,j}: the goal over measurements times
     the temporal weight of each offset (DFP §3: the goal is the measurement weights at every offset)."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedrl.sim.state import QUEUED
 from schedrl.workload.workload import Workload
 
 
@@ -72,9 +73,14 @@ def state_length(window: int, counts) -> int:
     return (len(counts) + 2) * window + 2 * int(np.sum(counts))
 
 
-def measurements(sim) -> np.ndarray:
-    """Utilisation of each resource now (MRSch's measurement vector)."""
-    return (1.0 - sim.free / sim.capacity).astype(np.float32)
+def measurements(sim, queue_scale: float | None = None) -> np.ndarray:
+    """Utilisation of each resource now (MRSch's measurement vector); with `queue_scale` (ours, the env's
+    `queue_weight` option) one more entry, q / (q + queue_scale) for the q jobs waiting now."""
+    util = (1.0 - sim.free / sim.capacity).astype(np.float32)
+    if queue_scale is None:
+        return util
+    q = float(np.count_nonzero(sim.state.status == QUEUED))
+    return np.append(util, np.float32(q / (q + queue_scale)))
 
 
 class StateBuilder:

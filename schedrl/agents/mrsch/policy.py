@@ -15,7 +15,7 @@ import torch
 from ray.rllib.core.columns import Columns
 
 from schedrl.agents.mrsch.config import MRSchEnvConfig
-from schedrl.agents.mrsch.goal import sim_goal
+from schedrl.agents.mrsch.goal import decision_goal
 from schedrl.agents.mrsch.keys import OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE
 from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, measurements
 
@@ -39,8 +39,10 @@ class ObservationPolicy:
             self._builder = StateBuilder(sim.resources, sim.capacity, c.window, self.norm, c.bb_unit_gb, c.power_units)
             self._for = sim
         state, mask, window = self._builder.build(sim)
-        obs = {OBS_STATE: state, OBS_MEASUREMENTS: measurements(sim), OBS_GOAL: sim_goal(sim).astype(np.float32),
-               OBS_ACTION_MASK: mask}
+        c = self.config
+        queue_scale = c.queue_scale if c.queue_weight > 0 else None
+        obs = {OBS_STATE: state, OBS_MEASUREMENTS: measurements(sim, queue_scale),
+               OBS_GOAL: decision_goal(sim, c.queue_weight).astype(np.float32), OBS_ACTION_MASK: mask}
         return obs, window
 
     def scores(self, obs: dict[str, np.ndarray]) -> np.ndarray:

@@ -50,6 +50,9 @@ def test_mrsch_configure_prepare_and_algorithm_config():
     assert [b.name for b in agent.baselines(env)] == ["FCFS", "GA"] and agent.baselines(env)[1].make().name == "GA"
     with pytest.raises(ValueError, match="unknown model"):
         agent.configure(parse(agent, "--model", "huge"))
+    assert (env.queue_weight, env.queue_scale) == (0.0, 100.0)  # the paper's measurements unless asked
+    env, _ = agent.configure(parse(agent, "--queue-goal", "4", "--queue-scale", "50"))
+    assert (env.queue_weight, env.queue_scale) == (4.0, 50.0)
 
 
 def test_scalar_agent_trains_one_ppo_iteration(ray_session):

@@ -157,3 +157,44 @@ def test_bad_augmentation_input_is_refused():
 def test_the_default_trace_loads_augmented():
     wl = load_workload(MRSchEnvConfig(trace="default", augment="S5"))
     assert set(wl.resources) == {"bb"} and wl.name.endswith("+S5")
+
+
+def test_queue_goal_adds_the_queue_measurement_and_its_negative_weight():
+    """`queue_weight` (ours): one more measurement q/(q + queue_scale) for the q waiting jobs, the goal's last
+    entry -queue_weight; the resource entries are unchanged, and the policy observes what the env does."""
+    from schedrl.agents.mrsch.observation import StateNorm
+    from schedrl.agents.mrsch.policy import ObservationPolicy
+    from schedrl.sim.state import QUEUED
+
+    plain, queued = env_for(), env_for(queue_weight=3.0, queue_scale=20.0)
+    assert plain.observation_space[OBS_MEASUREMENTS].shape == (2,)
+    assert queued.observation_space[OBS_MEASUREMENTS].shape == (3,)
+    assert queued.observation_space[OBS_GOAL].low.min() == -3.0
+    check_env(queued, skip_render_check=True)
+    a, _ = plain.reset(seed=4)
+    b, _ = queued.reset(seed=4)
+    record = queued.config.to_dict() | {"norm": StateNorm.from_trace(queued.workload).to_dict()}
+    observer = ObservationPolicy(None, record, "probe")
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(60):
+        q = int(np.count_nonzero(queued.sim.state.status == QUEUED))
+        seen.add(q)
+        assert b[OBS_MEASUREMENTS][-1] == pytest.approx(q / (q + 20.0))
+        assert b[OBS_GOAL][-1] == -3.0
+        np.testing.assert_array_equal(b[OBS_MEASUREMENTS][:2], a[OBS_MEASUREMENTS])
+        np.testing.assert_allclose(b[OBS_GOAL][:2], a[OBS_GOAL], rtol=1e-6)
+        mine, _ = observer.observe(queued.sim)
+        for key in (OBS_MEASUREMENTS, OBS_GOAL, OBS_STATE):
+            np.testing.assert_array_equal(mine[key], b[key])
+        act = int(rng.choice(np.flatnonzero(b[OBS_ACTION_MASK])))
+        a, _, done_a, *_ = plain.step(act)
+        b, _, done_b, *_ = queued.step(act)
+        assert done_a == done_b
+        if done_b:
+            break
+    assert len(seen) >= 3  # the queue grew and shrank over the decisions checked
+    with pytest.raises(ValueError, match="queue_weight must be >= 0"):
+        MRSchEnvConfig(queue_weight=-1.0)
+    with pytest.raises(ValueError, match="queue_scale > 0"):
+        MRSchEnvConfig(queue_weight=1.0, queue_scale=0.0)
