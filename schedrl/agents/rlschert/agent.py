@@ -24,7 +24,7 @@ from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, SEQUENCE_FIELDS, 
 from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import METRIC
 from schedrl.agents.rlschert.settings import (
-    DISCOUNTS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
+    DISCOUNTS, MODELS, NO_IMITATION, RLSCHERT_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
 )
 from schedrl.sim.config import SimConfig
 
@@ -87,6 +87,9 @@ class RLSchertAgent(Agent):
         if self.settings_class is RLSchertSettings:
             p.add_argument("--imitation-steps", type=int, default=None,
                            help="env steps over which alpha_t anneals from 0.5 to 0 (default 200000; 0: no imitation)")
+            p.add_argument("--imitation-floor", type=float, default=None, metavar="ALPHA",
+                           help="ours: alpha_t anneals from 0.5 to ALPHA instead of 0 and stays there, so the teacher "
+                                "keeps a hold on the policy for the whole run (default 0: the paper's schedule)")
         default = self.settings_class.warm_start
         p.add_argument("--warm-start", action=argparse.BooleanOptionalAction, default=None,
                        help="clone the env's teacher (kill rule, else SAF) by DAgger before PPO (ours; default "
@@ -118,11 +121,16 @@ class RLSchertAgent(Agent):
             fields["gamma"] = args.gamma
         if getattr(args, "discount", None) is not None:
             fields["discount"] = args.discount
-        steps = getattr(args, "imitation_steps", None)
-        if steps is not None:
-            if steps < 0:
-                raise ValueError(f"--imitation-steps must be >= 0; got {steps}")
-            fields["imitation_schedule"] = NO_IMITATION if steps == 0 else ((0, 0.5), (steps, 0.0))
+        steps, floor = getattr(args, "imitation_steps", None), getattr(args, "imitation_floor", None)
+        if steps is not None and steps < 0:
+            raise ValueError(f"--imitation-steps must be >= 0; got {steps}")
+        if floor is not None and not 0.0 <= floor <= 0.5:
+            raise ValueError(f"--imitation-floor must be in [0, 0.5] (alpha_t starts at 0.5); got {floor}")
+        if steps == 0 and floor:
+            raise ValueError("--imitation-steps 0 turns imitation off; it cannot have --imitation-floor")
+        if steps is not None or floor is not None:
+            end = RLSCHERT_IMITATION[-1][0] if steps is None else steps
+            fields["imitation_schedule"] = NO_IMITATION if steps == 0 else ((0, 0.5), (end, floor or 0.0))
         if getattr(args, "warm_start", None) is not None:
             fields["warm_start"] = bool(args.warm_start)
         if getattr(args, "warm_start_rounds", None) is not None:

@@ -12,7 +12,9 @@ from schedrl.agents import get_agent
 from schedrl.agents.rlschert.env import RLSchertEnv
 from schedrl.agents.rlschert.evaluation import run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import OBS_IMAGE
-from schedrl.agents.rlschert.settings import NO_IMITATION, RLSCHERT_IMITATION, DeepRMSettings, RLSchertSettings
+from schedrl.agents.rlschert.settings import (
+    NO_IMITATION, RLSCHERT_IMITATION, DeepRMSettings, RLSchertSettings, imitation_weight,
+)
 from schedrl.agents.rlschert.warm_start import Demonstrations, dagger, rollouts
 from schedrl.dtsim.heuristics import make_policy
 
@@ -97,6 +99,15 @@ def test_warm_start_is_rlscherts_default_and_never_deeprms():
     assert rlschert.settings_from_dict({}).warm_start
     with pytest.raises(SystemExit):
         _args("deeprm", "--imitation-steps", "100")  # DeepRM has no imitation term to anneal
+    _, floored = rlschert.configure(_args("rlschert", "--imitation-floor", "0.1"))
+    assert floored.imitation_schedule == ((0, 0.5), (RLSCHERT_IMITATION[-1][0], 0.1))
+    _, longer = rlschert.configure(_args("rlschert", "--imitation-steps", "1000", "--imitation-floor", "0.05"))
+    assert longer.imitation_schedule == ((0, 0.5), (1000, 0.05))
+    assert imitation_weight(longer.imitation_schedule, 10**9) == 0.05  # the floor holds to the end
+    for bad, match in ((("--imitation-floor", "0.7"), r"must be in \[0, 0.5\]"),
+                       (("--imitation-steps", "0", "--imitation-floor", "0.1"), "cannot have --imitation-floor")):
+        with pytest.raises(ValueError, match=match):
+            rlschert.configure(_args("rlschert", *bad))
     with pytest.raises(ValueError, match="warm_start_rounds"):
         RLSchertSettings(warm_start_rounds=-1)
     _, undiscounted = rlschert.configure(_args("rlschert", "--gamma", "1.0"))
