@@ -34,7 +34,7 @@ def ga_policy(env_config=None):
 class _MRSchBase(Agent):
     env_id = ENV_ID
     env_config_class = MRSchEnvConfig
-    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "queue_weight", "sequence_length",
+    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "fit_first", "queue_weight", "sequence_length",
                       "curriculum")
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
@@ -49,13 +49,17 @@ class _MRSchBase(Agent):
         p.add_argument("--curriculum", default="real", metavar="KIND[:N],...",
                        help="training jobsets in order: sampled, real, synthetic with N episodes per env, "
                             "e.g. sampled:200,real:200,synthetic (default: real)")
+        p.add_argument("--fit-first", action="store_true",
+                       help="ours, not MRSch's: while a window job fits every resource now, only such jobs can be "
+                            "picked; a job that does not fit is reserved only when none fits (default: any job)")
         p.add_argument("--lr", type=float, default=None, help="learning rate")
 
     def _env_config(self, args: argparse.Namespace, **extra) -> MRSchEnvConfig:
         return MRSchEnvConfig(trace=args.trace, cleaning=getattr(args, "cleaning", None) or "default",
                               augment=args.augment, augment_seed=args.augment_seed, window=args.window,
                               sequence_length=args.sequence_length, train_fraction=args.train_fraction,
-                              curriculum=getattr(args, "curriculum", "real"), **extra)
+                              curriculum=getattr(args, "curriculum", "real"),
+                              fit_first=bool(getattr(args, "fit_first", False)), **extra)
 
     @staticmethod
     def _shared_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -50,6 +50,10 @@ class MRSchEnvConfig:
     reward, Σ_j w_j·U_j after each decision (MRSch §IV-D: 0.5·U_node + 0.5·U_BB)."""
     reward_weights: tuple[float, ...] = ()
     """Weights w_j of the `utilization` reward, one per resource; empty: equal weights summing to 1."""
+    fit_first: bool = False
+    """Ours, not MRSch's (False: the paper's action space, any window job). When True, while some window job fits
+    every resource now only those can be picked; a job that does not fit is picked (and reserved) only when none
+    fits, as FCFS's, the GA's and Random's picks are. Without it a pick can reserve a big job while others fit."""
     queue_weight: float = 0.0
     """Ours, not MRSch's (0: the paper's measurements). When positive, DFP also measures the waiting queue,
     q / (q + `queue_scale`) for q waiting jobs, and the goal gives it the fixed weight -`queue_weight`: the

@@ -60,7 +60,7 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
     | `state` | ((R + 2)·W + 2·Σ U_r,) float32 in [0, 1] | per slot: request shares, requested time, queued time; per unit: available, time to its job's requested end (`observation.py`) |
     | `measurements` | (R,) float32 in [0, 1] | utilisation of each resource now; with `queue_weight` > 0 (ours) one more entry, q / (q + `queue_scale`) for q waiting jobs |
     | `goal` | (R,) float32 in [0, 1] | MRSch Eq. (1), recomputed at every decision (`goal.py`); with `queue_weight` one more entry, -`queue_weight` |
-    | `action_mask` | (W,) float32 | 1 for slots holding a waiting job |
+    | `action_mask` | (W,) float32 | 1 for slots holding a waiting job; with `fit_first` (ours) only those that fit now, while any does |
 
     The state length is derived from the machine: 4W + 2N₁ + 2N₂ for nodes and burst buffer, as in
     MRSch §IV-C. The paper's 11,410 for Theta is inconsistent with its own sizes (W = 10, 4,392 nodes,
@@ -105,7 +105,7 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
         self.resources = probe.resources
         self.capacity = probe.capacity.copy()
         self.builder = StateBuilder(self.resources, self.capacity, cfg.window, self.norm, cfg.bb_unit_gb,
-                                    cfg.power_units)
+                                    cfg.power_units, cfg.fit_first)
         r = len(self.resources)
         self.reward_weights = reward_weights(cfg, r)
         self.queue_scale = cfg.queue_scale if cfg.queue_weight > 0 else None
@@ -158,7 +158,9 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
             raise RuntimeError("the episode is over: call reset()")
         a = int(action)
         if not 0 <= a < self.config.window or self._mask[a] == 0.0:
-            raise ValueError(f"action {a} is masked: only slots 0..{len(self._window) - 1} hold waiting jobs")
+            valid = ", ".join(str(int(i)) for i in np.flatnonzero(self._mask))
+            raise ValueError(f"action {a} is masked: the valid slots now are {valid}"
+                             + (" (fit_first: the jobs that fit now)" if self.config.fit_first else ""))
         job = int(self._window[a])
         self.sim.pick(job)
         if self.sim.advance() == FINISHED:

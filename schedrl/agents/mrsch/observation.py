@@ -87,8 +87,9 @@ class StateBuilder:
     """Fills the state vector and the action mask from the simulator (one per simulated sequence)."""
 
     def __init__(self, resources: tuple[str, ...], capacity: np.ndarray, window: int, norm: StateNorm,
-                 bb_unit_gb: float = 1000.0, power_units: int = 100):
+                 bb_unit_gb: float = 1000.0, power_units: int = 100, fit_first: bool = False):
         self.window = window
+        self.fit_first = fit_first
         self.norm = norm
         self.n_resources = len(resources)
         self.sizes = unit_sizes(resources, capacity, bb_unit_gb, power_units)
@@ -129,4 +130,8 @@ class StateBuilder:
             pos += 2 * len(middles)
         mask = np.zeros(W, dtype=np.float32)
         mask[:k] = 1.0
+        if self.fit_first and k:
+            fits = sim.fits(jobs)
+            if fits.any():  # only jobs that start now; when none fits, any job may be picked (and reserved)
+                mask[:k] = fits
         return out, mask, jobs

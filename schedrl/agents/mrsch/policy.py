@@ -36,7 +36,8 @@ class ObservationPolicy:
     def observe(self, sim) -> tuple[dict[str, np.ndarray], np.ndarray]:
         if self._for is not sim:
             c = self.config
-            self._builder = StateBuilder(sim.resources, sim.capacity, c.window, self.norm, c.bb_unit_gb, c.power_units)
+            self._builder = StateBuilder(sim.resources, sim.capacity, c.window, self.norm, c.bb_unit_gb, c.power_units,
+                                         c.fit_first)
             self._for = sim
         state, mask, window = self._builder.build(sim)
         c = self.config

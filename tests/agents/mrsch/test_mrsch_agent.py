@@ -52,7 +52,9 @@ def test_mrsch_configure_prepare_and_algorithm_config():
         agent.configure(parse(agent, "--model", "huge"))
     assert (env.queue_weight, env.queue_scale) == (0.0, 100.0)  # the paper's measurements unless asked
     env, _ = agent.configure(parse(agent, "--queue-goal", "4", "--queue-scale", "50"))
-    assert (env.queue_weight, env.queue_scale) == (4.0, 50.0)
+    assert (env.queue_weight, env.queue_scale) == (4.0, 50.0) and not env.fit_first
+    assert agent.configure(parse(agent, "--fit-first"))[0].fit_first
+    assert MRSchScalarAgent().configure(parse(MRSchScalarAgent(), "--fit-first"))[0].fit_first  # the baseline too
 
 
 def test_scalar_agent_trains_one_ppo_iteration(ray_session):

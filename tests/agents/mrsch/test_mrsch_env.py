@@ -198,3 +198,40 @@ def test_queue_goal_adds_the_queue_measurement_and_its_negative_weight():
         MRSchEnvConfig(queue_weight=-1.0)
     with pytest.raises(ValueError, match="queue_scale > 0"):
         MRSchEnvConfig(queue_weight=1.0, queue_scale=0.0)
+
+
+def test_fit_first_masks_jobs_that_do_not_fit_while_one_does():
+    """`fit_first` (ours): while a window job fits every resource now, only such jobs are valid; when none fits,
+    every window job is (one of them gets reserved). A masked pick raises; the policy's mask is the env's."""
+    from schedrl.agents.mrsch.observation import StateNorm
+    from schedrl.agents.mrsch.policy import ObservationPolicy
+
+    env = env_for("S5", fit_first=True)
+    plain = env_for("S5")
+    obs, _ = env.reset(seed=1)
+    plain_obs, _ = plain.reset(seed=1)
+    observer = ObservationPolicy(None, env.config.to_dict() | {"norm": StateNorm.from_trace(env.workload).to_dict()}, "probe")
+    rng = np.random.default_rng(1)
+    narrowed = blocked = 0
+    done = False
+    while not done:
+        window = env.sim.window[:env.config.window]
+        fits = env.sim.fits(window)
+        mask = obs[OBS_ACTION_MASK][:len(window)]
+        if not plain.sim.done:  # the paper's mask: every window job
+            assert plain_obs[OBS_ACTION_MASK].sum() == len(plain.sim.window[:plain.config.window])
+        if fits.any():
+            np.testing.assert_array_equal(mask, fits.astype(np.float32))
+            narrowed += bool((~fits).any())
+            if (~fits).any():
+                with pytest.raises(ValueError, match="fit_first"):
+                    env.step(int(np.flatnonzero(~fits)[0]))
+        else:
+            np.testing.assert_array_equal(mask, 1.0)
+            blocked += 1
+        np.testing.assert_array_equal(observer.observe(env.sim)[0][OBS_ACTION_MASK], obs[OBS_ACTION_MASK])
+        action = int(rng.choice(np.flatnonzero(obs[OBS_ACTION_MASK])))
+        obs, _, done, _, _ = env.step(action)
+        if not plain.sim.done:
+            plain_obs, *_ = plain.step(int(rng.choice(np.flatnonzero(plain_obs[OBS_ACTION_MASK]))))
+    assert narrowed > 0 and blocked > 0  # both cases were met on this sequence
