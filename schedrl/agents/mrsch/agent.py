@@ -34,8 +34,8 @@ def ga_policy(env_config=None):
 class _MRSchBase(Agent):
     env_id = ENV_ID
     env_config_class = MRSchEnvConfig
-    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "fit_first", "queue_weight", "sequence_length",
-                      "curriculum")
+    env_searchable = ("trace", "augment", "augment_seed", "window", "offset_weights", "fit_first", "queue_weight",
+                      "sequence_length", "curriculum")
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
         from schedrl.workload.augment import MRSCH_PRESETS

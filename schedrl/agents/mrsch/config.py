@@ -105,7 +105,8 @@ class MRSchEnvConfig:
         if not 0.0 < self.train_fraction <= 1.0:
             raise ValueError(f"train_fraction must be in (0, 1]; got {self.train_fraction}")
         if not self.queue_weight >= 0.0 or not self.queue_scale > 0.0:
-            raise ValueError(f"queue_weight must be >= 0 and queue_scale > 0; got {self.queue_weight} and {self.queue_scale}")
+            raise ValueError(f"queue_weight must be >= 0 and queue_scale > 0; "
+                             f"got {self.queue_weight} and {self.queue_scale}")
         if not self.bb_unit_gb > 0 or self.power_units < 1:
             raise ValueError("bb_unit_gb must be positive and power_units >= 1")
 
