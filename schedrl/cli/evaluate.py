@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if own_semantics:  # each baseline under its paper's semantics (DRAS: BinPacking starts jobs only at once)
             config = evaluation_config(args, record.sim_config, backfills[0])
-            print(baselines_table(agent, env, policy, workload, starts, args, metric, config))
+            print(baselines_table(agent, env, policy, workload, starts, args, metric, config, own_trace))
             return 0
         if args.online:
             raise UsageError("--online reports beside the agent's own baselines: drop --policies")
@@ -274,7 +274,7 @@ def _online_progress(label: str):
     return say
 
 
-def baselines_table(agent, env, policy, workload, starts, args, metric, config) -> str:
+def baselines_table(agent, env, policy, workload, starts, args, metric, config, own_trace: bool) -> str:
     """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
     from schedrl.training.report import Evaluation, evaluation_note
 
@@ -284,7 +284,7 @@ def baselines_table(agent, env, policy, workload, starts, args, metric, config) 
         online = agent.online_metrics(policy, args.checkpoint[0], env, workload, starts, args.jobs,
                                       seed=args.policy_seed, progress=_online_progress("RL"))
         values["RL online"] = [m.value(metric) for m in online]
-    note = evaluation_note(agent, env, workload, starts, args.jobs) if args.trace is None else "another trace"
+    note = evaluation_note(agent, env, workload, starts, args.jobs) if own_trace else "another trace"
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
 
 

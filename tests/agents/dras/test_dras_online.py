@@ -137,7 +137,9 @@ def test_evaluate_online_adds_a_column_the_library_reproduces(ray_session, tmp_p
     ckpt = Path(json.loads((out / "summary.json").read_text())["checkpoint"])
     capsys.readouterr()
     assert main(["evaluate", str(ckpt), "--sequences", "2", "--jobs", "64", "--json"]) == 0
-    frozen = {r["policy"]: r["per_sequence"] for r in json.loads(capsys.readouterr().out)["results"]}
+    plain = json.loads(capsys.readouterr().out)
+    frozen = {r["policy"]: r["per_sequence"] for r in plain["results"]}
+    assert plain["note"].startswith("held out: jobs ")  # its own trace's held-out part, not "another trace"
     assert main(["evaluate", str(ckpt), "--sequences", "2", "--jobs", "64", "--json", "--online"]) == 0
     captured = capsys.readouterr()
     table = json.loads(captured.out)
