@@ -8,12 +8,11 @@ import gymnasium as gym
 import numpy as np
 
 from schedrl.agents.mrsch.config import MRSchEnvConfig
-from schedrl.agents.mrsch.goal import decision_goal
 from schedrl.agents.mrsch.keys import (
     INFO_GOAL, INFO_JOB, INFO_MEASUREMENTS, INFO_METRIC, INFO_START, OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS,
     OBS_STATE,
 )
-from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, measurements
+from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, observe
 from schedrl.agents.mrsch.workload import load_workload
 from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum
 from schedrl.envs.masked_discrete import MaskedDiscrete
@@ -104,12 +103,10 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
         probe = Simulator(self.workload[:1], self.sim_config)  # resource names and capacities
         self.resources = probe.resources
         self.capacity = probe.capacity.copy()
-        self.builder = StateBuilder(self.resources, self.capacity, cfg.window, self.norm, cfg.bb_unit_gb,
-                                    cfg.power_units, cfg.fit_first)
+        self.builder = StateBuilder.for_config(self.resources, self.capacity, cfg, self.norm)
         r = len(self.resources)
         self.reward_weights = reward_weights(cfg, r)
-        self.queue_scale = cfg.queue_scale if cfg.queue_weight > 0 else None
-        m = r + (self.queue_scale is not None)  # the queue measurement (ours) after the resources
+        m = r + (cfg.queue_weight > 0)  # the queue measurement (ours) after the resources
         self.observation_space = gym.spaces.Dict({
             OBS_STATE: gym.spaces.Box(0.0, 1.0, shape=(self.builder.length,), dtype=np.float32),
             OBS_MEASUREMENTS: gym.spaces.Box(0.0, 1.0, shape=(m,), dtype=np.float32),
@@ -141,12 +138,10 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
         return obs, {INFO_START: start, INFO_MEASUREMENTS: obs[OBS_MEASUREMENTS], INFO_GOAL: obs[OBS_GOAL]}
 
     def _observe(self) -> dict[str, np.ndarray]:
-        state, mask, self._window = self.builder.build(self.sim)
-        self._mask = mask
-        self.action_space.set_mask(mask)
-        return {OBS_STATE: state, OBS_MEASUREMENTS: measurements(self.sim, self.queue_scale),
-                OBS_GOAL: decision_goal(self.sim, self.config.queue_weight).astype(np.float32),
-                OBS_ACTION_MASK: mask.copy()}
+        obs, self._window = observe(self.builder, self.sim, self.config)
+        self._mask = obs[OBS_ACTION_MASK].copy()
+        self.action_space.set_mask(self._mask)
+        return obs
 
     def render(self):
         return render(self.sim, self.render_mode)

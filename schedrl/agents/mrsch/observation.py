@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedrl.sim.state import QUEUED
+from schedrl.agents.mrsch.goal import decision_goal
+from schedrl.agents.mrsch.keys import OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE
 from schedrl.workload.workload import Workload
 
 
@@ -79,8 +80,17 @@ def measurements(sim, queue_scale: float | None = None) -> np.ndarray:
     util = (1.0 - sim.free / sim.capacity).astype(np.float32)
     if queue_scale is None:
         return util
-    q = float(np.count_nonzero(sim.state.status == QUEUED))
+    q = float(len(sim.queue))
     return np.append(util, np.float32(q / (q + queue_scale)))
+
+
+def observe(builder: "StateBuilder", sim, config) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The observation of `sim` under an `MRSchEnvConfig` (state, measurements, goal, mask) and the window's
+    job indices: what the env returns and what a trained policy is given, built in one place."""
+    state, mask, window = builder.build(sim)
+    queue_scale = config.queue_scale if config.queue_weight > 0 else None
+    return {OBS_STATE: state, OBS_MEASUREMENTS: measurements(sim, queue_scale),
+            OBS_GOAL: decision_goal(sim, config.queue_weight).astype(np.float32), OBS_ACTION_MASK: mask}, window
 
 
 class StateBuilder:
@@ -97,6 +107,11 @@ class StateBuilder:
         self.length = state_length(window, self.counts)
         # middle of every unit of every resource, one flat array per resource
         self._middles = [(np.arange(c) + 0.5) * s for c, s in zip(self.counts, self.sizes)]
+
+    @classmethod
+    def for_config(cls, resources: tuple[str, ...], capacity: np.ndarray, config, norm: StateNorm) -> "StateBuilder":
+        """The builder an `MRSchEnvConfig` asks for (window, units, the fit-first mask)."""
+        return cls(resources, capacity, config.window, norm, config.bb_unit_gb, config.power_units, config.fit_first)
 
     def build(self, sim) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(state vector, mask, window job indices)."""

@@ -15,9 +15,7 @@ import torch
 from ray.rllib.core.columns import Columns
 
 from schedrl.agents.mrsch.config import MRSchEnvConfig
-from schedrl.agents.mrsch.goal import decision_goal
-from schedrl.agents.mrsch.keys import OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE
-from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, measurements
+from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, observe
 
 
 class ObservationPolicy:
@@ -35,16 +33,9 @@ class ObservationPolicy:
 
     def observe(self, sim) -> tuple[dict[str, np.ndarray], np.ndarray]:
         if self._for is not sim:
-            c = self.config
-            self._builder = StateBuilder(sim.resources, sim.capacity, c.window, self.norm, c.bb_unit_gb, c.power_units,
-                                         c.fit_first)
+            self._builder = StateBuilder.for_config(sim.resources, sim.capacity, self.config, self.norm)
             self._for = sim
-        state, mask, window = self._builder.build(sim)
-        c = self.config
-        queue_scale = c.queue_scale if c.queue_weight > 0 else None
-        obs = {OBS_STATE: state, OBS_MEASUREMENTS: measurements(sim, queue_scale),
-               OBS_GOAL: decision_goal(sim, c.queue_weight).astype(np.float32), OBS_ACTION_MASK: mask}
-        return obs, window
+        return observe(self._builder, sim, self.config)
 
     def scores(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         raise NotImplementedError

@@ -24,7 +24,7 @@ from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, SEQUENCE_FIELDS, 
 from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import METRIC
 from schedrl.agents.rlschert.settings import (
-    DISCOUNTS, MODELS, NO_IMITATION, RLSCHERT_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
+    DISCOUNTS, IMITATION_START, IMITATION_STEPS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
 )
 from schedrl.sim.config import SimConfig
 
@@ -124,13 +124,14 @@ class RLSchertAgent(Agent):
         steps, floor = getattr(args, "imitation_steps", None), getattr(args, "imitation_floor", None)
         if steps is not None and steps < 0:
             raise ValueError(f"--imitation-steps must be >= 0; got {steps}")
-        if floor is not None and not 0.0 <= floor <= 0.5:
-            raise ValueError(f"--imitation-floor must be in [0, 0.5] (alpha_t starts at 0.5); got {floor}")
-        if steps == 0 and floor:
-            raise ValueError("--imitation-steps 0 turns imitation off; it cannot have --imitation-floor")
-        if steps is not None or floor is not None:
-            end = RLSCHERT_IMITATION[-1][0] if steps is None else steps
-            fields["imitation_schedule"] = NO_IMITATION if steps == 0 else ((0, 0.5), (end, floor or 0.0))
+        if floor is not None and not 0.0 <= floor <= IMITATION_START:
+            raise ValueError(f"--imitation-floor must be in [0, {IMITATION_START}] (alpha_t starts there); got {floor}")
+        if steps == 0:
+            if floor:
+                raise ValueError("--imitation-steps 0 turns imitation off; it cannot have --imitation-floor")
+            fields["imitation_schedule"] = NO_IMITATION
+        elif steps is not None or floor is not None:
+            fields["imitation_schedule"] = ((0, IMITATION_START), (steps or IMITATION_STEPS, floor or 0.0))
         if getattr(args, "warm_start", None) is not None:
             fields["warm_start"] = bool(args.warm_start)
         if getattr(args, "warm_start_rounds", None) is not None:
