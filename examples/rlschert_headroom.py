@@ -27,12 +27,7 @@ import numpy as np
 
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.evaluation import run_sequences, validation_seeds
-from schedrl.dtsim.heuristics import make_policy
-
-
-def startable(sim) -> list[tuple[int, int]]:
-    """(visible slot, job) of each visible job whose earliest fit is now."""
-    return [(i, j) for i, (j, offset) in enumerate(zip(sim.visible, sim.start_offsets())) if offset == 0]
+from schedrl.dtsim.heuristics import make_policy, startable
 
 
 class Rule:

@@ -31,7 +31,7 @@ class Policy(Protocol):
         ...
 
 
-def _startable(sim: DTSim) -> list[tuple[int, int]]:
+def startable(sim: DTSim) -> list[tuple[int, int]]:
     """(visible slot, job) of every visible job that can start now."""
     return [(i, j) for i, (j, offset) in enumerate(zip(sim.visible, sim.start_offsets())) if offset == 0]
 
@@ -43,11 +43,11 @@ class _Scored:
         raise NotImplementedError
 
     def act(self, sim: DTSim) -> int:
-        startable = _startable(sim)
-        if not startable:
+        ready = startable(sim)
+        if not ready:
             return sim.config.void_action
-        scores = self.score(sim, [j for _, j in startable])
-        return startable[int(np.argmax(scores))][0]
+        scores = self.score(sim, [j for _, j in ready])
+        return ready[int(np.argmax(scores))][0]
 
 
 class SJF(_Scored):
@@ -100,10 +100,10 @@ class Random:
         self.rng = np.random.default_rng(self.seed)
 
     def act(self, sim: DTSim) -> int:
-        startable = _startable(sim)
-        if not startable:
+        ready = startable(sim)
+        if not ready:
             return sim.config.void_action
-        return startable[int(self.rng.integers(len(startable)))][0]
+        return ready[int(self.rng.integers(len(ready)))][0]
 
 
 @dataclass(frozen=True)
