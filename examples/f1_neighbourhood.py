@@ -15,6 +15,8 @@ how much room that class leaves above F1 on a trace, without any training:
    with F1 after each, keep the best. Seeing the future arrivals and true run times, it never does worse
    than F1 on a sequence: a bound on what better decisions are worth, not what an online policy can learn.
    The same planner knowing only the jobs submitted so far and their requested times is an online rule.
+   `--clone-episodes N` clones the hindsight planner's decisions into a kernel network (behaviour cloning, as
+   the warm start does) and scores the clone on the held-out windows.
 
     python examples/f1_neighbourhood.py --trace default
     python examples/f1_neighbourhood.py --trace lublin_256 --preset rlscheduler --cleaning rlscheduler
@@ -150,6 +152,67 @@ def feature_scales(starts, length) -> tuple[np.ndarray, float]:
     return np.maximum(spread, 1e-9), float(np.concatenate(keys).std())
 
 
+def clone_planner(trace: str, preset: str, cleaning: str, k: int, episodes: int, held_out, jobs: int,
+                  seed: int) -> tuple[float, float, np.ndarray]:
+    """Clone the hindsight lookahead's decisions on `episodes` training sequences of the env into a kernel
+    network (key features f1,sjf,wfp3,unicep, so F1 itself is exactly learnable); returns the share of the
+    planner's decisions that are F1's, the clone's greedy agreement with the planner, and its held-out avg bsld
+    per window."""
+    import torch
+
+    from schedrl.agents.rlscheduler.env import RLSchedulerEnv
+    from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
+    from schedrl.agents.rlscheduler.modules import module_spec
+    from schedrl.agents.rlscheduler.observation import JobFeatures
+    from schedrl.agents.rlscheduler.policy import CheckpointPolicy
+    from schedrl.agents.rlscheduler.warm_start import Demonstrations, clone, teacher_slot
+    from schedrl.eval.policies import run_policy
+    from schedrl.heuristics import get_heuristic
+    from schedrl.metrics import summarize
+    from schedrl.sim import Simulator
+    from schedrl.sim.state import SimArrays
+    from schedrl.workload.sampling import sequence
+
+    config = {"trace": trace, "preset": preset, "cleaning": cleaning, "metric": "bsld", "backfill": "none",
+              "train_fraction": 0.7, "key_features": ("f1", "sjf", "wfp3", "unicep"),
+              "norm": JobFeatures.from_trace(_CONTEXT["workload"]).to_dict()}
+    env = RLSchedulerEnv(config=dict(config))
+    f1 = get_heuristic("f1")
+    obs_jobs, masks, slots, same = [], [], [], 0
+    for episode in range(episodes):
+        obs, _ = env.reset(seed=seed + episode)
+        key = f1_key(env.sim.state)
+        while True:
+            sim, visible = env.sim, env._visible
+            here, best = sim.state, None
+            for slot in np.argsort(key[visible], kind="stable")[:k]:
+                sim.state = SimArrays(*(a.copy() for a in here))
+                sim.pick(int(visible[slot]))
+                value = summarize(f1.run(sim)).value("bsld")
+                if best is None or value < best[1] - 1e-9:
+                    best = (int(slot), value)
+            sim.state = here
+            same += best[0] == teacher_slot(f1, env)
+            obs_jobs.append(obs[OBS_JOBS])
+            masks.append(obs[OBS_ACTION_MASK])
+            slots.append(best[0])
+            obs, _, terminated, truncated, _ = env.step(best[0])
+            if terminated or truncated:
+                break
+    n = len(slots)
+    demos = Demonstrations("lookahead", np.stack(obs_jobs), np.stack(masks), np.asarray(slots, np.int64),
+                           np.zeros(n, np.float32), np.zeros(episodes), {})
+    spec = module_spec("kernel")
+    spec.observation_space, spec.action_space = env.observation_space, env.action_space
+    torch.manual_seed(seed)
+    module = spec.build()
+    stats = clone(module, demos, epochs=8, seed=seed)
+    policy = CheckpointPolicy(module, dict(config))
+    values = np.array([summarize(run_policy(policy, Simulator(sequence(_CONTEXT["workload"], int(s), jobs),
+                                                              _CONTEXT["sim_config"]))).value("bsld") for s in held_out])
+    return same / n, float(stats["agreement"]), values
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", default="default")
@@ -160,6 +223,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1024, help="jobs per sequence (1024)")
     parser.add_argument("--scales", default="0.01,0.03,0.1,0.3", help="perturbation sizes ε (default 0.01,0.03,0.1,0.3)")
     parser.add_argument("--lookahead", type=int, default=4, help="jobs tried per decision by the bound (0: skip it)")
+    parser.add_argument("--clone-episodes", type=int, default=0,
+                        help="clone the hindsight lookahead's decisions on this many 256-job training sequences into a "
+                             "kernel network and score it on the held-out windows (default 0: skip)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
@@ -219,6 +285,13 @@ def main() -> None:
             print(f"\nlookahead over F1's {args.lookahead} best-ranked jobs ({label}): mean ratio to F1 "
                   f"{bound['train'].mean():.3f} on the training sequences, {bound['held_out'].mean():.3f} on the "
                   f"held-out windows (per window {np.round(bound['held_out'], 3).tolist()})", flush=True)
+    if args.clone_episodes > 0:
+        agree_f1, agreement, values = clone_planner(args.trace, args.preset, args.cleaning, max(args.lookahead, 1),
+                                                    args.clone_episodes, held_out, args.jobs, args.seed)
+        ratio = values / base["held_out"]
+        print(f"\nclone of the hindsight lookahead ({args.clone_episodes} training sequences; {agree_f1:.1%} of its "
+              f"decisions are F1's): greedy agreement with it {agreement:.1%}; held out: mean ratio to F1 "
+              f"{ratio.mean():.3f} (per window {np.round(ratio, 3).tolist()})")
     print(f"\n({time.perf_counter() - t0:.0f} s; ratios are means of per-sequence avg bsld / F1's on the same sequence)")
 
 
