@@ -324,7 +324,7 @@ def evaluate_generated(agent, env, policies, args) -> int:
     for label, (other, other_env, policy) in zip(labels, columns):
         values[label] = other.score_policy(policy, other_env, workload, ids, length)
     note = "given seeds" if given else "held-out seeds"
-    print(_formatted(Evaluation(agent.name, agent.metric(env), ids, length, values, note), args))
+    print(_formatted(Evaluation(agent.name, agent.metric(env), ids, length, values, note, tuple(labels)), args))
     return 0
 
 

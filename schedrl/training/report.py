@@ -425,9 +425,50 @@ class Evaluation:
     """Column label -> per-sequence values (baselines first, the trained policy last)."""
     note: str = "held out"
     """Where the sequences come from relative to training (`evaluation_note`)."""
+    trained: tuple[str, ...] | None = None
+    """The columns of trained policies (None: "RL" and "RL online" where present); the rest are baselines."""
 
     def mean(self, label: str) -> float:
         return float(np.mean(self.values[label]))
+
+    def comparisons(self) -> list[dict]:
+        """Each trained column against the best baseline, paired over the sequences: the difference of the means as
+        a % of the baseline's, the 95% interval (Student's t) of the mean per-sequence difference in the same unit,
+        and on how many sequences the policy is better, equal and worse. With a few sequences of very different
+        difficulty, a policy a few % from the best heuristic is often not distinguishable from it: this says so."""
+        trained = [k for k in (self.trained or ("RL", "RL online")) if k in self.values]
+        baselines = [k for k in self.values if k not in trained]
+        if not trained or not baselines:
+            return []
+        lower = METRICS[self.metric][1]
+        best = (min if lower else max)(baselines, key=self.mean)
+        base = np.asarray(self.values[best], dtype=float)
+        out = []
+        for label in trained:
+            diff = np.asarray(self.values[label], dtype=float) - base
+            n, scale = len(diff), abs(float(base.mean())) or 1.0
+            half = t975(n - 1) * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
+            better = int(np.sum(diff < 0 if lower else diff > 0))
+            equal = int(np.sum(diff == 0))
+            out.append({"policy": label, "baseline": best, "sequences": n,
+                        "difference_pct": 100.0 * float(diff.mean()) / scale,
+                        "ci95_pct": [100.0 * (float(diff.mean()) - half) / scale, 100.0 * (float(diff.mean()) + half) / scale],
+                        "better": better, "equal": equal, "worse": n - better - equal})
+        return out
+
+    def comparison_lines(self) -> list[str]:
+        lines = []
+        for c in self.comparisons():
+            lo, hi = c["ci95_pct"]
+            ahead = (c["difference_pct"] < 0) == METRICS[self.metric][1]
+            verdict = ("the same schedule quality on every sequence" if c["equal"] == c["sequences"]
+                       else "not distinguishable from it on these sequences" if lo <= 0 <= hi
+                       else "better" if ahead else "worse")
+            interval = "" if lo != lo else f"; 95% CI of the paired mean difference {lo:+.1f}% to {hi:+.1f}%"
+            lines.append(f"{c['policy']} vs {c['baseline']} (the best baseline): {c['difference_pct']:+.1f}%{interval}; "
+                         f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} "
+                         f"sequences: {verdict}")
+        return lines
 
     @property
     def best(self) -> str:
@@ -436,7 +477,8 @@ class Evaluation:
 
     def to_dict(self) -> dict:
         return {"trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.jobs, "note": self.note,
-                "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v} for k, v in self.values.items()]}
+                "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v} for k, v in self.values.items()],
+                "comparisons": self.comparisons()}
 
     def _cells(self) -> tuple[list[str], list[str]]:
         header = list(self.values)
@@ -444,7 +486,8 @@ class Evaluation:
 
     def to_markdown(self) -> str:
         header, cells = self._cells()
-        return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header), "| " + " | ".join(cells) + " |"])
+        return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header), "| " + " | ".join(cells) + " |"]
+                         + ["", *self.comparison_lines()] * bool(self.comparisons()))
 
     def to_text(self) -> str:
         header, cells = self._cells()
@@ -452,7 +495,7 @@ class Evaluation:
         title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs "
                  f"({self.note}; * = best)")
         return "\n".join([title, "  ".join(h.rjust(w) for h, w in zip(header, widths)),
-                          "  ".join(c.rjust(w) for c, w in zip(cells, widths))])
+                          "  ".join(c.rjust(w) for c, w in zip(cells, widths)), *self.comparison_lines()])
 
 
 def evaluation_note(agent, env, workload, starts, length: int) -> str:

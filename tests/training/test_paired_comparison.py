@@ -1,0 +1,60 @@
+"""`Evaluation.comparisons`: the trained policy against the best baseline, paired over the same sequences."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from schedrl.training.report import Evaluation, t975
+
+F1 = [350.0, 180.0, 150.0, 140.0, 330.0, 190.0, 400.0, 200.0, 340.0, 270.0]
+
+
+def test_the_interval_is_students_t_on_the_per_sequence_differences():
+    rl = [v - 10.0 + (3.0 if i % 2 else -3.0) for i, v in enumerate(F1)]  # 10 better on average, +-3 noise
+    e = Evaluation("t", "bsld", list(range(10)), 1024, {"FCFS": [9000.0] * 10, "F1": F1, "RL": rl})
+    (c,) = e.comparisons()
+    diff = np.subtract(rl, F1)
+    half = t975(9) * diff.std(ddof=1) / np.sqrt(10)
+    assert c["baseline"] == "F1" and c["policy"] == "RL" and c["sequences"] == 10
+    assert c["difference_pct"] == pytest.approx(100 * diff.mean() / np.mean(F1))
+    assert c["ci95_pct"] == pytest.approx([100 * (diff.mean() - half) / np.mean(F1), 100 * (diff.mean() + half) / np.mean(F1)])
+    assert (c["better"], c["equal"], c["worse"]) == (10, 0, 0)
+    assert e.comparison_lines()[0].endswith(": better")  # the interval excludes 0
+
+
+def test_a_policy_within_the_noise_is_called_not_distinguishable():
+    rl = [v * (0.9 if i % 2 else 1.1) for i, v in enumerate(F1)]
+    e = Evaluation("t", "bsld", list(range(10)), 1024, {"F1": F1, "SJF": [v * 1.3 for v in F1], "RL": rl})
+    (c,) = e.comparisons()
+    assert c["ci95_pct"][0] < 0 < c["ci95_pct"][1]
+    assert (c["better"], c["worse"]) == (5, 5)
+    text = e.to_text()
+    assert "RL vs F1 (the best baseline)" in text and "not distinguishable" in text
+    assert "not distinguishable" in e.to_markdown()
+
+
+def test_higher_is_better_metrics_and_a_worse_policy():
+    util = [0.8, 0.7, 0.75, 0.82]
+    e = Evaluation("t", "utilization", [0, 1, 2, 3], 1024, {"FCFS": util, "RL": [u - 0.05 for u in util]})
+    (c,) = e.comparisons()
+    assert c["worse"] == 4 and c["difference_pct"] < 0
+    assert e.comparison_lines()[0].endswith(": worse")
+
+
+def test_identical_schedules_and_json():
+    e = Evaluation("t", "bsld", [0, 1], 1024, {"F1": [2.0, 3.0], "RL": [2.0, 3.0], "RL online": [1.0, 2.0]})
+    first, online = e.comparisons()
+    assert first["equal"] == 2 and e.comparison_lines()[0].endswith("the same schedule quality on every sequence")
+    assert online["policy"] == "RL online" and online["baseline"] == "F1"  # baselines exclude every trained column
+    assert json.loads(json.dumps(e.to_dict()))["comparisons"][1]["better"] == 2
+
+
+def test_named_trained_columns_and_no_comparison_without_a_policy():
+    e = Evaluation("t", "slowdown", [0, 1], 140, {"SAF": [10.0, 11.0], "RLSCHERT": [9.0, 10.0], "DEEPRM": [12.0, 12.0]},
+                   trained=("RLSCHERT", "DEEPRM"))
+    assert [(c["policy"], c["baseline"]) for c in e.comparisons()] == [("RLSCHERT", "SAF"), ("DEEPRM", "SAF")]
+    assert Evaluation("t", "bsld", [0], 1024, {"FCFS": [5.0], "SJF": [4.0]}).comparisons() == []
+    assert "best baseline" not in Evaluation("t", "bsld", [0], 1024, {"FCFS": [5.0]}).to_text()
