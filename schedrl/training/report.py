@@ -141,10 +141,12 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
             length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings)
             key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
             if key not in cache:
-                cache[key] = {k: float(np.mean(v)) for k, v in agent.score_baselines(env, workload, starts, length).items()}
-            values = cache[key]
+                cache[key] = agent.score_baselines(env, workload, starts, length)
+            per_sequence = cache[key]
+            values = {k: float(np.mean(v)) for k, v in per_sequence.items()}
             rl = agent.score_policy(load_policy(row.checkpoint), env, workload, starts, length)
             metric = agent.metric(env)
+            paired = Evaluation(trace, metric, list(starts), length, {**per_sequence, "RL": rl}).comparisons()[0]
             lower = METRICS[metric][1]
             best_h = (min if lower else max)(values, key=values.get)
             rl_value = float(np.mean(rl))
@@ -153,7 +155,7 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
                          "backfill": getattr(env, "backfill", "-"), "metric": metric, "sequences": len(starts),
                          "jobs": length, "starts": starts, "baselines": list(values),
                          **values, "rl": rl_value, "best_heuristic": best_h, "rl_vs_best_heuristic_pct": gain,
-                         "per_sequence_rl": rl})
+                         "per_sequence_rl": rl, "paired_vs_best_heuristic": paired})
     return rows
 
 
@@ -324,9 +326,10 @@ def seeds_markdown(spec, evaluation: list[dict]) -> list[str]:
         ttb = f"{e['time_to_beat_s']:.0f}" if e.get("time_to_beat_s") is not None else "never"
         table.append([e["trial"], e["group"], e["evaluated_on"], *[_cell(e["values"].get(k, "")) for k in keys],
                       f"{e['rl']:.2f}", f"{e[e['best_heuristic']]:.2f} ({e['best_heuristic']})",
-                      "yes" if beat else "no", ttb, str(e["iterations"])])
+                      "yes" if beat else "no", _paired_cell(e.get("paired_vs_best_heuristic")), ttb, str(e["iterations"])])
     lines += _md(["trial", "group", "evaluated on", *keys, "RL", "best heuristic", "beats it",
-                  "validation first beat it at (s)", "iterations"], table)
+                  "vs it, paired: difference [95% CI], better/worse sequences", "validation first beat it at (s)",
+                  "iterations"], table)
     lines += ["", "## Summary per group (95% CI of the mean: Student's t)", ""]
     lines += _md(["group", "evaluated on", "trials", "mean", "± 95% CI", "std", "best", "worst", "best heuristic",
                   "trials beating it", "median time to beat on validation (s)"],
@@ -338,6 +341,15 @@ def seeds_markdown(spec, evaluation: list[dict]) -> list[str]:
                     if g["median_time_to_beat_validation_s"] is not None else "never")]
                   for g in seed_summary(evaluation)])
     return lines
+
+
+def _paired_cell(paired: dict | None) -> str:
+    """"+5.2% [-3.0, +13.3], 3/7" from `Evaluation.comparisons` (an empty cell for runs evaluated before it existed)."""
+    if not paired:
+        return ""
+    lo, hi = paired["ci95_pct"]
+    interval = "" if lo != lo else f" [{lo:+.1f}, {hi:+.1f}]"
+    return f"{paired['difference_pct']:+.1f}%{interval}, {paired['better']}/{paired['worse']}"
 
 
 def _lower(evaluation_row: dict) -> bool:

@@ -154,3 +154,9 @@ def test_resume_finishes_an_interrupted_sweep_without_rerunning_finished_trials(
     assert seeds["trials"] == 2 and 0 <= seeds["beat_best_heuristic"] <= 2
     assert seeds["mean"] == pytest.approx(np.mean([e["rl"] for e in report["evaluation"]]))
     assert "## Summary per group" in (out / "results.md").read_text()
+    # and each trial paired against the best heuristic on those sequences (one sequence: no interval)
+    for e in report["evaluation"]:
+        paired = e["paired_vs_best_heuristic"]
+        assert paired["baseline"] == e["best_heuristic"] and paired["sequences"] == 1
+        assert paired["difference_pct"] == pytest.approx(100 * (e["rl"] - e[e["best_heuristic"]]) / e[e["best_heuristic"]])
+    assert "vs it, paired" in (out / "results.md").read_text()
