@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from schedrl.eval import paired
 from schedrl.eval.policies import policy_label, resolve_policy, run_policy
 from schedrl.eval.progress import Progress
 from schedrl.metrics import METRICS, summarize
@@ -82,6 +83,8 @@ class Comparison:
     config: SimConfig
     values: dict = field(default_factory=dict)  # (backfill, policy) -> list of per-sequence values
     labels: dict = field(default_factory=dict)  # policy name -> table column label where not `policy_label(name)`
+    trained: list = field(default_factory=list)
+    """Names of the trained policies (`checkpoint:` specs): each is paired with the best other policy per backfill."""
 
     def mean(self, backfill: str, policy: str) -> float:
         return float(np.mean(self.values[(backfill, policy)]))
@@ -92,12 +95,27 @@ class Comparison:
         means = {p: self.mean(backfill, p) for p in self.policies}
         return (min if lower else max)(means, key=means.get)
 
+    def comparisons(self) -> list[dict]:
+        """Per backfill, each trained policy paired with the best of the others (`schedrl.eval.paired`)."""
+        out = []
+        for b in self.backfills:
+            values = {self.labels.get(p) or policy_label(p): self.values[(b, p)] for p in self.policies}
+            trained = [self.labels.get(p) or policy_label(p) for p in self.trained]
+            out += [{"backfill": b, **c} for c in paired.comparisons(values, trained, self.metric)]
+        return out
+
+    def comparison_lines(self) -> list[str]:
+        found = self.comparisons()
+        several = len(self.backfills) > 1
+        return [line for c in found for line in paired.lines([c], self.metric, f"backfill {c['backfill']}: " * several)]
+
     def to_dict(self) -> dict:
         return {
             "trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.length,
             "config": {k: v for k, v in vars(self.config).items() if k != "backfill"},
             "results": [{"backfill": b, "policy": p, "mean": self.mean(b, p), "per_sequence": self.values[(b, p)]}
                         for b in self.backfills for p in self.policies],
+            **({"comparisons": self.comparisons()} if self.trained else {}),
         }
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
@@ -114,13 +132,15 @@ class Comparison:
         fmt = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
         title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.length} jobs "
                  f"({self.config.discipline}; * = best)")
-        return "\n".join([title, fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+        return "\n".join([title, fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+                         + self.comparison_lines())
 
     def to_markdown(self) -> str:
         header, rows = self._rows()
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines)
+        found = self.comparison_lines()
+        return "\n".join(lines + ["", *found] * bool(found))
 
     def to_csv(self) -> str:
         out = io.StringIO()
@@ -158,7 +178,8 @@ def compare(workload: Workload, policies: list, backfills: list[str], starts: li
     names = policy_names(policies)
     resolved = {name: resolve_policy(p, seed) for name, p in zip(names, policies)}
     result = Comparison(workload.name, metric, list(starts), length, names, list(backfills), config,
-                        labels={n: n for n, p in zip(names, policies) if not isinstance(p, str)})
+                        labels={n: n for n, p in zip(names, policies) if not isinstance(p, str)},
+                        trained=[n for n, p in zip(names, policies) if isinstance(p, str) and p.startswith("checkpoint:")])
     with Progress(len(policies) * len(backfills) * len(starts), "compare", enabled=progress) as bar:
         for b in backfills:
             cfg = replace(config, backfill=b)

@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from schedrl.agents.checkpoint import load_policy
+from schedrl.eval import paired
 from schedrl.eval.compare import choose_starts
+from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
 from schedrl.training.spec import group_label, trial_group, trial_values
 
@@ -170,15 +172,6 @@ def evaluate_trials(spec, rows: list[TrialRow]) -> list[dict]:
         e["time_to_beat_s"] = row.time_to_beat[1] if row.time_to_beat else None
         e["iterations"] = row.iterations
     return evaluation
-
-
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
-def t975(df: int) -> float:
-    """Student's t 97.5% quantile for `df` degrees of freedom (two-sided 95% interval); 1.96 past 30."""
-    return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
 
 
 def seed_summary(evaluation: list[dict]) -> list[dict]:
@@ -444,43 +437,11 @@ class Evaluation:
         return float(np.mean(self.values[label]))
 
     def comparisons(self) -> list[dict]:
-        """Each trained column against the best baseline, paired over the sequences: the difference of the means as
-        a % of the baseline's, the 95% interval (Student's t) of the mean per-sequence difference in the same unit,
-        and on how many sequences the policy is better, equal and worse. With a few sequences of very different
-        difficulty, a policy a few % from the best heuristic is often not distinguishable from it: this says so."""
-        trained = [k for k in (self.trained or ("RL", "RL online")) if k in self.values]
-        baselines = [k for k in self.values if k not in trained]
-        if not trained or not baselines:
-            return []
-        lower = METRICS[self.metric][1]
-        best = (min if lower else max)(baselines, key=self.mean)
-        base = np.asarray(self.values[best], dtype=float)
-        out = []
-        for label in trained:
-            diff = np.asarray(self.values[label], dtype=float) - base
-            n, scale = len(diff), abs(float(base.mean())) or 1.0
-            half = t975(n - 1) * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
-            better = int(np.sum(diff < 0 if lower else diff > 0))
-            equal = int(np.sum(diff == 0))
-            out.append({"policy": label, "baseline": best, "sequences": n,
-                        "difference_pct": 100.0 * float(diff.mean()) / scale,
-                        "ci95_pct": [100.0 * (float(diff.mean()) - half) / scale, 100.0 * (float(diff.mean()) + half) / scale],
-                        "better": better, "equal": equal, "worse": n - better - equal})
-        return out
+        """Each trained column against the best baseline, paired over the sequences (`schedrl.eval.paired`)."""
+        return paired.comparisons(self.values, self.trained or ("RL", "RL online"), self.metric)
 
     def comparison_lines(self) -> list[str]:
-        lines = []
-        for c in self.comparisons():
-            lo, hi = c["ci95_pct"]
-            ahead = (c["difference_pct"] < 0) == METRICS[self.metric][1]
-            verdict = ("the same schedule quality on every sequence" if c["equal"] == c["sequences"]
-                       else "not distinguishable from it on these sequences" if lo <= 0 <= hi
-                       else "better" if ahead else "worse")
-            interval = "" if lo != lo else f"; 95% CI of the paired mean difference {lo:+.1f}% to {hi:+.1f}%"
-            lines.append(f"{c['policy']} vs {c['baseline']} (the best baseline): {c['difference_pct']:+.1f}%{interval}; "
-                         f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} "
-                         f"sequences: {verdict}")
-        return lines
+        return paired.lines(self.comparisons(), self.metric)
 
     @property
     def best(self) -> str:

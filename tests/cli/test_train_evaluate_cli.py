@@ -102,7 +102,9 @@ def test_evaluate_defaults_to_the_training_trace_and_backfill(trained, capsys):
     text = captured.out
     assert text.startswith("avg bsld on default: mean over 1 sequences of 64 jobs")
     assert text.splitlines()[1].split()[-1] == "RL"
-    assert [line.split()[0] for line in text.splitlines()[3:]] == ["none"]
+    assert [line.split()[0] for line in text.splitlines()[3:-1]] == ["none"]
+    # the last line pairs the policy with the best heuristic on the same sequence (one sequence: no interval)
+    assert text.splitlines()[-1].startswith("RL vs ") and "of 1 sequences" in text.splitlines()[-1]
 
 
 def test_checkpoint_is_a_simulate_policy(trained, capsys):
@@ -196,7 +198,8 @@ def test_select_scores_every_checkpoint_on_sequences_clear_of_the_evaluation(tra
     assert selection["best"] == best and "best checkpoint by validation wait" in captured.out
     # --evaluate: the chosen checkpoint on the run's own evaluation sequences, as one more table column
     assert f"mean over {len(held_out['starts'])} sequences of {held_out['jobs']} jobs" in captured.out
-    assert captured.out.splitlines()[-3].split()[-1] == "RL"
+    assert captured.out.splitlines()[-4].split()[-1] == "RL"
+    assert captured.out.splitlines()[-1].startswith("RL vs ")  # paired with the best heuristic on those sequences
     with pytest.raises(ValueError, match="keep 64-job sequences clear of the 1 evaluation sequences"):
         validation_starts(workload, 64, 100, 0, avoid=[0], avoid_jobs=len(workload) - 70)
 

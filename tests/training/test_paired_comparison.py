@@ -58,3 +58,22 @@ def test_named_trained_columns_and_no_comparison_without_a_policy():
     assert [(c["policy"], c["baseline"]) for c in e.comparisons()] == [("RLSCHERT", "SAF"), ("DEEPRM", "SAF")]
     assert Evaluation("t", "bsld", [0], 1024, {"FCFS": [5.0], "SJF": [4.0]}).comparisons() == []
     assert "best baseline" not in Evaluation("t", "bsld", [0], 1024, {"FCFS": [5.0]}).to_text()
+
+
+def test_the_compare_table_pairs_each_checkpoint_per_backfill():
+    from schedrl.eval.compare import Comparison
+    from schedrl.sim import SimConfig
+
+    c = Comparison("t", "bsld", [0, 1, 2], 1024, ["sjf", "f1", "checkpoint:/x"], ["none", "easy"], SimConfig(),
+                   trained=["checkpoint:/x"])
+    c.values = {("none", "sjf"): [5.0, 6.0, 7.0], ("none", "f1"): [4.0, 5.0, 6.0], ("none", "checkpoint:/x"): [4.0, 5.0, 6.0],
+                ("easy", "sjf"): [2.0, 2.0, 2.0], ("easy", "f1"): [3.0, 3.0, 3.0], ("easy", "checkpoint:/x"): [2.5, 2.6, 2.4]}
+    none, easy = c.comparisons()
+    assert (none["backfill"], none["baseline"], none["equal"]) == ("none", "F1", 3)
+    assert (easy["backfill"], easy["baseline"], easy["worse"]) == ("easy", "SJF", 3)
+    text = c.to_text()
+    assert "backfill none: RL vs F1" in text and "backfill easy: RL vs SJF" in text and text.rstrip().endswith("worse")
+    assert c.to_dict()["comparisons"][1]["baseline"] == "SJF"
+    # heuristics only (schedrl compare): no comparison
+    c.trained = []
+    assert c.comparisons() == [] and "best baseline" not in c.to_markdown() and "comparisons" not in c.to_dict()
