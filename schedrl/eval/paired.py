@@ -38,12 +38,12 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
     for label in trained:
         diff = np.asarray(values[label], dtype=float) - base
         n, scale = len(diff), abs(float(base.mean())) or 1.0
-        half = t975(n - 1) * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
+        half = t975(n - 1) * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
         better = int(np.sum(diff < 0 if lower else diff > 0))
         equal = int(np.sum(diff == 0))
         mean = float(diff.mean())
         out.append({"policy": label, "baseline": best, "sequences": n, "difference_pct": 100.0 * mean / scale,
-                    "ci95_pct": [100.0 * (mean - half) / scale, 100.0 * (mean + half) / scale],
+                    "ci95_pct": None if n < 2 else [100.0 * (mean - half) / scale, 100.0 * (mean + half) / scale],
                     "better": better, "equal": equal, "worse": n - better - equal})
     return out
 
@@ -52,12 +52,12 @@ def lines(found: list[dict], metric: str, where: str = "") -> list[str]:
     """One sentence per comparison, ending in its verdict (better / worse / not distinguishable / the same)."""
     out = []
     for c in found:
-        lo, hi = c["ci95_pct"]
+        interval = c["ci95_pct"]  # None with one sequence: no interval, the verdict is the sign
         ahead = (c["difference_pct"] < 0) == METRICS[metric][1]
         verdict = ("the same schedule quality on every sequence" if c["equal"] == c["sequences"]
-                   else "not distinguishable from it on these sequences" if lo <= 0 <= hi
+                   else "not distinguishable from it on these sequences" if interval and interval[0] <= 0 <= interval[1]
                    else "better" if ahead else "worse")
-        interval = "" if lo != lo else f"; 95% CI of the paired mean difference {lo:+.1f}% to {hi:+.1f}%"
+        interval = f"; 95% CI of the paired mean difference {interval[0]:+.1f}% to {interval[1]:+.1f}%" if interval else ""
         out.append(f"{where}{c['policy']} vs {c['baseline']} (the best baseline): {c['difference_pct']:+.1f}%{interval}; "
                    f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} "
                    f"sequences: {verdict}")

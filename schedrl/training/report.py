@@ -340,8 +340,7 @@ def _paired_cell(paired: dict | None) -> str:
     """"+5.2% [-3.0, +13.3], 3/7" from `Evaluation.comparisons` (an empty cell for runs evaluated before it existed)."""
     if not paired:
         return ""
-    lo, hi = paired["ci95_pct"]
-    interval = "" if lo != lo else f" [{lo:+.1f}, {hi:+.1f}]"
+    interval = f" [{paired['ci95_pct'][0]:+.1f}, {paired['ci95_pct'][1]:+.1f}]" if paired["ci95_pct"] else ""
     return f"{paired['difference_pct']:+.1f}%{interval}, {paired['better']}/{paired['worse']}"
 
 

@@ -60,6 +60,14 @@ def test_named_trained_columns_and_no_comparison_without_a_policy():
     assert "best baseline" not in Evaluation("t", "bsld", [0], 1024, {"FCFS": [5.0]}).to_text()
 
 
+def test_one_sequence_has_no_interval_and_stays_strict_json():
+    e = Evaluation("t", "bsld", [0], 1024, {"FCFS": [5.0], "RL": [4.0]})
+    (c,) = e.comparisons()
+    assert c["ci95_pct"] is None and c["better"] == 1
+    assert e.comparison_lines()[0].endswith("of 1 sequences: better") and "CI" not in e.comparison_lines()[0]
+    json.dumps(e.to_dict(), allow_nan=False)  # no NaN in evaluation.json
+
+
 def test_the_compare_table_pairs_each_checkpoint_per_backfill():
     from schedrl.eval.compare import Comparison
     from schedrl.sim import SimConfig
