@@ -57,9 +57,43 @@ def _static_features(st, machine: float) -> np.ndarray:
     return np.stack([l10r, np.log10(n), n / machine, l10r * n / machine, np.log10(np.maximum(st.submit, 1.0))], 1)
 
 
-def f1_key(st) -> np.ndarray:
-    """F1's key per job (schedrl.heuristics.keys: log10(r) * n + 870 * log10(s))."""
-    return np.log10(st.est) * st.req[:, 0] + 870.0 * np.log10(np.maximum(st.submit, 1.0))
+def f1_key(sim) -> np.ndarray:
+    """F1's key of every job of `sim` (the heuristic's own `priority_key`; it does not change while a job waits)."""
+    from schedrl.heuristics import keys
+
+    procs = np.asarray(sim.workload.procs_req, dtype=np.float64)
+    return np.array([keys.priority_key(keys.F1, sim.state_ref, j, 0.0, procs) for j in range(len(procs))])
+
+
+def lookahead_pick(sim, f1, key: np.ndarray, candidates: np.ndarray, k: int, online: bool) -> int:
+    """The job among `candidates` (F1's `k` best-ranked of them tried) after which F1 finishes `sim` best.
+
+    `online`: the trials know only the jobs submitted so far, and their requested times, not their run times
+    (an online planner); otherwise they simulate the rest of the sequence as it will happen (a bound)."""
+    from schedrl.metrics import BSLD_TAU, summarize
+    from schedrl.sim.state import SimArrays
+
+    here, now = sim.state, sim.now
+    known = np.flatnonzero(here.submit <= now)
+    best = None
+    for j in candidates[np.argsort(key[candidates], kind="stable")[:k]]:
+        trial = SimArrays(*(a.copy() for a in here))
+        if online:
+            trial.submit[trial.submit > now] = 1e12  # unknown jobs arrive after every known one ends
+            trial.run[:] = np.minimum(trial.est, trial.limit)
+        sim.state = trial
+        sim.pick(int(j))
+        schedule = f1.run(sim)
+        if online:  # avg bsld of the known jobs, with the durations the planner assumed
+            run = trial.run[known]
+            value = float(np.maximum((schedule.start[known] - trial.submit[known] + run)
+                                     / np.maximum(run, BSLD_TAU), 1.0).mean())
+        else:
+            value = summarize(schedule).value("bsld")
+        if best is None or value < best[1] - 1e-9:
+            best = (int(j), value)
+    sim.state = here
+    return best[0]
 
 
 def run_rule(task: tuple[np.ndarray, int, int]) -> float:
@@ -72,7 +106,7 @@ def run_rule(task: tuple[np.ndarray, int, int]) -> float:
     sim = Simulator(sequence(_CONTEXT["workload"], start, length), _CONTEXT["sim_config"])
     st = sim.state
     machine = float(st.cap[0])
-    static = f1_key(st) + _static_features(st, machine) @ weights[:5]
+    static = f1_key(sim) + _static_features(st, machine) @ weights[:5]
     l10r = np.log10(np.maximum(st.est, 1.0))
     while sim.advance() != FINISHED:
         q = sim.queue
@@ -88,46 +122,20 @@ def run_rule(task: tuple[np.ndarray, int, int]) -> float:
 
 
 def run_lookahead(task: tuple[int, bool, int, int]) -> float:
-    """Avg bsld of the one-step lookahead over F1's `k` best-ranked jobs, F1 finishing every trial.
-
-    `online`: the trials know only the jobs submitted so far, and their requested times, not their run times
-    (an online planner); otherwise they simulate the rest of the sequence as it will happen (a bound)."""
+    """Avg bsld of the one-step lookahead over F1's `k` best-ranked jobs, F1 finishing every trial
+    (`lookahead_pick`; `online` as there)."""
     from schedrl.heuristics import get_heuristic
-    from schedrl.metrics import BSLD_TAU, summarize
+    from schedrl.metrics import summarize
     from schedrl.sim import FINISHED, Simulator
-    from schedrl.sim.state import SimArrays
     from schedrl.workload.sampling import sequence
 
     k, online, start, length = task
     f1 = get_heuristic("f1")
     sim = Simulator(sequence(_CONTEXT["workload"], start, length), _CONTEXT["sim_config"])
-    key = f1_key(sim.state)
+    key = f1_key(sim)
     while sim.advance() != FINISHED:
         q = sim.queue.copy()
-        if len(q) == 1:
-            sim.pick(int(q[0]))
-            continue
-        here, now = sim.state, sim.now
-        known = np.flatnonzero(here.submit <= now)
-        best = None
-        for j in q[np.argsort(key[q], kind="stable")[:k]]:
-            trial = SimArrays(*(a.copy() for a in here))
-            if online:
-                trial.submit[trial.submit > now] = 1e12  # unknown jobs arrive after every known one ends
-                trial.run[:] = np.minimum(trial.est, trial.limit)
-            sim.state = trial
-            sim.pick(int(j))
-            schedule = f1.run(sim)
-            if online:  # avg bsld of the known jobs, with the durations the planner assumed
-                run = trial.run[known]
-                value = float(np.maximum((schedule.start[known] - trial.submit[known] + run)
-                                         / np.maximum(run, BSLD_TAU), 1.0).mean())
-            else:
-                value = summarize(schedule).value("bsld")
-            if best is None or value < best[1] - 1e-9:
-                best = (int(j), value)
-        sim.state = here
-        sim.pick(best[0])
+        sim.pick(int(q[0]) if len(q) == 1 else lookahead_pick(sim, f1, key, q, k, online))
     return summarize(sim.schedule()).value("bsld")
 
 
@@ -146,7 +154,7 @@ def feature_scales(starts, length) -> tuple[np.ndarray, float]:
         rows.append(np.column_stack([_static_features(st, float(st.cap[0])), np.log10(1.0 + wait),
                                      wait / np.maximum(st.est, 10.0), np.full(len(wait), 0.5),
                                      0.5 * np.log10(np.maximum(st.est, 1.0))]))
-        keys.append(f1_key(st))
+        keys.append(f1_key(sim))
     spread = np.concatenate(rows).std(0)
     spread[7] = 0.5  # fits is 0/1 at a decision: spread of a fair coin
     return np.maximum(spread, 1e-9), float(np.concatenate(keys).std())
@@ -170,7 +178,6 @@ def clone_planner(trace: str, preset: str, cleaning: str, k: int, episodes: int,
     from schedrl.heuristics import get_heuristic
     from schedrl.metrics import summarize
     from schedrl.sim import Simulator
-    from schedrl.sim.state import SimArrays
     from schedrl.workload.sampling import sequence
 
     config = {"trace": trace, "preset": preset, "cleaning": cleaning, "metric": "bsld", "backfill": "none",
@@ -181,22 +188,15 @@ def clone_planner(trace: str, preset: str, cleaning: str, k: int, episodes: int,
     obs_jobs, masks, slots, same = [], [], [], 0
     for episode in range(episodes):
         obs, _ = env.reset(seed=seed + episode)
-        key = f1_key(env.sim.state)
+        key = f1_key(env.sim)
         while True:
-            sim, visible = env.sim, env._visible
-            here, best = sim.state, None
-            for slot in np.argsort(key[visible], kind="stable")[:k]:
-                sim.state = SimArrays(*(a.copy() for a in here))
-                sim.pick(int(visible[slot]))
-                value = summarize(f1.run(sim)).value("bsld")
-                if best is None or value < best[1] - 1e-9:
-                    best = (int(slot), value)
-            sim.state = here
-            same += best[0] == teacher_slot(f1, env)
+            visible = env._visible
+            slot = int(np.flatnonzero(visible == lookahead_pick(env.sim, f1, key, visible, k, False))[0])
+            same += slot == teacher_slot(f1, env)
             obs_jobs.append(obs[OBS_JOBS])
             masks.append(obs[OBS_ACTION_MASK])
-            slots.append(best[0])
-            obs, _, terminated, truncated, _ = env.step(best[0])
+            slots.append(slot)
+            obs, _, terminated, truncated, _ = env.step(slot)
             if terminated or truncated:
                 break
     n = len(slots)
