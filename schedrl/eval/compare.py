@@ -106,8 +106,8 @@ class Comparison:
 
     def comparison_lines(self) -> list[str]:
         found = self.comparisons()
-        several = len(self.backfills) > 1
-        return [line for c in found for line in paired.lines([c], self.metric, f"backfill {c['backfill']}: " * several)]
+        where = [f"backfill {c['backfill']}: " if len(self.backfills) > 1 else "" for c in found]
+        return [w + line for w, line in zip(where, paired.lines(found, self.metric))]
 
     def to_dict(self) -> dict:
         return {

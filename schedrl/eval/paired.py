@@ -48,7 +48,7 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
     return out
 
 
-def lines(found: list[dict], metric: str, where: str = "") -> list[str]:
+def lines(found: list[dict], metric: str) -> list[str]:
     """One sentence per comparison, ending in its verdict (better / worse / not distinguishable / the same)."""
     out = []
     for c in found:
@@ -58,7 +58,7 @@ def lines(found: list[dict], metric: str, where: str = "") -> list[str]:
                    else "not distinguishable from it on these sequences" if interval and interval[0] <= 0 <= interval[1]
                    else "better" if ahead else "worse")
         interval = f"; 95% CI of the paired mean difference {interval[0]:+.1f}% to {interval[1]:+.1f}%" if interval else ""
-        out.append(f"{where}{c['policy']} vs {c['baseline']} (the best baseline): {c['difference_pct']:+.1f}%{interval}; "
+        out.append(f"{c['policy']} vs {c['baseline']} (the best baseline): {c['difference_pct']:+.1f}%{interval}; "
                    f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} "
                    f"sequences: {verdict}")
     return out

@@ -148,7 +148,7 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
             values = {k: float(np.mean(v)) for k, v in per_sequence.items()}
             rl = agent.score_policy(load_policy(row.checkpoint), env, workload, starts, length)
             metric = agent.metric(env)
-            paired = Evaluation(trace, metric, list(starts), length, {**per_sequence, "RL": rl}).comparisons()[0]
+            (versus,) = paired.comparisons({**per_sequence, "RL": rl}, ("RL",), metric)
             lower = METRICS[metric][1]
             best_h = (min if lower else max)(values, key=values.get)
             rl_value = float(np.mean(rl))
@@ -157,7 +157,7 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
                          "backfill": getattr(env, "backfill", "-"), "metric": metric, "sequences": len(starts),
                          "jobs": length, "starts": starts, "baselines": list(values),
                          **values, "rl": rl_value, "best_heuristic": best_h, "rl_vs_best_heuristic_pct": gain,
-                         "per_sequence_rl": rl, "paired_vs_best_heuristic": paired})
+                         "per_sequence_rl": rl, "paired_vs_best_heuristic": versus})
     return rows
 
 
@@ -336,12 +336,12 @@ def seeds_markdown(spec, evaluation: list[dict]) -> list[str]:
     return lines
 
 
-def _paired_cell(paired: dict | None) -> str:
+def _paired_cell(versus: dict | None) -> str:
     """"+5.2% [-3.0, +13.3], 3/7" from `Evaluation.comparisons` (an empty cell for runs evaluated before it existed)."""
-    if not paired:
+    if not versus:
         return ""
-    interval = f" [{paired['ci95_pct'][0]:+.1f}, {paired['ci95_pct'][1]:+.1f}]" if paired["ci95_pct"] else ""
-    return f"{paired['difference_pct']:+.1f}%{interval}, {paired['better']}/{paired['worse']}"
+    interval = f" [{versus['ci95_pct'][0]:+.1f}, {versus['ci95_pct'][1]:+.1f}]" if versus["ci95_pct"] else ""
+    return f"{versus['difference_pct']:+.1f}%{interval}, {versus['better']}/{versus['worse']}"
 
 
 def _lower(evaluation_row: dict) -> bool:
