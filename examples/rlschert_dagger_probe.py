@@ -1,13 +1,13 @@
 """Plain cloning vs DAgger for RLSchert's warm start: the greedy clone's average slowdown on held-out sequences.
 
-    python examples/rlschert_dagger_probe.py --rounds 4 --sequences 16 [--kill] [--seed 0]
+    python examples/rlschert_dagger_probe.py --rounds 4 --sequences 16 [--kill] [--kill-head slots] [--seed 0]
 
 Fits a fresh MLP 64-64 to the env's teacher (SAF, with `--kill` the kill rule first) exactly as
 `schedrl train rlschert`'s warm start does (`schedrl/agents/rlschert/warm_start.py`, default settings:
 32 teacher sequences and 8 epochs, then rounds of 16 clone-driven sequences and 4-epoch refits), and
 after the plain fit and after every DAgger round scores the greedy clone on `--sequences` held-out
-sequences (the seeds `schedrl train --eval-sequences N` evaluates on), next to the Table 7 heuristics.
-docs/rlschert.md reports its output.
+sequences (the seeds `schedrl train --eval-sequences N` evaluates on), next to the Table 7 heuristics
+(with `--kill`, also with the kill rule), with its kills per sequence. docs/rlschert.md reports its output.
 """
 
 from __future__ import annotations
@@ -16,10 +16,13 @@ import argparse
 import time
 
 import numpy as np
+import torch
 
 from schedrl.agents import get_agent
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.env import RLSchertEnv
+from schedrl.agents.rlschert.evaluation import run_sequences
+from schedrl.agents.rlschert.modules import KILL_HEADS
 from schedrl.agents.rlschert.settings import RLSchertSettings
 from schedrl.agents.rlschert.warm_start import dagger
 
@@ -30,6 +33,10 @@ def main() -> None:
     p.add_argument("--sequences", type=int, default=16, help="held-out sequences (default 16)")
     p.add_argument("--kill", action="store_true", help="the env with kill actions (teacher: kill rule, else SAF)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training sequences and fits (default 0)")
+    p.add_argument("--kill-head", choices=KILL_HEADS, default="flat",
+                   help="how the network scores kills (modules.py): flat (the paper's) or slots (ours)")
+    p.add_argument("--kill-weight", type=float, default=1.0,
+                   help="weight of the teacher's kill decisions in each fit (default 1)")
     args = p.parse_args()
 
     from schedrl.agents.rlschert.modules import module_spec
@@ -37,7 +44,8 @@ def main() -> None:
     agent = get_agent("rlschert")
     config = RLSchertEnvConfig(kill=args.kill)
     env = RLSchertEnv(config=config.to_dict())
-    spec = module_spec("mlp")
+    torch.manual_seed(args.seed)
+    spec = module_spec("mlp", {"kill_head": args.kill_head})
     spec.observation_space, spec.action_space = env.observation_space, env.action_space
     module = spec.build()
     defaults = RLSchertSettings().warm_start_spec()
@@ -46,17 +54,19 @@ def main() -> None:
     baselines = {k: float(np.mean(v)) for k, v in agent.baseline_values(config, seeds).items()}
     print("heuristics: " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()))
 
-    def score(label: str) -> None:
-        runs = [s for s in agent.evaluate(agent.policy_from_module(module, config.to_dict()), config, seeds)]
-        print(f"{label}: greedy clone avg slowdown {np.mean(runs):.2f} on {len(seeds)} held-out sequences "
-              f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    def score(rounds: int, stats) -> None:
+        policy = agent.policy_from_module(module, config.to_dict())
+        runs = run_sequences(lambda i: policy, config, seeds)
+        slowdowns, kills = [r["slowdown"] for r in runs], [r["kills"] for r in runs]
+        label = "plain cloning" if rounds == 0 else f"DAgger, {rounds} round{'s' * (rounds > 1)}"
+        print(f"{label}: greedy agreement {stats['agreement']:.1%}; greedy clone "
+              f"avg slowdown {np.mean(slowdowns):.2f} on {len(seeds)} held-out sequences, kills per sequence "
+              f"{np.mean(kills):.1f} ({time.perf_counter() - t0:.0f} s)", flush=True)
 
     t0 = time.perf_counter()
-    for rounds in range(args.rounds + 1):
-        # the same sequences and fits as a warm start with `rounds` rounds, from fresh weights each time
-        module = spec.build()
-        dagger(module, env, {**defaults, "rounds": rounds, "seed": args.seed, "gamma": 0.99})
-        score("plain cloning" if rounds == 0 else f"DAgger, {rounds} round{'s' * (rounds > 1)}")
+    # one warm start, the greedy clone scored after every fit (round 0's and each DAgger round's)
+    dagger(module, env, {**defaults, "rounds": args.rounds, "seed": args.seed, "gamma": 0.99,
+                                 "kill_weight": args.kill_weight}, on_fit=score)
 
 
 if __name__ == "__main__":

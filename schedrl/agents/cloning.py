@@ -18,12 +18,14 @@ import numpy as np
 
 def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np.ndarray, value_net=None,
           epochs: int = 8, minibatch: int = 512, lr: float = 1e-3, seed: int = 0, smoothing: float = 0.0,
-          mask_key: str | None = None) -> dict[str, float]:
+          mask_key: str | None = None, weights: np.ndarray | None = None) -> dict[str, float]:
     """Fit `module`'s policy to `labels` (cross-entropy) and `value_net` (part of `module`) to `returns` (MSE).
 
     `smoothing` > 0 fits (1 - smoothing) on the label plus `smoothing` spread evenly over the valid actions
     (`obs[mask_key]` > 0), so the clone keeps the teacher's greedy choice but still samples other actions: a
     clone that matches its teacher exactly is otherwise almost deterministic and PPO never explores from it.
+    `weights` (N,), if given, weights each decision's policy loss (a minibatch's loss is its weighted mean), e.g.
+    to up-weight a rare action the teacher takes (RLSchert's kills, `rlschert/warm_start.py`).
 
     `obs`: the observation dict's arrays, (N, ...) each, exactly as the module's forward reads them
     (any dtype: each minibatch is cast to float32, so 0/1 images can be stored as uint8). The value
@@ -41,6 +43,10 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
     n = len(labels_t)
     if n == 0:
         raise ValueError("behaviour cloning needs at least one demonstrated decision")
+    if weights is not None and (np.shape(weights) != (n,) or not np.all(np.asarray(weights) >= 0)
+                                or not np.any(np.asarray(weights) > 0)):
+        raise ValueError(f"weights must be {n} non-negative numbers, not all 0; got shape {np.shape(weights)}")
+    weights_t = None if weights is None else torch.from_numpy(np.asarray(weights, dtype=np.float32))
     value_params = {id(p) for p in value_net.parameters()} if value_net is not None else set()
     policy_params = [p for p in module.parameters() if id(p) not in value_params]
 
@@ -48,13 +54,16 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
         raise ValueError(f"smoothing must be in [0, 1) and needs the action mask (mask_key={mask_key!r}); got {smoothing}")
 
     def policy_loss(logits, idx):
-        if smoothing == 0.0:
-            return torch.nn.functional.cross_entropy(logits, labels_t[idx])
         logp = torch.log_softmax(logits, dim=-1)
-        valid = (tensors[mask_key][idx] > 0).float()
-        spread = -(logp * valid).sum(-1) / valid.sum(-1).clamp(min=1.0)
-        taken = -logp.gather(-1, labels_t[idx][:, None])[:, 0]
-        return ((1.0 - smoothing) * taken + smoothing * spread).mean()
+        loss = -logp.gather(-1, labels_t[idx][:, None])[:, 0]
+        if smoothing > 0.0:
+            valid = (tensors[mask_key][idx] > 0).float()
+            spread = -(logp * valid).sum(-1) / valid.sum(-1).clamp(min=1.0)
+            loss = (1.0 - smoothing) * loss + smoothing * spread
+        if weights_t is None:
+            return loss.mean()
+        w = weights_t[idx]
+        return (w * loss).sum() / w.sum().clamp(min=1e-8)
 
     def batch(idx):
         return {Columns.OBS: {k: v[idx].float() for k, v in tensors.items()}}

@@ -24,7 +24,7 @@ from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, SEQUENCE_FIELDS, 
 from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import METRIC
 from schedrl.agents.rlschert.settings import (
-    DISCOUNTS, IMITATION_START, IMITATION_STEPS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
+    DISCOUNTS, IMITATION_START, IMITATION_STEPS, KILL_HEADS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
 )
 from schedrl.sim.config import SimConfig
 
@@ -76,6 +76,11 @@ class RLSchertAgent(Agent):
         p.add_argument("--jobs", default="", help="VASP job CSV (default: ../shared/data or $SCHEDRL_DATA_PATH; "
                                                   "'synthetic' for the generated table)")
         p.add_argument("--model", choices=MODELS, default="mlp", help="network (default mlp 64-64)")
+        if "kill" not in self.env_overrides:
+            p.add_argument("--kill-head", choices=KILL_HEADS, default="flat",
+                           help="how the network scores kills: flat (default, the paper's: the output layer's 8 kill "
+                                "logits) or slots (ours: one small MLP shared by the 8 running slots scores each "
+                                "slot's kill from its features; docs/rlschert.md)")
         p.add_argument("--lr", type=float, default=None, help="learning rate (RLSchert Table 4: 1e-4)")
         p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (default 4096)")
         p.add_argument("--gamma", type=float, default=None,
@@ -96,6 +101,10 @@ class RLSchertAgent(Agent):
                             f"{'on' if default else 'off'} for {self.name}; --no-warm-start: random initial weights)")
         p.add_argument("--warm-start-rounds", type=int, default=None,
                        help=f"DAgger rounds after the teacher's own sequences (default {self.settings_class.warm_start_rounds})")
+        if "kill" not in self.env_overrides:
+            p.add_argument("--warm-start-kill-weight", type=float, default=None, metavar="W",
+                           help="weight of the teacher's kill decisions in the warm start's fit (default 1; kills are "
+                                "~2.5%% of its decisions, docs/rlschert.md)")
 
     def env_config(self, **fields: Any) -> RLSchertEnvConfig:
         """An env config with this agent's fixed fields applied."""
@@ -108,7 +117,8 @@ class RLSchertAgent(Agent):
                               estimates=getattr(args, "estimates", "recorded"),
                               predictable=getattr(args, "predictable", 1.0),
                               work_conserving=bool(getattr(args, "work_conserving", False)))
-        fields: dict[str, Any] = dict(model=args.model, seed=getattr(args, "seed", 0),
+        fields: dict[str, Any] = dict(model=args.model, kill_head=getattr(args, "kill_head", "flat"),
+                                      seed=getattr(args, "seed", 0),
                                       num_env_runners=getattr(args, "num_env_runners", 0),
                                       num_envs_per_env_runner=getattr(args, "envs_per_runner", None) or 4,
                                       num_gpus_per_learner=getattr(args, "num_gpus_per_learner", 0.0) or 0.0,
@@ -136,6 +146,8 @@ class RLSchertAgent(Agent):
             fields["warm_start"] = bool(args.warm_start)
         if getattr(args, "warm_start_rounds", None) is not None:
             fields["warm_start_rounds"] = args.warm_start_rounds
+        if getattr(args, "warm_start_kill_weight", None) is not None:
+            fields["warm_start_kill_weight"] = args.warm_start_kill_weight
         return env, self.settings_class(**fields)
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> RLSchertSettings:

@@ -160,6 +160,7 @@ def build_ppo_config(settings: RLSchertSettings, env: str | type, env_config: Ma
                   vf_loss_coeff=s.vf_loss_coeff,
                   # Eq. 9 returns reach hundreds: RLlib's default value clip (10) would cut every target
                   vf_clip_param=float("inf"), use_kl_loss=False, kl_coeff=0.0, grad_clip=None)
-        .rl_module(rl_module_spec=module_spec(s.model, model_config))
+        .rl_module(rl_module_spec=module_spec(s.model, {**({"kill_head": s.kill_head} if s.kill_head != "flat" else {}),
+                                                         **dict(model_config or {})}))
         .debugging(log_level="ERROR", log_sys_usage=False, seed=s.seed)
     )

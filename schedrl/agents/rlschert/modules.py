@@ -7,7 +7,15 @@ shape (PPO's `ValueFunctionAPI`; `InferenceOnlyAPI` keeps it off the env runners
 RLSchert §4.1.3's count pins its MLP down: 120 x 72 inputs, 64-64, 14 outputs, no biases:
 8,640 x 64 + 64 x 64 + 64 x 14 = 557,952 parameters. Ours has biases (`bias`, default True) and a
 120 x 75 image (the backlog block is 5 columns, §3.4's features are their own input, `observation.py`).
-`model_config` keys: `hiddens` (default (64, 64)), `bias` (True), `activation` (`tanh` or `relu`).
+`model_config` keys: `hiddens` (default (64, 64)), `bias` (True), `activation` (`tanh` or `relu`),
+`kill_head` (`flat` or `slots`).
+
+Kill logits (ours, `kill_head`): with `flat` (the paper's) the network's last layer outputs all 14 logits, so
+the kill logit of slot k is a separate linear read of the whole state, and the 7 features of slot k are 7 of
+~9,000 inputs. With `slots` the network outputs the allocation and void logits only, and one small MLP
+shared by the 8 running slots scores each slot's kill from that slot's features and the network's last hidden
+layer (the state's summary): the same rule for every slot, learnt from every slot's examples (RLSchert's kill
+rule, `KillRule`, is a test on one slot's features). The value network is unchanged.
 """
 
 from __future__ import annotations
@@ -27,11 +35,13 @@ from torch import nn
 
 from schedrl.agents.masking import mask_logits
 from schedrl.agents.rlschert.keys import OBS_ACTION_MASK, OBS_EXTRA, OBS_IMAGE, OBS_RUNNING
-from schedrl.agents.rlschert.settings import MODELS
+from schedrl.agents.rlschert.settings import KILL_HEADS, MODELS
 
 # RLSchert Table 3 / §4.1.3: "a two-layer fully connected neural network, which contains 64 neurons at each layer"
 HIDDENS = (64, 64)
-_DEFAULTS: dict[str, Any] = {"hiddens": HIDDENS, "bias": True, "activation": "tanh"}
+_DEFAULTS: dict[str, Any] = {"hiddens": HIDDENS, "bias": True, "activation": "tanh", "kill_head": "flat"}
+SLOT_HIDDENS = (32, 32)
+"""The per-slot kill scorer's widths (`kill_head="slots"`)."""
 _ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 _RLLIB_KEYS = frozenset(f.name for f in dataclasses.fields(DefaultModelConfig))
 
@@ -48,6 +58,8 @@ def resolve_config(model_config: Mapping[str, Any] | None) -> dict[str, Any]:
         raise ValueError(f"model_config['hiddens'] must be positive widths; got {config['hiddens']}")
     if config["activation"] not in _ACTIVATIONS:
         raise ValueError(f"model_config['activation'] must be one of {', '.join(_ACTIVATIONS)}")
+    if config["kill_head"] not in KILL_HEADS:
+        raise ValueError(f"model_config['kill_head'] must be one of {', '.join(KILL_HEADS)}; got {config['kill_head']!r}")
     return config
 
 
@@ -76,7 +88,13 @@ class _RLSchertModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
             raise ValueError(f"{type(self).__name__}: Discrete actions matching the mask expected, got {act}")
         self.config = resolve_config(self.model_config)
         self.n_actions = int(act.n)
-        self.pi = self._encoder(self.n_actions)
+        if self.config["kill_head"] == "slots":
+            slots, features = obs[OBS_RUNNING].shape
+            if self.n_actions <= slots:
+                raise ValueError(f"kill_head='slots': {self.n_actions} actions cannot end in {slots} kill actions")
+            self.pi = _SlotKills(self._encoder(self.n_actions - slots), slots, features, self.config)
+        else:
+            self.pi = self._encoder(self.n_actions)
         self.value_net = self._encoder(1)
 
     def _encoder(self, outputs: int) -> nn.Module:
@@ -99,13 +117,38 @@ class _RLSchertModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         return ["value_net"]
 
 
+class _SlotKills(nn.Module):
+    """`kill_head="slots"`: `base`'s logits (allocations, void), then one kill logit per running slot from a shared
+    MLP over [the slot's features, `base`'s last hidden layer]. `rest` starts with the flattened running block."""
+
+    def __init__(self, base: nn.Module, slots: int, features: int, config: Mapping[str, Any]):
+        super().__init__()
+        self.base, self.slots, self.features = base, slots, features
+        width = config["hiddens"][-1]
+        self.score = _mlp(features + width, SLOT_HIDDENS, 1, True, config["activation"])
+
+    def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
+        hidden = self.base.hidden(image, rest)
+        running = rest[:, : self.slots * self.features].reshape(-1, self.slots, self.features)
+        context = hidden[:, None, :].expand(-1, self.slots, -1)
+        kills = self.score(torch.cat([running, context], dim=-1)).squeeze(-1)
+        return torch.cat([self.base.out(hidden), kills], dim=-1)
+
+
 class _FlatMLP(nn.Module):
     def __init__(self, inputs: int, config: Mapping[str, Any], outputs: int):
         super().__init__()
         self.net = _mlp(inputs, config["hiddens"], outputs, config["bias"], config["activation"])
 
+    def hidden(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
+        """The last hidden layer's activations."""
+        return self.net[:-1](torch.cat([image.flatten(1), rest], dim=-1))
+
+    def out(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.net[-1](hidden)
+
     def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        return self.net(torch.cat([image.flatten(1), rest], dim=-1))
+        return self.out(self.hidden(image, rest))
 
 
 class RLSchertMLP(_RLSchertModule):
@@ -127,8 +170,15 @@ class _ConvNet(nn.Module):
             width = self.conv(torch.zeros(1, 1, *image_shape)).shape[-1]
         self.head = _mlp(width + rest, config["hiddens"], outputs, config["bias"], config["activation"])
 
+    def hidden(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
+        """The last hidden layer's activations."""
+        return self.head[:-1](torch.cat([self.conv(image.unsqueeze(1)), rest], dim=-1))
+
+    def out(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.head[-1](hidden)
+
     def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        return self.head(torch.cat([self.conv(image.unsqueeze(1)), rest], dim=-1))
+        return self.out(self.hidden(image, rest))
 
 
 class RLSchertCNN(_RLSchertModule):

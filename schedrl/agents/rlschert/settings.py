@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MODELS = ("mlp", "cnn")
+KILL_HEADS = ("flat", "slots")
+"""How the network scores kill actions (`modules.py`): `flat` (the paper's), `slots` (ours: one scorer shared by the slots)."""
 """Networks (RLSchert Table 3: ppo_bs128_mlp64_64, ppo_bs128_cnn); the first is the default."""
 # RLSchert Table 4: alpha_t = 0.5 at the start, annealed to 0 ("at the end of the training, we set alpha_t to zero")
 IMITATION_START = 0.5
@@ -106,8 +108,13 @@ class RLSchertSettings:
     """Epochs of the fit after round 0."""
     warm_start_round_epochs: int = 4
     """Epochs of the refit after each DAgger round (over everything gathered)."""
+    warm_start_kill_weight: float = 1.0
+    """Weight of the decisions where the teacher kills in the clone's loss (kills are ~2.5% of its decisions)."""
     model: str = "mlp"
     """Network: `mlp` (64-64, RLSchert Table 3's best) or `cnn`."""
+    kill_head: str = "flat"  # RLSchert: one output layer for all 14 actions
+    """Kill logits from the network's output layer (`flat`) or from one MLP shared by the running slots (`slots`,
+    ours: each slot's kill scored from that slot's features and the state's summary; `modules.py`)."""
     num_env_runners: int = 0  # ours: on 2 cores sampling in the driver beats a runner process
     """Sampling processes; 0 samples in the driver."""
     num_envs_per_env_runner: int = 4
@@ -136,6 +143,8 @@ class RLSchertSettings:
                      "warm_start_episodes", "warm_start_round_episodes", "warm_start_epochs"):
             if getattr(self, name) < 1:
                 problems.append(f"{name}={getattr(self, name)} must be >= 1")
+        if not self.warm_start_kill_weight > 0:
+            problems.append(f"warm_start_kill_weight={self.warm_start_kill_weight} must be > 0")
         if self.warm_start_rounds < 0 or self.warm_start_round_epochs < 0:
             problems.append(f"warm_start_rounds={self.warm_start_rounds} and warm_start_round_epochs="
                             f"{self.warm_start_round_epochs} must be >= 0")
@@ -147,6 +156,8 @@ class RLSchertSettings:
             problems.append(f"discount must be one of {', '.join(DISCOUNTS)}; got {self.discount!r}")
         if self.model not in MODELS:
             problems.append(f"model must be one of {', '.join(MODELS)}; got {self.model!r}")
+        if self.kill_head not in KILL_HEADS:
+            problems.append(f"kill_head must be one of {', '.join(KILL_HEADS)}; got {self.kill_head!r}")
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -163,7 +174,8 @@ class RLSchertSettings:
             return None
         return {"episodes": self.warm_start_episodes, "rounds": self.warm_start_rounds,
                 "round_episodes": self.warm_start_round_episodes, "epochs": self.warm_start_epochs,
-                "round_epochs": self.warm_start_round_epochs, "discount": self.discount}
+                "round_epochs": self.warm_start_round_epochs, "discount": self.discount,
+                "kill_weight": self.warm_start_kill_weight}
 
 
 @dataclass(frozen=True)

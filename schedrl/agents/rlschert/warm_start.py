@@ -103,12 +103,16 @@ def rollouts(env, demos: Demonstrations, episodes: int, seed: int, gamma: float,
     return stats
 
 
-def dagger(module, env, spec: Mapping[str, Any]) -> dict[str, Any]:
+def dagger(module, env, spec: Mapping[str, Any],
+           on_fit: Callable[[int, Mapping[str, float]], None] | None = None) -> dict[str, Any]:
     """Clone the env's teacher into `module` by DAgger (module docstring); returns the report.
+
+    `on_fit(r, stats)`, if given, runs after each fit (r = 0 after round 0's, r after DAgger round r's).
 
     `env`: an `RLSchertEnv` or its config dict (training sequences are drawn from it). `spec`: {"episodes",
     "rounds", "round_episodes", "epochs", "round_epochs", "seed", "gamma", "discount"} (optional
-    "max_decisions": where a rollout is cut, default 6 x simu_len). Each fit is `schedrl.agents.cloning.clone` over everything gathered.
+    "max_decisions": where a rollout is cut, default 6 x simu_len; "kill_weight": the weight of the decisions
+    the teacher kills in, default 1). Each fit is `schedrl.agents.cloning.clone` over everything gathered.
     """
     from schedrl.agents.cloning import clone
     from schedrl.agents.rlschert.env import RLSchertEnv
@@ -123,20 +127,28 @@ def dagger(module, env, spec: Mapping[str, Any]) -> dict[str, Any]:
     base = 1_000_000 + 10_000 * seed
     max_decisions = int(spec.get("max_decisions") or 6 * env.config.simu_len)
 
+    kill_weight = float(spec.get("kill_weight") or 1.0)
+
     def fit(d: Demonstrations, epochs: int) -> dict[str, float]:
         obs, labels, returns = d.arrays()
+        # kills are ~2.5% of the teacher's labels: up-weighted, the clone learns them (docs/rlschert.md)
+        weights = None if kill_weight == 1.0 else np.where(labels > env.config.num_nw, kill_weight, 1.0)
         return clone(module, obs, labels, returns, value_net=getattr(module, "value_net", None), epochs=epochs,
-                     seed=seed)
+                     seed=seed, weights=weights)
 
     demos = Demonstrations()
     teacher = rollouts(env, demos, int(spec["episodes"]), base, gamma, None, max_decisions, time_discount)
     first = fit(demos, int(spec["epochs"]))
+    if on_fit is not None:
+        on_fit(0, first)
     stats, rounds = first, []
     for r in range(int(spec.get("rounds", 0))):
         n = int(spec.get("round_episodes") or spec["episodes"])
         driven = rollouts(env, demos, n, base + 1000 * (r + 1), gamma, lambda obs: greedy_action(module, obs),
                           max_decisions, time_discount)
         stats = fit(demos, int(spec.get("round_epochs") or spec["epochs"]))
+        if on_fit is not None:
+            on_fit(r + 1, stats)
         rounds.append({"episodes": driven.episodes, "decisions": driven.decisions, "agreement": driven.agreement,
                        "cut": driven.cut, "slowdown": float(np.mean(driven.values)) if driven.values else float("nan")})
     return {"teacher": "kill rule + SAF" if env.config.kill else "SAF", "decisions": len(demos),
