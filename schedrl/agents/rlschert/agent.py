@@ -148,6 +148,8 @@ class RLSchertAgent(Agent):
             fields["warm_start_rounds"] = args.warm_start_rounds
         if getattr(args, "warm_start_kill_weight", None) is not None:
             fields["warm_start_kill_weight"] = args.warm_start_kill_weight
+        if fields["kill_head"] != "flat" and not env.kill:
+            raise ValueError(f"--kill-head {fields['kill_head']} scores kill actions; --no-kill has none")
         return env, self.settings_class(**fields)
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> RLSchertSettings:

@@ -89,6 +89,8 @@ def test_kill_head_and_kill_weight_reach_the_module_and_the_warm_start():
     env, slots = agent.configure(_args("--kill-head", "slots", "--warm-start-kill-weight", "4"))
     assert agent.algorithm_config(env, slots).get_rl_module_spec().model_config["kill_head"] == "slots"
     assert slots.warm_start_spec()["kill_weight"] == 4.0
+    with pytest.raises(ValueError, match="--kill-head slots scores kill actions; --no-kill has none"):
+        agent.configure(_args("--kill-head", "slots", "--no-kill"))
     with pytest.raises(ValueError, match="kill_head must be one of flat, slots"):
         RLSchertSettings(kill_head="rows")
     with pytest.raises(ValueError, match="warm_start_kill_weight=0.0 must be > 0"):
