@@ -24,7 +24,7 @@ from schedrl.agents.rlschert.env import RLSchertEnv
 from schedrl.agents.rlschert.evaluation import run_sequences
 from schedrl.agents.rlschert.modules import KILL_HEADS
 from schedrl.agents.rlschert.settings import RLSchertSettings
-from schedrl.agents.rlschert.warm_start import dagger
+from schedrl.agents.rlschert.warm_start import Demonstrations, dagger, rollouts
 
 
 def main() -> None:
@@ -53,6 +53,12 @@ def main() -> None:
     seeds = agent.evaluation_ids(config, None, args.sequences, 20_000 + args.seed, 0)
     baselines = {k: float(np.mean(v)) for k, v in agent.baseline_values(config, seeds).items()}
     print("heuristics: " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()))
+    if args.kill:  # how rare the labels the clone must learn to kill from are
+        demos = Demonstrations()
+        rollouts(env, demos, defaults["round_episodes"], 1_000_000 + 10_000 * args.seed, 0.99)
+        labels = np.asarray(demos.labels)
+        print(f"teacher on {defaults['round_episodes']} training sequences: {int((labels > config.num_nw).sum())} kill "
+              f"decisions of {len(labels)} ({np.mean(labels > config.num_nw):.1%})")
 
     def score(rounds: int, stats) -> None:
         policy = agent.policy_from_module(module, config.to_dict())
