@@ -22,8 +22,8 @@ from schedrl.agents import get_agent
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.env import RLSchertEnv
 from schedrl.agents.rlschert.evaluation import run_sequences
-from schedrl.agents.rlschert.modules import KILL_HEADS
-from schedrl.agents.rlschert.settings import RLSchertSettings
+from schedrl.agents.rlschert.modules import module_spec
+from schedrl.agents.rlschert.settings import KILL_HEADS, RLSchertSettings
 from schedrl.agents.rlschert.warm_start import Demonstrations, dagger, rollouts
 
 
@@ -38,8 +38,6 @@ def main() -> None:
     p.add_argument("--kill-weight", type=float, default=1.0,
                    help="weight of the teacher's kill decisions in each fit (default 1)")
     args = p.parse_args()
-
-    from schedrl.agents.rlschert.modules import module_spec
 
     agent = get_agent("rlschert")
     config = RLSchertEnvConfig(kill=args.kill)
@@ -56,9 +54,9 @@ def main() -> None:
     if args.kill:  # how rare the labels the clone must learn to kill from are
         demos = Demonstrations()
         rollouts(env, demos, defaults["round_episodes"], 1_000_000 + 10_000 * args.seed, 0.99)
-        labels = np.asarray(demos.labels)
-        print(f"teacher on {defaults['round_episodes']} training sequences: {int((labels > config.num_nw).sum())} kill "
-              f"decisions of {len(labels)} ({np.mean(labels > config.num_nw):.1%})")
+        kills = np.asarray(demos.labels) > config.num_nw
+        print(f"teacher on {defaults['round_episodes']} training sequences: {int(kills.sum())} kill "
+              f"decisions of {len(kills)} ({kills.mean():.1%})")
 
     def score(rounds: int, stats) -> None:
         policy = agent.policy_from_module(module, config.to_dict())
@@ -72,7 +70,7 @@ def main() -> None:
     t0 = time.perf_counter()
     # one warm start, the greedy clone scored after every fit (round 0's and each DAgger round's)
     dagger(module, env, {**defaults, "rounds": args.rounds, "seed": args.seed, "gamma": 0.99,
-                                 "kill_weight": args.kill_weight}, on_fit=score)
+                         "kill_weight": args.kill_weight}, on_fit=score)
 
 
 if __name__ == "__main__":

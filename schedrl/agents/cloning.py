@@ -43,10 +43,12 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
     n = len(labels_t)
     if n == 0:
         raise ValueError("behaviour cloning needs at least one demonstrated decision")
-    if weights is not None and (np.shape(weights) != (n,) or not np.all(np.asarray(weights) >= 0)
-                                or not np.any(np.asarray(weights) > 0)):
-        raise ValueError(f"weights must be {n} non-negative numbers, not all 0; got shape {np.shape(weights)}")
-    weights_t = None if weights is None else torch.from_numpy(np.asarray(weights, dtype=np.float32))
+    weights_t = None
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.float32)
+        if w.shape != (n,) or (w < 0).any() or not (w > 0).any():
+            raise ValueError(f"weights must be {n} non-negative numbers, not all 0; got shape {w.shape}")
+        weights_t = torch.from_numpy(w)
     value_params = {id(p) for p in value_net.parameters()} if value_net is not None else set()
     policy_params = [p for p in module.parameters() if id(p) not in value_params]
 

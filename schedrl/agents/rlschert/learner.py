@@ -140,6 +140,8 @@ def build_ppo_config(settings: RLSchertSettings, env: str | type, env_config: Ma
     if isinstance(env, str) and ":" not in env and env.startswith("schedrl/"):
         env = f"schedrl.envs:{env}"
     s = settings
+    if s.kill_head != "flat":  # the paper's network keeps its old spec, so earlier checkpoints load unchanged
+        model_config = {"kill_head": s.kill_head, **dict(model_config or {})}
     return (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
@@ -160,7 +162,6 @@ def build_ppo_config(settings: RLSchertSettings, env: str | type, env_config: Ma
                   vf_loss_coeff=s.vf_loss_coeff,
                   # Eq. 9 returns reach hundreds: RLlib's default value clip (10) would cut every target
                   vf_clip_param=float("inf"), use_kl_loss=False, kl_coeff=0.0, grad_clip=None)
-        .rl_module(rl_module_spec=module_spec(s.model, {**({"kill_head": s.kill_head} if s.kill_head != "flat" else {}),
-                                                         **dict(model_config or {})}))
+        .rl_module(rl_module_spec=module_spec(s.model, model_config))
         .debugging(log_level="ERROR", log_sys_usage=False, seed=s.seed)
     )

@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MODELS = ("mlp", "cnn")
+"""Networks (RLSchert Table 3: ppo_bs128_mlp64_64, ppo_bs128_cnn); the first is the default."""
 KILL_HEADS = ("flat", "slots")
 """How the network scores kill actions (`modules.py`): `flat` (the paper's), `slots` (ours: one scorer shared by the slots)."""
-"""Networks (RLSchert Table 3: ppo_bs128_mlp64_64, ppo_bs128_cnn); the first is the default."""
 # RLSchert Table 4: alpha_t = 0.5 at the start, annealed to 0 ("at the end of the training, we set alpha_t to zero")
 IMITATION_START = 0.5
 IMITATION_STEPS = 200_000  # ours: the paper does not say over how many steps alpha_t decays

@@ -126,7 +126,6 @@ def dagger(module, env, spec: Mapping[str, Any],
     # training sequences: env seeds far from the driver's validation/evaluation seeds and from each other
     base = 1_000_000 + 10_000 * seed
     max_decisions = int(spec.get("max_decisions") or 6 * env.config.simu_len)
-
     kill_weight = float(spec.get("kill_weight") or 1.0)
 
     def fit(d: Demonstrations, epochs: int) -> dict[str, float]:
