@@ -20,7 +20,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--jobs", type=int, default=1024, help="jobs per sequence (default: 1024)")
     p.add_argument("--seed", type=int, default=1, help="seed for the random sequence starts (default: 1)")
     p.add_argument("--starts", metavar="I,J,...", help="fixed 0-based start indices instead of random ones")
-    p.add_argument("--metric", default="bsld", help="bsld, wait, turnaround, slowdown, utilization, fairness (default: bsld)")
+    p.add_argument("--metric", default="bsld",
+                   help="bsld, wait, turnaround, slowdown, utilization, fairness, or util:NAME for one resource's "
+                        "utilisation on a multi-resource trace, e.g. util:bb with --augment S4 (default: bsld)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON with per-sequence values")
     fmt.add_argument("--csv", action="store_true", help="CSV with per-sequence values")
@@ -34,17 +36,25 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 def run(args: argparse.Namespace) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
-    from schedrl.metrics import METRICS
+    from schedrl.metrics import UTIL_PREFIX, check_metric
     from schedrl.workload.sampling import sequence
 
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy", "--backfill")
     policies = parse_list(args.policies, what="policy", option="--policies")
-    if args.metric not in METRICS:
-        raise UsageError(f"unknown metric {args.metric!r}; choose from {', '.join(METRICS)}")
+    try:
+        check_metric(args.metric, resources=True)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     workload = load_workload(args)
     try:
         starts = choose_starts(workload, args.jobs, args.sequences, args.seed, parse_starts(args.starts))
         config = sim_config(args, backfills[0])
+        if args.metric.startswith(UTIL_PREFIX):  # name the resources before any sequence runs
+            names = ["nodes" if config.allocation == "nodes" else "procs", *sorted(workload.resources)]
+            if args.metric[len(UTIL_PREFIX):] not in names:
+                raise ValueError(f"--metric {args.metric}: {workload.name} has no resource "
+                                 f"{args.metric[len(UTIL_PREFIX):]!r} (its resources: {', '.join(names)}; "
+                                 "--augment S1-S10 adds bb, and power for S6-S10)")
         warn_walltime_kills([sequence(workload, s, args.jobs) for s in sorted(set(starts))], config)
         result = compare(workload, policies, backfills, starts, args.jobs, args.metric, config,
                          seed=args.seed, progress=False if args.no_progress else None)

@@ -14,7 +14,7 @@ import numpy as np
 from schedrl.eval import paired
 from schedrl.eval.policies import policy_label, resolve_policy, run_policy
 from schedrl.eval.progress import Progress
-from schedrl.metrics import METRICS, summarize
+from schedrl.metrics import UTIL_PREFIX, check_metric, lower_is_better, summarize
 from schedrl.sim import SimConfig, Simulator
 from schedrl.workload.sampling import random_starts, sequence
 from schedrl.workload.workload import Workload
@@ -91,7 +91,7 @@ class Comparison:
 
     def best(self, backfill: str) -> str:
         """The policy with the best mean under `backfill`."""
-        lower = METRICS[self.metric][1]
+        lower = lower_is_better(self.metric)
         means = {p: self.mean(backfill, p) for p in self.policies}
         return (min if lower else max)(means, key=means.get)
 
@@ -118,19 +118,25 @@ class Comparison:
             **({"comparisons": self.comparisons()} if self.trained else {}),
         }
 
+    def _cell(self, value: float) -> str:
+        """A mean as the tables print it: utilisations in percent, one decimal; the rest with two decimals."""
+        return f"{100 * value:.1f}%" if self.metric == "utilization" or self.metric.startswith(UTIL_PREFIX) else f"{value:.2f}"
+
     def _rows(self) -> tuple[list[str], list[list[str]]]:
         header = ["backfill"] + [self.labels.get(p) or policy_label(p) for p in self.policies]
         rows = []
         for b in self.backfills:
             best = self.best(b)
-            rows.append([b] + [f"{self.mean(b, p):.2f}" + ("*" if p == best else "") for p in self.policies])
+            rows.append([b] + [self._cell(self.mean(b, p)) + ("*" if p == best else "") for p in self.policies])
         return header, rows
 
     def to_text(self) -> str:
         header, rows = self._rows()
         widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
         fmt = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-        title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.length} jobs "
+        what = (f"{self.metric[len(UTIL_PREFIX):]} utilisation" if self.metric.startswith(UTIL_PREFIX)
+                else f"avg {self.metric}")
+        title = (f"{what} on {self.trace}: mean over {len(self.starts)} sequences of {self.length} jobs "
                  f"({self.config.discipline}; * = best)")
         return "\n".join([title, fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
                          + self.comparison_lines())
@@ -173,8 +179,7 @@ def compare(workload: Workload, policies: list, backfills: list[str], starts: li
             metric: str = "bsld", config: SimConfig = SimConfig(), seed: int = 0, progress: bool | None = None) -> Comparison:
     """Every policy × backfill on every sequence; policies are specs (`sjf`, `checkpoint:PATH`) or objects
     with `pick(sim)` (a `FunctionPolicy` around an outside model, ...), labelled by `policy_names`."""
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    check_metric(metric, resources=True)
     names = policy_names(policies)
     resolved = {name: resolve_policy(p, seed) for name, p in zip(names, policies)}
     result = Comparison(workload.name, metric, list(starts), length, names, list(backfills), config,

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from schedrl.metrics import UTIL_PREFIX
+
 # column name -> (Metrics attribute, lower is better, header)
 COLUMNS: dict[str, tuple[str, bool, str]] = {
     "wait": ("avg_wait", True, "avg wait (s)"),
@@ -37,8 +39,6 @@ SHARES: dict[str, tuple[str, str]] = {
     "work backfilled": ("backfilled_work_share", "work backfilled"),
 }
 DEFAULT_COLUMNS = ("wait", "max_wait", "slowdown", "utilization")
-UTIL_PREFIX = "util:"
-"""`util:bb` (any resource name) is that resource's utilisation (MRSch Fig. 7)."""
 
 
 def parse_columns(text: str | None, resources: tuple[str, ...] = ()) -> list[str]:
@@ -59,11 +59,7 @@ def parse_columns(text: str | None, resources: tuple[str, ...] = ()) -> list[str
 def column_value(metrics, name: str) -> float:
     """One column's value for one sequence's `Metrics`."""
     if name.startswith(UTIL_PREFIX):
-        resource = name[len(UTIL_PREFIX):]
-        per = metrics.utilization_per_resource
-        if resource not in per:
-            raise ValueError(f"no resource {resource!r} in this schedule (resources: {', '.join(per)})")
-        return float(per[resource])
+        return metrics.value(name)
     if name in SHARES:
         return float(getattr(metrics, SHARES[name][0]))
     return float(getattr(metrics, COLUMNS[name][0]))

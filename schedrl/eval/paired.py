@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from schedrl.metrics import METRICS
+from schedrl.metrics import lower_is_better
 
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
          2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
@@ -31,7 +31,7 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
     baselines = [k for k in values if k not in trained]
     if not trained or not baselines:
         return []
-    lower = METRICS[metric][1]
+    lower = lower_is_better(metric)
     best = (min if lower else max)(baselines, key=lambda k: float(np.mean(values[k])))
     base = np.asarray(values[best], dtype=float)
     out = []
@@ -53,7 +53,7 @@ def lines(found: list[dict], metric: str) -> list[str]:
     out = []
     for c in found:
         interval = c["ci95_pct"]  # None with one sequence: no interval, the verdict is the sign
-        ahead = (c["difference_pct"] < 0) == METRICS[metric][1]
+        ahead = (c["difference_pct"] < 0) == lower_is_better(metric)
         verdict = ("the same schedule quality on every sequence" if c["equal"] == c["sequences"]
                    else "not distinguishable from it on these sequences" if interval and interval[0] <= 0 <= interval[1]
                    else "better" if ahead else "worse")

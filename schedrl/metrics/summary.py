@@ -18,6 +18,22 @@ METRICS: dict[str, tuple[str, bool]] = {
     "utilization": ("utilization", False),
     "fairness": ("max_user_bsld", True),
 }
+UTIL_PREFIX = "util:"
+"""`util:bb` (any resource's name): that resource's busy fraction over the makespan, higher is better; `compare`
+and `evaluate` take it beside METRICS (not a training objective)."""
+
+
+def check_metric(metric: str, resources: bool = False) -> None:
+    """One clear ValueError for a name that is not in METRICS (nor `util:NAME` when `resources`)."""
+    if metric in METRICS or (resources and metric.startswith(UTIL_PREFIX) and metric[len(UTIL_PREFIX):]):
+        return
+    extra = ", or util:NAME for one resource's utilisation" if resources else ""
+    raise ValueError(f"unknown metric {metric!r}; choose from {', '.join(METRICS)}{extra}")
+
+
+def lower_is_better(metric: str) -> bool:
+    """Whether a smaller value of `metric` (a METRICS name or `util:NAME`) is better."""
+    return False if metric.startswith(UTIL_PREFIX) else METRICS[metric][1]
 
 
 @dataclass(frozen=True)
@@ -79,9 +95,14 @@ class Metrics:
         return asdict(self)
 
     def value(self, metric: str) -> float:
-        """The aggregate behind an objective name (`bsld`, `wait`, ..., see METRICS)."""
-        if metric not in METRICS:
-            raise ValueError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+        """The aggregate behind an objective name (`bsld`, `wait`, ..., see METRICS) or `util:NAME`."""
+        check_metric(metric, resources=True)
+        if metric.startswith(UTIL_PREFIX):
+            name = metric[len(UTIL_PREFIX):]
+            if name not in self.utilization_per_resource:
+                raise ValueError(f"no resource {name!r} in this schedule (resources: "
+                                 f"{', '.join(self.utilization_per_resource)})")
+            return float(self.utilization_per_resource[name])
         return float(getattr(self, METRICS[metric][0]))
 
 

@@ -206,6 +206,28 @@ def test_compare_metric_option_changes_the_reported_metric(capsys, workload):
     assert out.startswith("avg wait on default")
 
 
+def test_compare_util_metric_reports_one_resource_of_an_augmented_trace(capsys, workload):
+    """`--metric util:bb` on an S4-augmented trace: each sequence's burst-buffer busy fraction as the library
+    computes it, higher is better, printed in percent; a resource the trace lacks is one input error."""
+    args = ("compare", "--trace", "default", "--augment", "S4", "--policies", "fcfs,sjf", "--backfill", "easy",
+            "--discipline", "list", "--window", "10", "--starts", "0,900", "--jobs", str(JOBS), "--no-progress")
+    found = cli_json(capsys, *args, "--metric", "util:bb")
+    for row in found["results"]:
+        assert len(row["per_sequence"]) == 2 and all(0.0 < v <= 1.0 for v in row["per_sequence"])
+    procs = cli_json(capsys, *args, "--metric", "util:procs")
+    plain = cli_json(capsys, *args, "--metric", "utilization")  # resource 0 is what `utilization` reports
+    assert [r["per_sequence"] for r in procs["results"]] == [r["per_sequence"] for r in plain["results"]]
+    assert [r["per_sequence"] for r in procs["results"]] != [r["per_sequence"] for r in found["results"]]
+    status, out, err = cli(capsys, *args, "--metric", "util:bb")
+    assert status == 0, err
+    best = max(found["results"], key=lambda r: r["mean"])
+    assert out.startswith("bb utilisation on default+S4")
+    assert f"{100 * best['mean']:.1f}%*" in out  # the highest utilisation is the best
+    status, _, err = cli(capsys, *args, "--metric", "util:power")
+    assert_input_error(status, err, r"--metric util:power: default\+S4 has no resource 'power' \(its resources: "
+                                    r"procs, bb;")
+
+
 # ---------------------------------------------------------------------------------------------- input errors
 
 def assert_input_error(status: int, err: str, pattern: str, argparse_usage: bool = False) -> None:
