@@ -89,7 +89,7 @@ class SchedulingMetricsCallback(RLlibCallback):
         # envs of resumed or recreated env runners told to continue (this trainer's lifetime)
         result[RESULT_KEY] = {"continued_envs": self._continued_envs}
         if self._warm_start:  # reported once, with the first result
-            result[RESULT_KEY][WARM_START_RESULT] = self._warm_start
+            result[RESULT_KEY][WARM_START_RESULT] = loggable(self._warm_start)
             self._warm_start = None
         spec = algorithm.config.learner_config_dict.get(VALIDATION_KEY)
         if not spec:
@@ -195,6 +195,13 @@ def fail_without_env_runners(algorithm, **kwargs) -> None:
     )
 
 
+def loggable(report: dict) -> dict:
+    """A warm-start report as Tune's loggers take it: a list (RLSchert's DAgger rounds) becomes a dict keyed
+    "1", "2", ... (Tune flattens dicts into scalar columns; TensorBoard refuses a list with a warning)."""
+    return {k: ({str(i + 1): v for i, v in enumerate(value)} if isinstance(value, list) else value)
+            for k, value in report.items()}
+
+
 def describe_warm_start(w: dict) -> str:
     """One line on a warm start (`Agent.warm_start`'s report)."""
     chosen = ""
@@ -205,9 +212,10 @@ def describe_warm_start(w: dict) -> str:
                    + ", ".join(f"{k} {v:.2f} ({w['clone_agreements'][k]:.0%} agreement)" for k, v in w["clone_values"].items())
                    + f"; kept {w['teacher']}")
     if w.get("rounds"):  # DAgger (RLSchert): how the clone did on the sequences it drove itself, round by round
-        chosen += (f" with {len(w['rounds'])} DAgger rounds (the clone's own sequences: average "
-                   + " -> ".join(f"{r['slowdown']:.2f}" for r in w["rounds"])
-                   + f", {sum(r['cut'] for r in w['rounds'])} cut)")
+        rounds = list(w["rounds"].values()) if isinstance(w["rounds"], dict) else w["rounds"]
+        chosen += (f" with {len(rounds)} DAgger rounds (the clone's own sequences: average "
+                   + " -> ".join(f"{r['slowdown']:.2f}" for r in rounds)
+                   + f", {sum(r['cut'] for r in rounds)} cut)")
     return (f"warm start: cloned {w['teacher']}{chosen} from {w['decisions']} decisions of {w['episodes']} training "
             f"sequences in {w['demonstration_seconds'] + w['clone_seconds']:.0f} s: greedy agreement "
             f"{w['agreement']:.1%} (untrained {w['agreement_before']:.1%}), teacher's mean value {w['teacher_value']:.2f}")

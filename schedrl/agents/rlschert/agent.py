@@ -150,7 +150,15 @@ class RLSchertAgent(Agent):
             fields["warm_start_kill_weight"] = args.warm_start_kill_weight
         if fields["kill_head"] != "flat" and not env.kill:
             raise ValueError(f"--kill-head {fields['kill_head']} scores kill actions; --no-kill has none")
-        return env, self.settings_class(**fields)
+        settings = self.settings_class(**fields)
+        spec = settings.warm_start_spec()
+        if spec:  # it runs inside the trial, silent until its one-line report: say what is coming (`train` prints it)
+            args.settings_note = (
+                f"warm start: DAgger of {'the kill rule + SAF' if env.kill else 'SAF'} ({spec['episodes']} teacher "
+                f"sequences, then {spec['rounds']} rounds of {spec['round_episodes']}) before the first iteration, "
+                "a few minutes with no progress lines (about 4 on 2 cores at the defaults); its report comes with "
+                "iteration 1 (--no-warm-start for none)")
+        return env, settings
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> RLSchertSettings:
         return self.settings_class.from_dict(data)

@@ -22,6 +22,10 @@ def run(tmp_path_factory, ray_session):
 def test_train_warm_starts_rlschert_by_dagger(run):
     warm = json.loads((run / "summary.json").read_text())["warm_start"]
     assert warm["teacher"] == "kill rule + SAF" and len(warm["rounds"]) == 4 and warm["episodes"] == 32 + 4 * 16
+    # one entry per DAgger round, keyed by its number (Tune's loggers take scalars, not lists)
+    assert sorted(warm["rounds"]) == ["1", "2", "3", "4"]
+    # a round's average slowdown exists where at least one of its sequences ran to the end (not cut)
+    assert all(r["episodes"] == 16 and ("slowdown" in r) == (r["cut"] < 16) for r in warm["rounds"].values())
     assert warm["agreement"] > warm["agreement_before"]
     record = json.loads((run / "schedrl_run.json").read_text())
     assert record["settings"]["warm_start"] is True and record["settings"]["discount"] == "decision"

@@ -83,6 +83,21 @@ def _args(name: str, *argv: str) -> argparse.Namespace:
     return p.parse_args(list(argv))
 
 
+def test_train_announces_the_silent_warm_start_only_when_there_is_one():
+    rlschert, deeprm = get_agent("rlschert"), get_agent("deeprm")
+    args = _args("rlschert", "--warm-start-rounds", "2")
+    rlschert.configure(args)
+    assert args.settings_note.startswith("warm start: DAgger of the kill rule + SAF (32 teacher sequences, then 2 "
+                                         "rounds of 16) before the first iteration")
+    args = _args("rlschert", "--no-kill")
+    rlschert.configure(args)
+    assert args.settings_note.startswith("warm start: DAgger of SAF (32 teacher sequences, then 4 rounds")
+    for name, argv in (("rlschert", ("--no-warm-start",)), ("deeprm", ())):
+        args = _args(name, *argv)
+        get_agent(name).configure(args)
+        assert getattr(args, "settings_note", None) is None
+
+
 def test_warm_start_is_rlscherts_default_and_never_deeprms():
     rlschert, deeprm = get_agent("rlschert"), get_agent("deeprm")
     _, on = rlschert.configure(_args("rlschert"))
@@ -130,12 +145,18 @@ def test_warm_start_reaches_the_learner_config():
 
 
 def test_the_progress_line_reports_the_dagger_rounds():
-    from schedrl.training.callbacks import describe_warm_start
+    from schedrl.training.callbacks import describe_warm_start, loggable
 
-    line = describe_warm_start({"teacher": "SAF", "candidates": {}, "decisions": 61062, "episodes": 96,
-                                "demonstration_seconds": 0.0, "clone_seconds": 159.2, "agreement": 0.978,
-                                "agreement_before": 0.202, "teacher_value": 10.04,
-                                "rounds": [{"slowdown": 11.93, "cut": 3}, {"slowdown": 10.47, "cut": 0}]})
+    report = {"teacher": "SAF", "candidates": {}, "decisions": 61062, "episodes": 96,
+              "demonstration_seconds": 0.0, "clone_seconds": 159.2, "agreement": 0.978,
+              "agreement_before": 0.202, "teacher_value": 10.04,
+              "rounds": [{"slowdown": 11.93, "cut": 3}, {"slowdown": 10.47, "cut": 0}]}
+    # in Tune's result the rounds are a dict keyed by round (its loggers take no lists); the line is the same
+    logged = loggable(report)
+    assert logged["rounds"] == {"1": {"slowdown": 11.93, "cut": 3}, "2": {"slowdown": 10.47, "cut": 0}}
+    assert {k: v for k, v in logged.items() if k != "rounds"} == {k: v for k, v in report.items() if k != "rounds"}
+    line = describe_warm_start(report)
+    assert describe_warm_start(logged) == line
     assert line == ("warm start: cloned SAF with 2 DAgger rounds (the clone's own sequences: average 11.93 -> 10.47, "
                     "3 cut) from 61062 decisions of 96 training sequences in 159 s: greedy agreement 97.8% "
                     "(untrained 20.2%), teacher's mean value 10.04")
