@@ -28,20 +28,17 @@ import numpy as np
 
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.evaluation import run_sequences, validation_seeds
-from schedrl.dtsim.heuristics import make_policy, startable
+from schedrl.dtsim.heuristics import SAFHold, make_policy, startable
 
 
 class Rule:
-    """Start the startable job of the best score (-length^a x units^b) now; optionally hold long jobs."""
+    """Start the startable job of the best score (-length^a x units^b) now (a = 1: SJF, b = 1: SAF)."""
 
-    def __init__(self, size_power: float, oracle: bool = False, hold: int | None = None, reserve: int = 0):
-        self.size_power, self.oracle, self.hold, self.reserve = size_power, oracle, hold, reserve
+    def __init__(self, size_power: float, oracle: bool = False):
+        self.size_power, self.oracle = size_power, oracle
 
     def act(self, sim) -> int:
         jobs = startable(sim)
-        if self.hold is not None:
-            free = int(sim.free[0])
-            jobs = [(i, j) for i, j in jobs if sim.len_param[j] <= self.hold or free - sim.units[j] >= self.reserve]
         if not jobs:
             return sim.config.void_action
         length = sim.real if self.oracle else sim.len_param
@@ -64,8 +61,8 @@ def main() -> None:
     policies = {"SAF": lambda: make_policy("saf"), "SJF": lambda: make_policy("sjf"),
                 "SAF, true run time": lambda: Rule(1.0, oracle=True), "SJF, true run time": lambda: Rule(0.0, oracle=True)}
     holds = [(int(h), int(r)) for h in args.hold.split(",") for r in args.reserve.split(",")]
-    for h, r in holds:
-        policies[f"SAF + hold L={h} R={r}"] = lambda h=h, r=r: Rule(1.0, hold=h, reserve=r)
+    for h, r in holds:  # the library's SAF + hold (`schedrl.dtsim.heuristics.SAFHold`, RLSchert's `--teacher saf-hold`)
+        policies[f"SAF + hold L={h} R={r}"] = lambda h=h, r=r: SAFHold(hold=h, reserve=r)
     values = {name: {s: float(np.mean([x["slowdown"] for x in run_sequences(lambda i, m=make: m(), config, seeds, table)]))
                      for s, seeds in sets.items()} for name, make in policies.items()}
     print("average slowdown (x SAF); RLSchert's cluster at the paper's settings, no kills")

@@ -7,7 +7,7 @@ import pytest
 from builders import sim_of
 
 from schedrl.dtsim import DTSim, DTSimConfig, sample_sequence, synthetic_jobs
-from schedrl.dtsim.heuristics import HEURISTICS, SAF, SJF, KillRule, Random, Tetris, TetrisStar, make_policy, run
+from schedrl.dtsim.heuristics import HEURISTICS, SAF, SJF, KillRule, Random, SAFHold, Tetris, TetrisStar, make_policy, run
 
 SMALL = dict(res_slot=10, time_horizon=20, job_len=20, simu_len=1, max_seq=200, estimates="prerun")
 # (real, prerun, cores, re-estimates): X 6u x 8, Y 1u x 3, Z 3u x 2
@@ -31,6 +31,29 @@ def test_heuristics_consider_only_jobs_that_can_start_now():
     assert sim.start_offsets() == [8]
     for policy in (SJF(), SAF(), Tetris(), TetrisStar(), Random(0)):
         assert policy.act(sim) == sim.config.void_action
+
+
+def test_saf_hold_starts_a_long_job_only_if_it_leaves_the_reserve_free():
+    # X: 6 units x 8 steps (area 48), Z: 3 units x 2 steps (area 6), on 10 free units
+    sim = sim_of([X], **SMALL)
+    assert SAFHold(hold=5, reserve=4).act(sim) == 0  # long, but leaves 4 free
+    assert SAFHold(hold=5, reserve=5).act(sim) == sim.config.void_action  # long and leaves 4 < 5: hold, wait
+    assert SAFHold(hold=8, reserve=5).act(sim) == 0  # not longer than the hold length
+    # a held job does not block a short one, and SAF's order decides among the rest
+    sim = sim_of([X, Z], **SMALL)
+    assert SAFHold(hold=5, reserve=5).act(sim) == 1
+    assert SAFHold(hold=100, reserve=5).act(sim) == SAF().act(sim) == 1
+    sim = sim_of([X, (9, 9, 10, [])], **SMALL)  # 1 unit x 9 steps (area 9): SAF's pick, long, leaves 9 free
+    assert SAFHold(hold=5, reserve=5).act(sim) == 1
+
+
+def test_saf_hold_without_a_long_job_is_saf():
+    table = synthetic_jobs(300, seed=2)
+    config = DTSimConfig(simu_len=60)
+    long_enough = int(table.prerun.max())
+    for seed in range(3):
+        seq = sample_sequence(table, config, np.random.default_rng(seed))
+        assert run(DTSim(table, seq, config), SAFHold(hold=long_enough)) == run(DTSim(table, seq, config), SAF())
 
 
 def test_random_is_seeded_and_picks_among_startable_jobs():

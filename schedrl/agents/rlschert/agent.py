@@ -20,7 +20,7 @@ from typing import Any
 
 from schedrl.agents.base import Agent, Baseline, Prepared
 from schedrl.agents.rlschert import ENV_ID
-from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, SEQUENCE_FIELDS, RLSchertEnvConfig
+from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, SEQUENCE_FIELDS, TEACHERS, RLSchertEnvConfig
 from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import METRIC
 from schedrl.agents.rlschert.settings import (
@@ -47,7 +47,7 @@ class RLSchertAgent(Agent):
     models = MODELS
     settings_section = "ppo"
     env_searchable = ("job_rate", "res_slot", "reward", "kill", "estimates", "simu_len", "jobs", "predictable",
-                      "work_conserving")
+                      "work_conserving", "teacher")
     discrete_time = True
     """Evaluated on `schedrl.dtsim` through `evaluate` / `baseline_values`, not on the event simulator."""
     event_simulator = False
@@ -90,6 +90,10 @@ class RLSchertAgent(Agent):
                        help="apply gamma per decision (default; RLlib's GAE) or per time step (ours: kills and "
                             "allocations within a step are not discounted, agents/rlschert/advantages.py)")
         if self.settings_class is RLSchertSettings:
+            p.add_argument("--teacher", choices=TEACHERS, default="saf",
+                           help="allocation teacher of the imitation term and the warm start: saf (default, RLSchert's) "
+                                "or saf-hold (ours: SAF that holds a job predicted longer than 60 steps unless it "
+                                "leaves 3 units free; 2-7%% below SAF on held-out sequences, docs/rlschert.md)")
             p.add_argument("--imitation-steps", type=int, default=None,
                            help="env steps over which alpha_t anneals from 0.5 to 0 (default 200000; 0: no imitation)")
             p.add_argument("--imitation-floor", type=float, default=None, metavar="ALPHA",
@@ -116,7 +120,8 @@ class RLSchertAgent(Agent):
                               kill=bool(getattr(args, "kill", True)),
                               estimates=getattr(args, "estimates", "recorded"),
                               predictable=getattr(args, "predictable", 1.0),
-                              work_conserving=bool(getattr(args, "work_conserving", False)))
+                              work_conserving=bool(getattr(args, "work_conserving", False)),
+                              teacher=getattr(args, "teacher", "saf"))
         fields: dict[str, Any] = dict(model=args.model, kill_head=getattr(args, "kill_head", "flat"),
                                       seed=getattr(args, "seed", 0),
                                       num_env_runners=getattr(args, "num_env_runners", 0),
@@ -154,7 +159,7 @@ class RLSchertAgent(Agent):
         spec = settings.warm_start_spec()
         if spec:  # it runs inside the trial, silent until its one-line report: say what is coming (`train` prints it)
             args.settings_note = (
-                f"warm start: DAgger of {'the kill rule + SAF' if env.kill else 'SAF'} ({spec['episodes']} teacher "
+                f"warm start: DAgger of {'the ' * env.kill}{env.teacher_label} ({spec['episodes']} teacher "
                 f"sequences, then {spec['rounds']} rounds of {spec['round_episodes']}) before the first iteration, "
                 "a few minutes with no progress lines (about 4 on 2 cores at the defaults); its report comes with "
                 "iteration 1 (--no-warm-start for none)")

@@ -14,6 +14,9 @@ from schedrl.dtsim.jobs import VASP_FILENAME, shared_data_dir
 
 REWARDS = ("slowdown", "completion")
 ESTIMATES = ("recorded", "prerun")
+TEACHERS = {"saf": "SAF", "saf-hold": "SAF + hold"}
+"""Allocation teachers of the imitation term and the warm start (value: the label reports use): RLSchert's SAF,
+or ours, SAF holding long jobs back (`schedrl.dtsim.heuristics.SAFHold`, L = 60, R = 3)."""
 SYNTHETIC = "synthetic"
 """`jobs` value selecting the seeded synthetic job table explicitly."""
 DATA_PATH_ENV = "SCHEDRL_DATA_PATH"
@@ -64,6 +67,10 @@ class RLSchertEnvConfig:
     """Ours, not the paper's: the void action (let time pass) is invalid while a visible job can start at once
     (earliest-fit offset 0), as the heuristics never idle then. Off: DeepRM's and RLSchert's action space, where a
     greedy policy can void forever with jobs that fit (docs/rlschert.md)."""
+    teacher: str = "saf"
+    """The allocation teacher (`TEACHERS`) the `teacher` observation follows when the kill rule names no kill: `saf`
+    (RLSchert §3.5) or `saf-hold` (ours: SAF that holds a job predicted longer than 60 steps unless it leaves 3
+    units free)."""
     jobs: str = ""
     """Job file (VASP CSV); empty: `rlschert-vasp-jobs.csv.gz` from $SCHEDRL_DATA_PATH or ../shared/data, else the
     synthetic table (with a note on stderr); `synthetic`: the synthetic table."""
@@ -85,6 +92,8 @@ class RLSchertEnvConfig:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {self.reward!r}")
+        if self.teacher not in TEACHERS:
+            raise ValueError(f"teacher must be one of {', '.join(TEACHERS)}; got {self.teacher!r}")
         if self.estimates not in ESTIMATES:
             raise ValueError(f"estimates must be one of {', '.join(ESTIMATES)}; got {self.estimates!r}")
         for name in ("kill", "work_conserving"):
@@ -106,6 +115,11 @@ class RLSchertEnvConfig:
 
     def to_dict(self) -> dict:
         return {**asdict(self), "sequence_seeds": list(self.sequence_seeds)}
+
+    @property
+    def teacher_label(self) -> str:
+        """How reports name the teacher: `kill rule + SAF`, `SAF + hold`, ..."""
+        return ("kill rule + " if self.kill else "") + TEACHERS[self.teacher]
 
     @property
     def n_actions(self) -> int:

@@ -53,7 +53,7 @@ import numpy as np
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.keys import OBS_ACTION_MASK, OBS_EXTRA, OBS_IMAGE, OBS_RUNNING, OBS_TEACHER
 from schedrl.dtsim import DTSim
-from schedrl.dtsim.heuristics import SAF, KillRule
+from schedrl.dtsim.heuristics import SAF, KillRule, SAFHold
 
 RUNNING_FEATURES = 7
 """Columns of the `running` block (table above)."""
@@ -82,7 +82,7 @@ class StateView:
         self.n_actions = config.n_actions
         self._now = sim.now
         self._allocated_now: set[int] = set()
-        self._saf = SAF()
+        self._saf = SAFHold() if config.teacher == "saf-hold" else SAF()
         self._rule = KillRule()
 
     def _sync(self) -> None:
@@ -106,7 +106,8 @@ class StateView:
         return valid
 
     def teacher(self, mask: np.ndarray | None = None) -> int:
-        """The teacher's action now: the kill rule's kill, else SAF's allocation, else void (RLSchert §3.5)."""
+        """The teacher's action now: the kill rule's kill, else SAF's allocation (or SAF + hold's, with the
+        `saf-hold` teacher), else void (RLSchert §3.5)."""
         mask = self.mask() if mask is None else mask
         if not mask.any():
             return self.config.num_nw

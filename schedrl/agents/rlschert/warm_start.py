@@ -150,7 +150,7 @@ def dagger(module, env, spec: Mapping[str, Any],
             on_fit(r + 1, stats)
         rounds.append({"episodes": driven.episodes, "decisions": driven.decisions, "agreement": driven.agreement,
                        "cut": driven.cut, "slowdown": float(np.mean(driven.values)) if driven.values else float("nan")})
-    return {"teacher": "kill rule + SAF" if env.config.kill else "SAF", "decisions": len(demos),
+    return {"teacher": env.config.teacher_label, "decisions": len(demos),
             "episodes": teacher.episodes + sum(r["episodes"] for r in rounds),
             "teacher_value": float(np.mean(teacher.values)) if teacher.values else float("nan"),
             "candidates": {}, "rounds": rounds, "demonstration_seconds": 0.0,
