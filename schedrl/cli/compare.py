@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
     from schedrl.metrics import UTIL_PREFIX, check_metric
+    from schedrl.sim.simulator import resource_names
     from schedrl.workload.sampling import sequence
 
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy", "--backfill")
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         starts = choose_starts(workload, args.jobs, args.sequences, args.seed, parse_starts(args.starts))
         config = sim_config(args, backfills[0])
         if args.metric.startswith(UTIL_PREFIX):  # name the resources before any sequence runs
-            names = ["nodes" if config.allocation == "nodes" else "procs", *sorted(workload.resources)]
+            names = resource_names(workload, config)
             if args.metric[len(UTIL_PREFIX):] not in names:
                 raise ValueError(f"--metric {args.metric}: {workload.name} has no resource "
                                  f"{args.metric[len(UTIL_PREFIX):]!r} (its resources: {', '.join(names)}; "

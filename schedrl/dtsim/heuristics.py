@@ -37,13 +37,17 @@ def startable(sim: DTSim) -> list[tuple[int, int]]:
 
 
 class _Scored:
-    """Allocate the startable job with the highest score, else void."""
+    """Allocate the candidate (by default: startable) job with the highest score, else void."""
 
     def score(self, sim: DTSim, jobs: list[int]) -> np.ndarray:
         raise NotImplementedError
 
+    def candidates(self, sim: DTSim) -> list[tuple[int, int]]:
+        """(visible slot, job) of the jobs this rule may start now."""
+        return startable(sim)
+
     def act(self, sim: DTSim) -> int:
-        ready = startable(sim)
+        ready = self.candidates(sim)
         if not ready:
             return sim.config.void_action
         scores = self.score(sim, [j for _, j in ready])
@@ -73,14 +77,9 @@ class SAFHold(SAF):
     def __init__(self, hold: int = 60, reserve: int = 3):
         self.hold, self.reserve = int(hold), int(reserve)
 
-    def act(self, sim: DTSim) -> int:
+    def candidates(self, sim: DTSim) -> list[tuple[int, int]]:
         free = int(sim.free[0])
-        ready = [(i, j) for i, j in startable(sim)
-                 if sim.len_param[j] <= self.hold or free - sim.units[j] >= self.reserve]
-        if not ready:
-            return sim.config.void_action
-        scores = self.score(sim, [j for _, j in ready])
-        return ready[int(np.argmax(scores))][0]
+        return [(i, j) for i, j in startable(sim) if sim.len_param[j] <= self.hold or free - sim.units[j] >= self.reserve]
 
 
 class Tetris(_Scored):

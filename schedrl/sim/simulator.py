@@ -104,21 +104,22 @@ class Schedule:
         return self.end - self.start
 
 
+def resource_names(workload: Workload, config: SimConfig) -> tuple[str, ...]:
+    """The resources a schedule of `workload` under `config` has, in column order: `nodes` or `procs` (the
+    allocation unit), then the workload's extra resources (burst buffer, power) by name."""
+    return ("nodes" if config.allocation == "nodes" else "procs", *sorted(workload.resources))
+
+
 def _requests(workload: Workload, config: SimConfig) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     procs = np.asarray(workload.procs_req, dtype=np.float64)
     if config.allocation == "nodes":
-        ppn = workload.procs_per_node
-        first = np.ceil(procs / ppn)
-        names, caps = ["nodes"], [float(workload.max_nodes)]
+        first, caps = np.ceil(procs / workload.procs_per_node), [float(workload.max_nodes)]
     else:
-        first = procs
-        names, caps = ["procs"], [float(workload.max_procs)]
-    cols = [first]
-    for key in sorted(workload.resources):
-        cols.append(np.asarray(workload.resources[key], dtype=np.float64))
-        names.append(key)
-        caps.append(float(workload.capacity[key]))
-    return np.stack(cols, axis=1), np.array(caps), tuple(names)
+        first, caps = procs, [float(workload.max_procs)]
+    names = resource_names(workload, config)
+    cols = [first] + [np.asarray(workload.resources[key], dtype=np.float64) for key in names[1:]]
+    caps += [float(workload.capacity[key]) for key in names[1:]]
+    return np.stack(cols, axis=1), np.array(caps), names
 
 
 class Simulator:
