@@ -56,7 +56,13 @@ def trial_dir(out: Path) -> Path:
 def results(out: Path) -> list[dict]:
     """Tune's result.json of the trial: one dict per reported iteration (both runs after a resume)."""
     path = trial_dir(out) / "result.json"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    rows = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:  # the record a SIGKILLed driver was writing; the resumed run appends after it
+            continue
+    return rows
 
 
 def checkpoints(out: Path) -> list[Path]:
