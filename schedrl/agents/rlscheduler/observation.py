@@ -32,6 +32,10 @@ def check_key_features(names) -> tuple[str, ...]:
     return names
 
 
+ID_FIELDS = ("user", "group", "app")
+"""The SWF id columns the observation carries (scaled by the training trace's largest id)."""
+
+
 @dataclass(frozen=True)
 class JobFeatures:
     """Normalisation constants, taken from the training trace and stored with checkpoints, so a policy
@@ -50,22 +54,40 @@ class JobFeatures:
     """Map waits and requested times through log1p before scaling. Job times span 1 s to days, so on a
     linear scale nearly every job sits near 0 and the small kernel network struggles to tell a 1-minute
     job from a 1-hour one; on a log scale they are far apart (our choice; the paper scales linearly)."""
+    id_fields: tuple[str, ...] = ID_FIELDS
+    """The id columns the training trace has (SWF writes -1 where a log has none). A column the training
+    trace lacks was 0 in every observation the policy learned from, so it stays 0 on every trace: on a
+    trace that has the ids they would otherwise clip to 1, an input the network never saw, whose first-layer
+    weights training never moved from their random start (Lublin-model traces have no ids; PWA logs do)."""
 
     @classmethod
     def from_trace(cls, workload: Workload) -> "JobFeatures":
         def scale(column: np.ndarray) -> float:
             return float(max(column.max(initial=0), 1))
 
-        return cls(scale(workload.time_req), scale(workload.user), scale(workload.group), scale(workload.app))
+        ids = tuple(name for name in ID_FIELDS if getattr(workload, name).max(initial=-1) >= 1)
+        return cls(scale(workload.time_req), scale(workload.user), scale(workload.group), scale(workload.app),
+                   id_fields=ids)
 
     @classmethod
     def from_dict(cls, d) -> "JobFeatures":
-        return cls(**{k: float(d[k]) for k in ("time_scale", "user_scale", "group_scale", "app_scale")},
-                   log_times=bool(d.get("log_times", True)))
+        scales = {k: float(d[k]) for k in ("time_scale", "user_scale", "group_scale", "app_scale")}
+        if "id_fields" in d:
+            ids = tuple(str(name) for name in d["id_fields"])
+            bad = [name for name in ids if name not in ID_FIELDS]
+            if bad:
+                raise ValueError(f"norm: unknown id field(s) {', '.join(map(repr, bad))}; "
+                                 f"known: {', '.join(ID_FIELDS)}")
+        else:
+            # recorded before 2026-11-26: an id column the trace lacked was stored with scale 1 (its largest
+            # id, -1, raised to 1); a trace whose only id is 1 looks the same and is read as lacking it too
+            ids = tuple(name for name in ID_FIELDS if scales[f"{name}_scale"] > 1)
+        return cls(**scales, log_times=bool(d.get("log_times", True)), id_fields=ids)
 
     def to_dict(self) -> dict:
         return {"time_scale": self.time_scale, "user_scale": self.user_scale,
-                "group_scale": self.group_scale, "app_scale": self.app_scale, "log_times": self.log_times}
+                "group_scale": self.group_scale, "app_scale": self.app_scale, "log_times": self.log_times,
+                "id_fields": list(self.id_fields)}
 
 
 def n_features(n_resources: int, n_keys: int = 0) -> int:
@@ -77,11 +99,14 @@ class ObservationBuilder:
     """Fills the (MAX_OBSV_SIZE, F) job matrix and the action mask from the simulator state."""
 
     def __init__(self, workload: Workload, norm: JobFeatures, n_resources: int, key_features: tuple[str, ...] = ()):
-        clip = lambda x, s: np.clip(np.asarray(x, dtype=np.float64) / s, 0.0, 1.0)  # noqa: E731
+        def ids(name: str) -> np.ndarray:
+            column = np.asarray(getattr(workload, name), dtype=np.float64)
+            if name not in norm.id_fields:  # the training trace had none: 0, as in training
+                return np.zeros_like(column)
+            return np.clip(column / getattr(norm, f"{name}_scale"), 0.0, 1.0)
+
         # static per-job columns, computed once per sequence
-        self.user = clip(workload.user, norm.user_scale)
-        self.group = clip(workload.group, norm.group_scale)
-        self.app = clip(workload.app, norm.app_scale)
+        self.user, self.group, self.app = (ids(name) for name in ID_FIELDS)
         self.time_scale = norm.time_scale
         self.log_times = norm.log_times
         self.n_resources = n_resources

@@ -8,6 +8,8 @@ key-feature columns.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,52 @@ def test_compiled_rows_equal_the_reference_on_three_resources():
     workload, _ = augment_preset(_default(), "S9", seed=0)  # nodes, burst buffer, power
     assert len(workload.resources) == 2
     _episodes(workload, 3, True, (), seed=2)
+
+
+def _with_ids(workload):
+    """`workload` with user and group ids as a PWA log has them (the default trace has none: -1)."""
+    rng = np.random.default_rng(0)
+    n = len(workload)
+    return workload.with_columns(user=rng.integers(1, 300, n), group=rng.integers(1, 4, n))
+
+
+def test_norm_records_which_id_columns_the_training_trace_has():
+    assert JobFeatures.from_trace(_default()).id_fields == ()
+    assert JobFeatures.from_trace(_with_ids(_default())).id_fields == ("user", "group")
+
+
+def test_a_policy_trained_without_ids_sees_a_trace_with_ids_as_if_it_had_none():
+    """Cross-trace evaluation (RLScheduler Table VII): a Lublin-model training trace has no ids, so those
+    columns were 0 in training; on a PWA log they must stay 0, not clip to 1 (an input never trained on)."""
+    norm = JobFeatures.from_trace(_default())
+    plain = _default()[1000:1256]
+    with_ids = _with_ids(plain)
+    sims = [Simulator(seq, SimConfig()) for seq in (plain, with_ids)]
+    builders = [ObservationBuilder(seq, norm, 1) for seq in (plain, with_ids)]
+    decisions = 0
+    while all(sim.advance() == DECIDE_PICK for sim in sims):
+        (a, mask_a, vis_a), (b, mask_b, vis_b) = (builder.build(sim) for builder, sim in zip(builders, sims))
+        np.testing.assert_array_equal(a, b, err_msg=f"decision {decisions}")
+        np.testing.assert_array_equal(vis_a, vis_b)
+        for sim in sims:
+            sim.pick(int(vis_a[decisions % len(vis_a)]))
+        decisions += 1
+    assert decisions == 256
+    # the behaviour this replaces: every id column of the PWA-like trace at 1.0
+    everything = dataclasses.replace(norm, id_fields=("user", "group", "app"))
+    old = ObservationBuilder(with_ids, everything, 1)
+    assert (old.user == 1.0).all() and (old.group == 1.0).all()
+    # a policy trained on a trace with ids sees them, scaled by the training trace's largest
+    own = JobFeatures.from_trace(with_ids)
+    seen = ObservationBuilder(with_ids, own, 1)
+    np.testing.assert_allclose(seen.user, with_ids.user / own.user_scale)
+    assert (seen.app == 0).all()
+
+
+def test_norm_round_trip_and_records_from_before_id_fields():
+    norm = JobFeatures.from_trace(_with_ids(_default()))
+    assert JobFeatures.from_dict(norm.to_dict()) == norm
+    old = {"time_scale": 5e4, "user_scale": 437.0, "group_scale": 1.0, "app_scale": 1.0, "log_times": True}
+    assert JobFeatures.from_dict(old).id_fields == ("user",)  # scale 1 was how a missing column was stored
+    with pytest.raises(ValueError, match="unknown id field.*'queue'"):
+        JobFeatures.from_dict({**old, "id_fields": ["user", "queue"]})
