@@ -86,6 +86,23 @@ def validation_spec(agent, env, workload, sequences: int, seed: int | None, jobs
             "lower_is_better": METRICS[metric][1]}
 
 
+def describe_validation(agent, env, workload, validation: dict) -> str:
+    """One line on the sequences that choose the checkpoint: how many, how long, from which jobs, and how
+    many distinct ones (a zone too short for its sequence length gives the same window repeatedly)."""
+    starts, length = validation["starts"], validation["length"]
+    distinct = len(set(starts))
+    if getattr(agent, "event_simulator", True):
+        lo, hi = agent.split_range(env, len(workload), validation=True)
+        where = f"starting in jobs {lo}..{hi - 1}"
+    else:
+        where = "generated"
+    text = f"validation: {len(starts)} sequences of {length} jobs, {where}"
+    if distinct < len(starts):
+        text += (f"; only {distinct} distinct (set training.validation_jobs or a larger held-out part, "
+                 f"or fewer training.validation_sequences)")
+    return text
+
+
 def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
     """Prepare every environment variant of the spec once, through its agent."""
     from schedrl.workload.catalog import portable_trace
@@ -102,6 +119,8 @@ def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
         validation = validation_spec(agent, prepared.env_config, workload, spec.training.validation_sequences,
                                      getattr(spec.settings, "seed", 0), spec.training.validation_jobs, spec.evaluate.jobs)
         validation["every"] = spec.training.validate_every
+        if validation["starts"]:
+            log(f"[{label}] " + describe_validation(agent, prepared.env_config, workload, validation))
         table[env_key(env.to_dict(), spec.env_searched)] = PreparedEnv(
             label, prepared.env_config.to_dict(), validation, prepared.trace_sha256)
     return table

@@ -25,11 +25,34 @@ def test_rlscheduler_validates_on_sequences_of_the_evaluation_length(default_tra
     assert hi - lo >= 1024
     assert agent.validation_length(env, workload, 1024) == 1024
     assert agent.validation_length(env, workload, 64) == 256  # never shorter than a training episode
-    assert agent.validation_length(env, workload, 10 ** 6) == hi - lo  # capped by the validation zone
+    assert agent.validation_length(env, workload, 10 ** 6) == (hi - lo) // 2  # half the zone: windows that differ
     spec = validation_spec(agent, env, workload, 2, 0, evaluation_jobs=1024)
     assert spec["length"] == 1024 and len(spec["starts"]) == 2
     assert all(lo <= s and s + 1024 <= hi for s in spec["starts"])
     assert validation_spec(agent, env, workload, 2, 0, jobs=300)["length"] == 300  # training.validation_jobs
+
+
+@pytest.mark.parametrize("train_fraction, length", [(0.9, 500), (0.97, 256)])
+def test_a_short_validation_zone_gives_different_windows_not_one_window_repeated(default_trace, train_fraction, length):
+    """Lublin-1's zone is 750 jobs: 1,024-job validation made its five sequences the same 750 jobs."""
+    from dataclasses import replace
+
+    from schedrl.training.driver import describe_validation
+
+    _, workload = default_trace
+    env = RLSchedulerEnvConfig(trace="default", sequence_length=256, train_fraction=train_fraction)
+    agent = get_agent("rlscheduler")
+    lo, hi = agent.split_range(env, len(workload), validation=True)
+    assert hi - lo < 2 * 1024
+    spec = validation_spec(agent, env, workload, 5, 0, evaluation_jobs=1024)
+    assert spec["length"] == length == max(256, (hi - lo) // 2)
+    assert len(set(spec["starts"])) == 5 and all(lo <= s and s + length <= hi for s in spec["starts"])
+    line = describe_validation(agent, env, workload, spec)
+    assert line == f"validation: 5 sequences of {length} jobs, starting in jobs {lo}..{hi - 1}"
+    # what the old rule did: one window, five times; the line says so
+    repeated = validation_spec(agent, env, workload, 5, 0, jobs=hi - lo, evaluation_jobs=1024)
+    assert len(set(repeated["starts"])) == 1
+    assert "only 1 distinct" in describe_validation(agent, replace(env), workload, repeated)
 
 
 def test_other_agents_keep_their_training_length():

@@ -179,9 +179,18 @@ class RLSchedulerAgent(Agent):
         (docs/rlscheduler.md, `examples/validation_length.py`): among six kept checkpoints, 1,024-job
         validation chose the one best on the evaluation (299.6) in three of three seeded draws, 256-job
         validation in one, and the run's own 256-job sequences chose the worst (628.1; F1 228.3).
+
+        The zone must hold several different windows of that length, or the "sequences" are one window
+        seen several times: Lublin-1's validation zone is 750 jobs, and until 2026-11-26 its five validation
+        sequences were the same 750 jobs, so the warm start's clone and the checkpoint were chosen on one
+        window (three 30-minute seeds then scored 188.54, 574.41 and 1,324.34 on the evaluation; F1 181.59).
+        So where the zone is shorter than two evaluation sequences, windows of half the zone (at least the
+        training length), whose starts can differ by up to their own length.
         """
         lo, hi = self.split_range(env_config, len(workload), validation=True)
-        return max(self.sequence_length(env_config), min(int(evaluation_jobs), hi - lo))
+        zone, evaluation_jobs = hi - lo, int(evaluation_jobs)
+        length = evaluation_jobs if zone >= 2 * evaluation_jobs else min(evaluation_jobs, zone // 2)
+        return max(self.sequence_length(env_config), length)
 
     def baselines(self, env_config: RLSchedulerEnvConfig) -> tuple[Baseline, ...]:
         return tuple(Baseline(name) for name in BASELINES)
