@@ -93,10 +93,9 @@ def describe_validation(agent, env, workload, validation: dict) -> str:
     distinct = len(set(starts))
     if getattr(agent, "event_simulator", True):
         lo, hi = agent.split_range(env, len(workload), validation=True)
-        where = f"starting in jobs {lo}..{hi - 1}"
-    else:
-        where = "generated"
-    text = f"validation: {len(starts)} sequences of {length} jobs, {where}"
+        text = f"validation: {len(starts)} sequences of {length} jobs, starting in jobs {lo}..{hi - 1}"
+    else:  # generated sequences (RLSchert, DeepRM): ids are seeds, the length an expected job count
+        text = f"validation: {len(starts)} generated sequences of about {length} jobs (seeds {min(starts)}..{max(starts)})"
     if distinct < len(starts):
         text += (f"; only {distinct} distinct (set training.validation_jobs or a larger held-out part, "
                  f"or fewer training.validation_sequences)")

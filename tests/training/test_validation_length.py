@@ -55,6 +55,14 @@ def test_a_short_validation_zone_gives_different_windows_not_one_window_repeated
     assert "only 1 distinct" in describe_validation(agent, replace(env), workload, repeated)
 
 
+def test_generated_validation_sequences_are_described_by_their_seeds():
+    from schedrl.training.driver import describe_validation
+
+    agent = get_agent("rlschert")
+    line = describe_validation(agent, None, None, {"starts": [10000, 10001, 10002], "length": 70})
+    assert line == "validation: 3 generated sequences of about 70 jobs (seeds 10000..10002)"
+
+
 def test_other_agents_keep_their_training_length():
     from schedrl.agents import AGENTS
     from schedrl.agents.base import Agent
