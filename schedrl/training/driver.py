@@ -90,12 +90,12 @@ def describe_validation(agent, env, workload, validation: dict) -> str:
     """One line on the sequences that choose the checkpoint: how many, how long, from which jobs, and how
     many distinct ones (a zone too short for its sequence length gives the same window repeatedly)."""
     starts, length = validation["starts"], validation["length"]
-    distinct = len(set(starts))
-    if getattr(agent, "event_simulator", True):
+    if agent.event_simulator:
         lo, hi = agent.split_range(env, len(workload), validation=True)
         text = f"validation: {len(starts)} sequences of {length} jobs, starting in jobs {lo}..{hi - 1}"
     else:  # generated sequences (RLSchert, DeepRM): ids are seeds, the length an expected job count
         text = f"validation: {len(starts)} generated sequences of about {length} jobs (seeds {min(starts)}..{max(starts)})"
+    distinct = len(set(starts))
     if distinct < len(starts):
         text += (f"; only {distinct} distinct (set training.validation_jobs or a larger held-out part, "
                  f"or fewer training.validation_sequences)")
