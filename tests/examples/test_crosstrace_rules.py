@@ -1,0 +1,37 @@
+"""`examples/crosstrace_rules.py` (docs/rlscheduler.md, "Cross-trace generalisation"): the corners of its rule
+simplex schedule exactly as the heuristics do, and a mix is a rule of its own."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from shared_traces import REPO
+
+START, JOBS = 1000, 256  # the embedded default trace: present in a fresh clone
+
+
+@pytest.fixture(scope="module")
+def example():
+    spec = importlib.util.spec_from_file_location("crosstrace_rules", REPO / "examples" / "crosstrace_rules.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def heuristics(example):
+    return {start: example.heuristic_values("default", [start], JOBS) for start in (START, START + 5000)}
+
+
+@pytest.mark.parametrize("start", [START, START + 5000])
+@pytest.mark.parametrize("corner", ["f1", "sjf", "unicep"])
+def test_corners_are_the_heuristics(example, heuristics, start, corner):
+    weights = tuple(float(name == corner) for name in example.MIXED)
+    assert example.run_mix(("default", weights, start, JOBS)) == pytest.approx(heuristics[start][corner], rel=1e-12)
+
+
+def test_a_mix_is_none_of_its_corners(example, heuristics):
+    value = example.run_mix(("default", (0.5, 0.5, 0.0), START, JOBS))
+    assert all(value != pytest.approx(heuristics[START][h]) for h in example.MIXED)
