@@ -25,14 +25,18 @@ def t975(df: int) -> float:
     return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
 
 
-def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], metric: str) -> list[dict]:
-    """Each of the `trained` columns of `values` (label -> per-sequence values) against the best of the others."""
+def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], metric: str, place: int = 1) -> list[dict]:
+    """Each of the `trained` columns of `values` (label -> per-sequence values) against the best of the others
+    (`place` 2: the second best, e.g. RLScheduler Table VII's bar; the last one where there are fewer)."""
     trained = [k for k in trained if k in values]
     baselines = [k for k in values if k not in trained]
     if not trained or not baselines:
         return []
+    if place < 1:
+        raise ValueError(f"place must be >= 1 (1: the best baseline), got {place}")
     lower = lower_is_better(metric)
-    best = (min if lower else max)(baselines, key=lambda k: float(np.mean(values[k])))
+    ranked = sorted(baselines, key=lambda k: float(np.mean(values[k])), reverse=not lower)  # stable: ties keep order
+    best = ranked[min(place, len(ranked)) - 1]
     base = np.asarray(values[best], dtype=float)
     out = []
     for label in trained:
@@ -44,21 +48,36 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
         mean = float(diff.mean())
         out.append({"policy": label, "baseline": best, "sequences": n, "difference_pct": 100.0 * mean / scale,
                     "ci95_pct": None if n < 2 else [100.0 * (mean - half) / scale, 100.0 * (mean + half) / scale],
-                    "better": better, "equal": equal, "worse": n - better - equal})
+                    "better": better, "equal": equal, "worse": n - better - equal, **({"place": place} if place > 1 else {})})
     return out
+
+
+def verdict(c: dict, metric: str) -> str:
+    """"the same" (equal on every sequence), "not distinguishable" (the 95% interval holds 0), "better" or "worse"
+    (with one sequence there is no interval: the sign decides)."""
+    interval = c["ci95_pct"]
+    if c["equal"] == c["sequences"]:
+        return "the same"
+    if interval and interval[0] <= 0 <= interval[1]:
+        return "not distinguishable"
+    return "better" if (c["difference_pct"] < 0) == lower_is_better(metric) else "worse"
+
+
+_LONG = {"the same": "the same schedule quality on every sequence",
+         "not distinguishable": "not distinguishable from it on these sequences"}
 
 
 def lines(found: list[dict], metric: str) -> list[str]:
     """One sentence per comparison, ending in its verdict (better / worse / not distinguishable / the same)."""
     out = []
     for c in found:
-        interval = c["ci95_pct"]  # None with one sequence: no interval, the verdict is the sign
-        ahead = (c["difference_pct"] < 0) == lower_is_better(metric)
-        verdict = ("the same schedule quality on every sequence" if c["equal"] == c["sequences"]
-                   else "not distinguishable from it on these sequences" if interval and interval[0] <= 0 <= interval[1]
-                   else "better" if ahead else "worse")
+        said = verdict(c, metric)
+        said = _LONG.get(said, said)
+        interval = c["ci95_pct"]
         interval = f"; 95% CI of the paired mean difference {interval[0]:+.1f}% to {interval[1]:+.1f}%" if interval else ""
-        out.append(f"{c['policy']} vs {c['baseline']} (the best baseline): {c['difference_pct']:+.1f}%{interval}; "
+        which = "the best baseline" if c.get("place", 1) == 1 else "the second-best baseline" if c["place"] == 2 \
+            else f"baseline number {c['place']} by mean"
+        out.append(f"{c['policy']} vs {c['baseline']} ({which}): {c['difference_pct']:+.1f}%{interval}; "
                    f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} "
-                   f"sequences: {verdict}")
+                   f"sequences: {said}")
     return out

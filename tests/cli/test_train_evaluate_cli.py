@@ -300,10 +300,17 @@ def test_cross_trace_table_rows_match_single_trace_evaluations(trained, other_tr
     assert rows[1]["means"]["SJF"] == pytest.approx(by_label["sjf"])
     ranked = sorted(rows[1]["means"].values())
     assert rows[1]["rl_rank"] == ranked.index(rows[1]["means"]["RL"]) + 1
+    # the paired comparison with the second-best heuristic, on the row's own per-sequence values
+    versus = rows[1]["paired_vs_second_best"]
+    heuristics = sorted((v, k) for k, v in rows[1]["means"].items() if k != "RL")
+    assert versus["baseline"] == heuristics[1][1] and versus["sequences"] == 2
+    rl, base = np.asarray(rows[1]["per_sequence"]["RL"]), np.asarray(rows[1]["per_sequence"][versus["baseline"]])
+    assert versus["difference_pct"] == pytest.approx(100 * (rl - base).mean() / base.mean())
+    assert versus["verdict"] in ("the same", "not distinguishable", "better", "worse")
     capsys.readouterr()
     assert main(["evaluate", str(trained), "--traces", "default", "--sequences", "1", "--jobs", "64"]) == 0
     text = capsys.readouterr().out
-    assert "RL rank" in text and "RL vs 2nd-best heuristic" in text
+    assert "RL rank" in text and "RL vs 2nd-best heuristic" in text and "paired: difference [95% CI], verdict" in text
 
 
 def test_cross_trace_refuses_a_trace_option_beside_it(trained, capsys):

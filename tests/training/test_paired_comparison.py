@@ -85,3 +85,26 @@ def test_the_compare_table_pairs_each_checkpoint_per_backfill():
     # heuristics only (schedrl compare): no comparison
     c.trained = []
     assert c.comparisons() == [] and "best baseline" not in c.to_markdown() and "comparisons" not in c.to_dict()
+
+
+def test_against_the_second_best_baseline():
+    from schedrl.eval import paired
+
+    sjf = [v * 1.3 for v in F1]
+    rl = [v * 1.2 for v in F1]  # worse than F1, better than SJF on every sequence
+    values = {"FCFS": [9000.0] * 10, "SJF": sjf, "F1": F1, "RL": rl}
+    (best,) = paired.comparisons(values, ("RL",), "bsld")
+    (second,) = paired.comparisons(values, ("RL",), "bsld", place=2)
+    assert (best["baseline"], paired.verdict(best, "bsld")) == ("F1", "worse") and "place" not in best
+    assert (second["baseline"], second["place"], second["better"]) == ("SJF", 2, 10)
+    assert paired.verdict(second, "bsld") == "better"
+    assert second["difference_pct"] == pytest.approx(100 * (np.mean(rl) - np.mean(sjf)) / np.mean(sjf))
+    assert "(the second-best baseline)" in paired.lines([second], "bsld")[0]
+    # higher-is-better: the second best is the second highest
+    util = {"A": [0.5, 0.6], "B": [0.8, 0.7], "C": [0.7, 0.65], "RL": [0.75, 0.7]}
+    (c,) = paired.comparisons(util, ("RL",), "utilization", place=2)
+    assert c["baseline"] == "C"
+    # fewer baselines than the place: the last one
+    assert paired.comparisons({"F1": F1, "RL": rl}, ("RL",), "bsld", place=2)[0]["baseline"] == "F1"
+    with pytest.raises(ValueError, match="place must be >= 1"):
+        paired.comparisons(values, ("RL",), "bsld", place=0)
