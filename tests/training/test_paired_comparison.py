@@ -108,3 +108,26 @@ def test_against_the_second_best_baseline():
     assert paired.comparisons({"F1": F1, "RL": rl}, ("RL",), "bsld", place=2)[0]["baseline"] == "F1"
     with pytest.raises(ValueError, match="place must be >= 1"):
         paired.comparisons(values, ("RL",), "bsld", place=0)
+
+
+def test_the_generalisation_matrix_pairs_each_policy_with_the_second_best():
+    from schedrl.eval import paired
+    from schedrl.training.report import generalisation_markdown
+
+    def row(group, trace, per_sequence, rl):
+        (second,) = paired.comparisons({**per_sequence, "RL": rl}, ("RL",), "bsld", place=2)
+        means = {k: float(np.mean(v)) for k, v in per_sequence.items()}
+        return {"group": group, "evaluated_on": trace, "rl": float(np.mean(rl)), **means,
+                "best_heuristic": min(means, key=means.get), "baselines": list(means),
+                "paired_vs_second_best": {**second, "verdict": paired.verdict(second, "bsld")}}
+
+    a = {"F1": F1, "SJF": [v * 1.3 for v in F1], "FCFS": [9000.0] * 10}
+    b = {"F1": [v * 2 for v in F1], "UNICEP": F1, "SJF": [v * 1.5 for v in F1]}
+    evaluation = [row("lublin", "lublin_256", a, [v * 1.2 for v in F1]), row("lublin", "HPC2N", b, [v * 1.6 for v in F1]),
+                  row("sdsc", "lublin_256", a, [v * 1.5 for v in F1]), row("sdsc", "HPC2N", b, F1)]
+    text = "\n".join(generalisation_markdown(evaluation, ["lublin", "sdsc"]))
+    assert "| lublin | " in text and "(vs SJF -7.7%, better)" in text  # 1.2 x F1 against 1.3 x F1
+    assert "(vs SJF +6.7%, worse)" in text  # 1.6 against 1.5 on HPC2N
+    assert "| second-best heuristic | " + f"{np.mean(a['SJF']):.2f} (SJF) | {np.mean(b['SJF']):.2f} (SJF) |" in text
+    assert "| best heuristic | " + f"{np.mean(F1):.2f} (F1) | {np.mean(F1):.2f} (UNICEP) |" in text
+    assert generalisation_markdown(evaluation[:1], ["lublin"]) == []  # one trace: no matrix
