@@ -3,21 +3,16 @@ simplex schedule exactly as the heuristics do, and a mix is a rule of its own.""
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
-from shared_traces import REPO
+from example_scripts import load_example
 
 START, JOBS = 1000, 256  # the embedded default trace: present in a fresh clone
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("crosstrace_rules", REPO / "examples" / "crosstrace_rules.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("crosstrace_rules")
 
 
 @pytest.fixture(scope="module")

@@ -3,21 +3,17 @@ lookahead reduce to F1 where they must, and the hindsight lookahead never does w
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
-from shared_traces import REPO
+from example_scripts import load_example
 
 START, JOBS = 1000, 256  # the embedded default trace: present in a fresh clone
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("f1_neighbourhood", REPO / "examples" / "f1_neighbourhood.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_example("f1_neighbourhood")
     module._setup("default", "standard", "default")
     return module
 
