@@ -45,15 +45,11 @@ def _context(trace: str):
     return _CONTEXT[trace]
 
 
-def _ranks(key: np.ndarray) -> np.ndarray:
-    ranks = np.empty(len(key))
-    ranks[np.argsort(key, kind="stable")] = np.arange(len(key))
-    return ranks
-
-
 def run_mix(task: tuple[str, tuple[float, float, float], int, int]) -> float:
     """Avg bsld of the rank mix `weights` (F1, SJF, UNICEP) on jobs start..start+length-1 of `trace`
-    (pick-and-wait over the whole queue, no backfilling: the heuristics' protocol)."""
+    (pick-and-wait over the whole queue, no backfilling: the heuristics' protocol). The ranks are the
+    heuristics' own (`key_ranks`: their keys, ties to the earlier job in the queue)."""
+    from schedrl.heuristics.keys import F1, SJF, UNICEP, key_ranks
     from schedrl.metrics import summarize
     from schedrl.sim import FINISHED, Simulator
     from schedrl.workload.sampling import sequence
@@ -61,24 +57,14 @@ def run_mix(task: tuple[str, tuple[float, float, float], int, int]) -> float:
     trace, weights, start, length = task
     workload, config = _context(trace)
     sim = Simulator(sequence(workload, start, length), config)
-    st = sim.state
-    n = np.asarray(sim.workload.procs_req, dtype=np.float64)
-    est = st.est
-    f1 = np.log10(est) * n + 870.0 * np.log10(np.maximum(st.submit, 1.0))
-    log2n = np.maximum(np.log2(n), 1e-9)
-    w_f1, w_sjf, w_uni = weights
+    procs = np.asarray(sim.workload.procs_req, dtype=np.float64)
+    mix = [(kind, w) for kind, w in zip((F1, SJF, UNICEP), weights) if w]
     while sim.advance() != FINISHED:
         q = sim.queue
         if len(q) == 1:
             sim.pick(int(q[0]))
             continue
-        key = np.zeros(len(q))
-        if w_f1:
-            key += w_f1 * _ranks(f1[q])
-        if w_sjf:
-            key += w_sjf * _ranks(est[q])
-        if w_uni:
-            key += w_uni * _ranks(-(sim.now - st.submit[q]) / (log2n[q] * est[q]))
+        key = sum(w * key_ranks(kind, sim.state_ref, q, sim.now, procs) for kind, w in mix)
         sim.pick(int(q[np.argmin(key)]))  # argmin: ties to the earlier job in the queue
     return summarize(sim.schedule()).value("bsld")
 
