@@ -202,17 +202,16 @@ def cross_trace(args: argparse.Namespace, policy) -> int:
         note = evaluation_note(agent, env, workload, starts, a.jobs) if own else "another trace"
         means = {k: float(np.mean(v)) for k, v in values.items()}
         lower = METRICS[metric][1]
-        heuristics = sorted((v for k, v in means.items() if k != "RL"), reverse=not lower)
         order = sorted(means.values(), reverse=not lower)
-        second = heuristics[1] if len(heuristics) > 1 else heuristics[0]
         # RLScheduler Table VII's bar: the second-best heuristic, and whether the gap to it is more than noise
-        (versus,) = paired.comparisons(values, ("RL",), metric, place=2)
+        versus = paired.against_second_best(values, "RL", metric)
+        second = means[versus["baseline"]]
         rows.append({"trace": workload.name, "metric": metric, "backfill": backfill, "starts": [int(s) for s in starts],
                      "jobs": a.jobs, "note": note, "means": means, "per_sequence": values,
                      "rl_rank": order.index(means["RL"]) + 1,
                      "rl_vs_second_best": "at or better" if (means["RL"] <= second if lower else means["RL"] >= second)
                      else "worse",
-                     "paired_vs_second_best": {**versus, "verdict": paired.verdict(versus, metric)}})
+                     "paired_vs_second_best": versus})
         print(f"schedrl evaluate: {workload.name}: done ({note})", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -223,7 +222,7 @@ def cross_trace(args: argparse.Namespace, policy) -> int:
     for r in rows:
         best = min(r["means"].values()) if METRICS[r["metric"]][1] else max(r["means"].values())
         body.append([r["trace"]] + [f"{r['means'][k]:.2f}" + ("*" if r["means"][k] == best else "") for k in labels]
-                    + [f"{r['rl_rank']} of {len(labels)}", r["rl_vs_second_best"], _versus_cell(r["paired_vs_second_best"])])
+                    + [f"{r['rl_rank']} of {len(labels)}", r["rl_vs_second_best"], paired.short(r["paired_vs_second_best"])])
     first = rows[0]
     print(f"avg {first['metric']} per trace: {len(first['starts'])} sequences of {first['jobs']} jobs each, backfill "
           f"{first['backfill']}; the training trace on its held-out part; * = best; paired: RL minus the second-best "
@@ -291,12 +290,6 @@ def baselines_table(agent, env, policy, workload, starts, args, metric, config, 
         values["RL online"] = [m.value(metric) for m in online]
     note = evaluation_note(agent, env, workload, starts, args.jobs) if own_trace else "another trace"
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
-
-
-def _versus_cell(versus: dict) -> str:
-    """"SJF +9.3% [+2.1, +16.5], worse" for the paired comparison with the second-best heuristic."""
-    interval = f" [{versus['ci95_pct'][0]:+.1f}, {versus['ci95_pct'][1]:+.1f}]" if versus["ci95_pct"] else ""
-    return f"{versus['baseline']} {versus['difference_pct']:+.1f}%{interval}, {versus['verdict']}"
 
 
 def evaluate_generated(agent, env, policies, args) -> int:

@@ -63,6 +63,18 @@ def verdict(c: dict, metric: str) -> str:
     return "better" if (c["difference_pct"] < 0) == lower_is_better(metric) else "worse"
 
 
+def against_second_best(values: Mapping[str, Sequence[float]], label: str, metric: str) -> dict:
+    """`label`'s column against the second best of the others (RLScheduler Table VII's bar), with its `verdict`."""
+    (c,) = comparisons(values, (label,), metric, place=2)
+    return {**c, "verdict": verdict(c, metric)}
+
+
+def short(c: dict, interval: bool = True) -> str:
+    """"SJF +9.3% [+2.1, +16.5], worse" for a comparison carrying its `verdict` (without the interval: "SJF +9.3%, worse")."""
+    bounds = f" [{c['ci95_pct'][0]:+.1f}, {c['ci95_pct'][1]:+.1f}]" if interval and c["ci95_pct"] else ""
+    return f"{c['baseline']} {c['difference_pct']:+.1f}%{bounds}, {c['verdict']}"
+
+
 _LONG = {"the same": "the same schedule quality on every sequence",
          "not distinguishable": "not distinguishable from it on these sequences"}
 
