@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
 
+from schedrl.scenarios.split import VALIDATION_SHARE, held_out_after, zone
 from schedrl.sim.config import SimConfig
 
 
@@ -133,11 +134,8 @@ class Agent(ABC):
     def metric(self, env_config) -> str:
         """The objective (`schedrl.metrics.METRICS` key) validation and evaluation report."""
 
-    @staticmethod
-    def held_out_after(end: int, n_jobs: int) -> tuple[int, int]:
-        """`held_out_range` of an agent that trains on jobs [0, end): the rest, or the whole trace when training
-        uses all of it."""
-        return (end, n_jobs) if end < n_jobs else (0, n_jobs)
+    held_out_after = staticmethod(held_out_after)
+    """`held_out_range` of an agent that trains on jobs [0, end) (`schedrl.scenarios.split.held_out_after`)."""
 
     def held_out_range(self, env_config, n_jobs: int) -> tuple[int, int]:
         """The part [lo, hi) of the cleaned trace that validation and evaluation sequences come from.
@@ -211,7 +209,7 @@ class Agent(ABC):
         return None
 
     # ---------------------------------------------------------------- evaluation
-    VALIDATION_SHARE: ClassVar[float] = 0.25
+    VALIDATION_SHARE: ClassVar[float] = VALIDATION_SHARE
     """Share of the held-out part (its first jobs) that validation sequences come from; evaluation takes the rest
     (an env config with a `validation_share` field sets its own)."""
 
@@ -220,11 +218,8 @@ class Agent(ABC):
         two disjoint zones, validation first (`VALIDATION_SHARE` or the env's `validation_share`), so the checkpoint chosen on validation is
         judged on jobs neither training nor selection saw. With no held-out part (`held_out_range` is the
         whole trace: RLScheduler's paper protocol) both use the whole trace."""
-        lo, hi = self.held_out_range(env_config, n_jobs)
-        if lo == 0:
-            return lo, hi
-        cut = lo + int((hi - lo) * getattr(env_config, "validation_share", self.VALIDATION_SHARE))
-        return (lo, cut) if validation else (cut, hi)
+        return zone(self.held_out_range(env_config, n_jobs), validation,
+                    getattr(env_config, "validation_share", self.VALIDATION_SHARE))
 
     def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int,
                        validation: bool = False) -> list[int]:

@@ -25,16 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedrl.scenarios.split import training_end  # noqa: F401  (re-exported: agents' envs import it from here)
 from schedrl.workload.sampling import poisson_retimed, sequence, synthetic_jobset
 from schedrl.workload.workload import Workload
 
 PHASE_KINDS = ("real", "filtered", "sampled", "synthetic")
 """The kinds of episode a phase draws."""
-
-
-def training_end(train_fraction: float, n_jobs: int) -> int:
-    """End of the training part when training draws from the first `train_fraction` of `n_jobs` jobs."""
-    return n_jobs if train_fraction >= 1.0 else max(1, int(train_fraction * n_jobs))
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ time) are set to -1. Every function takes a seeded `numpy.random.Generator`.
 from __future__ import annotations
 
 import dataclasses
+import sys
+from typing import Callable
 
 import numpy as np
 
@@ -186,3 +188,52 @@ __all__ = [
     "sequence",
     "synthetic_jobset",
 ]
+
+
+MAX_SEQUENCES = 10_000
+"""More evaluation sequences than this is a mistake, not an evaluation (each is a full simulation per policy)."""
+
+
+def _stderr_warning(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def choose_starts(workload: Workload, length: int, sequences: int, seed: int, starts: list[int] | None = None, *,
+                  max_sequences: int = MAX_SEQUENCES, warn: Callable[[str], None] | None = None) -> list[int]:
+    """Fixed start indices (0-based positions in the cleaned trace), given or drawn with a seeded RNG.
+
+    Drawn starts are distinct: when the trace holds fewer distinct sequences of `length` jobs than
+    asked, every one of them is used and `warn` (default: a `warning:` line on stderr) says so.
+    More than `max_sequences` is refused. Given starts are used as given (a repeated one is warned about).
+    """
+    warn = warn or _stderr_warning
+    if starts:
+        for s in starts:
+            sequence(workload, s, length)  # validates bounds with a clear message
+        repeated = sorted({s for s in starts if starts.count(s) > 1})
+        if repeated:
+            warn(f"start{'s' if len(repeated) > 1 else ''} {', '.join(map(str, repeated))} given more than once: "
+                 f"the same sequence is evaluated several times")
+        return [int(s) for s in starts]
+    if isinstance(sequences, bool) or not isinstance(sequences, (int, np.integer)) or sequences < 1:
+        raise ValueError(f"--sequences must be >= 1, got {sequences}")
+    if sequences > max_sequences:
+        raise ValueError(f"--sequences {sequences} is more than {max_sequences} sequences: each one is a full simulation "
+                         f"per policy; ask for fewer")
+    sequence(workload, 0, length)  # a length longer than the trace: the clear error
+    available = len(workload) - length + 1
+    if sequences > available:
+        warn(f"{workload.name!r} ({len(workload)} jobs) holds only {available} distinct sequence"
+             f"{'s' if available > 1 else ''} of {length} jobs; using {'all ' if available > 1 else ''}{available} "
+             f"instead of {sequences}")
+        sequences = available
+    rng = np.random.default_rng(seed)
+    drawn = random_starts(len(workload), length, sequences, rng)
+    # redraw repeats among the unused starts (keeps the draws of a seed whenever they were distinct already)
+    _, first = np.unique(drawn, return_index=True)
+    repeat = np.ones(len(drawn), dtype=bool)
+    repeat[first] = False
+    if repeat.any():
+        unused = np.setdiff1d(np.arange(available), drawn)
+        drawn[repeat] = rng.choice(unused, size=int(repeat.sum()), replace=False)
+    return [int(s) for s in drawn]
