@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from schedrl.agents.checkpoint import RunRecord, versions
-from schedrl.training.spec import SWEEP_FILE, SweepError, SweepSpec, assign_path, group_label, short_value, trial_settings, trial_values
+from schedrl.training.sweep import SWEEP_FILE, SweepSpec, assign_path, group_label, short_value, trial_settings, trial_values
+from schedrl.training.yaml_reader import SweepError
 
 
 def check_traces(spec: SweepSpec, strict: bool = True) -> list[str]:

@@ -20,7 +20,7 @@ from schedrl.eval import paired
 from schedrl.eval.compare import choose_starts
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
-from schedrl.training.spec import group_label, trial_group, trial_values
+from schedrl.training.sweep import group_label, trial_group, trial_values
 
 
 def _cell(value) -> str:

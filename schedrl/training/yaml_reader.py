@@ -1,6 +1,6 @@
 """A typed YAML reader: values checked against dataclass field types, Tune search spaces, helpful errors.
 
-The sweep semantics (which sections exist, what may be searched) live in `spec.py`; this module only
+The sweep semantics (which sections exist, what may be searched) live in `sweep_file.py`; this module only
 knows how to read a mapping into a dataclass's fields: type coercion (`3e-4` read as a float), search
 spaces in Tune's vocabulary (`{grid: [...]}`, `{choice: [...]}`, `{uniform: [lo, hi]}`,
 `{loguniform: [lo, hi]}`, `{randint: [lo, hi]}`, hi excluded), and errors naming the file and the key
