@@ -1,0 +1,201 @@
+"""Make the regression fixtures: a tiny trained module of each agent and the numbers it must reproduce.
+
+    .venv/bin/python tests/regression/make_fixtures.py                  # every agent (~10 min on 2 cores)
+    .venv/bin/python tests/regression/make_fixtures.py rlschert mrsch   # some agents
+    .venv/bin/python tests/regression/make_fixtures.py --training       # expected/training_rlscheduler.json
+
+Regenerating is legitimate only when a numerical change is intended (a new observation, reward, network or
+simulator rule), and the commit says which change moved which numbers. To check a refactor, run the tests
+(`test_fixture_policies.py`, `test_training_determinism.py`); never regenerate to make them pass.
+
+For each agent this trains 1-2 iterations with tiny settings (`schedrl train`, or `schedrl tune` with a sweep
+file where the CLI cannot make the network small: RLSchert/DeepRM's canvas), then writes
+  fixtures/<agent>/schedrl_run.json   the run record,
+  fixtures/<agent>/weights.pt         the RLModule's state dict (tensors only; the RLlib checkpoint is not kept),
+  expected/<agent>.json               the fixture policy's per-sequence aggregates on a few held-out sequences.
+Before writing, it checks that the policy rebuilt from the record and the weights (fixture_modules.py) makes the
+same decisions as the RLlib checkpoint's own policy (`schedrl.agents.checkpoint.load_policy`) on those sequences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from fixture_modules import AGENTS, EXPECTED, FIXTURES, RECORD_FILE, WEIGHTS_FILE, build_module, load_fixture_policy, \
+    read_record, state_dict
+from test_fixture_policies import evaluate
+from test_training_determinism import EXPECTED as TRAINING_EXPECTED, train
+
+SEQUENCES = 3
+"""Held-out sequences each fixture is scored on."""
+EVENT_JOBS = 128
+"""Jobs per sequence on the event simulator (the discrete-time agents' length is their episode's)."""
+TINY = ("--seed", "0", "--iterations", "1", "--num-env-runners", "0", "--envs-per-runner", "1", "--trial-cpus", "1",
+        "--validation-sequences", "1", "--eval-sequences", "1", "--keep-checkpoints", "1")
+EVENT = ("--trace", "default", "--eval-jobs", "64")
+DRAS = (*EVENT, "--train-fraction", "0.7", "--window", "4", "--sequence-length", "64")
+MRSCH = (*EVENT, "--augment", "S4", "--sequence-length", "64")
+TRAIN_ARGS: dict[str, tuple[str, ...]] = {
+    "rlscheduler": (*EVENT, "--no-filtering", "--warm-start", "none", "--no-overlap-sampling", "--batch-size", "512",
+                    "--sequence-length", "64", "--epochs", "2", "--minibatch-size", "256", "--validation-jobs", "64"),
+    "dras-pg": (*DRAS, "--batch-size", "64", "--decisions-per-update", "32"),
+    "dras-dql": (*DRAS, "--iterations", "2"),
+    "decima-pg": (*DRAS, "--batch-size", "64", "--decisions-per-update", "32"),
+    "mrsch": MRSCH,
+    "mrsch-scalar": MRSCH,
+    "linear": (*EVENT, "--batch-size", "512", "--sequence-length", "64"),
+}
+"""`schedrl train AGENT` options after `TINY` (a later option wins)."""
+# RLSchert/DeepRM: a 10-step canvas and 3 visible jobs keep the 64-64 MLP near 60k weights (Table 2's 120 x 75
+# canvas makes it 1.2M); only a sweep file reaches these env fields
+DTSIM_SWEEP = """\
+name: fixture
+agent: {agent}
+env: {{jobs: synthetic, res_slot: 10, job_width: 10, num_nw: 3, horizon: 10, job_len: 10, backlog: 20, simu_len: 20}}
+ppo: {{num_env_runners: 0, num_envs_per_env_runner: 1, train_batch_size_per_learner: 256, warm_start: false, seed: 0}}
+stop: {{iterations: 1}}
+training: {{validation_sequences: 1, checkpoint_every: 1}}
+evaluate: {{sequences: 1}}
+resources: {{max_concurrent_trials: 1}}
+"""
+
+
+def schedrl(*args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "schedrl", *args], capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"schedrl {' '.join(args)} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+
+
+def train_checkpoint(agent: str, work: Path) -> Path:
+    """Train `agent` tinily in `work`; the checkpoint its run selected."""
+    if agent in TRAIN_ARGS:
+        schedrl("train", agent, *TINY, *TRAIN_ARGS[agent], "--out", str(work / "run"))
+        return Path(json.loads((work / "run" / "summary.json").read_text())["checkpoint"])
+    sweep = work / "fixture.yaml"
+    sweep.write_text(DTSIM_SWEEP.format(agent=agent))
+    schedrl("tune", str(sweep), "--out", str(work / "run"))
+    found = sorted((work / "run").rglob("checkpoint_*"))
+    if not found:
+        raise SystemExit(f"{agent}: no checkpoint under {work / 'run'}")
+    return found[-1]
+
+
+class Recorder:
+    """Logs every decision method's answers of a policy (wraps its pick/backfill/kill/act in place)."""
+
+    def __init__(self, policy):
+        self.calls: list = []
+        for name in ("pick", "backfill", "kill", "act"):
+            method = getattr(policy, name, None)
+            if callable(method):
+                setattr(policy, name, self._wrap(name, method))
+
+    def _wrap(self, name, method):
+        def logged(*args, **kwargs):
+            answer = method(*args, **kwargs)
+            self.calls.append((name, repr(answer)))
+            return answer
+        return logged
+
+
+def schedules(policy, record, ids, length: int) -> list:
+    """Event simulator: each sequence's start/end/mode/killed arrays under `policy` (None on the dtsim)."""
+    from schedrl.agents import get_agent
+    from schedrl.eval.policies import run_policy
+    from schedrl.sim import Simulator
+    from schedrl.workload.sampling import sequence
+
+    agent = get_agent(record.agent)
+    if not agent.event_simulator:
+        return []
+    env = agent.env_config_class.from_dict(dict(record.env_config))
+    workload, config = agent.load_workload(env), agent.sim_config(env)
+    out = []
+    for s in ids:
+        done = run_policy(policy, Simulator(sequence(workload, s, length), config))
+        out.append(np.stack([done.start, done.end, done.mode, done.killed]).astype(float))
+    return out
+
+
+def check_same_decisions(original, rebuilt, record, ids, length: int) -> dict:
+    """Assert the rebuilt policy decides as the checkpoint's; the evaluation (rebuilt's) and the decisions compared."""
+    logs = [Recorder(original), Recorder(rebuilt)]
+    values = [evaluate(p, record, ids, length) for p in (original, rebuilt)]
+    if json.dumps(values[0]) != json.dumps(values[1]):
+        raise SystemExit(f"{record.agent}: the checkpoint and the fixture score differently")
+    for a, b in zip(schedules(original, record, ids, length), schedules(rebuilt, record, ids, length)):
+        if not np.array_equal(a, b, equal_nan=True):
+            raise SystemExit(f"{record.agent}: the checkpoint and the fixture schedule differently")
+    if logs[0].calls != logs[1].calls:
+        first = next((i for i, (a, b) in enumerate(zip(*(log.calls for log in logs))) if a != b),
+                     min(len(log.calls) for log in logs))
+        raise SystemExit(f"{record.agent}: decision {first} differs between the checkpoint and the fixture")
+    return {"per_sequence": values[1], "decisions_compared": len(logs[1].calls)}
+
+
+def make(agent_name: str) -> None:
+    import torch
+
+    from schedrl.agents import get_agent
+    from schedrl.agents.checkpoint import load_policy, load_record
+
+    with tempfile.TemporaryDirectory(prefix=f"fixture-{agent_name}-") as tmp:
+        checkpoint = train_checkpoint(agent_name, Path(tmp))
+        record = load_record(checkpoint)
+        original = load_policy(checkpoint)
+        out = FIXTURES / agent_name
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        record.write(out)
+        module = build_module(read_record(agent_name))  # the rebuilt module must take the trained weights as they are
+        module.load_state_dict(original_module_state(checkpoint, record), strict=True)
+        torch.save(state_dict(module), out / WEIGHTS_FILE)
+        rebuilt = load_fixture_policy(agent_name)
+        agent = get_agent(record.agent)
+        env = agent.env_config_class.from_dict(dict(record.env_config))
+        length = EVENT_JOBS if agent.event_simulator else agent.sequence_length(env)
+        ids = [int(i) for i in agent.evaluation_ids(env, agent.load_workload(env), SEQUENCES, 0, length)]
+        checked = check_same_decisions(original, rebuilt, record, ids, length)
+    EXPECTED.mkdir(exist_ok=True)
+    (EXPECTED / f"{agent_name}.json").write_text(json.dumps(
+        {"agent": agent_name, "ids": ids, "length": length, "per_sequence": checked["per_sequence"]}, indent=2) + "\n")
+    size = sum(f.stat().st_size for f in out.iterdir())
+    print(f"{agent_name}: {size / 1024:.0f} KB, {checked['decisions_compared']} decisions identical to the checkpoint's")
+
+
+def original_module_state(checkpoint: Path, record) -> dict:
+    """The trained weights as RLlib restores them from the checkpoint."""
+    from schedrl.agents import get_agent
+    from schedrl.agents.checkpoint import find_module_dir
+
+    return state_dict(get_agent(record.agent).load_module(find_module_dir(checkpoint), record))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("agents", nargs="*", help=f"agents to (re)make (default: all of {', '.join(AGENTS)})")
+    parser.add_argument("--training", action="store_true",
+                        help="rewrite expected/training_rlscheduler.json (test_training_determinism.py) instead")
+    args = parser.parse_args(argv)
+    if args.training:
+        with tempfile.TemporaryDirectory(prefix="fixture-training-") as tmp:
+            TRAINING_EXPECTED.write_text(json.dumps(train(Path(tmp) / "run"), indent=2))
+        return 0
+    unknown = sorted(set(args.agents) - set(AGENTS))
+    if unknown:
+        parser.error(f"unknown agent(s) {', '.join(unknown)}; choose from {', '.join(AGENTS)}")
+    for agent in args.agents or AGENTS:
+        make(agent)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""Every agent's fixture policy (fixture_modules.py) schedules its held-out sequences exactly as recorded.
+
+A fixture is a tiny trained module of one agent; `expected/<agent>.json` holds the per-sequence aggregates
+it scored when it was made. A change that moves any of them moved the simulator, an env's observation, a
+network's forward pass or the scoring. Regenerate (`make_fixtures.py`) only for an intended numerical change.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import pytest
+
+from fixture_modules import AGENTS, EXPECTED, load_fixture_policy
+from test_training_determinism import assert_same
+
+
+def evaluate(policy, record, ids, length: int) -> list:
+    """The policy's per-sequence aggregates on sequences `ids` of `length` jobs: every `schedrl.metrics.Metrics`
+    field on the event simulator, the agent's objective on the discrete-time cluster (what `schedrl evaluate`
+    reports). The one place that calls the scoring API."""
+    from schedrl.agents import get_agent
+
+    agent = get_agent(record.agent)
+    env = agent.env_config_class.from_dict(dict(record.env_config))
+    workload = agent.load_workload(env)
+    if agent.event_simulator:
+        return [asdict(m) for m in agent.policy_metrics(policy, env, workload, list(ids), length)]
+    return list(agent.score_policy(policy, env, workload, list(ids), length))
+
+
+@pytest.mark.parametrize("agent", [a for a in AGENTS if (EXPECTED / f"{a}.json").exists()])
+def test_fixture_policy_reproduces_its_evaluation(agent):
+    expected = json.loads((EXPECTED / f"{agent}.json").read_text())
+    policy = load_fixture_policy(agent)
+    assert_same(evaluate(policy, policy.record, expected["ids"], expected["length"]), expected["per_sequence"], agent)
