@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 
 from schedrl.cli.options import (
-    add_sim_options, add_trace_options, load_workload, parse_list, parse_starts, sim_config, warn_walltime_kills,
+    add_scenario_option, add_sim_options, add_trace_options, given, load_workload, parse_list, parse_starts,
+    scenario_with_options, sim_config, warn_walltime_kills,
 )
 from schedrl.sim.config import BACKFILLS
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text)
-    add_trace_options(p)
+    add_scenario_option(p, "the defaults. With a scenario and no --policies: its baselines, each under its own "
+                           "semantics, on its fixed evaluation sequences (--sequences, --jobs, --seed redraw them "
+                           "in its evaluation zone)")
+    add_trace_options(p, default_from="--scenario's")
     p.add_argument("--policies", default="fcfs,sjf,wfp3,unicep,f1",
                    help="comma-separated heuristics and/or checkpoint:PATH (default: fcfs,sjf,wfp3,unicep,f1)")
     add_sim_options(p, backfill_many=True)
@@ -40,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.sim.simulator import resource_names
     from schedrl.workload.sampling import sequence
 
+    if args.scenario is not None:
+        return run_scenario(args)
+    if args.trace is None:
+        raise UsageError("give --trace (a catalog name or an SWF file) or --scenario")
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy", "--backfill")
     policies = parse_list(args.policies, what="policy", option="--policies")
     try:
@@ -61,6 +69,50 @@ def run(args: argparse.Namespace) -> int:
                          seed=args.seed, progress=False if args.no_progress else None)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    return show(result, args)
+
+
+def run_scenario(args: argparse.Namespace) -> int:
+    """`compare --scenario`: the scenario's baselines (or --policies) on its evaluation sequences."""
+    import sys
+
+    from schedrl.cli.main import UsageError
+    from schedrl.eval.compare import Comparison, compare
+    from schedrl.scenarios import scoring
+
+    backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy", "--backfill") if given(args, "backfill") \
+        else None
+    if backfills is not None and len(backfills) == 1:  # one backfilling: the scenario's, replaced
+        args.backfill, backfills = backfills[0], None
+    else:  # several: a table row each, not a change of the scenario
+        args.explicit = args.explicit - {"backfill"}
+    scenario = scenario_with_options(args, {"sequences": "sequences", "jobs": "jobs", "seed": "seed"})
+    if scenario.generated:
+        raise UsageError(f"scenario {scenario.name!r} runs on the discrete-time cluster: compare its heuristics with "
+                         f"`schedrl dtsim fidelity`, a checkpoint with `schedrl evaluate CKPT --scenario {scenario.name}`")
+    if given(args, "starts"):
+        raise UsageError("--starts and --scenario: a scenario fixes its sequences (--sequences, --jobs and --seed "
+                         "redraw them in its evaluation zone)")
+    try:
+        workload = scoring.load(scenario, note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
+        seqs = scoring.sequences(scenario, workload, "evaluation")
+        lo, hi = scenario.split.zone(len(workload))
+        print(f"schedrl compare: scenario {scenario.name} (definition {scenario.sha256()[:12]}): {len(seqs.ids)} "
+              f"sequences of {seqs.length} jobs from its evaluation zone, positions {lo}..{hi - 1}"
+              + (" (overlapping)" if seqs.overlapping else ""), file=sys.stderr)
+        if not given(args, "policies") and backfills is None:
+            result = Comparison.from_scores(scoring.score(scenario, data=workload))
+        else:
+            policies = (parse_list(args.policies, what="policy", option="--policies") if given(args, "policies")
+                        else list(dict.fromkeys(b.policy for b in scenario.baselines)))
+            result = compare(workload, policies, backfills or [scenario.sim.backfill], seqs.ids, seqs.length,
+                             scenario.metric, scenario.sim, seed=0, progress=False if args.no_progress else None)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return show(result, args)
+
+
+def show(result, args: argparse.Namespace) -> int:
     if args.plot:
         from schedrl.eval.plots import comparison_bars
 

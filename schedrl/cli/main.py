@@ -18,6 +18,7 @@ from schedrl.agents import agent_commands
 # `schedrl traces ...` never pays for torch or ray
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "traces": ("schedrl.cli.traces", "list, inspect, fetch and generate workload traces"),
+    "scenarios": ("schedrl.cli.scenarios", "the named setups (data, semantics, split, metric, baselines) policies are trained and judged on"),
     "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
     "compare": ("schedrl.cli.compare", "run several policies on the same sequences (RLScheduler Table V style)"),
     "train": ("schedrl.cli.train", "train an agent (Ray RLlib) as a one-trial Ray Tune run: `schedrl train AGENT --help`"),
@@ -58,6 +59,34 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def explicit_dests(parser: argparse.ArgumentParser, argv: list[str]) -> frozenset[str]:
+    """The option destinations given on the command line (abbreviations and `--opt=value` included): `argv`
+    parsed again with every default replaced by a marker. Precedence everywhere: explicit options, then
+    `--scenario`, then a checkpoint's run record, then the defaults."""
+    marker = object()
+    saved: list[tuple[argparse.Action, object]] = []
+
+    def walk(p: argparse.ArgumentParser) -> None:
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in dict.fromkeys(action.choices.values()):
+                    walk(child)
+            elif action.dest != argparse.SUPPRESS and action.option_strings:
+                saved.append((action, action.default))
+                # append actions copy their default: None, not the marker, keeps that working
+                action.default = None if isinstance(action, argparse._AppendAction) else marker
+
+    walk(parser)
+    try:
+        again = parser.parse_args(argv)
+    finally:
+        for action, default in saved:
+            action.default = default
+    given = {a.dest for a, _ in saved
+             if getattr(again, a.dest, marker) is not marker and getattr(again, a.dest, None) is not None}
+    return frozenset(given)
+
+
 def main(argv: list[str] | None = None) -> int:
     from schedrl.workload.errors import TraceError
 
@@ -76,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_INPUT_ERROR
     args.argv = argv[argv.index(args.command) + 1:]  # the subcommand's own arguments, as given
+    args.explicit = explicit_dests(parser, argv)  # what --scenario and a run record must not override
     try:
         return int(args.run(args) or 0)
     except (TraceError, UsageError, FileNotFoundError) as e:

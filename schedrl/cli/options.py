@@ -6,7 +6,8 @@ import argparse
 
 from schedrl.sim.config import ALLOCATIONS, BACKFILLS, DISCIPLINES, EVENT_ORDERS, SimConfig
 
-CLEANING_PRESETS = ("default", "none", "rlscheduler")
+from schedrl.scenarios.workload import CLEANING_PRESETS, WorkloadSpec
+
 PRESETS = ("rlscheduler",)
 
 
@@ -86,18 +87,30 @@ def sim_config(args: argparse.Namespace, backfill: str | None = None) -> SimConf
     )
 
 
-def load_workload(args: argparse.Namespace):
-    from schedrl.workload.catalog import load_trace
-    from schedrl.workload.cleaning import CleaningRules
-
+def workload_spec(args: argparse.Namespace) -> WorkloadSpec:
+    """The `WorkloadSpec` of the trace options (`--trace`, `--cleaning`, `--preset`, `--augment`)."""
     from schedrl.cli.main import UsageError
 
-    preset = args.cleaning or ("rlscheduler" if getattr(args, "preset", None) == "rlscheduler" else "default")
-    workload = load_trace(args.trace, CleaningRules.preset(preset))
-    if len(workload) == 0:
-        raise UsageError(f"cleaning ({preset}) dropped all {workload.report.jobs_in} jobs of {args.trace}: nothing to "
-                         f"schedule (`schedrl traces info {args.trace} --cleaning {preset}` says why)")
-    return augmented(workload, args)
+    try:
+        return WorkloadSpec(args.trace, args.cleaning, getattr(args, "preset", None) or "standard",
+                            getattr(args, "augment", None), getattr(args, "augment_seed", 0))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def load_workload(args: argparse.Namespace):
+    """The workload of the trace options, cleaned and augmented (notes on stderr); one-line errors."""
+    import sys
+
+    from schedrl.cli.main import UsageError
+    from schedrl.workload.errors import TraceError
+
+    try:
+        return workload_spec(args).load(note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
+    except TraceError:
+        raise
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def augmented(workload, args: argparse.Namespace):
@@ -152,3 +165,62 @@ def warn_walltime_kills(workloads, config: SimConfig) -> float:
               f"are killed at it (walltime kill, on by default): this changes every metric; pass --no-kill to let "
               f"them run to completion", file=sys.stderr)
     return share
+
+
+# ---------------------------------------------------------------------------- scenarios
+SCENARIO_HELP = ("a named scenario (`schedrl scenarios list`) or a scenario YAML file: its trace, cleaning, simulator "
+                 "semantics, metric and sequences. Precedence: options given here, then --scenario, then")
+
+
+def add_scenario_option(parser: argparse.ArgumentParser, then: str = "the defaults") -> None:
+    parser.add_argument("--scenario", metavar="NAME|FILE", default=None, help=f"{SCENARIO_HELP} {then}")
+
+
+def get_scenario(args: argparse.Namespace):
+    """The scenario `--scenario` names, or None; a UsageError for an unknown name or a bad file."""
+    from schedrl.cli.main import UsageError
+    from schedrl.scenarios import get_scenario as find
+
+    if not getattr(args, "scenario", None):
+        return None
+    try:
+        return find(args.scenario)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether option `dest` was given on the command line (`schedrl.cli.main.explicit_dests`)."""
+    return dest in getattr(args, "explicit", ())
+
+
+SIM_OPTIONS = {"discipline": "discipline", "backfill": "backfill", "event_order": "event_order",
+               "allocation": "allocation", "window": "window"}
+"""Command-line option dest -> the `SimConfig` field it sets (`--no-kill` sets `kill_at_limit` off)."""
+
+
+def scenario_overrides(args: argparse.Namespace, sequences: dict[str, str] | None = None) -> dict:
+    """The explicit options that override parts of a scenario (`Scenario.overridden`'s keywords)."""
+    changes = {}
+    for dest in ("trace", "cleaning", "augment", "augment_seed", "metric", *SIM_OPTIONS):
+        if given(args, dest):
+            changes[dest] = getattr(args, dest)
+    if given(args, "no_kill"):
+        changes["kill_at_limit"] = not args.no_kill
+    for dest, key in (sequences or {}).items():
+        if given(args, dest):
+            changes[key] = getattr(args, dest)
+    return changes
+
+
+def scenario_with_options(args: argparse.Namespace, sequences: dict[str, str] | None = None):
+    """`--scenario` with the explicit options applied over it, or None without `--scenario`."""
+    from schedrl.cli.main import UsageError
+
+    scenario = get_scenario(args)
+    if scenario is None:
+        return None
+    try:
+        return scenario.overridden(**scenario_overrides(args, sequences))
+    except ValueError as e:
+        raise UsageError(str(e)) from None

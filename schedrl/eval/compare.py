@@ -35,6 +35,19 @@ class Comparison:
     trained: list = field(default_factory=list)
     """Names of the trained policies (`checkpoint:` specs): each is paired with the best other policy per backfill."""
 
+    @classmethod
+    def from_scores(cls, scores, trained: list[str] = ()) -> "Comparison":
+        """A scenario's scores (`schedrl.scenarios.scoring.Scores`) as a table: one row (the scenario's backfilling;
+        each baseline under its own semantics), one column per method; `trained` are paired with the best other."""
+        s = scores.scenario
+        backfill = s.sim.backfill
+        values = scores.values()
+        out = cls(s.workload.trace if s.workload.trace != "default" else "default", s.metric, list(scores.sequences.ids),
+                  scores.sequences.length, list(values), [backfill], s.sim, labels={k: k for k in values},
+                  trained=list(trained))
+        out.values = {(backfill, k): v for k, v in values.items()}
+        return out
+
     def mean(self, backfill: str, policy: str) -> float:
         return float(np.mean(self.values[(backfill, policy)]))
 

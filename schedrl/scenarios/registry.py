@@ -1,0 +1,79 @@
+"""Finding scenarios by name: the standard ones (`schedrl.scenarios.standard`) and a user's own files.
+
+`get_scenario(text)` takes a standard name or the path of a YAML file holding one definition (the shape
+`schedrl scenarios show NAME --yaml` prints). Directories in `$SCHEDRL_SCENARIO_PATH` are searched for
+`NAME.yaml` too, so a site can keep its scenarios beside its traces.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+from schedrl.scenarios.scenario import Scenario
+from schedrl.scenarios.standard import STANDARD
+
+SCENARIO_PATH_ENV = "SCHEDRL_SCENARIO_PATH"
+"""os.pathsep-separated directories searched for `NAME.yaml` / `NAME.yml` scenario files."""
+
+
+def standard() -> dict[str, Scenario]:
+    """Every standard scenario by name, in listing order."""
+    return {d["name"]: Scenario.from_dict(d, f"standard scenario {d['name']!r}") for d in STANDARD}
+
+
+def user_dirs() -> list[Path]:
+    return [Path(d).expanduser() for d in os.environ.get(SCENARIO_PATH_ENV, "").split(os.pathsep) if d]
+
+
+def user_files() -> dict[str, Path]:
+    """Scenario files found in `$SCHEDRL_SCENARIO_PATH`, by file stem."""
+    out: dict[str, Path] = {}
+    for directory in user_dirs():
+        for path in sorted(directory.glob("*.y*ml")) if directory.is_dir() else ():
+            out.setdefault(path.stem, path)
+    return out
+
+
+def load_file(path: str | Path) -> Scenario:
+    """One scenario from a YAML file; ValueError naming the file (and the line of a YAML syntax error)."""
+    import yaml
+
+    path = Path(path).expanduser()
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ValueError(f"{where}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
+    if isinstance(data, dict) and "name" not in data:
+        data = {"name": path.stem, **data}
+    return Scenario.from_dict(data, str(path))
+
+
+def get_scenario(text: str) -> Scenario:
+    """A standard scenario by name, a scenario file by path, or `NAME` from `$SCHEDRL_SCENARIO_PATH`."""
+    if isinstance(text, Scenario):
+        return text
+    text = str(text).strip()
+    found = standard()
+    if text in found:
+        return found[text]
+    path = Path(text).expanduser()
+    if path.suffix in (".yaml", ".yml") or path.is_file():
+        if not path.is_file():
+            raise ValueError(f"scenario file {path} does not exist")
+        return load_file(path)
+    files = user_files()
+    if text in files:
+        return load_file(files[text])
+    names = list(found) + list(files)
+    close = difflib.get_close_matches(text, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"unknown scenario {text!r}{hint} (`schedrl scenarios list` lists them; a path to a YAML file "
+                     f"defines your own)")

@@ -1,0 +1,344 @@
+"""`Scenario`: what a policy is trained and judged on, as one object.
+
+A scenario owns the workload (trace, cleaning, preset, augmentation), the simulator semantics (a
+`SimConfig` for trace scenarios, the discrete-time cluster for generated ones), the held-out split, the
+validation and evaluation sequences (count, length, seed: fixed by the definition), the objective metric, the
+baseline heuristics with how each is run, and the reference heuristic (chosen on the validation sequences
+and written into the definition, never picked on the evaluation sequences). It also says which agents it was
+written for and the options each of them takes to train on it (`schedrl train AGENT --scenario NAME`).
+
+Definitions are plain data (`to_dict` / `from_dict`, YAML files for a user's own, `schedrl scenarios show`);
+`sha256` is the hash of the canonical definition that run records store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping
+
+from schedrl.scenarios.split import Split
+from schedrl.scenarios.workload import WorkloadSpec
+from schedrl.sim.config import BACKFILLS, SimConfig
+
+
+@dataclass(frozen=True)
+class Sequences:
+    """How many sequences of how many jobs, drawn with which seed (in a split's zone, or as generated seeds)."""
+
+    count: int = 10
+    jobs: int = 1024
+    """Jobs per sequence (trace scenarios; a generated scenario's sequences are `cluster.simu_len` steps)."""
+    seed: int = 0
+
+    def check(self, where: str) -> None:
+        for name in ("count", "jobs", "seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "seed" else 1):
+                raise ValueError(f"{where}.{name} must be an integer >= {0 if name == 'seed' else 1}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class BaselineSpec:
+    """A heuristic of the scenario and how it runs: under the scenario's `SimConfig`, or with another backfilling
+    (DRAS's BinPacking, Random and Optimization start jobs only at once, without EASY)."""
+
+    policy: str
+    """Heuristic name (`schedrl.heuristics.HEURISTICS`, or the discrete-time cluster's for generated scenarios)."""
+    backfill: str | None = None
+    """Backfilling for this baseline (`schedrl.sim.config.BACKFILLS`); None: the scenario's."""
+    label: str | None = None
+    """Column label (default: the policy upper-cased, with `+EASY` etc. when the scenario backfills)."""
+
+    def name(self, sim: SimConfig | None) -> str:
+        if self.label:
+            return self.label
+        backfill = self.backfill if self.backfill is not None else (sim.backfill if sim is not None else "none")
+        return self.policy.upper() + ("" if backfill == "none" else "+" + backfill.upper())
+
+    def sim_config(self, sim: SimConfig) -> SimConfig:
+        from dataclasses import replace
+
+        return sim if self.backfill is None else replace(sim, backfill=self.backfill)
+
+    @classmethod
+    def parse(cls, item: Any, where: str) -> "BaselineSpec":
+        if isinstance(item, str):
+            return cls(item)
+        if isinstance(item, Mapping):
+            unknown = sorted(set(item) - {"policy", "backfill", "label"})
+            if unknown or "policy" not in item:
+                raise ValueError(f"{where}: a baseline is a heuristic name or a mapping with `policy` (and optional "
+                                 f"`backfill`, `label`); got {dict(item)!r}")
+            return cls(**dict(item))
+        raise ValueError(f"{where}: a baseline is a heuristic name or a mapping, got {item!r}")
+
+    def to_dict(self) -> dict[str, Any] | str:
+        if self.backfill is None and self.label is None:
+            return self.policy
+        return {k: v for k, v in (("policy", self.policy), ("backfill", self.backfill), ("label", self.label))
+                if v is not None}
+
+
+_TOP_KEYS = ("name", "description", "paper", "agents", "workload", "sim", "cluster", "split", "validation",
+             "evaluation", "metric", "baselines", "reference", "options")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One named setup: the data, the semantics, the protocol, the objective and the baselines."""
+
+    name: str
+    description: str
+    metric: str
+    """Objective (`schedrl.metrics.METRICS` key; generated scenarios: the cluster's episode metric, `slowdown`)."""
+    baselines: tuple[BaselineSpec, ...]
+    reference: str
+    """Label of the reference baseline: the best on the validation sequences (`scenarios check` re-derives it)."""
+    workload: WorkloadSpec | None = None
+    """Trace scenarios: the jobs. None for a generated scenario."""
+    sim: SimConfig | None = None
+    """Trace scenarios: the simulator semantics. None for a generated scenario."""
+    cluster: Mapping[str, Any] | None = None
+    """Generated scenarios: the discrete-time cluster (`schedrl.dtsim.DTSimConfig` fields) and `jobs`
+    (`vasp`, the real VASP jobs, or `synthetic`). None for a trace scenario."""
+    split: Split = field(default_factory=Split)
+    validation: Sequences = field(default_factory=lambda: Sequences(count=5))
+    evaluation: Sequences = field(default_factory=Sequences)
+    agents: tuple[str, ...] = ()
+    """Agents the scenario was written for (`schedrl train AGENT --scenario NAME` refuses others)."""
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per agent (or `*` for every agent): `schedrl train` option values (argparse names, e.g. `window: 10`) that
+    set the agent up for this scenario; explicit command-line options override them."""
+    paper: str = ""
+    """Where the setup comes from (paper and section)."""
+
+    def __post_init__(self) -> None:
+        from schedrl.metrics import check_metric
+
+        if not isinstance(self.name, str) or not self.name or any(c.isspace() for c in self.name):
+            raise ValueError(f"scenario name must be a non-empty word, got {self.name!r}")
+        where = f"scenario {self.name!r}"
+        if (self.workload is None) == (self.cluster is None):
+            raise ValueError(f"{where}: give either `workload` (a trace scenario) or `cluster` (a generated one)")
+        if self.workload is not None and self.sim is None:
+            raise ValueError(f"{where}: a trace scenario needs `sim` (its simulator semantics)")
+        if self.generated:
+            if self.metric != "slowdown":
+                raise ValueError(f"{where}: a generated scenario's metric is the cluster's average `slowdown`")
+            from schedrl.dtsim.heuristics import HEURISTICS as DT_HEURISTICS
+
+            known = DT_HEURISTICS
+            self._check_cluster(where)
+        else:
+            try:
+                check_metric(self.metric, resources=True)
+            except ValueError as e:
+                raise ValueError(f"{where}: metric: {e}") from None
+            from schedrl.heuristics import HEURISTICS
+
+            known = HEURISTICS
+            for b in self.baselines:
+                if b.backfill is not None and b.backfill not in BACKFILLS:
+                    raise ValueError(f"{where}: baseline {b.policy}: backfill {b.backfill!r} is not one of "
+                                     f"{', '.join(BACKFILLS)}")
+        if not self.baselines:
+            raise ValueError(f"{where}: needs at least one baseline heuristic")
+        for b in self.baselines:
+            name, _, rule = b.policy.lower().partition("+")
+            if name not in known or (rule and (rule != "kill" or not self.generated)):
+                raise ValueError(f"{where}: baseline {b.policy!r} is not a heuristic of this simulator; choose from "
+                                 f"{', '.join(known)}")
+        labels = self.labels()
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"{where}: two baselines share a label ({', '.join(labels)}): give one a `label`")
+        if self.reference not in labels:
+            raise ValueError(f"{where}: reference {self.reference!r} is not one of its baselines "
+                             f"({', '.join(labels)})")
+        self.validation.check(f"{where}: validation")
+        self.evaluation.check(f"{where}: evaluation")
+        for agent, opts in self.options.items():
+            if not isinstance(opts, Mapping):
+                raise ValueError(f"{where}: options.{agent} must be a mapping of option -> value")
+
+    def _check_cluster(self, where: str) -> None:
+        from schedrl.dtsim import DTSimConfig
+
+        known = {f.name for f in fields(DTSimConfig)} | {"jobs"}
+        unknown = sorted(set(self.cluster) - known)
+        if unknown:
+            raise ValueError(f"{where}: cluster: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        if self.cluster.get("jobs", "vasp") not in ("vasp", "synthetic"):
+            raise ValueError(f"{where}: cluster.jobs must be `vasp` or `synthetic`, got {self.cluster['jobs']!r}")
+
+    # ------------------------------------------------------------------ what it is
+    @property
+    def generated(self) -> bool:
+        """Sequences are generated on the discrete-time cluster (seeds), not windows of a trace."""
+        return self.cluster is not None
+
+    def labels(self) -> list[str]:
+        return [b.name(self.sim) for b in self.baselines]
+
+    def baseline(self, label: str) -> BaselineSpec:
+        for b in self.baselines:
+            if b.name(self.sim) == label:
+                return b
+        raise KeyError(label)
+
+    def dtsim_config(self):
+        """The discrete-time cluster of a generated scenario."""
+        from schedrl.dtsim import DTSimConfig
+
+        return DTSimConfig(**{k: v for k, v in self.cluster.items() if k != "jobs"})
+
+    def options_for(self, agent: str) -> dict[str, Any]:
+        """The `schedrl train` option values this scenario gives `agent` (the `*` entry, then the agent's own)."""
+        return {**dict(self.options.get("*", {})), **dict(self.options.get(agent, {}))}
+
+    def check_agent(self, agent: str) -> None:
+        if self.agents and agent not in self.agents:
+            raise ValueError(f"scenario {self.name!r} is defined for {', '.join(self.agents)}, not {agent} "
+                             f"(`schedrl scenarios list` shows each scenario's agents)")
+
+    def overridden(self, **changes: Any) -> "Scenario":
+        """The scenario with some of its parts replaced (explicit command-line options win over a scenario):
+        workload fields (`trace`, `cleaning`, `augment`, `augment_seed`), `SimConfig` fields, `metric`, and the
+        evaluation sequences' `sequences` (count), `jobs` and `seed`. The name stays; the hash changes."""
+        from dataclasses import replace
+
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if not changes:
+            return self
+        sim_fields = {f.name for f in fields(SimConfig)}
+        workload_fields = {"trace", "cleaning", "augment", "augment_seed"}
+        sequence_fields = {"sequences": "count", "jobs": "jobs", "seed": "seed"}
+        unknown = sorted(set(changes) - sim_fields - workload_fields - set(sequence_fields) - {"metric"})
+        if unknown:
+            raise ValueError(f"cannot override {', '.join(unknown)} of a scenario")
+        if self.generated and set(changes) & (sim_fields | workload_fields):
+            raise ValueError(f"scenario {self.name!r} is generated on the discrete-time cluster: it has no trace or "
+                             f"event-simulator options to override ({', '.join(sorted(changes))})")
+        out: dict[str, Any] = {}
+        if set(changes) & workload_fields:
+            out["workload"] = replace(self.workload, **{k: changes[k] for k in workload_fields & set(changes)})
+        if set(changes) & sim_fields:
+            out["sim"] = replace(self.sim, **{k: changes[k] for k in sim_fields & set(changes)})
+            out["reference"] = self.baseline(self.reference).name(out["sim"])  # its label may name the backfilling
+        if set(changes) & set(sequence_fields):
+            out["evaluation"] = replace(self.evaluation, **{sequence_fields[k]: changes[k]
+                                                            for k in set(sequence_fields) & set(changes)})
+        if "metric" in changes:
+            out["metric"] = changes["metric"]
+        return replace(self, **out)
+
+    # ------------------------------------------------------------------ definition
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "description": self.description}
+        if self.paper:
+            out["paper"] = self.paper
+        if self.agents:
+            out["agents"] = list(self.agents)
+        if self.workload is not None:
+            out["workload"] = {k: v for k, v in self.workload.to_dict().items()
+                               if v != getattr(WorkloadSpec, k, object())}
+            out["sim"] = {k: v for k, v in self.sim.to_dict().items() if v != getattr(SimConfig, k)}
+            out["split"] = {"train_fraction": self.split.train_fraction,
+                            "validation_share": self.split.validation_share}
+        else:
+            out["cluster"] = dict(self.cluster)
+        for part in ("validation", "evaluation"):
+            seq = getattr(self, part)
+            out[part] = {"count": seq.count, "seed": seq.seed, **({} if self.generated else {"jobs": seq.jobs})}
+        out["metric"] = self.metric
+        out["baselines"] = [b.to_dict() for b in self.baselines]
+        out["reference"] = self.reference
+        if self.options:
+            out["options"] = {k: dict(v) for k, v in self.options.items()}
+        return out
+
+    def sha256(self) -> str:
+        """Hash of the canonical definition (`to_dict` as sorted JSON): what run records store."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def record(self) -> dict[str, Any]:
+        """What a run record keeps of its scenario: the name, the hash and the definition itself."""
+        return {"name": self.name, "sha256": self.sha256(), "definition": self.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<scenario>") -> "Scenario":
+        """A scenario from its definition; ValueError naming `source` and the key on any problem."""
+        try:
+            return cls._from_dict(data)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{source}: {e}") from None
+
+    @classmethod
+    def _from_dict(cls, data: Mapping[str, Any]) -> "Scenario":
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a scenario definition is a mapping, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(_TOP_KEYS))
+        if unknown:
+            raise ValueError(f"unknown key(s) {', '.join(unknown)}; known: {', '.join(_TOP_KEYS)}")
+        for key in ("name", "metric", "baselines", "reference"):
+            if key not in data:
+                raise ValueError(f"`{key}` is required")
+        workload = sim = None
+        if data.get("workload") is not None:
+            workload = WorkloadSpec.from_dict(data["workload"])
+            sim_data = data.get("sim") or {}
+            if not isinstance(sim_data, Mapping):
+                raise ValueError(f"sim must be a mapping of SimConfig fields, got {sim_data!r}")
+            unknown = sorted(set(sim_data) - {f.name for f in fields(SimConfig)})
+            if unknown:
+                raise ValueError(f"sim: unknown SimConfig field(s) {', '.join(map(str, unknown))}; known: "
+                                 f"{', '.join(f.name for f in fields(SimConfig))}")
+            try:
+                sim = SimConfig.preset(workload.preset, **dict(sim_data))
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"sim: {e}") from None
+        baselines = data["baselines"]
+        if not isinstance(baselines, (list, tuple)):
+            raise ValueError(f"baselines must be a list, got {baselines!r}")
+        kwargs: dict[str, Any] = dict(
+            name=data["name"], description=str(data.get("description", "")), paper=str(data.get("paper", "")),
+            metric=data["metric"], reference=data["reference"], workload=workload, sim=sim,
+            cluster=dict(data["cluster"]) if data.get("cluster") is not None else None,
+            baselines=tuple(BaselineSpec.parse(b, f"baselines[{i}]") for i, b in enumerate(baselines)),
+            agents=tuple(_strings(data.get("agents", ()), "agents")),
+            options={str(k): dict(v) if isinstance(v, Mapping) else v for k, v in (data.get("options") or {}).items()})
+        if data.get("cluster") is not None and not isinstance(data["cluster"], Mapping):
+            raise ValueError(f"cluster must be a mapping, got {data['cluster']!r}")
+        if "split" in data:
+            kwargs["split"] = _section(Split, data["split"], "split")
+        for part, default_count in (("validation", 5), ("evaluation", 10)):
+            if part in data:
+                kwargs[part] = _section(Sequences, {"count": default_count, **_mapping(data[part], part)}, part)
+            elif part == "validation":
+                kwargs[part] = Sequences(count=5)
+        return cls(**kwargs)
+
+
+def _mapping(value: Any, where: str) -> dict:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where} must be a mapping, got {value!r}")
+    return dict(value)
+
+
+def _section(cls, value: Any, where: str):
+    data = _mapping(value, where)
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return cls(**data)
+
+
+def _strings(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{where} must be a list of names, got {value!r}")
+    return list(value)

@@ -1,0 +1,149 @@
+"""Scoring a policy and a scenario's baselines on its validation or evaluation sequences.
+
+Two implementations behind one call, so nothing above this layer asks which simulator a policy runs on:
+trace scenarios run the event simulator (`schedrl.sim`) on windows of the trace and return every aggregate
+(`schedrl.metrics.Metrics`) per sequence; generated scenarios run the discrete-time cluster (`schedrl.dtsim`)
+on seeded sequences and return its episode summaries. `Scores.values(metric)` reads either.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from schedrl.scenarios.scenario import Scenario
+
+PARTS = ("validation", "evaluation")
+
+
+@dataclass
+class Sequences:
+    """The sequences of one part of a scenario: trace start positions (or generated seeds) and their length."""
+
+    part: str
+    ids: list[int]
+    length: int
+    """Jobs per sequence (trace scenarios) or arrival steps (generated: `simu_len`)."""
+    overlapping: bool = False
+    """Trace windows that share jobs (a zone shorter than count x length): they are not independent samples."""
+
+
+@dataclass
+class Scores:
+    """Every aggregate per sequence of each scored method, keyed by its label."""
+
+    scenario: Scenario
+    sequences: Sequences
+    metrics: dict[str, list[Any]] = field(default_factory=dict)
+    """label -> per sequence: `Metrics` (trace scenarios) or a summary dict (generated)."""
+
+    def values(self, metric: str | None = None) -> dict[str, list[float]]:
+        """label -> the metric's value on each sequence (default: the scenario's objective)."""
+        metric = metric or self.scenario.metric
+        return {label: [_value(m, metric) for m in ms] for label, ms in self.metrics.items()}
+
+
+def _value(m: Any, metric: str) -> float:
+    return float(m[metric]) if isinstance(m, Mapping) else m.value(metric)
+
+
+def load(scenario: Scenario, note: Callable[[str], None] | None = None):
+    """The scenario's cleaned workload (trace scenarios) or job table (generated)."""
+    if scenario.generated:
+        return job_table(scenario.cluster.get("jobs", "vasp"), scenario.cluster.get("synthetic_size", 1000))
+    return scenario.workload.load(note)
+
+
+@functools.lru_cache(maxsize=4)
+def job_table(jobs: str = "vasp", synthetic_size: int = 1000):
+    """The discrete-time cluster's job table: RLSchert's VASP jobs (`SCHEDRL_DATA_PATH` or ../shared/data), or the
+    synthetic stand-in. A named `vasp` table that is absent is a FileNotFoundError saying where it looked."""
+    from schedrl.dtsim import load_jobs, synthetic_jobs, vasp_jobs_path
+
+    if jobs == "synthetic":
+        return synthetic_jobs(synthetic_size, seed=0)
+    return load_jobs(vasp_jobs_path())
+
+
+def sequences(scenario: Scenario, data, part: str = "evaluation") -> Sequences:
+    """The scenario's fixed sequences of `part` (`validation` or `evaluation`) on `data` (from `load`)."""
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}, got {part!r}")
+    spec = getattr(scenario, part)
+    if scenario.generated:
+        from schedrl.dtsim.episodes import held_out_seeds
+
+        # validation and evaluation seeds never coincide: the evaluation's are salted
+        salt = 0 if part == "validation" else 20_000
+        return Sequences(part, held_out_seeds(spec.count, salt + spec.seed), scenario.dtsim_config().simu_len)
+    from schedrl.workload.sampling import choose_starts
+
+    lo, hi = scenario.split.zone(len(data), validation=(part == "validation"))
+    if spec.jobs > hi - lo:
+        raise ValueError(f"scenario {scenario.name!r}: {part} sequences of {spec.jobs} jobs do not fit its {hi - lo} "
+                         f"{part} jobs (positions {lo}..{hi - 1} of {data.name!r})")
+    starts = [lo + s for s in choose_starts(data[lo:hi], spec.jobs, spec.count, spec.seed, warn=lambda m: None)]
+    return Sequences(part, starts, spec.jobs, overlapping=len(starts) * spec.jobs > hi - lo)
+
+
+def run_policy(policy, sim):
+    """Run `policy` on an event `Simulator` to completion, on its compiled fast path when it has one."""
+    fast = getattr(policy, "run", None)
+    return fast(sim) if fast is not None else sim.run(policy)
+
+
+def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: str = "evaluation", *,
+          baselines: bool = True, data=None, progress: Callable[[str], None] | None = None) -> Scores:
+    """The scenario's baselines (unless `baselines=False`) and `policies` (label -> policy object: `pick(sim)` on
+    trace scenarios, `act(sim)` on generated ones) on the sequences of `part`."""
+    data = load(scenario) if data is None else data
+    seqs = sequences(scenario, data, part)
+    out = Scores(scenario, seqs)
+    methods: list[tuple[str, Callable[[int], Any], Any]] = []
+    if baselines:
+        methods += [(b.name(scenario.sim), _baseline_factory(scenario, b), b) for b in scenario.baselines]
+    methods += [(label, (lambda i, p=p: p), None) for label, p in (policies or {}).items()]
+    for label, make, baseline in methods:
+        if progress is not None:
+            progress(f"{scenario.name}: {label} on {len(seqs.ids)} {part} sequences")
+        if scenario.generated:
+            from schedrl.dtsim.episodes import run_episodes
+
+            out.metrics[label] = run_episodes(make, data, scenario.dtsim_config(), seqs.ids)
+        else:
+            from schedrl.metrics import summarize
+            from schedrl.sim import Simulator
+            from schedrl.workload.sampling import sequence
+
+            config = baseline.sim_config(scenario.sim) if baseline is not None else scenario.sim
+            out.metrics[label] = [summarize(run_policy(make(i), Simulator(sequence(data, s, seqs.length), config)))
+                                  for i, s in enumerate(seqs.ids)]
+    return out
+
+
+def _baseline_factory(scenario: Scenario, baseline) -> Callable[[int], Any]:
+    """A fresh policy per sequence (index i), as every caller ran them: seeded heuristics take the sequence index on
+    the discrete-time cluster (RLSchert's tables) and seed 0 on the event simulator."""
+    if scenario.generated:
+        from schedrl.dtsim.heuristics import make_policy
+
+        name, _, kill = baseline.policy.lower().partition("+")
+        return lambda i: make_policy(name, seed=i, kill=bool(kill))
+    from schedrl.heuristics import get_heuristic
+
+    return lambda i: get_heuristic(baseline.policy, 0)
+
+
+def best_baseline(scores: Scores, metric: str | None = None) -> tuple[str, float]:
+    """(label, mean) of the best baseline in `scores` on `metric` (default: the scenario's)."""
+    import numpy as np
+
+    from schedrl.metrics import lower_is_better
+
+    metric = metric or scores.scenario.metric
+    labels = [b.name(scores.scenario.sim) for b in scores.scenario.baselines]
+    means = {label: float(np.mean(v)) for label, v in scores.values(metric).items() if label in labels}
+    pick = min if lower_is_better(metric) else max
+    label = pick(means, key=means.get)
+    return label, means[label]

@@ -1,0 +1,100 @@
+"""The named standard scenarios: the paper setups the docs report, on the project's held-out protocol.
+
+Each is plain data (the same shape as a user's scenario file, `schedrl scenarios show NAME --yaml`). The
+`reference` of each is the best of its baselines on its validation sequences (`schedrl scenarios check`
+re-derives it; a test keeps them true). Trace scenarios train on the first 70% of the cleaned trace and
+validate and evaluate on the rest (validation first); the evaluation sequences are fixed by the definition.
+"""
+
+from __future__ import annotations
+
+RLSCHEDULER_BASELINES = ["fcfs", "sjf", "wfp3", "unicep", "f1"]
+"""RLScheduler Table V's heuristics."""
+DRAS_BASELINES = [
+    {"policy": "fcfs", "label": "FCFS+EASY"},
+    {"policy": "binpacking", "backfill": "none", "label": "BinPacking"},
+    {"policy": "random", "backfill": "none", "label": "Random"},
+    {"policy": "optimization", "backfill": "none", "label": "Optimization"},
+    {"policy": "sjf", "label": "SJF+EASY"},
+    {"policy": "f1", "label": "F1+EASY"},
+]
+"""DRAS §IV-A's heuristics on a window (FCFS with EASY; the others start jobs only at once) and, for reference,
+SJF and F1 with EASY."""
+MRSCH_BASELINES = [{"policy": p, "label": p.upper() + "+EASY"} for p in ("fcfs", "sjf", "wfp3", "unicep", "f1")]
+"""MRSch's FCFS+EASY and the classic priority rules under the same list + EASY semantics (the GA stays the agent's
+own baseline: it is a search, not a rule)."""
+
+_RLSCHEDULER = {"agents": ["rlscheduler", "linear"], "metric": "bsld", "baselines": RLSCHEDULER_BASELINES,
+                "paper": "RLScheduler (SC'20) §V, on our held-out split"}
+_PWA = {"trace": None, "preset": "rlscheduler", "cleaning": "rlscheduler"}
+
+
+def _rls(name, trace, backfill, description, reference, validation_jobs=1024, **extra):
+    return {"name": name, "description": description, **_RLSCHEDULER,
+            "workload": {**_PWA, "trace": trace}, "sim": {"backfill": backfill},
+            "split": {"train_fraction": 0.7, "validation_share": 0.25},
+            "validation": {"count": 5, "jobs": validation_jobs, "seed": 0},
+            "evaluation": {"count": 10, "jobs": 1024, "seed": 0}, "reference": reference, **extra}
+
+
+def _dras(name, trace, window, description, reference, jobs=1024, validation_jobs=1024, **extra):
+    return {"name": name, "description": description, "agents": ["dras-pg", "dras-dql", "decima-pg"],
+            "paper": "DRAS (IPDPS'21) §IV-V, on our held-out split",
+            "workload": {"trace": trace}, "sim": {"discipline": "list", "window": window, "backfill": "easy"},
+            "split": {"train_fraction": 0.7, "validation_share": 0.25},
+            "validation": {"count": 5, "jobs": validation_jobs, "seed": 0},
+            "evaluation": {"count": 10, "jobs": jobs, "seed": 0},
+            "metric": "wait", "baselines": DRAS_BASELINES, "reference": reference,
+            "options": {"*": {"window": window}}, **extra}
+
+
+def _mrsch(augment, reference, description):
+    return {"name": f"mrsch-{augment.lower()}", "description": description, "agents": ["mrsch", "mrsch-scalar"],
+            "paper": "MRSch §IV-V, Table III's " + augment,
+            "workload": {"trace": "SDSC-SP2", "augment": augment},
+            "sim": {"discipline": "list", "window": 10, "backfill": "easy", "allocation": "nodes"},
+            "split": {"train_fraction": 0.7, "validation_share": 0.25},
+            "validation": {"count": 5, "jobs": 1024, "seed": 0}, "evaluation": {"count": 10, "jobs": 1024, "seed": 0},
+            "metric": "wait", "baselines": MRSCH_BASELINES, "reference": reference,
+            "options": {"*": {"window": 10}}}
+
+
+STANDARD: list[dict] = [
+    _rls("default", "default", "none",
+         "The embedded 40,000-job Lublin-model trace (256 nodes), no backfilling, bounded slowdown: the README's "
+         "main job.", "F1", paper="schedrl's own default trace; RLScheduler's kernel policy and PPO"),
+    _rls("lublin1", "lublin_256", "none",
+         "RLScheduler's Lublin-1 (10,000 jobs, 256 nodes), SchedGym semantics, no backfilling. Its held-out zones "
+         "are small: validation windows of 375 jobs, and the ten 1,024-job evaluation windows overlap (2,250 jobs).",
+         "F1", validation_jobs=375),
+    _rls("lublin1-bf", "lublin_256", "rlscheduler",
+         "Lublin-1 as `lublin1`, with RLScheduler's backfilling variant.", "F1+RLSCHEDULER", validation_jobs=375),
+    _rls("sdsc-sp2", "SDSC-SP2", "none",
+         "SDSC-SP2 (PWA, 128 procs), SchedGym semantics, no backfilling, bounded slowdown.", "F1"),
+    _rls("hpc2n", "HPC2N", "none",
+         "HPC2N (PWA, 240 procs), SchedGym semantics, no backfilling, bounded slowdown.", "UNICEP"),
+    _dras("dras-sdsc-sp2", "SDSC-SP2", 10,
+          "DRAS on SDSC-SP2: list scheduling from a 10-job window with EASY backfilling, average wait.", "F1+EASY"),
+    _dras("dras-theta", "theta-cqgym", 50,
+          "DRAS's Theta setup: 3,000 real Theta jobs (4,360 nodes), 50-job window with EASY, average wait. The "
+          "held-out zones are small (225 and 675 jobs): 200-job validation and overlapping 256-job evaluation "
+          "windows.", "BinPacking", jobs=256, validation_jobs=200),
+    _dras("dras-sdsc-blue", "SDSC-BLUE", 10,
+          "DRAS's capacity-reward setup on SDSC-BLUE (1,152 procs): 10-job window with EASY, average wait.",
+          "F1+EASY", options={"*": {"window": 10}, "dras-pg": {"reward": "capacity"},
+                               "dras-dql": {"reward": "capacity"}, "decima-pg": {"reward": "capacity"}}),
+    _mrsch("S4", "F1+EASY", "MRSch S4: SDSC-SP2 with burst-buffer requests (Table III S4), whole-node "
+           "allocation, 10-job window with EASY, average wait."),
+    _mrsch("S5", "F1+EASY", "MRSch S5: SDSC-SP2 with heavier burst-buffer requests (Table III S5)."),
+    _mrsch("S9", "F1+EASY", "MRSch S9: SDSC-SP2 with burst-buffer and power requests (Table III S9)."),
+    {"name": "rlschert-vasp", "agents": ["rlschert", "deeprm"],
+     "description": "RLSchert's discrete-time cluster (20 units, 5-minute steps) fed with the real VASP jobs at "
+                    "job_rate 0.7, average slowdown; baselines with and without RLSchert's kill rule.",
+     "paper": "RLSchert (Applied Sciences 2021) §5, Table 2's cluster; DeepRM (HotNets'16)",
+     "cluster": {"jobs": "vasp", "job_rate": 0.7, "res_slot": 20, "simu_len": 200},
+     "validation": {"count": 5, "seed": 0}, "evaluation": {"count": 10, "seed": 0},
+     "metric": "slowdown",
+     "baselines": ["tetris", "random", "sjf", "tetris*", "saf", "sjf+kill", "saf+kill"], "reference": "SJF+KILL",
+     "options": {"*": {"job_rate": 0.7, "res_slot": 20, "simu_len": 200}}},
+]
+"""Standard scenario definitions, in `schedrl scenarios list` order."""
