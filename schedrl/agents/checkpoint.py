@@ -57,12 +57,16 @@ class RunRecord:
     """The command line that started the run."""
     train_args: tuple[str, ...] | None = None
     """`schedrl train` arguments, so `--resume` rebuilds the run with its own options."""
+    scenario: Mapping[str, Any] | None = None
+    """The scenario the run trained on (`Scenario.record()`: name, definition hash, definition), or None."""
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["sim_config"] = self.sim_config.to_dict() if self.sim_config is not None else None
         out["record_version"] = RECORD_VERSION
         out["command"] = list(self.command)
+        if self.scenario is None:
+            out.pop("scenario")
         if self.train_args is None:
             out.pop("train_args")
         else:
@@ -91,7 +95,8 @@ class RunRecord:
                        settings=dict(data.get("settings") or {}), validation=dict(data.get("validation") or {}),
                        trace_sha256=data.get("trace_sha256"), versions=dict(data.get("versions") or {}),
                        command=tuple(data.get("command") or ()),
-                       train_args=tuple(data["train_args"]) if data.get("train_args") is not None else None)
+                       train_args=tuple(data["train_args"]) if data.get("train_args") is not None else None,
+                       scenario=dict(data["scenario"]) if data.get("scenario") is not None else None)
         except (KeyError, TypeError, ValueError) as e:
             raise CheckpointError(f"{source}: not a valid run record ({type(e).__name__}: {e})") from None
 

@@ -6,7 +6,10 @@ import argparse
 import sys
 from dataclasses import replace
 
-from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, parse_list, parse_starts
+from schedrl.cli.options import (
+    add_scenario_option, add_sim_options, add_trace_options, given, load_workload, parse_list, parse_starts,
+    scenario_with_options,
+)
 from schedrl.sim.config import BACKFILLS, SimConfig
 
 
@@ -16,6 +19,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="checkpoint directory written by `schedrl train`; several (e.g. DRAS-PG, DRAS-DQL and "
                         "Decima-PG of one trace) make a methods table (see --metrics); on the discrete-time "
                         "cluster (RLSchert, DeepRM) one column each on the same sequences")
+    add_scenario_option(p, "the checkpoint's run record, then the defaults. The checkpoint and the scenario's "
+                           "baselines on its fixed evaluation sequences (--sequences, --jobs, --seed redraw them in "
+                           "its evaluation zone), paired with the best baseline")
     add_trace_options(p, default_from="the checkpoint's training run")
     add_sim_options(p, backfill_many=True, backfill_default=None)
     p.add_argument("--policies", default=None, help="heuristics to compare against (default: the agent's baselines)")
@@ -67,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     policy = policies[0]
     record = policy.record
+    if args.scenario is not None:
+        return on_scenario(args, policies)
     methods = len(policies) > 1 or args.metrics is not None or args.shares or args.kiviat is not None \
         or args.bars is not None
     if methods and args.policies is not None:
@@ -290,6 +298,71 @@ def baselines_table(agent, env, policy, workload, starts, args, metric, config, 
         values["RL online"] = [m.value(metric) for m in online]
     note = evaluation_note(agent, env, workload, starts, args.jobs) if own_trace else "another trace"
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
+
+
+def on_scenario(args: argparse.Namespace, policies) -> int:
+    """`evaluate CKPT --scenario S`: the checkpoint(s) and the scenario's baselines on its evaluation sequences.
+
+    A trained policy keeps the decisions it was trained to make (DRAS's own choice of backfilled job) and runs under
+    the scenario's semantics otherwise; the baselines run as the scenario defines them."""
+    from dataclasses import replace as changed
+
+    from schedrl.agents import get_agent
+    from schedrl.cli.main import UsageError
+    from schedrl.eval.compare import Comparison
+    from schedrl.scenarios import scoring
+
+    if args.traces is not None or args.online or args.metrics is not None or args.shares or args.kiviat or args.bars:
+        raise UsageError("--scenario makes the scenario's table: drop --traces, --online and the methods-table options")
+    if given(args, "starts") or given(args, "policies"):
+        raise UsageError("--scenario fixes the sequences and the baselines: drop --starts and --policies "
+                         "(--sequences, --jobs and --seed redraw the sequences)")
+    scenario = scenario_with_options(args, {"sequences": "sequences", "jobs": "jobs", "seed": "seed"})
+    agents = [get_agent(p.record.agent) for p in policies]
+    if scenario.generated:
+        if any(a.event_simulator for a in agents):
+            raise UsageError(f"scenario {scenario.name!r} runs on the discrete-time cluster; "
+                             f"{', '.join(a.name for a in agents if a.event_simulator)} on the event simulator")
+        agent = agents[0]
+        env = agent.env_config_class.from_dict(dict(policies[0].record.env_config))
+        fields = agent.sequence_fields(env)
+        differ = [f"{k} {fields[k]!r} vs {v!r}" for k, v in scenario.cluster.items() if k in fields and fields[k] != v]
+        if differ:
+            raise UsageError(f"{args.checkpoint[0]} was trained on another cluster than scenario {scenario.name!r} "
+                             f"({', '.join(differ)})")
+        seqs = scoring.sequences(scenario, None, "evaluation")
+        args.starts, args.sequences = ",".join(map(str, seqs.ids)), len(seqs.ids)
+        args.explicit = args.explicit | {"starts"}
+        return evaluate_generated(agent, env, policies, args)
+    if not all(a.event_simulator for a in agents):
+        raise UsageError(f"scenario {scenario.name!r} is a trace scenario; "
+                         f"{', '.join(a.name for a in agents if not a.event_simulator)} runs on the discrete-time cluster")
+    labels = ["RL"] if len(policies) == 1 else [f"{p.record.agent}#{i + 1}" for i, p in enumerate(policies)]
+    sims = {label: changed(scenario.sim, backfill_choice=p.record.sim_config.backfill_choice)
+            for label, p in zip(labels, policies)}
+    try:
+        workload = scoring.load(scenario, note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
+        scores = scoring.score(scenario, dict(zip(labels, policies)), data=workload, policy_sims=sims)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    lo, hi = scenario.split.zone(len(workload))
+    print(f"schedrl evaluate: scenario {scenario.name} (definition {scenario.sha256()[:12]}): "
+          f"{len(scores.sequences.ids)} sequences of {scores.sequences.length} jobs from its evaluation zone, "
+          f"positions {lo}..{hi - 1}" + (" (overlapping)" if scores.sequences.overlapping else ""), file=sys.stderr)
+    for p in policies:
+        trained = p.record.scenario or {}
+        if trained.get("sha256") != scenario.sha256():
+            where = (f"scenario {trained['name']} (definition {trained['sha256'][:12]})" if trained
+                     else f"trace {dict(p.record.env_config).get('trace')}")
+            print(f"schedrl evaluate: note: this {p.record.agent} checkpoint trained on {where}", file=sys.stderr)
+    result = Comparison.from_scores(scores, trained=labels)
+    if args.plot:
+        from schedrl.eval.plots import comparison_bars
+
+        comparison_bars(result, args.plot)
+    print(result.to_json() if args.json else result.to_csv() if args.csv else
+          result.to_markdown() if args.markdown else result.to_text())
+    return 0
 
 
 def evaluate_generated(agent, env, policies, args) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from schedrl.cli.options import parse_starts
 from schedrl.duration import parse_duration
@@ -31,6 +32,11 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 
 def add_common_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scenario", metavar="NAME|FILE", default=None,
+                   help="a named scenario (`schedrl scenarios list`) or a scenario YAML file: its trace, cleaning, "
+                        "semantics, metric, split and the agent's options for it; the final table is on its fixed "
+                        "evaluation sequences, and the run record stores it with its hash. Precedence: options given "
+                        "here, then --scenario, then the defaults")
     p.add_argument("--trace", default="default", metavar="NAME|PATH", help="catalog name or SWF file (default: the embedded trace)")
     p.add_argument("--cleaning", choices=("default", "none", "rlscheduler"), default=None,
                    help="cleaning preset (default: default; rlscheduler with --preset rlscheduler)")
@@ -103,7 +109,10 @@ def build_spec(args: argparse.Namespace):
     if getattr(args, "trial_cpus", None) is not None and args.trial_cpus < 1:
         raise ValueError(f"--trial-cpus must be >= 1, got {args.trial_cpus}")
     args.runner_resources = parse_runner_resources(args.runner_resource)
+    scenario = apply_scenario(args)
     env, settings = agent.configure(args)
+    if scenario is not None:
+        check_scenario(agent, env, scenario, args)
     budget = parse_duration(args.time_budget, "--time-budget")
     if args.iterations is None and budget is None:
         budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
@@ -119,12 +128,81 @@ def build_spec(args: argparse.Namespace):
     trial_cpus = getattr(args, "trial_cpus", None)
     if trial_cpus is None:
         trial_cpus = args.auto_trial_cpus = default_trial_cpus(args.num_env_runners)
-    return single_run(args.agent, env, settings, getattr(args, "model", None),
+    spec = single_run(args.agent, env, settings, getattr(args, "model", None),
                       StopSpec(iterations=args.iterations, time_budget=budget),
                       TrainingOptions(**options),
                       EvaluateSpec(sequences=args.eval_sequences, jobs=args.eval_jobs,
                                    starts=tuple(parse_starts(args.eval_starts) or ())),
                       resources=ResourceSpec(cpus_for_main_process=float(trial_cpus)))
+    return replace(spec, scenario=scenario.record()) if scenario is not None else spec
+
+
+SCENARIO_SEQUENCES = {"eval_sequences": "sequences", "eval_jobs": "jobs"}
+"""`schedrl train` options that redraw a scenario's evaluation sequences -> `Scenario.overridden`'s keywords."""
+
+
+def scenario_options(scenario, agent: str) -> dict:
+    """`schedrl train` option values (argparse dests) that set `agent` up for `scenario`: its workload, semantics,
+    metric and split where the agent has such options, then the scenario's own options for the agent."""
+    values: dict = {}
+    if scenario.generated:
+        values["eval_sequences"] = scenario.evaluation.count
+    else:
+        w, sim = scenario.workload, scenario.sim
+        values.update(trace=w.trace, preset=w.preset, augment=w.augment, augment_seed=w.augment_seed,
+                      metric=scenario.metric, backfill=sim.backfill, window=sim.window or None,
+                      train_fraction=scenario.split.train_fraction, validation_share=scenario.split.validation_share,
+                      eval_sequences=scenario.evaluation.count, eval_jobs=scenario.evaluation.jobs)
+        if w.cleaning is not None:
+            values["cleaning"] = w.cleaning
+    values.update(scenario.options_for(agent))
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def apply_scenario(args: argparse.Namespace):
+    """Fill the options `--scenario` sets and the command line did not give; the scenario (with the explicit
+    options that override its parts) or None. Its evaluation starts become `--eval-starts`."""
+    from schedrl.cli.options import given, scenario_with_options
+    from schedrl.scenarios import scoring
+
+    scenario = scenario_with_options(args, SCENARIO_SEQUENCES)
+    if scenario is None:
+        return None
+    scenario.check_agent(args.agent)
+    for dest, value in scenario_options(scenario, args.agent).items():
+        if hasattr(args, dest) and not given(args, dest):
+            setattr(args, dest, value)
+    if not scenario.generated and not given(args, "eval_starts"):
+        workload = scoring.load(scenario)
+        args.eval_starts = ",".join(map(str, scoring.sequences(scenario, workload, "evaluation").ids))
+    print(f"schedrl train: scenario {scenario.name} (definition {scenario.sha256()[:12]}): "
+          + ("generated sequences on the discrete-time cluster" if scenario.generated else
+             f"{scenario.workload.trace}, {scenario.metric}, the final table on its {scenario.evaluation.count} "
+             f"evaluation sequences of {scenario.evaluation.jobs} jobs"), file=sys.stderr)
+    return scenario
+
+
+def check_scenario(agent, env, scenario, args: argparse.Namespace) -> None:
+    """ValueError when the agent, set up by the options, does not train on what the scenario says (its metric,
+    its simulator's discipline, window, allocation, event order and walltime kill)."""
+    if scenario.generated:
+        if agent.event_simulator:
+            raise ValueError(f"scenario {scenario.name!r} is generated on the discrete-time cluster; {agent.name} "
+                             "runs on the event simulator")
+        return
+    if not agent.event_simulator:
+        raise ValueError(f"scenario {scenario.name!r} is a trace scenario; {agent.name} runs on the discrete-time "
+                         "cluster")
+    problems = []
+    if agent.metric(env) != scenario.metric:
+        problems.append(f"metric {agent.metric(env)} (the scenario's: {scenario.metric})")
+    sim = agent.sim_config(env)
+    for name in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
+        if getattr(sim, name) != getattr(scenario.sim, name):
+            problems.append(f"{name} {getattr(sim, name)!r} (the scenario's: {getattr(scenario.sim, name)!r})")
+    if problems:
+        raise ValueError(f"{agent.name} with these options does not train on scenario {scenario.name!r}: "
+                         + "; ".join(problems))
 
 
 def default_trial_cpus(num_env_runners: int) -> int:
@@ -187,7 +265,7 @@ def recorded_args(args: argparse.Namespace) -> argparse.Namespace:
     import json
     from pathlib import Path
 
-    from schedrl.cli.main import UsageError, build_parser
+    from schedrl.cli.main import UsageError, build_parser, explicit_dests
     from schedrl.training.spec import SWEEP_FILE
 
     out = Path(args.out).expanduser()
@@ -198,7 +276,9 @@ def recorded_args(args: argparse.Namespace) -> argparse.Namespace:
     recorded = data.get("train_args")
     if recorded is None:  # started from Python: today's options stand in
         return args
-    original = build_parser("train").parse_args(["train", *recorded])
+    parser = build_parser("train")
+    original = parser.parse_args(["train", *recorded])
+    original.explicit = explicit_dests(parser, ["train", *recorded])
     if original.trial_cpus is None:  # the CPUs the run was given, whatever today's machine would give it
         original.trial_cpus = int(data.get("spec", {}).get("resources", {}).get("cpus_for_main_process", 1))
     # options given now (not defaults) that differ from the run's: said, then ignored

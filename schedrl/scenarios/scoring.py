@@ -94,9 +94,12 @@ def run_policy(policy, sim):
 
 
 def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: str = "evaluation", *,
-          baselines: bool = True, data=None, progress: Callable[[str], None] | None = None) -> Scores:
+          baselines: bool = True, data=None, progress: Callable[[str], None] | None = None,
+          policy_sims: Mapping[str, Any] | None = None) -> Scores:
     """The scenario's baselines (unless `baselines=False`) and `policies` (label -> policy object: `pick(sim)` on
-    trace scenarios, `act(sim)` on generated ones) on the sequences of `part`."""
+    trace scenarios, `act(sim)` on generated ones) on the sequences of `part`. A policy runs under the scenario's
+    `SimConfig` unless `policy_sims` gives it its own (a trained policy that makes more decisions, e.g. DRAS's choice
+    of the backfilled job)."""
     data = load(scenario) if data is None else data
     seqs = sequences(scenario, data, part)
     out = Scores(scenario, seqs)
@@ -116,7 +119,8 @@ def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: s
             from schedrl.sim import Simulator
             from schedrl.workload.sampling import sequence
 
-            config = baseline.sim_config(scenario.sim) if baseline is not None else scenario.sim
+            config = baseline.sim_config(scenario.sim) if baseline is not None else \
+                (policy_sims or {}).get(label, scenario.sim)
             out.metrics[label] = [summarize(run_policy(make(i), Simulator(sequence(data, s, seqs.length), config)))
                                   for i, s in enumerate(seqs.ids)]
     return out

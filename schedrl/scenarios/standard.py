@@ -29,9 +29,9 @@ _RLSCHEDULER = {"agents": ["rlscheduler", "linear"], "metric": "bsld", "baseline
 _PWA = {"trace": None, "preset": "rlscheduler", "cleaning": "rlscheduler"}
 
 
-def _rls(name, trace, backfill, description, reference, validation_jobs=1024, **extra):
+def _rls(name, trace, backfill, description, reference, validation_jobs=1024, workload=None, **extra):
     return {"name": name, "description": description, **_RLSCHEDULER,
-            "workload": {**_PWA, "trace": trace}, "sim": {"backfill": backfill},
+            "workload": workload or {**_PWA, "trace": trace}, "sim": {"backfill": backfill},
             "split": {"train_fraction": 0.7, "validation_share": 0.25},
             "validation": {"count": 5, "jobs": validation_jobs, "seed": 0},
             "evaluation": {"count": 10, "jobs": 1024, "seed": 0}, "reference": reference, **extra}
@@ -62,7 +62,8 @@ def _mrsch(augment, reference, description):
 STANDARD: list[dict] = [
     _rls("default", "default", "none",
          "The embedded 40,000-job Lublin-model trace (256 nodes), no backfilling, bounded slowdown: the README's "
-         "main job.", "F1", paper="schedrl's own default trace; RLScheduler's kernel policy and PPO"),
+         "main job (our simulator's standard semantics: walltime kill, processor allocation).", "F1",
+         workload={"trace": "default"}, paper="schedrl's own default trace; RLScheduler's kernel policy and PPO"),
     _rls("lublin1", "lublin_256", "none",
          "RLScheduler's Lublin-1 (10,000 jobs, 256 nodes), SchedGym semantics, no backfilling. Its held-out zones "
          "are small: validation windows of 375 jobs, and the ten 1,024-job evaluation windows overlap (2,250 jobs).",

@@ -43,7 +43,11 @@ def check_traces(spec: SweepSpec, strict: bool = True) -> list[str]:
     problems = []
     for trace in traces:
         try:
-            resolve_trace(trace)
+            try:
+                resolve_trace(trace)
+            except OSError as e:  # a name the file system refuses (too long, say): no such trace either
+                name = str(trace) if len(str(trace)) <= 80 else str(trace)[:80] + "..."
+                raise TraceError(name, f"not a trace file or catalog name ({e.strerror or e})") from None
         except TraceError as e:
             # a catalog trace this machine lacks is fine for a dry run; an unknown name or a bad file is not
             if strict or find_entry(str(trace)) is None:
@@ -216,7 +220,7 @@ def trial_record(spec: SweepSpec, config: Mapping, table: dict[str, PreparedEnv]
                      sim_config=agent.sim_config(env) if agent.event_simulator else None, model=model or None,
                      settings=asdict(trial_settings(spec, config)),
                      validation=config["learner_config_dict"][VALIDATION_KEY], trace_sha256=entry.trace_sha256,
-                     versions=versions(), command=tuple(sys.argv), train_args=train_args)
+                     versions=versions(), command=tuple(sys.argv), train_args=train_args, scenario=spec.scenario)
 
 
 def _record_writer(spec: SweepSpec, table: dict[str, PreparedEnv]):

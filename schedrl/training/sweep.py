@@ -215,6 +215,8 @@ class SweepSpec:
     """min or max."""
     source: str = "<dict>"
     """File the spec was read from (for messages)."""
+    scenario: Mapping[str, Any] | None = None
+    """The scenario the runs train on (`schedrl.scenarios.Scenario.record()`), written into every run record."""
 
     @property
     def agent_impl(self):

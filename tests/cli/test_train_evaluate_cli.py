@@ -336,3 +336,51 @@ def test_validate_every_k_scores_and_checkpoints_only_those_iterations(ray_sessi
     selection = json.loads((out / "summary.json").read_text())["selection"]
     picked = int(re.search(r"iteration (\d+)", selection).group(1))
     assert picked in (2, 4) and np.isfinite(scores[picked]), selection
+
+
+# ---------------------------------------------------------------------------- --scenario in train and evaluate
+def test_evaluate_on_a_scenario_equals_evaluate_on_its_trace_starts_and_metric(capsys, trained):
+    from schedrl.scenarios import scoring, standard
+
+    scenario = standard()["default"].overridden(sequences=3, jobs=128)
+    starts = scoring.sequences(scenario, scoring.load(scenario), "evaluation").ids
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), "--scenario", "default", "--sequences", "3", "--jobs", "128",
+                 "--json"]) == 0
+    out, err = capsys.readouterr()
+    by_scenario = {r["policy"]: r["per_sequence"] for r in json.loads(out)["results"]}
+    assert "scenario default" in err and json.loads(out)["metric"] == "bsld"  # the scenario's, over the record's wait
+    assert main(["evaluate", str(trained), "--starts", ",".join(map(str, starts)), "--jobs", "128",
+                 "--metric", "bsld", "--json"]) == 0
+    classic = {r["policy"]: r["per_sequence"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert np.allclose(by_scenario["RL"], classic[f"checkpoint:{trained}"], rtol=0, atol=1e-9)
+    assert np.allclose(by_scenario["F1"], classic["f1"], rtol=0, atol=1e-9)
+
+
+def test_train_on_a_scenario_records_it_and_explicit_options_win(ray_session, tmp_path, capsys):
+    from schedrl.scenarios import standard
+
+    out = tmp_path / "run"
+    assert main(["train", "rlscheduler", *TINY, "--scenario", "default", "--metric", "wait", "--out", str(out)]) == 0
+    record = json.loads(next(out.rglob("schedrl_run.json")).read_text())
+    assert record["env_config"]["metric"] == "wait" and record["env_config"]["train_fraction"] == 0.7
+    expected = standard()["default"].overridden(metric="wait", sequences=1, jobs=64)
+    assert record["scenario"] == expected.record()
+    evaluation = json.loads((out / "evaluation.json").read_text())
+    assert evaluation["starts"][0] >= 31000  # the scenario's evaluation zone
+
+
+@pytest.mark.parametrize("args, message", [
+    (["train", "dras-pg", "--scenario", "default"], r"scenario 'default' is defined for rlscheduler, linear, not dras-pg"),
+    (["train", "rlscheduler", "--scenario", "lubin1"], r"unknown scenario 'lubin1'; did you mean 'lublin1'"),
+    (["evaluate", "CKPT", "--scenario", "rlschert-vasp"], r"runs on the discrete-time cluster; rlscheduler on the event"),
+    (["evaluate", "CKPT", "--scenario", "default", "--starts", "5"], r"--scenario fixes the sequences"),
+])
+def test_scenario_input_errors_are_one_line(args, message, request, capsys, tmp_path):
+    args = [str(request.getfixturevalue("trained")) if a == "CKPT" else a for a in args]
+    if args[0] == "train":
+        args += ["--out", str(tmp_path / "x"), "--iterations", "1"]
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(message, err[0]), err
