@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 
-from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, sim_config, warn_walltime_kills
+from schedrl.cli.options import (
+    add_scenario_option, add_sim_options, add_trace_options, given, load_workload, scenario_with_options, sim_config,
+    warn_walltime_kills,
+)
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text)
-    add_trace_options(p)
+    add_scenario_option(p, "the defaults. With a scenario: its trace and semantics, and (unless --start or --jobs) "
+                           "its first evaluation sequence")
+    add_trace_options(p, default_from="--scenario's")
     p.add_argument("--policy", default="fcfs", help="heuristic name (fcfs, sjf, f1, ...) or checkpoint:PATH (default: fcfs)")
     add_sim_options(p)
     p.add_argument("--start", type=int, default=0, help="first job (0-based position in the cleaned trace)")
@@ -31,13 +36,17 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.sim import Simulator
     from schedrl.workload.sampling import sequence
 
+    if args.scenario is not None:
+        from_scenario(args)
+    elif args.trace is None:
+        raise UsageError("give --trace (a catalog name or an SWF file) or --scenario")
     workload = load_workload(args)
     if args.jobs is None and not 0 <= args.start < len(workload):
         raise UsageError(f"--start {args.start} is outside {workload.name!r} ({len(workload)} jobs); "
                          f"start must be 0..{len(workload) - 1}")
     length = args.jobs if args.jobs is not None else len(workload) - args.start
     try:
-        config = sim_config(args)  # inside: a bad value (--window -1) is an input error, not a traceback
+        config = args.scenario_sim if getattr(args, "scenario_sim", None) is not None else sim_config(args)  # inside: a bad value (--window -1) is an input error, not a traceback
         seq = sequence(workload, args.start, length)
         policy = resolve_policy(args.policy, args.seed)
         sim = Simulator(seq, config)  # refuses jobs it cannot run (kept by --cleaning none) with the reason
@@ -66,3 +75,27 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"  gantt chart written to {args.plot}")
     return 0
+
+
+def from_scenario(args: argparse.Namespace) -> None:
+    """Fill the trace, semantics and sequence options `--scenario` sets and the command line did not give."""
+    import sys
+
+    from schedrl.cli.main import UsageError
+    from schedrl.scenarios import scoring
+
+    scenario = scenario_with_options(args)
+    if scenario.generated:
+        raise UsageError(f"scenario {scenario.name!r} runs on the discrete-time cluster: `schedrl dtsim fidelity` "
+                         "simulates its heuristics")
+    w = scenario.workload
+    args.trace, args.cleaning, args.augment, args.augment_seed = w.trace, w.cleaning, w.augment, w.augment_seed
+    args.preset = w.preset if w.preset != "standard" else None
+    args.scenario_sim = scenario.sim
+    if not given(args, "start") and not given(args, "jobs"):
+        try:
+            seqs = scoring.sequences(scenario, scoring.load(scenario), "evaluation")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        args.start, args.jobs = seqs.ids[0], seqs.length
+    print(f"schedrl simulate: scenario {scenario.name} (definition {scenario.sha256()[:12]})", file=sys.stderr)

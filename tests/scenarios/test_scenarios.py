@@ -189,3 +189,17 @@ def test_generated_scenarios_score_on_the_discrete_time_cluster_like_the_rlscher
     ours = scores.values()
     for label in ("TETRIS", "SAF", "SJF+KILL"):
         assert np.allclose(ours[label], by_agent[label], rtol=0, atol=1e-12)
+
+
+def test_simulate_with_a_scenario_runs_its_first_evaluation_sequence_under_its_semantics(capsys):
+    s = standard()["default"]
+    first = scoring.sequences(s, scoring.load(s), "evaluation").ids[0]
+    rc, out, err = cli(capsys, "simulate", "--scenario", "default", "--policy", "f1", "--json")
+    by_scenario = json.loads(out)
+    rc2, out, _ = cli(capsys, "simulate", "--trace", "default", "--policy", "f1", "--start", str(first), "--jobs",
+                      "1024", "--json")
+    classic = json.loads(out)
+    assert rc == rc2 == 0 and "scenario default" in err
+    assert by_scenario["start"] == first and by_scenario["avg_bsld"] == classic["avg_bsld"]
+    rc, out, _ = cli(capsys, "simulate", "--scenario", "default", "--policy", "f1", "--backfill", "easy", "--json")
+    assert json.loads(out)["config"]["backfill"] == "easy"
