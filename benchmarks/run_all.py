@@ -27,6 +27,7 @@ BENCHMARKS = {
     "agents": ("bench_agents.py", ["--quick"]),
     "dtsim": ("bench_dtsim.py", ["--repeats", "1", "--sequences", "4"]),
     "train": ("bench_train.py", ["--quick"]),
+    "leaderboard": ("bench_leaderboard.py", ["--quick"]),
 }
 """name -> (script, its arguments under --quick)."""
 

@@ -61,3 +61,9 @@ def test_quick_train_benchmark_prints_a_row_per_agent():
     for agent in ("rlscheduler", "dras-pg", "mrsch"):
         row = next((line for line in out.splitlines() if line.startswith(f"| {agent} |")), None)
         assert row is not None and "failed" not in row and "n/a" not in row, (agent, row)
+
+
+def test_quick_leaderboard_benchmark_prints_its_time():
+    out, summary = run_quick("leaderboard")
+    assert [line.split()[0] for line in summary] == ["leaderboard"] and summary[0].endswith(" ok"), summary
+    assert "default" in out and "target <= 600 s" in out

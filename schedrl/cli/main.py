@@ -24,9 +24,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("schedrl.cli.train", "train an agent (Ray RLlib) as a one-trial Ray Tune run: `schedrl train AGENT --help`"),
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
+    "tuned": ("schedrl.cli.tuned", "fit a priority rule linear in the jobs' log features to a trace (CMA-ES) and evaluate it"),
     "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
     "dtsim": ("schedrl.cli.forward", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
     "predict": ("schedrl.cli.forward", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
+    "leaderboard": ("schedrl.cli.leaderboard", "every scenario's heuristics and policies on its evaluation sequences, paired with its reference heuristic"),
     "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
 }
 

@@ -52,6 +52,34 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
     return out
 
 
+def against(values: Mapping[str, Sequence[float]], label: str, baseline: str, metric: str,
+            independent: int | None = None) -> dict:
+    """`label`'s column against the given `baseline` column (a scenario's fixed reference), with its `verdict`.
+
+    `independent`: how many of the sequences are independent samples when they overlap (windows of a zone shorter than
+    their total length share jobs, so their differences are correlated). The interval then uses that many: the
+    standard error of the mean difference is sd / sqrt(independent) with independent - 1 degrees of freedom, as if
+    only the disjoint windows that fit in the zone had been drawn; with fewer than 2 there is no interval and the
+    verdict is "not distinguishable" unless every sequence agrees. Conservative (it ignores what the extra windows do
+    add), never optimistic as a t interval over all of them would be."""
+    diff = np.asarray(values[label], dtype=float) - np.asarray(values[baseline], dtype=float)
+    base = np.asarray(values[baseline], dtype=float)
+    n = len(diff)
+    k = n if independent is None else max(1, min(n, int(independent)))
+    scale, mean = abs(float(base.mean())) or 1.0, float(diff.mean())
+    half = t975(k - 1) * float(diff.std(ddof=1)) / math.sqrt(k) if k > 1 and n > 1 else None
+    lower = lower_is_better(metric)
+    better = int(np.sum(diff < 0 if lower else diff > 0))
+    equal = int(np.sum(diff == 0))
+    c = {"policy": label, "baseline": baseline, "sequences": n, "independent": k, "difference_pct": 100.0 * mean / scale,
+         "ci95_pct": None if half is None else [100.0 * (mean - half) / scale, 100.0 * (mean + half) / scale],
+         "better": better, "equal": equal, "worse": n - better - equal}
+    said = verdict(c, metric)
+    if half is None and n > 1 and said in ("better", "worse") and c[said] < n:
+        said = "not distinguishable"  # no interval, and the sequences disagree
+    return {**c, "verdict": said}
+
+
 def verdict(c: dict, metric: str) -> str:
     """"the same" (equal on every sequence), "not distinguishable" (the 95% interval holds 0), "better" or "worse"
     (with one sequence there is no interval: the sign decides)."""

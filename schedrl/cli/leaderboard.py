@@ -1,0 +1,71 @@
+"""`schedrl leaderboard`: every scenario's heuristics and policies on its evaluation sequences, one table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(name, help=help_text, description=help_text + ". Each method is paired with the "
+                              "scenario's reference heuristic (fixed in its definition, chosen on validation "
+                              "sequences): difference, 95% interval, better/worse counts, verdict.")
+    p.add_argument("--scenarios", metavar="LIST", help="comma-separated scenario names or files (default: every "
+                                                       "standard scenario)")
+    p.add_argument("--policies", metavar="LIST", default=None,
+                   help="outside policies, comma-separated MODULE:CALLABLE, each make(scenario) -> policy or None "
+                        "(also every entry point of the group schedrl.policies)")
+    p.add_argument("--no-entry-points", action="store_true", help="leave out the schedrl.policies entry points")
+    p.add_argument("--sequences", type=int, default=None,
+                   help="redraw this many evaluation sequences per scenario (default: each scenario's own)")
+    p.add_argument("--seed", type=int, default=None, help="redraw the evaluation sequences with this seed")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="the full result as JSON")
+    fmt.add_argument("--summary", action="store_true", help="one line per scenario (the README's table)")
+    p.add_argument("--out", metavar="DIR", help="also write leaderboard.json, leaderboard.md and leaderboard.png there")
+    p.add_argument("--plot", metavar="PNG", help="the figure: each scenario's methods relative to its reference")
+    p.set_defaults(run=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from schedrl.cli.main import UsageError
+    from schedrl.cli.options import parse_list
+    from schedrl.eval import leaderboard as lb
+    from schedrl.scenarios import get_scenario, standard
+
+    try:
+        scenarios = ([get_scenario(n) for n in parse_list(args.scenarios, what="scenario", option="--scenarios")]
+                     if args.scenarios else list(standard().values()))
+        entrants = [lb.outside(spec) for spec in parse_list(args.policies, what="policy", option="--policies")] \
+            if args.policies else []
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if not args.no_entry_points:
+        entrants += lb.entry_points()
+    for flag in ("sequences",):
+        if getattr(args, flag) is not None and getattr(args, flag) < 1:
+            raise UsageError(f"--{flag} must be >= 1")
+    say = lambda m: print(f"schedrl leaderboard: {m}", file=sys.stderr, flush=True)  # noqa: E731
+    try:
+        result = lb.leaderboard(scenarios, entrants, sequences=args.sequences, seed=args.seed, progress=say,
+                                skipped=lambda name, why: say(f"{name}: skipped: {why}"))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    for b in result["scenarios"]:
+        for f in b["failed"]:
+            say(f"{b['scenario']}: {f['method']} failed: {f['error']}")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "leaderboard.json").write_text(json.dumps(result, indent=1) + "\n")
+        (out / "leaderboard.md").write_text(lb.to_markdown(result))
+        lb.plot(result, out / "leaderboard.png")
+        say(f"wrote {out / 'leaderboard.json'}, leaderboard.md and leaderboard.png")
+    if args.plot:
+        lb.plot(result, args.plot)
+    print(json.dumps(result, indent=1) if args.json else lb.summary_markdown(result) if args.summary
+          else lb.to_markdown(result), end="" if not args.json else "\n")
+    return 0

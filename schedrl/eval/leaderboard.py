@@ -1,0 +1,238 @@
+"""The leaderboard: every method of every scenario on the scenario's own evaluation sequences, one table.
+
+For each scenario (`schedrl.scenarios`): its baseline heuristics, every outside policy (`--policies module:callable`,
+or a Python entry point in the group `schedrl.policies`) and, as the zoo fills, its trained policies, scored with the
+scenario's metric on its fixed evaluation sequences. Each method is paired with the scenario's reference heuristic
+(chosen on the validation sequences and fixed in the definition, never on these sequences): the difference of the
+means as a % of the reference's, its 95% interval, better/worse counts and a verdict. Learned and outside methods are
+also paired with the second-best heuristic on these sequences (RLScheduler Table VII's bar).
+
+Overlapping sequences (a zone shorter than count x length, e.g. Lublin-1's 2,250 evaluation jobs for ten 1,024-job
+windows) are not independent: the interval uses the number of disjoint windows that fit in the zone
+(`schedrl.eval.paired.against`'s `independent`), never a t interval that counts every window as a sample.
+
+An outside policy is a callable `make(scenario) -> policy | None`: the policy for that scenario (`pick(sim)` on trace
+scenarios, `act(sim)` on generated ones), or None where it does not apply. One that raises is reported as a failed row
+and the board goes on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from schedrl.eval import paired
+from schedrl.metrics import lower_is_better
+from schedrl.scenarios import Scenario, scoring
+
+POLICY_GROUP = "schedrl.policies"
+"""Entry-point group of outside policies: `name = "package.module:make"`, `make(scenario) -> policy | None`."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A method on the board other than a scenario's own baselines."""
+
+    label: str
+    kind: str
+    """`zoo` (a trained policy of schedrl's zoo) or `outside` (a module:callable or an entry point)."""
+    make: Callable[[Scenario], Any]
+    """The policy for a scenario, or None where it does not apply."""
+
+
+def outside(spec: str) -> Entrant:
+    """`module:callable` as an entrant labelled by the callable's name; ValueError (one line) when it cannot load."""
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise ValueError(f"--policies {spec!r}: an outside policy is MODULE:CALLABLE, e.g. mypkg.rules:make")
+    try:
+        target = importlib.import_module(module)
+        for part in name.split("."):
+            target = getattr(target, part)
+    except Exception as e:  # an import error of the user's module says what and where
+        raise ValueError(f"--policies {spec}: cannot load it ({type(e).__name__}: {e})") from None
+    if not callable(target):
+        raise ValueError(f"--policies {spec}: {name} is not callable (it must be make(scenario) -> policy or None)")
+    return Entrant(name.split(".")[-1], "outside", target)
+
+
+def entry_points() -> list[Entrant]:
+    """The outside policies registered in the `schedrl.policies` entry-point group (loaded when scored)."""
+    from importlib.metadata import entry_points as found
+
+    out = []
+    for ep in found(group=POLICY_GROUP):
+        out.append(Entrant(ep.name, "outside", lambda scenario, ep=ep: ep.load()(scenario)))
+    return out
+
+
+def independent_windows(scenario: Scenario, data, seqs: scoring.Sequences) -> int:
+    """How many of the sequences count as independent samples: all of them, unless trace windows overlap; then the
+    number of disjoint windows of their length that fit in the evaluation zone."""
+    if scenario.generated or not seqs.overlapping:
+        return len(seqs.ids)
+    lo, hi = scenario.split.zone(len(data))
+    return max(1, min(len(seqs.ids), (hi - lo) // seqs.length))
+
+
+def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: int | None = None,
+          seed: int | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """One scenario's part of the leaderboard, as a JSON-ready dict (rows best first)."""
+    started = time.perf_counter()
+    scenario = scenario.overridden(sequences=sequences, seed=seed)
+    data = scoring.load(scenario)
+    scores = scoring.score(scenario, data=data, progress=progress)
+    kinds = {label: "heuristic" for label in scores.metrics}
+    failed = []
+    for e in entrants:
+        try:
+            policy = e.make(scenario)
+            if policy is None:
+                continue
+            scored = scoring.score(scenario, {e.label: policy}, baselines=False, data=data, progress=progress)
+        except Exception as ex:  # an outside policy that breaks is one failed row, not the end of the board
+            failed.append({"method": e.label, "kind": e.kind, "error": f"{type(ex).__name__}: {ex}",
+                           "where": traceback.extract_tb(ex.__traceback__)[-1].filename if ex.__traceback__ else ""})
+            continue
+        scores.metrics.update(scored.metrics)
+        kinds[e.label] = e.kind
+    values = scores.values()
+    metric, reference = scenario.metric, scenario.reference
+    lower = lower_is_better(metric)
+    means = {k: float(np.mean(v)) for k, v in values.items()}
+    heuristics = sorted((k for k in values if kinds[k] == "heuristic"), key=means.get, reverse=not lower)
+    second = heuristics[1] if len(heuristics) > 1 else heuristics[0]
+    k = independent_windows(scenario, data, scores.sequences)
+    rows = []
+    for label in sorted(values, key=means.get, reverse=not lower):
+        row = {"method": label, "kind": kinds[label], "mean": means[label],
+               "ratio_to_reference": means[label] / means[reference] if means[reference] else math.nan,
+               "per_sequence": values[label]}
+        if label != reference:
+            row["vs_reference"] = paired.against(values, label, reference, metric, independent=k)
+        if kinds[label] != "heuristic" and label != second:
+            row["vs_second_best"] = paired.against(values, label, second, metric, independent=k)
+        rows.append(row)
+    seqs = scores.sequences
+    return {"scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
+            "metric": metric, "lower_is_better": lower, "reference": reference, "second_best": second,
+            "sequences": {"ids": seqs.ids, "length": seqs.length, "overlapping": seqs.overlapping, "independent": k,
+                          "kind": "seeds" if scenario.generated else "starts"},
+            "rows": rows, "failed": failed, "seconds": time.perf_counter() - started}
+
+
+def leaderboard(scenarios: Iterable[Scenario], entrants: Iterable[Entrant] = (), *, sequences: int | None = None,
+                seed: int | None = None, progress: Callable[[str], None] | None = None,
+                skipped: Callable[[str, str], None] | None = None) -> dict:
+    """Every scenario's board; a scenario whose data is not on this machine is listed under `skipped` with why."""
+    from schedrl import __version__
+
+    from schedrl.dtsim import JobDataError
+    from schedrl.workload.errors import TraceError
+
+    entrants = list(entrants)
+    boards, missing = [], []
+    for s in scenarios:
+        try:
+            boards.append(board(s, entrants, sequences=sequences, seed=seed, progress=progress))
+        except (FileNotFoundError, TraceError, JobDataError) as e:  # its data is not on this machine
+            missing.append({"scenario": s.name, "why": str(e)})
+            if skipped is not None:
+                skipped(s.name, str(e))
+    return {"schedrl": __version__, "sequences": sequences, "seed": seed, "scenarios": boards, "skipped": missing}
+
+
+# ---------------------------------------------------------------------------- rendering
+def _cell(value: float, metric: str) -> str:
+    return f"{100 * value:.1f}%" if metric == "utilization" or metric.startswith("util:") else f"{value:,.2f}"
+
+
+def _versus(c: dict | None) -> str:
+    if not c:
+        return "reference"
+    bounds = f" [{c['ci95_pct'][0]:+.1f}, {c['ci95_pct'][1]:+.1f}]" if c["ci95_pct"] else " [no interval]"
+    return f"{c['difference_pct']:+.1f}%{bounds}, {c['better']}/{c['worse']}"
+
+
+def to_markdown(result: dict) -> str:
+    """The full table: one section per scenario."""
+    out = []
+    for b in result["scenarios"]:
+        seq = b["sequences"]
+        what = (f"{len(seq['ids'])} sequences of {seq['length']} jobs" if seq["kind"] == "starts"
+                else f"{len(seq['ids'])} generated sequences")
+        overlap = (f"; they overlap, so intervals count {seq['independent']} independent windows"
+                   if seq["overlapping"] else "")
+        out += [f"### {b['scenario']}", "",
+                f"{b['description']} Metric: average {b['metric']} ({'lower' if b['lower_is_better'] else 'higher'} "
+                f"is better), on {what}{overlap}. Reference: {b['reference']} (best on the validation sequences). "
+                f"Definition {b['sha256'][:12]}.", "",
+                "| method | kind | mean | x reference | vs reference: diff [95% CI], better/worse | verdict |",
+                "|---|---|---|---|---|---|"]
+        for r in b["rows"]:
+            v = r.get("vs_reference")
+            out.append(f"| {r['method']} | {r['kind']} | {_cell(r['mean'], b['metric'])} | "
+                       f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {v['verdict'] if v else '-'} |")
+        for f in b["failed"]:
+            out.append(f"| {f['method']} | {f['kind']} | failed: {f['error']} | | | |")
+        out.append("")
+    for s in result["skipped"]:
+        out.append(f"- {s['scenario']}: skipped ({s['why']})")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def summary_markdown(result: dict) -> str:
+    """One line per scenario: the reference and every non-heuristic method's ratio to it with its verdict."""
+    lines = ["| scenario | metric | reference | methods (x reference, verdict) |", "|---|---|---|---|"]
+    for b in result["scenarios"]:
+        learned = [r for r in b["rows"] if r["kind"] != "heuristic"]
+        cells = "; ".join(f"{r['method']} {r['ratio_to_reference']:.3f}x, {r['vs_reference']['verdict']}"
+                          for r in learned if "vs_reference" in r) or "no trained policy yet"
+        lines.append(f"| {b['scenario']} | {b['metric']} | {b['reference']} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: dict, path) -> None:
+    """One panel per scenario: each method's mean relative to the reference, with its 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    boards = result["scenarios"]
+    cols = min(3, max(1, len(boards)))
+    rows = max(1, math.ceil(len(boards) / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 0.35 * 8 * rows + 1.5), squeeze=False)
+    for ax, b in zip(axes.flat, boards):
+        labels = [r["method"] for r in b["rows"]]
+        ratios = [r["ratio_to_reference"] for r in b["rows"]]
+        errors = []
+        for r in b["rows"]:
+            c = r.get("vs_reference")
+            if c and c["ci95_pct"]:
+                lo, hi = (1 + c["ci95_pct"][0] / 100), (1 + c["ci95_pct"][1] / 100)
+                mid = 1 + c["difference_pct"] / 100
+                errors.append((mid - lo, hi - mid))
+            else:
+                errors.append((0.0, 0.0))
+        colours = ["tab:orange" if r["kind"] != "heuristic" else "tab:blue" for r in b["rows"]]
+        y = np.arange(len(labels))
+        ax.barh(y, ratios, color=colours, xerr=np.array(errors).T, capsize=3)
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_yticks(y, labels, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(f"{b['scenario']} ({b['metric']}; 1 = {b['reference']})", fontsize=9)
+        ax.set_xscale("log")
+    for ax in list(axes.flat)[len(boards):]:
+        ax.set_visible(False)
+    fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired interval)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
