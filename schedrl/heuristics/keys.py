@@ -2,6 +2,8 @@
 
 Priority keys are "lower runs first"; ties go to the earlier job in FCFS order (submit time, then
 trace position), because the queue is scanned in that order and only a strictly better key wins.
+The kind LINEAR is a rule fitted to a trace (`schedrl.heuristics.tuned`): its key is a coefficient
+vector, passed beside the kind, times `linear_terms`; the other kinds ignore the coefficients.
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ from schedrl.sim.engine import FINISHED, STUCK, advance, apply_backfill, apply_p
 from schedrl.sim.state import C_WINDOW, DECIDE_PICK, NOW, Q_LEN, RAND_POS
 
 (FCFS, SJF, WFP3, UNICEP, F1, SAF, SMALLEST, LJF, WFP3_RLSCHED, UNICEP_RLSCHED, LARGEST,
- BINPACKING, RANDOM, TETRIS, TETRIS_STAR, OPTIMIZATION) = range(16)
+ BINPACKING, RANDOM, TETRIS, TETRIS_STAR, OPTIMIZATION, LINEAR) = range(17)
+
+LINEAR_TERMS = ("log10(r)*n", "log10(s)", "log10(r)", "log10(n)", "log10(1+w)", "log10(r)*log10(n)",
+                "log10(1+w)*n", "log10(1+w)*log10(r)")
+"""The LINEAR rule's features, in `linear_terms` order: r the requested time (estimate), n the processors, s the
+submit time (floored at 1 s, as F1 floors it), w the wait so far. The first two are F1's terms, so F1 is the rule
+(1, 870, 0, ...); log10(r) alone orders as SJF does."""
+
+NO_COEFFICIENTS = np.zeros(len(LINEAR_TERMS))
+"""The coefficients passed with the kinds other than LINEAR (unused)."""
 
 # Tetris*: weight of the packing score against the SJF score (our reading of DeepRM §5's "Tetris*")
 TETRIS_STAR_ALPHA = 0.5
@@ -52,6 +63,48 @@ def priority_key(kind, s, j, now, procs):
     if kind == LARGEST:
         return -n
     return submit
+
+
+@njit
+def linear_terms(est, n, submit, now):
+    """The values of `LINEAR_TERMS` for a job of estimate `est`, `n` processors and submit time `submit` at `now`."""
+    log_r = math.log10(est)
+    log_w = math.log10(1.0 + max(now - submit, 0.0))
+    log_n = math.log10(n)
+    return (log_r * n, math.log10(max(submit, 1.0)), log_r, log_n, log_w, log_r * log_n, log_w * n, log_w * log_r)
+
+
+@njit
+def linear_term_table(est, n, submit, now):
+    """`linear_terms` of many jobs at once: one row per job, one column per `LINEAR_TERMS` entry."""
+    out = np.empty((est.shape[0], len(LINEAR_TERMS)))
+    for i in range(est.shape[0]):
+        out[i] = linear_terms(est[i], n[i], submit[i], now[i])
+    return out
+
+
+@njit
+def linear_key(coef, s, j, now, procs):
+    """Key of job `j` under the LINEAR rule with coefficients `coef` (one per `LINEAR_TERMS` entry)."""
+    t0, t1, t2, t3, t4, t5, t6, t7 = linear_terms(s.est[j], procs[j], s.submit[j], now)
+    # summed in term order from F1's two, so F1's coefficients give F1's key to the bit
+    return (coef[0] * t0 + coef[1] * t1 + coef[2] * t2 + coef[3] * t3 + coef[4] * t4 + coef[5] * t5
+            + coef[6] * t6 + coef[7] * t7)
+
+
+@njit
+def _lowest_linear(coef, s, q, now, procs):
+    # the scan at the end of `choose_rule` with the linear key: a branch on the kind inside that loop made every
+    # heuristic 2-6x slower (numba does not hoist it), so the LINEAR kind has its own loop
+    best = s.queue[0]
+    best_key = linear_key(coef, s, best, now, procs)
+    for k in range(1, q):
+        j = s.queue[k]
+        key = linear_key(coef, s, j, now, procs)
+        if key < best_key:
+            best_key = key
+            best = j
+    return best
 
 
 @njit
@@ -95,6 +148,12 @@ def _knapsack_pick(s, window, free0):
 @njit
 def choose(kind, s, procs, rand):
     """The job a heuristic picks from the visible queue (the whole queue, or the list window)."""
+    return choose_rule(kind, NO_COEFFICIENTS, s, procs, rand)
+
+
+@njit
+def choose_rule(kind, coef, s, procs, rand):
+    """`choose`, where kind LINEAR ranks by the linear rule with coefficients `coef`."""
     q = s.iv[Q_LEN]
     w = s.cfg[C_WINDOW]
     if w > 0 and w < q:
@@ -141,6 +200,8 @@ def choose(kind, s, procs, rand):
                 best_score = score
                 best = j
         return best if best >= 0 else s.queue[0]
+    if kind == LINEAR:
+        return _lowest_linear(coef, s, q, now, procs)
     best = s.queue[0]
     best_key = priority_key(kind, s, best, now, procs)
     for k in range(1, q):
@@ -155,11 +216,17 @@ def choose(kind, s, procs, rand):
 @njit
 def run_heuristic(s, kind, procs, rand):
     """Run a heuristic to completion inside compiled code (backfill candidates first-fit)."""
+    return run_rule(s, kind, NO_COEFFICIENTS, procs, rand)
+
+
+@njit
+def run_rule(s, kind, coef, procs, rand):
+    """`run_heuristic`, where kind LINEAR ranks by the linear rule with coefficients `coef`."""
     while True:
         code = advance(s)
         if code == FINISHED or code == STUCK:
             return code
         if code == DECIDE_PICK:
-            apply_pick(s, choose(kind, s, procs, rand))
+            apply_pick(s, choose_rule(kind, coef, s, procs, rand))
         else:
             apply_backfill(s, s.cand[0])

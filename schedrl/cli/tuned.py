@@ -1,0 +1,149 @@
+"""`schedrl tuned`: fit a linear priority rule to a trace (`fit`) and score it on held-out sequences (`evaluate`).
+
+The rule sees the trace split as an RLScheduler run sees it (`schedrl train rlscheduler`, machine defaults):
+training windows from the first `--train-fraction` of the cleaned trace, the choice among the kept rules on
+the validation zone, and `evaluate` on the evaluation zone (`Agent.split_range`), never seen by the fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from schedrl.cli.options import CLEANING_PRESETS, parse_list
+
+EVALUATION_SEED = 20_000
+"""Seed of `evaluate`'s starts: a `schedrl train rlscheduler --seed 0` run's final table uses these sequences
+(`schedrl.training.report.evaluation_starts`: 20,000 + the run's seed)."""
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(name, help=help_text, description=help_text)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    f = actions.add_parser("fit", help="fit a rule by CMA-ES on the trace's training zone, keep the best on validation",
+                           description="Fit a priority rule linear in the jobs' log features (docs/tuned_rule.md).")
+    f.add_argument("--trace", required=True, metavar="NAME|PATH", help="catalog name or SWF file")
+    f.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default", help="trace cleaning preset (default: default)")
+    f.add_argument("--backfill", choices=("none", "easy", "conservative"), default="none",
+                   help="backfilling while the picked job waits (default: none)")
+    f.add_argument("--metric", default="bsld", help="objective: bsld, wait, turnaround, slowdown (default: bsld)")
+    f.add_argument("--budget", default="5m", help="wall-clock search budget, e.g. 90s, 5m, 1h (default: 5m)")
+    f.add_argument("--seed", type=int, default=0, help="seed of the training windows and the search (default 0)")
+    f.add_argument("--out", required=True, metavar="FILE", help="JSON file the rule is written to")
+    f.add_argument("--start", default="f1", help="rule the search starts from: f1, sjf, ljf, smallest, largest (default f1)")
+    f.add_argument("--window-jobs", type=int, default=1024, help="jobs per training window (default 1024)")
+    f.add_argument("--windows", type=int, default=16, help="training windows per generation (default 16)")
+    f.add_argument("--train-fraction", type=float, default=0.7,
+                   help="training windows lie in this first share of the cleaned trace (default 0.7, as RLScheduler's)")
+    f.add_argument("--validation-share", type=float, default=0.25,
+                   help="share of the held-out rest whose sequences choose the rule (default 0.25, as RLScheduler's)")
+    f.add_argument("--validation-sequences", type=int, default=10, help="validation sequences (default 10)")
+    f.set_defaults(run=run_fit)
+
+    e = actions.add_parser("evaluate", help="the rule against the heuristics on the evaluation zone's sequences",
+                           description="The rule and heuristics on held-out evaluation sequences, paired against F1.")
+    e.add_argument("rule", metavar="FILE", help="a rule written by `schedrl tuned fit`")
+    e.add_argument("--trace", default=None, metavar="NAME|PATH", help="the rule's trace as a path (default: its name)")
+    e.add_argument("--policies", default="f1,sjf,wfp3,unicep", help="heuristics beside it (default: f1,sjf,wfp3,unicep)")
+    e.add_argument("--sequences", type=int, default=10, help="evaluation sequences (default 10)")
+    e.add_argument("--jobs", type=int, default=1024, help="jobs per sequence (default 1024)")
+    e.add_argument("--seed", type=int, default=EVALUATION_SEED,
+                   help=f"seed of the starts (default {EVALUATION_SEED}: a seed-0 RLScheduler run's evaluation sequences)")
+    fmt = e.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="JSON with per-sequence values")
+    fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
+    e.set_defaults(run=run_evaluate)
+    return p
+
+
+def split_config(trace: str, cleaning: str, metric: str, backfill: str, train_fraction: float,
+                 validation_share: float):
+    """The RLScheduler agent and the env config whose split (`Agent.split_range`) and validation sequences (its
+    `validation_length`, from its 256-job training episodes) the rule is fitted and judged by."""
+    from schedrl.agents import get_agent
+
+    agent = get_agent("rlscheduler")
+    return agent, agent.env_config_class(trace=trace, cleaning=cleaning, metric=metric, backfill=backfill,
+                                         train_fraction=train_fraction, validation_share=validation_share)
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    from schedrl.cli.main import UsageError
+    from schedrl.duration import parse_duration
+    from schedrl.heuristics.tuned import FitSettings, fit
+
+    try:
+        budget = parse_duration(args.budget, "--budget")
+        settings = FitSettings(metric=args.metric, budget_s=budget, seed=args.seed, window_jobs=args.window_jobs,
+                               windows=args.windows, start=args.start)
+        agent, env = split_config(args.trace, args.cleaning, args.metric, args.backfill, args.train_fraction,
+                                  args.validation_share)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if env.train_fraction >= 1.0:
+        raise UsageError("--train-fraction 1 leaves no held-out part: the rule is chosen on validation jobs it was "
+                         "not fitted on, so give a fraction below 1 (default 0.7)")
+    workload = agent.load_workload(env)
+    n = len(workload)
+    train_end = agent.held_out_range(env, n)[0]
+    lo, hi = agent.split_range(env, n, validation=True)
+    try:
+        length = agent.validation_length(env, workload, 1024)
+        starts = agent.evaluation_ids(env, workload, args.validation_sequences, 10_000 + args.seed, length,
+                                      validation=True)
+        record = {"split": {"train": [0, train_end], "validation": [lo, hi], "evaluation": list(agent.split_range(env, n)),
+                            "train_fraction": env.train_fraction, "validation_share": env.validation_share}}
+        trace = {"name": workload.name, "sha256": workload.sha256, "cleaning": env.cleaning, "jobs": n}
+        rule = fit(workload, agent.sim_config(env), settings, train_end, starts, length, trace, record,
+                   log=lambda line: print(line, flush=True))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    rule.save(args.out)
+    print(f"rule written to {args.out}; score it on the held-out evaluation sequences with "
+          f"`schedrl tuned evaluate {args.out}`")
+    return 0
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    import json
+
+    from schedrl.cli.main import UsageError
+    from schedrl.eval import paired
+    from schedrl.eval.compare import choose_starts, compare
+    from schedrl.eval.policies import policy_label
+    from schedrl.heuristics.tuned import load_rule
+    from schedrl.sim.config import SimConfig
+
+    rule = load_rule(args.rule)
+    r = rule.record
+    try:
+        agent, env = split_config(args.trace or rule.trace["name"], rule.trace.get("cleaning", "default"),
+                                  r.get("metric", "bsld"), r.get("backfill", "none"),
+                                  r.get("split", {}).get("train_fraction", 0.7),
+                                  r.get("split", {}).get("validation_share", 0.25))
+        config = SimConfig.from_dict(r["sim_config"]) if "sim_config" in r else agent.sim_config(env)
+    except ValueError as e:
+        raise UsageError(f"{args.rule}: {e}") from None
+    heuristics = parse_list(args.policies, what="policy", option="--policies")
+    workload = agent.load_workload(env)
+    lo, hi = agent.split_range(env, len(workload))
+    try:
+        starts = [lo + s for s in choose_starts(workload[lo:hi], args.jobs, args.sequences, args.seed)]
+        print(f"schedrl tuned evaluate: sequences from positions {lo}..{hi - 1} of {workload.name} (the evaluation "
+              f"zone; the rule was fitted on 0..{agent.held_out_range(env, len(workload))[0] - 1})", file=sys.stderr)
+        result = compare(workload, heuristics + [rule], [config.backfill], starts, args.jobs, env.metric, config,
+                         progress=False)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    values = {result.labels.get(p) or policy_label(p): result.values[(config.backfill, p)] for p in result.policies}
+    versus = [{**c, "verdict": paired.verdict(c, env.metric)} for c in
+              paired.comparisons({k: values[k] for k in ("F1", rule.name) if k in values}, [rule.name], env.metric)]
+    if args.json:
+        print(json.dumps({**result.to_dict(), "versus_f1": versus}, indent=2))
+        return 0
+    print(result.to_markdown() if args.markdown else result.to_text())
+    for c in versus:
+        print(f"{rule.name} paired against F1 (per-sequence difference, % of F1's mean, 95% CI): {paired.short(c)}; "
+              f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} sequences")
+    return 0

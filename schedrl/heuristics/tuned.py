@@ -1,0 +1,363 @@
+"""A tuned rule: a priority key linear in the jobs' log features, fitted to one trace by CMA-ES.
+
+The key is `weights · (terms / scales)` over `keys.LINEAR_TERMS` (logs of the requested time r, the processors
+n, the submit time s and the wait w, and F1's product log10(r)·n); lower runs first, as for every key. F1 is the
+rule (1, 870, 0, ...) in raw terms and SJF the rule (0, 0, 1, 0, ...), so the family holds both. `fit` searches
+the weights with CMA-ES on random windows of a trace's training zone, scoring every candidate with the compiled
+simulator, and keeps the rule that schedules the validation sequences best; the evaluation zone is never read.
+A `TunedRule` is a policy like `Heuristic` (`pick`, `run`), saved to and loaded from a JSON file
+(`schedrl tuned fit`, `--policies tuned:FILE`). docs/tuned_rule.md has the measurements.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from schedrl.heuristics import keys
+from schedrl.heuristics.heuristic import get_heuristic
+from schedrl.metrics import check_metric, lower_is_better, summarize
+from schedrl.sim.config import SimConfig
+from schedrl.sim.engine import STUCK
+from schedrl.sim.simulator import Schedule, Simulator
+from schedrl.workload.errors import TraceError
+from schedrl.workload.sampling import sequence
+from schedrl.workload.workload import Workload
+
+FORMAT = "schedrl tuned rule"
+VERSION = 1
+
+# raw coefficients of the named heuristics the family holds exactly (SJF: log10 keeps est's order)
+STARTS: dict[str, tuple[float, ...]] = {
+    # Carastan-Santos & de Camargo 2017 (RLScheduler Table V): log10(r) * n + 870 * log10(s)
+    "f1": (1.0, 870.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "sjf": (0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "ljf": (0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "smallest": (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0),
+    "largest": (0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0),
+}
+"""Rules a fit may start from, as raw coefficients of `keys.LINEAR_TERMS`."""
+
+
+class RuleError(TraceError):
+    """A tuned-rule file that cannot be used; the message names the file. (A `TraceError`, so every command prints it
+    as one `error:` line, wherever it is raised.)"""
+
+
+def normalisation(workload: Workload, end: int) -> np.ndarray:
+    """Scale of each of `keys.LINEAR_TERMS` over jobs [0, end): the power of two nearest its root mean square, with
+    w the wait the trace recorded (the requested time where it recorded none). Powers of two keep a rule's raw
+    coefficients exact (`weights / scales`), so F1's weights give F1's keys to the bit."""
+    jobs = workload[:end]
+    est = np.asarray(jobs.time_req, dtype=np.float64)
+    submit = np.asarray(jobs.submit, dtype=np.float64)
+    recorded = np.asarray(jobs.wait, dtype=np.float64)
+    wait = np.where(recorded >= 0, recorded, est)
+    terms = keys.linear_term_table(est, np.asarray(jobs.procs_req, dtype=np.float64), submit, submit + wait)
+    rms = np.sqrt(np.mean(terms ** 2, axis=0))
+    return np.exp2(np.round(np.log2(np.where(rms > 0, rms, 1.0))))
+
+
+@dataclass
+class TunedRule:
+    """A linear priority rule over `keys.LINEAR_TERMS` and what it was fitted on; a policy like `Heuristic`."""
+
+    weights: np.ndarray
+    """One weight per term, on the normalised terms (term / scale)."""
+    scales: np.ndarray
+    """The feature normalisation: each term's scale (powers of two, from `normalisation`)."""
+    trace: dict
+    """The trace it was fitted on: name, sha256 (of the uncompressed file; None for an in-memory workload),
+    cleaning, jobs."""
+    record: dict = field(default_factory=dict)
+    """How it was fitted: backfill, metric, budget, seed, split, validation, score history (`fit`)."""
+    source: str | None = None
+    """The file it was read from (named in errors)."""
+    name: str = "TUNED"
+    """Column label in comparison tables."""
+
+    def __post_init__(self) -> None:
+        self.weights = np.asarray(self.weights, dtype=np.float64)
+        self.scales = np.asarray(self.scales, dtype=np.float64)
+        self._coef = np.ascontiguousarray(self.weights / self.scales)
+        self._rand = np.zeros(1)  # a priority key draws no random numbers
+        self._checked: Workload | None = None
+
+    @classmethod
+    def from_coefficients(cls, coefficients, scales, trace: dict, **kw) -> "TunedRule":
+        """The rule whose raw coefficients (per unnormalised term) are `coefficients`."""
+        return cls(np.asarray(coefficients, dtype=np.float64) * scales, scales, trace, **kw)
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """Raw coefficients, one per unnormalised term: what the compiled key multiplies."""
+        return self._coef
+
+    def _check(self, workload: Workload) -> None:
+        if self._checked is workload:
+            return
+        mine, theirs = self.trace.get("sha256"), workload.sha256
+        if mine and theirs and mine != theirs:
+            raise RuleError(self.source or "tuned rule", f"fitted on trace {self.trace.get('name')} (sha256 "
+                            f"{mine[:12]}), not {workload.name} (sha256 {theirs[:12]}): its feature normalisation is "
+                            f"that trace's", hint=f"fit one with `schedrl tuned fit --trace {workload.name}`")
+        self._checked = workload
+
+    def pick(self, sim: Simulator) -> int:
+        """The job this rule runs next."""
+        self._check(sim.workload)
+        procs = np.asarray(sim.workload.procs_req, dtype=np.float64)
+        return int(keys.choose_rule(keys.LINEAR, self._coef, sim.state_ref, procs, self._rand))
+
+    def backfill(self, sim: Simulator) -> int:
+        """Backfill candidates are taken first-fit (queue order)."""
+        return int(sim.candidates[0])
+
+    def run(self, sim: Simulator) -> Schedule:
+        """Schedule the whole workload in compiled code; same result as `sim.run(self)`."""
+        self._check(sim.workload)
+        if sim.config.backfill_choice != "first-fit":
+            return sim.run(self)
+        return run_coefficients(sim, self._coef)
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "features": list(keys.LINEAR_TERMS),
+                "weights": [float(w) for w in self.weights],
+                "normalisation": {"scales": [float(s) for s in self.scales],
+                                  "method": "each term / the power of two nearest its RMS over the training zone"},
+                "trace": dict(self.trace), **self.record}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+
+
+def run_coefficients(sim: Simulator, coef: np.ndarray) -> Schedule:
+    """Schedule `sim` to the end by the linear rule with raw coefficients `coef`, in compiled code."""
+    procs = np.asarray(sim.workload.procs_req, dtype=np.float64)
+    if keys.run_rule(sim.state_ref, keys.LINEAR, coef, procs, np.zeros(1)) == STUCK:
+        raise RuntimeError("simulation stuck: a waiting job can never fit the machine")
+    return sim.schedule()
+
+
+def load_rule(path: str | Path) -> TunedRule:
+    """A rule from its JSON file; a missing, malformed or other-version file raises `RuleError` naming it."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise RuleError(path, "no such tuned-rule file", hint="write one with `schedrl tuned fit ... --out FILE`")
+    try:
+        data = json.loads(path.read_text())
+    except UnicodeDecodeError:
+        raise RuleError(path, "not a tuned-rule file: not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise RuleError(path, f"not a tuned-rule file: invalid JSON ({e.msg}, column {e.colno})", e.lineno) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise RuleError(path, f"not a tuned-rule file: no \"format\": \"{FORMAT}\"")
+    if data.get("version") != VERSION:
+        raise RuleError(path, f"tuned-rule file version {data.get('version')!r}; this schedrl reads version {VERSION}")
+    features = data.get("features")
+    if features != list(keys.LINEAR_TERMS):
+        raise RuleError(path, f"its features {features} are not this schedrl's {list(keys.LINEAR_TERMS)}",
+                        hint="refit it with `schedrl tuned fit`")
+    weights = _numbers(path, data, "weights", len(features))
+    scales = _numbers(path, data.get("normalisation") or {}, "scales", len(features), "normalisation.")
+    if not all(s > 0 and math.frexp(s)[0] == 0.5 for s in scales):
+        raise RuleError(path, f"normalisation.scales must be positive powers of two (`normalisation`), got {scales}")
+    trace = data.get("trace")
+    if not isinstance(trace, dict) or not isinstance(trace.get("name"), str) \
+            or not isinstance(trace.get("sha256"), (str, type(None))):
+        raise RuleError(path, "\"trace\" must hold the trace's \"name\" and \"sha256\" (null for an in-memory one)")
+    record = {k: v for k, v in data.items()
+              if k not in ("format", "version", "features", "weights", "normalisation", "trace")}
+    return TunedRule(np.array(weights), np.array(scales), trace, record, source=str(path))
+
+
+def _numbers(path: Path, data: dict, key: str, n: int, where: str = "") -> list[float]:
+    value = data.get(key)
+    if not isinstance(value, list) or len(value) != n or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        raise RuleError(path, f"{where}{key} must be a list of {n} finite numbers, one per feature; got {value!r}")
+    return [float(v) for v in value]
+
+
+class CMAES:
+    """CMA-ES with its default settings (Hansen, "The CMA Evolution Strategy: A Tutorial", 2016, Table 1 and the
+    loop of Fig. 7): `ask` a population, `tell` its scores (lower is better)."""
+
+    def __init__(self, mean: np.ndarray, sigma: float, rng: np.random.Generator, population: int = 0):
+        n = len(mean)
+        self.mean, self.sigma, self.rng = np.asarray(mean, dtype=np.float64), float(sigma), rng
+        self.population = population or 4 + int(3 * math.log(n))
+        mu = self.population // 2
+        w = math.log((self.population + 1) / 2) - np.log(np.arange(1, mu + 1))
+        self.w = w / w.sum()
+        mu_eff = 1.0 / float(np.sum(self.w ** 2))
+        self.c_sigma = (mu_eff + 2) / (n + mu_eff + 5)
+        self.d_sigma = 1 + 2 * max(0.0, math.sqrt((mu_eff - 1) / (n + 1)) - 1) + self.c_sigma
+        self.c_c = (4 + mu_eff / n) / (n + 4 + 2 * mu_eff / n)
+        self.c_1 = 2 / ((n + 1.3) ** 2 + mu_eff)
+        self.c_mu = min(1 - self.c_1, 2 * (mu_eff - 2 + 1 / mu_eff) / ((n + 2) ** 2 + mu_eff))
+        self.mu_eff = mu_eff
+        self.chi_n = math.sqrt(n) * (1 - 1 / (4 * n) + 1 / (21 * n * n))  # E||N(0, I)||
+        self.C, self.B, self.D = np.eye(n), np.eye(n), np.ones(n)
+        self.p_sigma, self.p_c = np.zeros(n), np.zeros(n)
+        self.generation = 0
+        self._y = np.zeros((0, n))
+
+    def ask(self) -> np.ndarray:
+        """A population of candidates, one per row."""
+        z = self.rng.standard_normal((self.population, len(self.mean)))
+        self._y = (z * self.D) @ self.B.T
+        return self.mean + self.sigma * self._y
+
+    def tell(self, scores) -> None:
+        """Update from the scores of the last `ask`'s candidates, in the same order."""
+        n = len(self.mean)
+        y = self._y[np.argsort(np.asarray(scores), kind="stable")[:len(self.w)]]
+        y_w = self.w @ y
+        self.mean = self.mean + self.sigma * y_w
+        self.generation += 1
+        c_inv_sqrt_y = self.B @ ((self.B.T @ y_w) / self.D)
+        self.p_sigma = (1 - self.c_sigma) * self.p_sigma + math.sqrt(self.c_sigma * (2 - self.c_sigma) * self.mu_eff) * c_inv_sqrt_y
+        norm = float(np.linalg.norm(self.p_sigma))
+        h = norm / math.sqrt(1 - (1 - self.c_sigma) ** (2 * self.generation)) < (1.4 + 2 / (n + 1)) * self.chi_n
+        self.p_c = (1 - self.c_c) * self.p_c + h * math.sqrt(self.c_c * (2 - self.c_c) * self.mu_eff) * y_w
+        rank_mu = (y.T * self.w) @ y
+        self.C = ((1 - self.c_1 - self.c_mu + (1 - h) * self.c_1 * self.c_c * (2 - self.c_c)) * self.C
+                  + self.c_1 * np.outer(self.p_c, self.p_c) + self.c_mu * rank_mu)
+        self.sigma *= math.exp(self.c_sigma / self.d_sigma * (norm / self.chi_n - 1))
+        self.C = (self.C + self.C.T) / 2
+        eigenvalues, self.B = np.linalg.eigh(self.C)
+        self.D = np.sqrt(np.maximum(eigenvalues, 1e-20))
+
+    def rescale(self, factor: float) -> None:
+        """Scale the search distribution by `factor` > 0: a no-op for a score that ignores the candidates' length."""
+        self.mean, self.sigma = self.mean * factor, self.sigma * factor
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """How `fit` searches."""
+
+    metric: str = "bsld"
+    """Objective (`schedrl.metrics.METRICS`): each candidate's mean over a generation's training windows."""
+    budget_s: float = 300.0
+    """Wall-clock seconds of search; the chosen rule is then the kept one best on validation."""
+    seed: int = 0
+    """Seed of the training windows and of CMA-ES's samples."""
+    window_jobs: int = 1024
+    """Jobs per training window (RLScheduler's evaluation length; its training episodes are 256)."""
+    windows: int = 16
+    """Training windows per generation; every candidate of a generation is scored on the same ones."""
+    population: int = 0
+    """CMA-ES candidates per generation; 0: its default, 4 + 3 ln(8) = 10."""
+    sigma: float = 0.5
+    """Initial CMA-ES step size, on unit-length weight vectors."""
+    start: str = "f1"
+    """The rule the search starts from (`STARTS`); it is also a candidate of the validation choice."""
+    report_every_s: float = 0.0
+    """Seconds between progress lines, each keeping the CMA-ES mean as a validation candidate; 0: budget / 30,
+    at least 5 s."""
+
+    def __post_init__(self) -> None:
+        check_metric(self.metric)
+        if self.start not in STARTS:
+            raise ValueError(f"unknown start rule {self.start!r}; choose from {', '.join(STARTS)}")
+        for name in ("budget_s", "window_jobs", "windows", "sigma"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        if self.population < 0 or self.population == 1 or self.report_every_s < 0:
+            raise ValueError(f"population must be 0 (default) or >= 2 and report_every_s >= 0, got {self.population} "
+                             f"and {self.report_every_s}")
+
+
+def scores(workload: Workload, config: SimConfig, metric: str, starts, jobs: int, coef: np.ndarray | None) -> np.ndarray:
+    """`metric` of each `jobs`-job sequence at `starts` scheduled by raw coefficients `coef` (None: F1 itself)."""
+    f1 = get_heuristic("f1") if coef is None else None
+    out = np.empty(len(starts))
+    for i, s in enumerate(starts):
+        sim = Simulator(sequence(workload, int(s), jobs), config)
+        out[i] = summarize(f1.run(sim) if coef is None else run_coefficients(sim, coef)).value(metric)
+    return out
+
+
+def fit(workload: Workload, config: SimConfig, settings: FitSettings, train_end: int, validation_starts,
+        validation_jobs: int, trace: dict | None = None, record: dict | None = None,
+        log: Callable[[str], None] = print) -> TunedRule:
+    """Fit a rule by CMA-ES on random `window_jobs`-job windows of jobs [0, `train_end`), then keep the best on the
+    validation sequences (`validation_starts`, `validation_jobs` jobs each) among the start rule and the CMA-ES mean
+    at each progress line. `record` (the split, the trace's cleaning...) is stored with the rule's own."""
+    s = settings
+    if train_end < s.window_jobs:
+        raise ValueError(f"the training zone (jobs 0..{train_end - 1}) is shorter than a {s.window_jobs}-job window")
+    sign = 1.0 if lower_is_better(s.metric) else -1.0
+    scales = normalisation(workload, train_end)
+    rng = np.random.default_rng(s.seed)
+    start = np.asarray(STARTS[s.start]) * scales
+    es = CMAES(start / np.linalg.norm(start), s.sigma, rng, s.population)
+    every = s.report_every_s or max(5.0, s.budget_s / 30)
+    validation_starts = [int(v) for v in validation_starts]
+
+    def validate(weights: np.ndarray) -> float:
+        return float(scores(workload, config, s.metric, validation_starts, validation_jobs, weights / scales).mean())
+
+    f1_valid = float(scores(workload, config, s.metric, validation_starts, validation_jobs, None).mean())
+    kept = [{"generation": 0, "weights": es.mean.copy(), "validation": validate(es.mean)}]
+    log(f"fitting a linear rule on {workload.name}: {s.windows} training windows of {s.window_jobs} jobs per "
+        f"generation from jobs 0..{train_end - 1}, {es.population} candidates; validation {len(validation_starts)} "
+        f"sequences of {validation_jobs} jobs (F1 {f1_valid:.2f}, start {s.start} {kept[0]['validation']:.2f}); "
+        f"budget {s.budget_s:.0f} s")
+    history, best, recent, simulations = [], None, [], 0
+    t0 = last = time.perf_counter()
+    while time.perf_counter() - t0 < s.budget_s:
+        starts = rng.integers(0, train_end - s.window_jobs + 1, s.windows)
+        f1 = float(scores(workload, config, s.metric, starts, s.window_jobs, None).mean())
+        candidates = es.ask()
+        values = [float(scores(workload, config, s.metric, starts, s.window_jobs, x / scales).mean()) for x in candidates]
+        mean_value = float(scores(workload, config, s.metric, starts, s.window_jobs, es.mean / scales).mean())
+        simulations += (len(candidates) + 2) * s.windows
+        es.tell([sign * v for v in values])
+        es.rescale(1 / float(np.linalg.norm(es.mean)))  # the key's order ignores the weights' length
+        # a ratio to F1 on the same windows compares generations, whose windows differ
+        f1 = f1 if f1 > 0 else 1.0
+        ratio = (min if sign > 0 else max)(values) / f1
+        best = ratio if best is None else (min if sign > 0 else max)(best, ratio)
+        recent.append(mean_value / f1)
+        now = time.perf_counter()
+        if now - last >= every or now - t0 >= s.budget_s:
+            last = now
+            weights = es.mean.copy()
+            kept.append({"generation": es.generation, "weights": weights, "validation": validate(weights)})
+            entry = {"generation": es.generation, "elapsed_s": round(now - t0, 1), "simulations": simulations,
+                     "train_best_vs_f1": best, "train_mean_vs_f1": float(np.mean(recent)),
+                     "validation": kept[-1]["validation"], "validation_f1": f1_valid, "sigma": es.sigma}
+            history.append(entry)
+            recent = []
+            log(f"gen {es.generation:5d}  train: best {best:.3f} x F1 so far, mean rule {entry['train_mean_vs_f1']:.3f} "
+                f"x F1  validation: mean rule {entry['validation']:.2f} (F1 {f1_valid:.2f})  sigma {es.sigma:.3f}  "
+                f"{now - t0:.0f} s / {s.budget_s:.0f} s")
+    chosen = (min if sign > 0 else max)(kept, key=lambda k: k["validation"])
+    log(f"kept the rule of generation {chosen['generation']}"
+        + (f" (the start, {s.start})" if chosen["generation"] == 0 else "")
+        + f": validation {s.metric} {chosen['validation']:.2f} vs F1 {f1_valid:.2f} "
+          f"({100 * (chosen['validation'] / f1_valid - 1):+.1f}%); weights on the normalised terms: "
+          + ", ".join(f"{t} {w:+.3f}" for t, w in zip(keys.LINEAR_TERMS, chosen["weights"])))
+    fitted = {
+        "backfill": config.backfill, "metric": s.metric, "budget_s": s.budget_s, "seed": s.seed,
+        "sim_config": config.to_dict(), **(record or {}),
+        "fitting": {"optimiser": "CMA-ES", "start": s.start, "window_jobs": s.window_jobs,
+                    "windows_per_generation": s.windows, "population": es.population, "sigma0": s.sigma,
+                    "generations": es.generation, "simulations": simulations,
+                    "elapsed_s": round(time.perf_counter() - t0, 1)},
+        "validation": {"starts": validation_starts, "jobs": validation_jobs, "f1": f1_valid,
+                       "chosen_generation": chosen["generation"], "score": chosen["validation"],
+                       "candidates": [[k["generation"], k["validation"]] for k in kept]},
+        "history": history,
+    }
+    return TunedRule(chosen["weights"], scales, trace or {"name": workload.name, "sha256": workload.sha256,
+                                                          "jobs": len(workload)}, fitted)
