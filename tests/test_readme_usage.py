@@ -27,6 +27,9 @@ CHEAP = {
     "traces info SDSC-SP2": (("SDSC-SP2-1998-4.2-cln.swf.gz",), False),
     "traces generate": ((), False),
     "simulate": ((), False),
+    "scenarios": ((), False),
+    "compare --scenario default": ((), False),
+    "leaderboard --scenarios default": ((), False),
     "compare --trace lublin_256 --policies fcfs": (("lublin_256.swf.gz",), False),
     "tune tune_configs/rlscheduler_lr_entropy.yaml --dry-run": ((), True),
     "bench": None,  # `schedrl bench` itself runs for minutes; tests/test_benchmarks.py runs it --quick

@@ -11,6 +11,7 @@ import sys
 from dataclasses import replace
 
 from schedrl.cli.options import parse_starts
+from schedrl.scenarios.workload import CLEANING_PRESETS
 from schedrl.duration import parse_duration
 
 DEFAULT_TIME_BUDGET = "30m"
@@ -38,7 +39,7 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
                         "evaluation sequences, and the run record stores it with its hash. Precedence: options given "
                         "here, then --scenario, then the defaults")
     p.add_argument("--trace", default="default", metavar="NAME|PATH", help="catalog name or SWF file (default: the embedded trace)")
-    p.add_argument("--cleaning", choices=("default", "none", "rlscheduler"), default=None,
+    p.add_argument("--cleaning", choices=CLEANING_PRESETS, default=None,
                    help="cleaning preset (default: default; rlscheduler with --preset rlscheduler)")
     p.add_argument("--iterations", type=int, default=None, help="stop after N iterations")
     p.add_argument("--time-budget", default=None, metavar="DURATION",

@@ -21,6 +21,7 @@ from schedrl.agents.rlscheduler.env import load_env_workload, sim_config_for
 from schedrl.agents.rlscheduler.observation import JobFeatures
 from schedrl.agents.rlscheduler.settings import TARGET_KL_KEY, VF_LR_KEY, WARM_START_KEY, PPOSettings
 from schedrl.envs.episodes import training_end
+from schedrl.scenarios.workload import cleaning_for
 from schedrl.sim.config import SimConfig
 
 BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
@@ -105,7 +106,7 @@ class RLSchedulerAgent(Agent):
 
     def configure(self, args: argparse.Namespace) -> tuple[RLSchedulerEnvConfig, PPOSettings]:
         args = self._with_machine_defaults(args)
-        cleaning = args.cleaning or ("rlscheduler" if args.preset == "rlscheduler" else "default")
+        cleaning = cleaning_for(args.preset, args.cleaning)
         if args.model not in self.models:
             raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
         env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
