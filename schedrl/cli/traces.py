@@ -1,4 +1,4 @@
-"""`schedrl traces`: list the catalog, inspect a trace, fetch a log, generate a synthetic trace."""
+"""`schedrl traces`: list the catalog, inspect a trace, fetch a log, import a site's log, generate a synthetic trace."""
 
 from __future__ import annotations
 
@@ -36,6 +36,28 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--dest", metavar="DIR", help="directory to store it in (default: the user cache)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    p = actions.add_parser("import", help="convert a site's accounting log to an SWF trace, with names replaced by "
+                                          "ids (docs/slurm.md)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--slurm", metavar="FILE", help="`sacct --parsable2` output (the command: docs/slurm.md)")
+    p.add_argument("--out", required=True, metavar="FILE", help="output SWF file (.swf or .swf.gz)")
+    p.add_argument("--salt", metavar="SECRET", help="ids are a keyed hash of the names: the same salt gives the same "
+                                                    "ids in every import; keep it secret")
+    p.add_argument("--id-map", metavar="FILE", help="or number names through this JSON map the site keeps "
+                                                    "(created if absent, extended with new names)")
+    p.add_argument("--procs", type=int, help="CPUs in the machine (overrides --sinfo)")
+    p.add_argument("--nodes", type=int, help="nodes in the machine (overrides --sinfo)")
+    p.add_argument("--sinfo", metavar="FILE", help="machine size and partition time limits from the output of "
+                                                   "`sinfo --all --Node --format='%%N|%%P|%%c|%%l'`")
+    p.add_argument("--timezone", metavar="ZONE", help="IANA time zone sacct printed its times in, e.g. Europe/Berlin "
+                                                      "(default: this machine's)")
+    p.add_argument("--arrival", choices=("submit", "eligible"), default="submit",
+                   help="SWF submit time: sacct's Submit, or Eligible (when the job could first start) (default: submit)")
+    p.add_argument("--node-columns", action="store_true",
+                   help="add ReqNodes and AllocNodes as extra columns nodes_req and nodes_alloc")
+    p.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default", help="cleaning preset (default: default)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
     p = actions.add_parser("generate", help="write a synthetic trace")
     p.add_argument("model", choices=GENERATORS, help="workload model")
     p.add_argument("--jobs", type=int, required=True, help="number of jobs")
@@ -48,7 +70,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 
 def run(args: argparse.Namespace) -> int:
-    action = {"list": _list, "info": _info, "fetch": _fetch, "generate": _generate}[args.action]
+    action = {"list": _list, "info": _info, "fetch": _fetch, "import": _import, "generate": _generate}[args.action]
     return action(args)
 
 
@@ -206,6 +228,58 @@ def _fetch(args: argparse.Namespace) -> int:
         print(f"{entry.name}: {path}")
         print(f"warning: sha256 {sha} is UNVERIFIED: the catalog has no checksum for {entry.name}; "
               f"record it as sha256 = \"{sha}\" in {traces_dir() / 'catalog.toml'}", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from schedrl.workload.catalog import content_sha256
+    from schedrl.workload.cleaning import CleaningRules
+    from schedrl.workload.errors import TraceError
+    from schedrl.workload.slurm import NameIds, SlurmImport, local_timezone, read_sacct, read_sinfo
+    from schedrl.workload.swf import write_swf
+
+    out = Path(args.out).expanduser()
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {out}: directory {out.parent} does not exist")
+    if (args.salt is None) == (args.id_map is None):
+        raise UsageError("give one of --salt SECRET (ids are a keyed hash of the names) or --id-map FILE (the site's "
+                         "name -> id map), so that the trace holds no names")
+    if args.salt is not None and not args.salt:
+        raise UsageError("--salt must not be empty: anyone could recompute ids from a list of likely names")
+    machine = read_sinfo(Path(args.sinfo).expanduser()) if args.sinfo else None
+    procs = args.procs or (machine.procs if machine else None)
+    if procs is None:
+        raise UsageError("give the machine size: --procs N (CPUs, and --nodes N) or --sinfo FILE")
+    ids = NameIds(salt=args.salt.encode()) if args.salt is not None else NameIds.load(Path(args.id_map).expanduser())
+    try:
+        options = SlurmImport(procs=procs, nodes=args.nodes or (machine.nodes if machine else None),
+                              timezone=args.timezone or local_timezone(),
+                              partition_limits=machine.partition_limits if machine else {},
+                              arrival=args.arrival, node_columns=args.node_columns)
+        workload = read_sacct(Path(args.slurm).expanduser(), ids, options, CleaningRules.preset(args.cleaning),
+                              name=out.name.split(".")[0])
+    except TraceError:
+        raise
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    write_swf(workload, out)
+    if args.id_map:
+        ids.save(Path(args.id_map).expanduser())
+    sha = content_sha256(out)
+    added = ", ".join(f"{n} {kind}" for kind, n in sorted(ids.added.items()))
+    if args.json:
+        print(json.dumps({"source": args.slurm, "out": str(out), "sha256": sha, "jobs": len(workload),
+                          "machine": {"procs": workload.max_procs, "nodes": options.nodes},
+                          "timezone": options.timezone, "id_map": args.id_map, "id_map_added": ids.added,
+                          "header": workload.header.to_dict(), "report": workload.report.to_dict()}, indent=2))
+        return 0
+    print(f"read {workload.report.jobs_in} sacct records from {args.slurm} (times in {options.timezone}; "
+          "example lines are lines of that file)")
+    print(workload.report.summary())
+    if args.id_map:
+        print(f"id map {args.id_map}: {'new names: ' + added if added else 'no new names'}")
+    nodes = f", {options.nodes} nodes" if options.nodes else ""
+    print(f"wrote {len(workload)} jobs ({workload.max_procs} CPUs{nodes}) to {out}, sha256 {sha}")
     return 0
 
 
