@@ -37,9 +37,11 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
     from ray.rllib.core.columns import Columns
 
     t0 = time.perf_counter()
-    tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in obs.items()}
-    labels_t = torch.from_numpy(np.asarray(labels, dtype=np.int64))
-    returns_t = torch.from_numpy(np.asarray(returns, dtype=np.float32))
+    # the module's device: a learner with `num_gpus_per_learner` holds it on the GPU
+    device = module_device(module)
+    tensors = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in obs.items()}
+    labels_t = torch.from_numpy(np.asarray(labels, dtype=np.int64)).to(device)
+    returns_t = torch.from_numpy(np.asarray(returns, dtype=np.float32)).to(device)
     n = len(labels_t)
     if n == 0:
         raise ValueError("behaviour cloning needs at least one demonstrated decision")
@@ -48,7 +50,7 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
         w = np.asarray(weights, dtype=np.float32)
         if w.shape != (n,) or (w < 0).any() or not (w > 0).any():
             raise ValueError(f"weights must be {n} non-negative numbers, not all 0; got shape {w.shape}")
-        weights_t = torch.from_numpy(w)
+        weights_t = torch.from_numpy(w).to(device)
     value_params = {id(p) for p in value_net.parameters()} if value_net is not None else set()
     policy_params = [p for p in module.parameters() if id(p) not in value_params]
 
@@ -78,7 +80,7 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
     def measure() -> tuple[float, float, float]:
         with torch.no_grad():
             agree, ce, mse = 0.0, 0.0, 0.0
-            for idx in torch.arange(n).split(4096):
+            for idx in torch.arange(n, device=device).split(4096):
                 logits, values = forward(idx)
                 agree += float((logits.argmax(-1) == labels_t[idx]).sum())
                 ce += float(torch.nn.functional.cross_entropy(logits, labels_t[idx], reduction="sum"))
@@ -90,7 +92,7 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
     last = last_linear(value_net)
     if last is not None and last.bias is not None:  # start the value output at the mean return
         with torch.no_grad():
-            values = torch.cat([module.compute_values(batch(i)) for i in torch.arange(n).split(4096)])
+            values = torch.cat([module.compute_values(batch(i)) for i in torch.arange(n, device=device).split(4096)])
             last.bias += float(returns_t.mean() - values.mean())
     optimizers = [torch.optim.Adam(policy_params, lr=lr)]
     if value_params:
@@ -100,7 +102,7 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
     module.train()
     steps = 0
     for _ in range(epochs):
-        for idx in torch.randperm(n, generator=generator).split(minibatch):
+        for idx in torch.randperm(n, generator=generator).to(device).split(minibatch):
             logits, values = forward(idx)
             loss = policy_loss(logits, idx)
             if values is not None:
@@ -115,6 +117,14 @@ def clone(module, obs: Mapping[str, np.ndarray], labels: np.ndarray, returns: np
     return {"agreement_before": before[0], "agreement": after[0], "cross_entropy_before": before[1],
             "cross_entropy": after[1], "value_mse_before": before[2], "value_mse": after[2],
             "gradient_steps": float(steps), "clone_seconds": time.perf_counter() - t0}
+
+
+def module_device(module):
+    """The device of `module`'s parameters (the CPU for a module without any, or that is no torch module)."""
+    import torch
+
+    parameters = getattr(module, "parameters", None)
+    return next((p.device for p in parameters()), torch.device("cpu")) if callable(parameters) else torch.device("cpu")
 
 
 def last_linear(net):

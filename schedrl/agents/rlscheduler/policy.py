@@ -12,6 +12,7 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
+from schedrl.agents.cloning import module_device
 from schedrl.agents.rlscheduler.observation import JobFeatures, ObservationBuilder, n_features
 from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
 from schedrl.sim.simulator import Simulator
@@ -21,6 +22,8 @@ class CheckpointPolicy:
 
     def __init__(self, module: RLModule, env_config: dict, name: str = "RL"):
         self.module = module
+        # a learner's module is on its GPU (the warm start scores its clones there); a checkpoint's on the CPU
+        self.device = module_device(module)
         self.env_config = env_config
         self.norm = JobFeatures.from_dict(env_config["norm"])
         self.key_features = tuple(env_config.get("key_features", ()))  # runs before key features have none
@@ -34,9 +37,10 @@ class CheckpointPolicy:
         with torch.inference_mode():
             if getattr(self.module, "ROW_WISE", False):
                 # a row-wise kernel scores each job alone: score just the valid rows (decision latency)
-                return self.module.job_scores(torch.from_numpy(jobs[:valid])).numpy()
-            batch = {Columns.OBS: {OBS_JOBS: torch.from_numpy(jobs)[None], OBS_ACTION_MASK: torch.from_numpy(mask)[None]}}
-            return self.module._forward(batch)[Columns.ACTION_DIST_INPUTS][0, :valid].numpy()
+                return self.module.job_scores(torch.from_numpy(jobs[:valid]).to(self.device)).cpu().numpy()
+            batch = {Columns.OBS: {OBS_JOBS: torch.from_numpy(jobs)[None].to(self.device),
+                                   OBS_ACTION_MASK: torch.from_numpy(mask)[None].to(self.device)}}
+            return self.module._forward(batch)[Columns.ACTION_DIST_INPUTS][0, :valid].cpu().numpy()
 
     def pick(self, sim: Simulator) -> int:
         if self._for is not sim:
