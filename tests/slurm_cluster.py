@@ -14,6 +14,9 @@ cancels the jobs, terminates the daemons it started, then kills anything still t
     cluster.run("squeue", "--json")
     cluster.stop()
 
+or, in a test marked `slurm`, the session's cluster: `from slurm_cluster import slurm_cluster` in
+the test module makes the fixture `slurm_cluster` available there.
+
 The daemons run as the current user (`SlurmUser`, `SlurmdUser`); jobs of other users need root.
 """
 
@@ -29,6 +32,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+import pytest
 
 TAG_VAR = "SCHEDRL_TEST_SLURM"
 """Environment variable naming the test cluster a process belongs to: `<pytest pid>-<random hex>`."""
@@ -285,3 +290,26 @@ class SlurmCluster:
         if not survivors:
             shutil.rmtree(self.root, ignore_errors=True)
         return survivors
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster():
+    """A private Slurm (one node of 4 CPUs, partition `debug`) for the pytest session, stopped at its end.
+
+    Skipped where Slurm or munge is not installed, except on CI (`CI=true`), where that is a failure:
+    .ci/run installs them.
+    """
+    missing = missing_binaries()
+    if missing:
+        reason = (f"Slurm is not installed (no {', '.join(missing)}): "
+                  "apt-get install slurm-wlm munge to run the tests marked `slurm`")
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but {reason}")
+        pytest.skip(reason)
+    cluster = SlurmCluster(cpus=4)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        survivors = cluster.stop()
+        assert not survivors, f"test Slurm processes left running: {survivors}"
