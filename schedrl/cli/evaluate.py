@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 
 from schedrl.cli.options import (
     add_scenario_option, add_sim_options, add_trace_options, given, load_workload, parse_list, parse_starts,
@@ -158,90 +157,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def cross_trace(args: argparse.Namespace, policy) -> int:
-    """RLScheduler Table VII: one trained policy and its agent's heuristics on several traces, one row per trace."""
-    import copy
+    """RLScheduler Table VII (`schedrl.eval.crosstrace`): the table, as text, Markdown or JSON."""
     import json
 
-    import numpy as np
-
-    from schedrl.agents import get_agent
-    from schedrl.metrics import METRICS
     from schedrl.cli.main import UsageError
-    from schedrl.eval import paired
-    from schedrl.eval.compare import choose_starts, compare
-    from schedrl.training.report import evaluation_note
+    from schedrl.eval import crosstrace
 
-    record = policy.record
-    agent = get_agent(record.agent)
-    trained = dict(record.env_config)
-    env = agent.env_config_class.from_dict(trained)
-    if not agent.event_simulator:
-        raise UsageError(f"{agent.name} runs on the discrete-time cluster: it has no traces to cross")
-    traces = parse_list(args.traces, what="trace")
-    rows = []
-    for trace in traces:
-        a = copy.copy(args)
-        a.trace = trace
-        own = trace == trained.get("trace")
-        if own:
-            a.trace, a.cleaning = None, args.cleaning  # as trained: the training trace and cleaning
-        apply_training_defaults(a, trained, record.sim_config)
-        backfill = parse_list(a.backfill, BACKFILLS, "backfill strategy")[0]
-        metric = a.metric or agent.metric(env)
-        try:
-            workload = agent.load_workload(env) if own and a.cleaning == trained.get("cleaning", a.cleaning) \
-                else load_workload(a)
-            lo, hi = agent.split_range(env, len(workload)) if own else (0, len(workload))
-            starts = [lo + s for s in choose_starts(workload[lo:hi], a.jobs, a.sequences, a.seed)]
-            config = evaluation_config(a, record.sim_config, backfill)
-            baselines = agent.baselines(env)
-            if any(b.sim is not None or b.make is not None for b in baselines):
-                target = agent.env_for_trace(env, trace, a.cleaning) if not own else env
-                values = agent.score_baselines(target, workload, starts, a.jobs, sim_config=config, seed=a.policy_seed)
-                values["RL"] = agent.score_policy(policy, target, workload, starts, a.jobs)
-            else:
-                names = list(dict.fromkeys(b.policy for b in baselines))
-                result = compare(workload, names + [policy], [backfill], starts, a.jobs, metric, config, seed=a.policy_seed,
-                                 progress=False)
-                values = {b.name: result.values[(backfill, b.policy)] for b in baselines}
-                values["RL"] = result.values[(backfill, result.policies[-1])]
-        except ValueError as e:
-            raise UsageError(f"{trace}: {e}") from None
-        note = evaluation_note(agent, env, workload, starts, a.jobs) if own else "another trace"
-        means = {k: float(np.mean(v)) for k, v in values.items()}
-        lower = METRICS[metric][1]
-        order = sorted(means.values(), reverse=not lower)
-        # RLScheduler Table VII's bar: the second-best heuristic, and whether the gap to it is more than noise
-        versus = paired.against_second_best(values, "RL", metric)
-        second = means[versus["baseline"]]
-        rows.append({"trace": workload.name, "metric": metric, "backfill": backfill, "starts": [int(s) for s in starts],
-                     "jobs": a.jobs, "note": note, "means": means, "per_sequence": values,
-                     "rl_rank": order.index(means["RL"]) + 1,
-                     "rl_vs_second_best": "at or better" if (means["RL"] <= second if lower else means["RL"] >= second)
-                     else "worse",
-                     "paired_vs_second_best": versus})
-        print(f"schedrl evaluate: {workload.name}: done ({note})", file=sys.stderr)
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    labels = list(rows[0]["means"])
-    header = ["trace"] + labels + ["RL rank", "RL vs 2nd-best heuristic", "paired: difference [95% CI], verdict"]
-    body = []
-    for r in rows:
-        best = min(r["means"].values()) if METRICS[r["metric"]][1] else max(r["means"].values())
-        body.append([r["trace"]] + [f"{r['means'][k]:.2f}" + ("*" if r["means"][k] == best else "") for k in labels]
-                    + [f"{r['rl_rank']} of {len(labels)}", r["rl_vs_second_best"], paired.short(r["paired_vs_second_best"])])
-    first = rows[0]
-    print(f"avg {first['metric']} per trace: {len(first['starts'])} sequences of {first['jobs']} jobs each, backfill "
-          f"{first['backfill']}; the training trace on its held-out part; * = best; paired: RL minus the second-best "
-          "heuristic per sequence, as a % of its mean, with the 95% interval of that mean")
-    if args.markdown:
-        print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
-        print("\n".join("| " + " | ".join(r) + " |" for r in body))
-    else:
-        widths = [max(len(x[i]) for x in [header] + body) for i in range(len(header))]
-        for line in [header] + body:
-            print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
+    options = dict(cleaning=args.cleaning, preset=args.preset, backfill=args.backfill, metric=args.metric,
+                   jobs=args.jobs, sequences=args.sequences, seed=args.seed, policy_seed=args.policy_seed,
+                   augment=getattr(args, "augment", None), augment_seed=getattr(args, "augment_seed", 0),
+                   sim_options=dict(discipline=args.discipline, event_order=args.event_order,
+                                    allocation=args.allocation, no_kill=args.no_kill, window=args.window))
+    try:
+        rows = crosstrace.cross_trace(policy, parse_list(args.traces, what="trace"), **options,
+                                      done=lambda line: print(f"schedrl evaluate: {line}", file=sys.stderr))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    print(json.dumps(rows, indent=2) if args.json else crosstrace.table(rows, markdown=args.markdown))
     return 0
 
 
@@ -414,36 +346,22 @@ def _formatted(evaluation, args) -> str:
 
 
 def evaluation_config(args: argparse.Namespace, trained: SimConfig, backfill: str) -> SimConfig:
-    """The run record's SimConfig with the options given now laid over it (never re-derived from a preset)."""
-    base = SimConfig.preset(args.preset) if args.preset else trained
-    changes = {"backfill": backfill}
-    for name in ("discipline", "event_order", "allocation"):
-        if getattr(args, name, None):
-            changes[name] = getattr(args, name)
-    if args.no_kill:
-        changes["kill_at_limit"] = False
-    if args.window:
-        changes["window"] = args.window
-    return replace(base, **changes)
+    """The run record's SimConfig with the options given now laid over it (`schedrl.eval.as_trained.evaluation_sim`)."""
+    from schedrl.eval.as_trained import evaluation_sim
+
+    return evaluation_sim(trained, backfill, preset=args.preset, discipline=args.discipline,
+                          event_order=args.event_order, allocation=args.allocation, no_kill=args.no_kill,
+                          window=args.window)
 
 
 def apply_training_defaults(args: argparse.Namespace, trained: dict, sim: SimConfig) -> list[str]:
-    """Fill the trace, cleaning and backfill options left out from the run record."""
-    taken = []
-    if args.trace is None:
-        args.trace = trained["trace"]
-        taken.append(f"trace {args.trace}")
-        if args.cleaning is None:  # the training trace as it was cleaned for training
-            args.cleaning = trained.get("cleaning", "default")
-            taken.append(f"cleaning {args.cleaning}")
-    if args.preset is None and trained.get("preset") == "rlscheduler":
-        taken.append("preset rlscheduler")
-        if args.cleaning is None:
-            args.cleaning = "rlscheduler"
-    if args.backfill is None:
-        args.backfill = sim.backfill
-        taken.append(f"backfill {args.backfill}")
-    if getattr(args, "augment", None) is None and trained.get("augment") not in (None, "none"):
-        args.augment, args.augment_seed = trained["augment"], trained.get("augment_seed", 0)
-        taken.append(f"augment {args.augment}")
+    """Fill the trace, cleaning, backfill and augmentation options left out from the run record
+    (`schedrl.eval.as_trained.as_trained`); returns what was taken."""
+    from schedrl.eval.as_trained import Given, as_trained
+
+    given = Given(args.trace, args.cleaning, args.preset, args.backfill, getattr(args, "augment", None),
+                  getattr(args, "augment_seed", 0))
+    filled, taken = as_trained(given, trained, sim)
+    args.trace, args.cleaning, args.backfill = filled.trace, filled.cleaning, filled.backfill
+    args.augment, args.augment_seed = filled.augment, filled.augment_seed
     return taken
