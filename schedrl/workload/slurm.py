@@ -24,7 +24,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -147,6 +147,8 @@ class NameIds:
     added: dict[str, int] = field(default_factory=dict)
     """kind -> names added to `table` by this import."""
     _seen: dict[tuple[str, int], str] = field(default_factory=dict, init=False, repr=False)
+    _next: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+    _hashed: dict[tuple[str, str], int] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def load(cls, path: str | Path) -> "NameIds":
@@ -179,15 +181,21 @@ class NameIds:
         if self.salt is None:
             names = self.table.setdefault(kind, {})
             if name not in names:
-                names[name] = max(names.values(), default=0) + 1
+                if kind not in self._next:
+                    self._next[kind] = max(names.values(), default=0) + 1
+                names[name] = self._next[kind]
+                self._next[kind] += 1
                 self.added[kind] = self.added.get(kind, 0) + 1
             return names[name]
+        if (kind, name) in self._hashed:
+            return self._hashed[(kind, name)]
         digest = hmac.new(self.salt, f"{kind}\0{name}".encode("utf-8", "surrogateescape"), hashlib.sha256).digest()
         value = int.from_bytes(digest[:8], "big") % HASHED_IDS + 1
         other = self._seen.setdefault((kind, value), name)
         if other != name:
             raise ValueError(f"two {kind} names hash to the same id {value} with this salt: choose another --salt, "
                              "or keep an --id-map")
+        self._hashed[(kind, name)] = value
         return value
 
 
@@ -342,11 +350,17 @@ class _SacctReader:
     """Parses the records of one sacct file and keeps the tallies of the import report."""
 
     def __init__(self, path, columns: dict[str, int], options: SlurmImport):
-        self.path, self.columns, self.options = path, columns, options
+        self.path, self.options = path, options
+        self.index = {f: columns.get(f.upper()) for f in SACCT_FIELDS}
         self.zone = zone_info(options.timezone)
+        # a time's epoch is its hour's (UTC) start + minutes and seconds - the hour's UTC offset, where the
+        # offset is the same all through the hour; times in an hour with a transition are converted one by one
+        self.hours: dict[str, tuple[int, int | None]] = {}
         self.epochs: dict[str, int] = {}
+        self.durations: dict[str, float] = {}
         self.dst = {"fold": 0, "gap": 0}
         self.tally: dict[tuple[str, str, str], list[int]] = {}
+        self.array_tasks: list[int | None] = []
 
     def count(self, rule: str, action: str, detail: str, line: int) -> None:
         self.tally.setdefault((rule, action, detail), []).append(line)
@@ -360,6 +374,10 @@ class _SacctReader:
     def notes(self) -> tuple[str, ...]:
         zone = self.options.timezone
         notes = [f"times read as local time in {zone}"]
+        if self.array_tasks:
+            tasks = sum(t for t in self.array_tasks if t is not None)
+            unknown = f" (and {self.array_tasks.count(None)} unreadable ranges)" if None in self.array_tasks else ""
+            notes.append(f"the {len(self.array_tasks)} dropped array records stand for {tasks} array tasks{unknown}")
         if self.dst["fold"]:
             notes.append(f"{self.dst['fold']} distinct times fall in the hour repeated when {zone} set its clocks back: "
                          "read as the first pass (run sacct with TZ=UTC to avoid this)")
@@ -369,28 +387,44 @@ class _SacctReader:
         return tuple(notes)
 
     def get(self, values: list[str], name: str) -> str | None:
-        k = self.columns.get(name.upper())
+        k = self.index[name]
         return None if k is None else values[k].strip()
 
     def epoch(self, values, name: str, line: int) -> int | None:
         text = self.get(values, name)
         if text is None or text in _NO_TIME:
             return None
-        if text in self.epochs:
-            return self.epochs[text]
         if not _TIME.match(text):
             raise TraceError(self.path, f"{name} is not a time: {text!r}", line=line,
                              hint="sacct prints 2024-05-01T12:00:00 with SLURM_TIME_FORMAT=standard")
-        try:
-            local = datetime.fromisoformat(text)
-        except ValueError:
-            raise TraceError(self.path, f"{name} is not a valid date and time: {text!r}", line=line) from None
+        hour = self.hours.get(text[:13])
+        if hour is None:
+            hour = self.hours[text[:13]] = self._hour(text, name, line)
+        minutes, seconds = int(text[14:16]), int(text[17:19])
+        if minutes > 59 or seconds > 59:
+            raise TraceError(self.path, f"{name} is not a valid date and time: {text!r}", line=line)
+        if hour[1] is not None:
+            return hour[0] + 60 * minutes + seconds - hour[1]
+        if text in self.epochs:
+            return self.epochs[text]
+        local = datetime.fromisoformat(text)
         first, second = local.replace(tzinfo=self.zone, fold=0), local.replace(tzinfo=self.zone, fold=1)
         if first.utcoffset() != second.utcoffset():
             exists = datetime.fromtimestamp(first.timestamp(), self.zone).replace(tzinfo=None) == local
             self.dst["fold" if exists else "gap"] += 1
         self.epochs[text] = value = int(first.timestamp())
         return value
+
+    def _hour(self, text: str, name: str, line: int) -> tuple[int, int | None]:
+        """(epoch of the start of `text`'s hour read as UTC, the zone's UTC offset all through that hour or None)."""
+        try:
+            start = datetime.fromisoformat(text[:13] + ":00:00")
+        except ValueError:
+            raise TraceError(self.path, f"{name} is not a valid date and time: {text!r}", line=line) from None
+        offsets = {moment.replace(tzinfo=self.zone, fold=fold).utcoffset()
+                   for moment in (start, start.replace(minute=59, second=59)) for fold in (0, 1)}
+        naive = int(start.replace(tzinfo=timezone.utc).timestamp())
+        return naive, int(offsets.pop().total_seconds()) if len(offsets) == 1 else None
 
     def integer(self, values, name: str, line: int) -> int | None:
         text = self.get(values, name)
@@ -405,8 +439,11 @@ class _SacctReader:
         text = self.get(values, name)
         if text is None or text == "INVALID":
             return None
+        if text in self.durations:
+            return self.durations[text]
         try:
-            return parse_duration(text)
+            self.durations[text] = value = parse_duration(text)
+            return value
         except ValueError as e:
             raise TraceError(self.path, f"{name} is {e}", line=line,
                              hint="Slurm prints [D-]HH:MM:SS, MM:SS or MM:SS.mmm") from None
@@ -538,11 +575,10 @@ def read_sacct(path: str | Path, ids: NameIds, options: SlurmImport, rules: Clea
                              hint=f"expected one of {known}")
         job = reader.job(values, state, number)
         if m.group(2) is not None and m.group(2).startswith("["):
-            tasks = array_task_count(m.group(2))
-            what = "array tasks that never started" if state == "CANCELLED" else "array tasks still pending"
-            reader.count("slurm_array_record", "dropped", f"records of {what} ({m.group(1)}_[...], "
-                         f"{'an unknown number of' if tasks is None else tasks} tasks): no task record split out yet",
-                         number)
+            what = "cancelled before any started" if state == "CANCELLED" else "still pending"
+            reader.count("slurm_array_record", "dropped", f"records of array tasks {what} (123_[5-9]): no task "
+                         "record split out yet", number)
+            reader.array_tasks.append(array_task_count(m.group(2)))
             continue
         # components of a heterogeneous job share the id before the '+' and their submit time; every other
         # record is a job of its own (a requeued job's earlier runs and reused ids repeat a JobIDRaw)

@@ -135,8 +135,9 @@ def test_edge_cases_report_counts_every_record():
     found = actions(wl)
     assert found["job steps (123.batch, 123.extern, 123.0): they run inside their job's allocation, not jobs"] == \
         (3, "dropped", (3, 4, 10))
-    assert found["records of array tasks still pending (103_[...], 4 tasks): no task record split out yet"] == \
+    assert found["records of array tasks still pending (123_[5-9]): no task record split out yet"] == \
         (1, "dropped", (8,))
+    assert "the 1 dropped array records stand for 4 array tasks" in report.notes  # 103_[3-9:2%1]: 3, 5, 7, 9
     assert found["heterogeneous-job components after the first (123+1, ...): merged into one job (CPUs summed, "
                  "longest run and limit)"] == (1, "dropped", (11,))
     assert found["still running when sacct ran"] == (1, "dropped", (12,))
