@@ -142,24 +142,6 @@ SCENARIO_SEQUENCES = {"eval_sequences": "sequences", "eval_jobs": "jobs"}
 """`schedrl train` options that redraw a scenario's evaluation sequences -> `Scenario.overridden`'s keywords."""
 
 
-def scenario_options(scenario, agent: str) -> dict:
-    """`schedrl train` option values (argparse dests) that set `agent` up for `scenario`: its workload, semantics,
-    metric and split where the agent has such options, then the scenario's own options for the agent."""
-    values: dict = {}
-    if scenario.generated:
-        values["eval_sequences"] = scenario.evaluation.count
-    else:
-        w, sim = scenario.workload, scenario.sim
-        values.update(trace=w.trace, preset=w.preset, augment=w.augment, augment_seed=w.augment_seed,
-                      metric=scenario.metric, backfill=sim.backfill, window=sim.window or None,
-                      train_fraction=scenario.split.train_fraction, validation_share=scenario.split.validation_share,
-                      eval_sequences=scenario.evaluation.count, eval_jobs=scenario.evaluation.jobs)
-        if w.cleaning is not None:
-            values["cleaning"] = w.cleaning
-    values.update(scenario.options_for(agent))
-    return {k: v for k, v in values.items() if v is not None}
-
-
 def apply_scenario(args: argparse.Namespace):
     """Fill the options `--scenario` sets and the command line did not give; the scenario (with the explicit
     options that override its parts) or None. Its evaluation starts become `--eval-starts`."""
@@ -170,7 +152,7 @@ def apply_scenario(args: argparse.Namespace):
     if scenario is None:
         return None
     scenario.check_agent(args.agent)
-    for dest, value in scenario_options(scenario, args.agent).items():
+    for dest, value in scenario.agent_options(args.agent).items():
         if hasattr(args, dest) and not given(args, dest):
             setattr(args, dest, value)
     if not scenario.generated and not given(args, "eval_starts"):

@@ -197,6 +197,25 @@ class Scenario:
         """The `schedrl train` option values this scenario gives `agent` (the `*` entry, then the agent's own)."""
         return {**dict(self.options.get("*", {})), **dict(self.options.get(agent, {}))}
 
+    def agent_options(self, agent: str) -> dict[str, Any]:
+        """What training `agent` on this scenario sets, by option name (`schedrl train` dests, which are also the env
+        config field names of a sweep file's `env:` section): the workload, semantics, metric and split where the agent
+        has such options, the evaluation sequences, then the scenario's own options for the agent. Keys the agent
+        does not have are ignored by the caller."""
+        values: dict[str, Any] = {}
+        if self.generated:
+            values["eval_sequences"] = self.evaluation.count
+        else:
+            w, sim = self.workload, self.sim
+            values.update(trace=w.trace, preset=w.preset, augment=w.augment, augment_seed=w.augment_seed,
+                          metric=self.metric, backfill=sim.backfill, window=sim.window or None,
+                          train_fraction=self.split.train_fraction, validation_share=self.split.validation_share,
+                          eval_sequences=self.evaluation.count, eval_jobs=self.evaluation.jobs)
+            if w.cleaning is not None:
+                values["cleaning"] = w.cleaning
+        values.update(self.options_for(agent))
+        return {k: v for k, v in values.items() if v is not None}
+
     def check_agent(self, agent: str) -> None:
         if self.agents and agent not in self.agents:
             raise ValueError(f"scenario {self.name!r} is defined for {', '.join(self.agents)}, not {agent} "
