@@ -443,3 +443,15 @@ def test_cli_malformed_sacct_is_file_line_error(tmp_path):
                                str(tmp_path / "x.swf")),
                        r"schedrl traces: error: .*sacct.txt:3: Elapsed is not a Slurm duration: 'soon'")
     assert not (tmp_path / "x.swf").exists()
+
+
+# --- docs/slurm.md shows what the code does ----------------------------------------------------------
+
+
+def test_the_guide_shows_the_commands_and_report_of_the_code():
+    repo = Path(__file__).resolve().parents[2]
+    guide = (repo / "docs" / "slurm.md").read_text()
+    assert "--format=" + ",".join(slurm.SACCT_FIELDS) in guide
+    assert slurm.SINFO_COMMAND in guide
+    shown = guide.split("```text\n", 1)[1].split("```", 1)[0]
+    assert shown == local().report.summary().replace(f"{repo}/", "") + "\n"
