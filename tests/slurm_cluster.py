@@ -57,21 +57,40 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def tagged_processes(tag: str) -> list[int]:
-    """Live processes whose environment has `TAG_VAR=tag` (zombies left out: nothing to stop)."""
-    found = []
-    needle = f"{TAG_VAR}={tag}".encode()
+def _tags() -> dict[int, str]:
+    """pid -> `TAG_VAR` of every live process that has one (zombies left out: nothing to stop)."""
+    found = {}
+    prefix = f"{TAG_VAR}=".encode()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
             if (entry / "stat").read_text().rpartition(")")[2].split()[0] in ("Z", "X"):
                 continue
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
-                found.append(int(entry.name))
+            environ = (entry / "environ").read_bytes().split(b"\0")
         except OSError:  # gone meanwhile, or not ours to read
             continue
+        tag = next((item[len(prefix):].decode(errors="replace") for item in environ if item.startswith(prefix)), None)
+        if tag is not None:
+            found[int(entry.name)] = tag
     return found
+
+
+def tagged_processes(tag: str) -> list[int]:
+    """Live processes of the test cluster `tag`."""
+    return [pid for pid, t in _tags().items() if t == tag]
+
+
+def kill_stale_clusters() -> list[int]:
+    """SIGKILL the processes of test clusters whose creator is gone (a pytest run killed before its teardown)."""
+    stale = [pid for pid, tag in _tags().items()
+             if tag.partition("-")[0].isdigit() and not Path(f"/proc/{tag.partition('-')[0]}").exists()]
+    for pid in stale:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return stale
 
 
 class SlurmCluster:
@@ -232,6 +251,7 @@ class SlurmCluster:
 
     def start(self, timeout_s: float = 60.0) -> None:
         """Write the configuration, start the daemons and wait until the node is idle."""
+        kill_stale_clusters()
         self._write_files()
         self._spawn("munged", ["munged", "--foreground", "--force", f"--socket={self.munge_socket}",
                                f"--key-file={self.root / 'munge' / 'munge.key'}",

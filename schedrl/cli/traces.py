@@ -247,13 +247,13 @@ def _import(args: argparse.Namespace) -> int:
     if args.salt is not None and not args.salt:
         raise UsageError("--salt must not be empty: anyone could recompute ids from a list of likely names")
     machine = read_sinfo(Path(args.sinfo).expanduser()) if args.sinfo else None
-    procs = args.procs or (machine.procs if machine else None)
+    procs = args.procs if args.procs is not None else machine.procs if machine else None
+    nodes = args.nodes if args.nodes is not None else machine.nodes if machine else None
     if procs is None:
         raise UsageError("give the machine size: --procs N (CPUs, and --nodes N) or --sinfo FILE")
     ids = NameIds(salt=args.salt.encode()) if args.salt is not None else NameIds.load(Path(args.id_map).expanduser())
     try:
-        options = SlurmImport(procs=procs, nodes=args.nodes or (machine.nodes if machine else None),
-                              timezone=args.timezone or local_timezone(),
+        options = SlurmImport(procs=procs, nodes=nodes, timezone=args.timezone or local_timezone(),
                               partition_limits=machine.partition_limits if machine else {},
                               arrival=args.arrival, node_columns=args.node_columns)
         workload = read_sacct(Path(args.slurm).expanduser(), ids, options, CleaningRules.preset(args.cleaning),

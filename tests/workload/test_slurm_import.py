@@ -429,6 +429,7 @@ def test_cli_id_map_and_json(tmp_path, capsys):
     (["--procs", "8", "--out", "OUT"], r"give one of --salt SECRET .* or --id-map FILE"),
     (["--salt", "s", "--out", "OUT"], r"give the machine size: --procs N .* or --sinfo FILE"),
     (["--salt", "", "--procs", "8", "--out", "OUT"], r"--salt must not be empty"),
+    (["--salt", "s", "--procs", "0", "--out", "OUT"], r"the machine size must be positive, got 0 CPUs"),
     (["--salt", "s", "--procs", "8", "--timezone", "Nowhere/Town", "--out", "OUT"], r"unknown time zone 'Nowhere/Town'"),
     (["--salt", "s", "--procs", "8", "--out", "/nonexistent/dir/x.swf"], r"directory /nonexistent/dir does not exist"),
 ])
