@@ -1,4 +1,5 @@
-"""Trained-module fixtures without RLlib checkpoints: a run record plus the module's weights as tensors.
+"""Trained-module fixtures without RLlib checkpoints (a run record plus the module's weights as tensors), and the
+comparison of recomputed numbers with recorded ones.
 
 `fixtures/<agent>/schedrl_run.json` is the run record (`schedrl.agents.checkpoint.RunRecord`) of a tiny
 training of that agent; `fixtures/<agent>/weights.pt` is its RLModule's `state_dict`, written with
@@ -11,6 +12,8 @@ greedy policy (`Agent.policy_from_module`). `make_fixtures.py` writes both.
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
@@ -66,3 +69,19 @@ def load_fixture_policy(agent: str, root: Path = FIXTURES):
     policy.record = record
     policy.name = f"fixture({agent})"
     return policy
+
+
+def assert_same(actual, expected, where: str = "evaluation") -> None:
+    """Equal structure and strings; numbers equal to 1e-9 (relative)."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and actual.keys() == expected.keys(), f"{where}: keys differ"
+        for key in expected:
+            assert_same(actual[key], expected[key], f"{where}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: lengths differ"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_same(a, e, f"{where}[{i}]")
+    elif isinstance(expected, float):
+        assert actual == pytest.approx(expected, rel=1e-9, abs=1e-12, nan_ok=True), f"{where}: {actual} != {expected}"
+    else:
+        assert actual == expected, f"{where}: {actual!r} != {expected!r}"

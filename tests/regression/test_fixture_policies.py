@@ -12,8 +12,7 @@ from dataclasses import asdict
 
 import pytest
 
-from fixture_modules import AGENTS, EXPECTED, load_fixture_policy
-from test_training_determinism import assert_same
+from fixture_modules import AGENTS, EXPECTED, assert_same, load_fixture_policy
 
 
 def evaluate(policy, record, ids, length: int) -> list:

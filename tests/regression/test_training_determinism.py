@@ -3,7 +3,9 @@
 Pins training end to end (data split, seeding, PPO updates, checkpoint selection, the final table) before
 refactors of the agent contract and the CLI. The expected table is `expected/training_rlscheduler.json`;
 regenerate it only for an intended numerical change (`python tests/regression/make_fixtures.py --training`).
-Sampling runs in the trainer (`--num-env-runners 0`), the configuration measured to be deterministic; ~30 s.
+Everything that otherwise follows the machine (`machine_defaults`: env runners, overlap sampling, validation
+frequency; torch threads: `--trial-cpus`) is pinned, so the numbers do not depend on the core count; sampling
+runs in the trainer. 30-45 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from fixture_modules import assert_same
 
 EXPECTED = Path(__file__).parent / "expected" / "training_rlscheduler.json"
 TRAIN_ARGS = ("train", "rlscheduler", "--trace", "default", "--iterations", "2", "--seed", "0",
@@ -30,22 +32,6 @@ def train(out: Path) -> dict:
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return json.loads((out / "evaluation.json").read_text())
-
-
-def assert_same(actual, expected, where: str = "evaluation") -> None:
-    """Equal structure and strings; numbers equal to 1e-9 (relative)."""
-    if isinstance(expected, dict):
-        assert isinstance(actual, dict) and actual.keys() == expected.keys(), f"{where}: keys differ"
-        for key in expected:
-            assert_same(actual[key], expected[key], f"{where}.{key}")
-    elif isinstance(expected, list):
-        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: lengths differ"
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_same(a, e, f"{where}[{i}]")
-    elif isinstance(expected, float):
-        assert actual == pytest.approx(expected, rel=1e-9, abs=1e-12, nan_ok=True), f"{where}: {actual} != {expected}"
-    else:
-        assert actual == expected, f"{where}: {actual!r} != {expected!r}"
 
 
 def test_short_training_reproduces_its_evaluation_table(tmp_path):
