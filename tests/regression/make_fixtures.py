@@ -1,12 +1,20 @@
 """Make the regression fixtures: a tiny trained module of each agent and the numbers it must reproduce.
 
-    .venv/bin/python tests/regression/make_fixtures.py                  # every agent (~10 min on 2 cores)
+    .venv/bin/python tests/regression/make_fixtures.py                  # every agent (~15 min on 2 busy cores)
     .venv/bin/python tests/regression/make_fixtures.py rlschert mrsch   # some agents
     .venv/bin/python tests/regression/make_fixtures.py --training       # expected/training_rlscheduler.json
 
 Regenerating is legitimate only when a numerical change is intended (a new observation, reward, network or
 simulator rule), and the commit says which change moved which numbers. To check a refactor, run the tests
 (`test_fixture_policies.py`, `test_training_determinism.py`); never regenerate to make them pass.
+
+Make them from a clean export of the commit whose numbers they pin, so no uncommitted edit leaks in (the
+committed ones come from 0ddbc26, before the agent-contract refactor):
+
+    d=$(mktemp -d); git archive COMMIT | tar -x -C $d
+    mkdir -p $d/tests/regression; cp tests/regression/*.py $d/tests/regression/
+    (cd $d && PYTHONPATH=$d /path/to/.venv/bin/python tests/regression/make_fixtures.py)
+    cp -r $d/tests/regression/fixtures $d/tests/regression/expected tests/regression/
 
 For each agent this trains 1-2 iterations with tiny settings (`schedrl train`, or `schedrl tune` with a sweep
 file where the CLI cannot make the network small: RLSchert/DeepRM's canvas, the scalar MRSch's layers), then
@@ -53,7 +61,7 @@ TRAIN_ARGS: dict[str, tuple[str, ...]] = {
     "linear": (*EVENT, "--batch-size", "512", "--sequence-length", "64"),
 }
 """`schedrl train AGENT` options after `TINY` (a later option wins)."""
-# RLSchert/DeepRM: a 10-step canvas and 3 visible jobs keep the 64-64 MLP near 60k weights (Table 2's 120 x 75
+# RLSchert/DeepRM: a 10-step canvas and 3 visible jobs keep the 64-64 MLP near 70k weights (Table 2's 120 x 75
 # canvas makes it 1.2M); work-conserving, so the greedy policy cannot idle for the whole 3,000-step cap
 DTSIM_ENV = {"jobs": "synthetic", "res_slot": 10, "job_width": 10, "num_nw": 3, "horizon": 10, "job_len": 10,
              "backlog": 20, "simu_len": 20, "work_conserving": True}
@@ -113,7 +121,8 @@ class Recorder:
 
 
 def schedules(policy, record, ids, length: int) -> list:
-    """Event simulator: each sequence's start/end/mode/killed arrays under `policy` (None on the dtsim)."""
+    """Each sequence's start/end/mode/killed arrays under `policy` (event simulator; none on the discrete-time
+    cluster)."""
     from schedrl.agents import get_agent
     from schedrl.eval.policies import run_policy
     from schedrl.sim import Simulator
@@ -174,7 +183,8 @@ def make(agent_name: str) -> None:
     (EXPECTED / f"{agent_name}.json").write_text(json.dumps(
         {"agent": agent_name, "ids": ids, "length": length, "per_sequence": checked["per_sequence"]}, indent=2) + "\n")
     size = sum(f.stat().st_size for f in out.iterdir())
-    print(f"{agent_name}: {size / 1024:.0f} KB, {checked['decisions_compared']} decisions identical to the checkpoint's")
+    print(f"{agent_name}: {size / 1024:.0f} KB, {checked['decisions_compared']} decisions identical to the "
+          "checkpoint's")
 
 
 def original_module_state(checkpoint: Path, record) -> dict:
