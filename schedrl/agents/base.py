@@ -300,3 +300,10 @@ class Agent(ABC):
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         return RLModule.from_checkpoint(str(module_dir))
+
+    def inference_module(self, record, source) -> Any:
+        """A ray-free torch network of the policy (its module imports torch and numpy only) with the parameter names of
+        the trained RLModule's policy part, which `policy_from_module` takes as it takes the RLModule (exported
+        policies, `schedrl.zoo`). `source`: the trained RLModule, whose architecture it copies (not its weights), or
+        the `architecture` dict such a network carries (`.architecture`, JSON). Agents without one raise ValueError."""
+        raise ValueError(f"{self.name} has no ray-free network: its checkpoints cannot be exported")

@@ -158,13 +158,24 @@ def load_record(path: str | Path) -> RunRecord:
     return RunRecord.read(find_run_file(path))
 
 
+ZOO_PREFIX = "zoo:"
+"""`zoo:NAME`: a policy of schedrl's zoo (`schedrl zoo list`), wherever a checkpoint is accepted."""
+CHECK_SEQUENCES, CHECK_JOBS = 2, 1024
+"""An export is checked on the run's validation sequences and on this many more from the validation zone, of this
+many jobs (event simulator; the discrete-time cluster: its episode length)."""
+
+
 def load_policy(path: str | Path, name: str | None = None):
     """A checkpoint of any agent as its greedy `SchedulingPolicy` (with `.record` and `.name` set).
 
-    Checkpoints are pickles (RLlib's format): load only checkpoints from a source you trust.
+    Checkpoints are pickles (RLlib's format): load only checkpoints from a source you trust. `zoo:NAME` or the
+    directory of an exported policy loads that instead (`load_exported`: tensors only, without ray).
     """
     from schedrl.agents import get_agent
+    from schedrl.zoo.store import is_exported
 
+    if str(path).startswith(ZOO_PREFIX) or is_exported(path):
+        return load_exported(path, name)
     path = Path(path).expanduser().resolve()
     record = load_record(path)
     try:
@@ -187,3 +198,116 @@ def load_policy(path: str | Path, name: str | None = None):
     policy.record = record
     policy.name = name or f"RL({path.name})"
     return policy
+
+
+def load_exported(spec: str | Path, name: str | None = None):
+    """An exported policy (`zoo:NAME` or its directory) as its agent's greedy policy on the agent's ray-free network:
+    the weights checked against their sha256 and read as tensors only; the policy warns on stderr where it is used
+    outside the machine or normalisation of its training (`schedrl.zoo.card.guard`)."""
+    from schedrl.agents import get_agent
+    from schedrl.zoo import card, manifest, store
+
+    try:
+        exported = manifest.find(str(spec)[len(ZOO_PREFIX):]) if str(spec).startswith(ZOO_PREFIX) else store.read(spec)
+        weights = exported.weights()
+    except store.ZooError as e:
+        raise CheckpointError(str(e)) from None
+    record = RunRecord.from_dict(exported.record, str(exported.policy_file))
+    try:
+        agent = get_agent(record.agent)
+        net = agent.inference_module(record, exported.architecture)
+        net.load_state_dict(weights, strict=True)
+    except (ValueError, KeyError, RuntimeError) as e:
+        raise CheckpointError(f"{exported.policy_file}: cannot rebuild its network ({type(e).__name__}: "
+                              f"{str(e).splitlines()[0]})") from None
+    net.eval()
+    policy = agent.policy_from_module(net, record.env_config)
+    policy.record = record
+    policy.name = name or f"RL({exported.name})"
+    card.guard(policy, exported.card)
+    return policy
+
+
+def check_episodes(agent, env, workload, validation: Mapping[str, Any]) -> list[tuple[list[int], int]]:
+    """Where an export is checked, as (sequence ids, length) groups: the run's validation sequences, and
+    `CHECK_SEQUENCES` of `CHECK_JOBS` jobs from the validation zone (a short validation sequence may hold no choice)."""
+    ids, length = list(validation.get("starts") or ()), validation.get("length")
+    if not ids:
+        length = agent.sequence_length(env)
+        ids = agent.evaluation_ids(env, workload, 1, 0, length, validation=True)
+    if agent.event_simulator:
+        lo, hi = agent.split_range(env, len(workload), validation=True)
+        more = min(CHECK_JOBS, hi - lo)
+    else:
+        more = agent.sequence_length(env)
+    return [(ids, length), (agent.evaluation_ids(env, workload, CHECK_SEQUENCES, 0, more, validation=True), more)]
+
+
+def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None = None,
+                  precision: str = "auto", log=None):
+    """Export a checkpoint of any agent (`schedrl export`): its ray-free network's weights, architecture, run record
+    and card in `out_dir` (`schedrl.zoo.store`). The export must make the checkpoint's decisions on the run's
+    validation sequences and `CHECK_SEQUENCES` longer ones from the validation zone (whole episodes) or it fails;
+    `precision` `auto` stores half precision only where that changes no decision on them either, else float32.
+    Returns the `schedrl.zoo.store.Exported`."""
+    from schedrl.agents import get_agent
+    from schedrl.metrics import lower_is_better
+    from schedrl.zoo import card, decisions, store
+
+    if precision not in ("auto", *store.PRECISIONS):
+        raise ValueError(f"precision must be auto, {' or '.join(store.PRECISIONS)}; got {precision!r}")
+    log = log or (lambda text: None)
+    path = Path(checkpoint).expanduser().resolve()
+    original = load_policy(path)
+    record = original.record
+    agent = get_agent(record.agent)
+    trained = original.module  # every agent's greedy policy keeps the module it runs
+    net = agent.inference_module(record, trained)
+    state = trained.state_dict()
+    missing = [k for k in net.state_dict() if k not in state]
+    if missing:
+        raise CheckpointError(f"{path}: the trained module has no {', '.join(missing[:3])}: its ray-free network does "
+                              f"not match ({type(trained).__name__})")
+    weights = {k: state[k].detach().cpu().clone() for k in net.state_dict()}
+
+    def exported(tensors):
+        copy = agent.inference_module(record, net.architecture)
+        copy.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in tensors.items()}, strict=True)
+        return agent.policy_from_module(copy.eval(), record.env_config)
+
+    env = agent.env_config_class.from_dict(dict(record.env_config))
+    workload = agent.load_workload(env)
+    validation = dict(record.validation)
+    episodes = check_episodes(agent, env, workload, validation)
+    (ids, length), (_, more) = episodes
+    where = f"{len(ids)} validation sequences of {length} jobs and {CHECK_SEQUENCES} of {more}"
+
+    def run(policy):
+        return [agent.score_policy(policy, env, workload, starts, n) for starts, n in episodes]
+
+    first, logs, scores = decisions.compare((original, exported(weights)), run)
+    if first is not None:
+        raise CheckpointError(f"{path}: the exported network decides differently from the checkpoint (decision {first} "
+                              f"of {len(logs[0].calls)} on {where}); not exported")
+    log(f"export: {len(logs[1].calls)} decisions on {where} identical to the checkpoint's")
+    half = {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
+    chosen, why = precision, f"{precision}, as asked"
+    if precision in ("auto", "fp16"):
+        changed, half_logs, _ = decisions.compare((exported(weights), exported(half)), run)
+        if precision == "auto":
+            chosen = "fp16" if changed is None else "fp32"
+        counted = f"{len(half_logs[0].calls)} decisions ({half_logs[0].choices} picks among several jobs)" \
+            if agent.event_simulator else f"{len(half_logs[0].calls)} decisions"
+        why = (f"fp16 makes the same {counted} as fp32 on {where}" if changed is None else
+               f"fp16 changes decision {changed} of {counted} on {where}") + \
+            ("" if precision == "auto" else f"; {precision} as asked")
+        log(f"export: {why}: stored in {chosen}")
+    metric = agent.metric(env)
+    fields = card.make(record.to_dict(), machine=logs[1].machine or {}, budget=card.budget_of(path),
+                       precision={"stored": chosen, "why": why},
+                       validation={"metric": metric, "score": float(sum(scores[1][0]) / len(scores[1][0])),
+                                   "per_sequence": scores[1][0], "sequences": len(ids), "length": length,
+                                   "lower_is_better": lower_is_better(metric),
+                                   "heuristics": validation.get("heuristics") or {}})
+    return store.write(out_dir, name or Path(out_dir).name, record.to_dict(), net.architecture,
+                       half if chosen == "fp16" else weights, fields, chosen)

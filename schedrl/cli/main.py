@@ -26,6 +26,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
     "tuned": ("schedrl.cli.tuned", "fit a priority rule linear in the jobs' log features to a trace (CMA-ES) and evaluate it"),
     "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
+    "export": ("schedrl.cli.export", "export a checkpoint as a policy that loads without ray or pickles (weights, architecture, model card)"),
+    "zoo": ("schedrl.cli.zoo", "the trained policies shipped with schedrl: `zoo list`, `zoo show NAME`; use one as zoo:NAME"),
     "dtsim": ("schedrl.cli.forward", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
     "predict": ("schedrl.cli.forward", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
     "leaderboard": ("schedrl.cli.leaderboard", "every scenario's heuristics and policies on its evaluation sequences, paired with its reference heuristic"),

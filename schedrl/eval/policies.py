@@ -1,9 +1,9 @@
-"""Policies for evaluation: names (`sjf`, `checkpoint:PATH`, `tuned:FILE`), objects, and outside models.
+"""Policies for evaluation: names (`sjf`, `checkpoint:PATH`, `tuned:FILE`, `zoo:NAME`), objects, and outside models.
 
 Anything with `pick(sim)` is a policy (`schedrl.agents.base.SchedulingPolicy`); `resolve_policy`
 turns a spec string into one: a heuristic by name, a rule fitted to a trace (`schedrl tuned fit`,
 `schedrl.heuristics.tuned`), or any agent's trained checkpoint through its run record
-(`schedrl.agents.checkpoint.load_policy`). `FunctionPolicy` makes one of any
+(`schedrl.agents.checkpoint.load_policy`, which also loads `zoo:NAME`). `FunctionPolicy` makes one of any
 observation -> action callable (an SB3 model's `predict`, a plain function), so models trained
 outside schedrl are scored on our sequences with our metrics (`examples/sb3_maskable_ppo.py`).
 """
@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from schedrl.agents.checkpoint import ZOO_PREFIX
 from schedrl.heuristics import HEURISTICS, get_heuristic
 from schedrl.metrics import summarize
 from schedrl.sim.simulator import Schedule, Simulator
@@ -24,7 +25,7 @@ TUNED_PREFIX = "tuned:"
 
 def resolve_policy(spec, seed: int = 0):
     """A heuristic by name, a fitted rule from `tuned:FILE`, a trained policy from `checkpoint:PATH` (loads torch
-    lazily), or a policy object."""
+    lazily) or from schedrl's zoo (`zoo:NAME`), or a policy object."""
     if not isinstance(spec, str):
         if not callable(getattr(spec, "pick", None)):
             raise ValueError(f"{spec!r} is not a policy: give a name, checkpoint:PATH, or an object with pick(sim)")
@@ -34,13 +35,17 @@ def resolve_policy(spec, seed: int = 0):
         from schedrl.agents.checkpoint import load_policy
 
         return load_policy(spec[len(CHECKPOINT_PREFIX):])
+    if spec.startswith(ZOO_PREFIX):  # a policy of schedrl's zoo (`schedrl zoo list`), loaded without ray
+        from schedrl.agents.checkpoint import load_policy
+
+        return load_policy(spec)
     if spec.startswith(TUNED_PREFIX):
         from schedrl.heuristics.tuned import load_rule
 
         return load_rule(spec[len(TUNED_PREFIX):])
     if spec.lower() not in HEURISTICS:
-        raise ValueError(f"unknown policy {spec!r}: use a heuristic ({', '.join(HEURISTICS)}), tuned:FILE or "
-                         "checkpoint:PATH")
+        raise ValueError(f"unknown policy {spec!r}: use a heuristic ({', '.join(HEURISTICS)}), tuned:FILE, "
+                         "checkpoint:PATH or zoo:NAME")
     return get_heuristic(spec, seed)
 
 
@@ -50,6 +55,8 @@ def policy_label(spec) -> str:
         return str(getattr(spec, "name", type(spec).__name__))
     if spec.startswith(CHECKPOINT_PREFIX):
         return "RL"
+    if spec.startswith(ZOO_PREFIX):
+        return spec[len(ZOO_PREFIX):]
     return spec.upper() if len(spec) <= 6 else spec
 
 

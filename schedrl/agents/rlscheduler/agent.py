@@ -258,6 +258,11 @@ class RLSchedulerAgent(Agent):
         _alias_legacy_modules()
         return RLModule.from_checkpoint(str(module_dir))
 
+    def inference_module(self, record, source):
+        from schedrl.agents.rlscheduler.inference import inference_network
+
+        return inference_network(source)
+
 
 def parse_key_features(text: str | None) -> tuple[str, ...]:
     """`--key-features`: "f1,sjf" -> ("f1", "sjf"); None, "" or "none" -> ()."""

@@ -7,15 +7,20 @@ trained on (RLScheduler Table VII).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModule
 
 from schedrl.agents.cloning import module_device
+from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS
 from schedrl.agents.rlscheduler.observation import JobFeatures, ObservationBuilder, n_features
 from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
 from schedrl.sim.simulator import Simulator
+
+if TYPE_CHECKING:
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
 
 class CheckpointPolicy:
     """Greedy decisions of a trained RLModule; usable from `simulate`, `compare` and `evaluate`."""
@@ -38,9 +43,9 @@ class CheckpointPolicy:
             if getattr(self.module, "ROW_WISE", False):
                 # a row-wise kernel scores each job alone: score just the valid rows (decision latency)
                 return self.module.job_scores(torch.from_numpy(jobs[:valid]).to(self.device)).cpu().numpy()
-            batch = {Columns.OBS: {OBS_JOBS: torch.from_numpy(jobs)[None].to(self.device),
+            batch = {OBS: {OBS_JOBS: torch.from_numpy(jobs)[None].to(self.device),
                                    OBS_ACTION_MASK: torch.from_numpy(mask)[None].to(self.device)}}
-            return self.module._forward(batch)[Columns.ACTION_DIST_INPUTS][0, :valid].cpu().numpy()
+            return self.module._forward(batch)[ACTION_DIST_INPUTS][0, :valid].cpu().numpy()
 
     def pick(self, sim: Simulator) -> int:
         if self._for is not sim:

@@ -1,0 +1,51 @@
+"""`schedrl export CKPT --out DIR`: a checkpoint of any agent as an exported policy (tensors only, no ray to load)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(name, help=help_text, description=help_text + ". The directory holds weights.pt (the "
+                              "network's tensors, read with torch.load(weights_only=True)), policy.json (run record, "
+                              "architecture, card, the weights' sha256) and README.md (the model card). The export "
+                              "must make the checkpoint's decisions on the run's validation sequences, or it fails.")
+    p.add_argument("checkpoint", metavar="CKPT", help="checkpoint directory written by `schedrl train` or `schedrl tune`")
+    p.add_argument("--out", required=True, metavar="DIR", help="directory to write the exported policy to")
+    p.add_argument("--name", help="the policy's name (default: the --out directory's name)")
+    p.add_argument("--precision", choices=("auto", "fp32", "fp16"), default="auto",
+                   help="weights' precision: auto (default) stores fp16 when it changes no decision on the validation "
+                        "sequences, else fp32")
+    p.add_argument("--add", action="store_true",
+                   help="also copy it into the zoo (schedrl/zoo/policies/NAME, or $SCHEDRL_ZOO_DIR) and record it in "
+                        "its manifest.json, so `zoo:NAME` finds it")
+    p.add_argument("--replace", action="store_true", help="with --add: replace a zoo policy of the same name")
+    p.set_defaults(run=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from schedrl.agents.checkpoint import CheckpointError, export_policy
+    from schedrl.cli.main import UsageError
+    from schedrl.zoo import manifest
+    from schedrl.zoo.store import ZooError
+
+    name = args.name or Path(args.out).expanduser().resolve().name
+    if args.add and not manifest.NAME_PATTERN.fullmatch(name):
+        raise UsageError(f"--name {name!r}: a zoo name is lowercase letters, digits, '.', '_' and '-'")
+    try:
+        exported = export_policy(args.checkpoint, args.out, name, args.precision,
+                                 log=lambda text: print(f"schedrl {text}", file=sys.stderr, flush=True))
+        weights = exported.data["weights"]
+        print(f"exported {name} to {exported.directory}: {weights['file']} {weights['bytes']:,} bytes "
+              f"({weights['parameters']:,} parameters, {weights['precision']}), validation "
+              f"{exported.card['validation']['metric']} {exported.card['validation']['score']:.4g}")
+        if args.add:
+            entry = manifest.add(exported.directory, name, replace=args.replace)
+            print(f"added to the zoo as zoo:{name} ({entry.directory})")
+    except (CheckpointError, ZooError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    return 0

@@ -1,0 +1,121 @@
+"""The zoo: exported policies shipped in the package (`schedrl/zoo/policies/NAME/`), listed in `manifest.json`.
+
+A name is looked up in the manifest (`find`; an unknown one gets a "did you mean"); `add` copies an exported policy
+in under a name and records it. Each manifest entry repeats what choosing a policy needs (agent, scenario and its
+hash, seed, command, budget, training trace and its checksum, machine size, validation score, schedrl version and
+commit, weights file size and checksum), so `schedrl zoo list` reads one file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schedrl.zoo.card import markdown
+from schedrl.zoo.store import CARD_FILE, FORMAT, POLICY_FILE, WEIGHTS_FILE, Exported, ZooError, read
+
+ZOO_DIR = Path(__file__).resolve().parent
+"""The zoo shipped in the package: `manifest.json` and `policies/NAME/`."""
+MANIFEST_FILE = "manifest.json"
+ZOO_DIR_ENV = "SCHEDRL_ZOO_DIR"
+"""Another zoo directory in place of the package's (tests; a private collection)."""
+NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*")
+"""Zoo names: lowercase letters, digits, `.`, `_`, `-` (a directory name on every platform, and `zoo:NAME` on a
+command line)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One policy of the manifest."""
+
+    name: str
+    fields: dict[str, Any]
+    """directory (relative to the manifest's), agent, model, scenario, seed, command, budget, trace, machine, metric,
+    validation_score, schedrl_version, git_commit, weights (file, bytes, sha256, precision, parameters)."""
+    root: Path
+    """The manifest's directory."""
+
+    @property
+    def directory(self) -> Path:
+        return self.root / self.fields["directory"]
+
+
+def manifest_path() -> Path:
+    """The zoo's manifest: `$SCHEDRL_ZOO_DIR/manifest.json`, else the package's."""
+    return Path(os.environ.get(ZOO_DIR_ENV) or ZOO_DIR).expanduser() / MANIFEST_FILE
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {"format": FORMAT, "policies": {}}
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ZooError(f"{path}: corrupt (not JSON: {e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("policies"), dict):
+        raise ZooError(f"{path}: not a zoo manifest (no `policies` object)")
+    return data
+
+
+def entries(path: Path | None = None) -> list[Entry]:
+    """The zoo's policies, by name."""
+    path = path or manifest_path()
+    return [Entry(name, dict(fields), path.parent) for name, fields in sorted(_read_manifest(path)["policies"].items())]
+
+
+def find(name: str, path: Path | None = None) -> Exported:
+    """The zoo policy `name` (ZooError with the closest names for an unknown one)."""
+    known = {e.name: e for e in entries(path)}
+    if name not in known:
+        close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+        close += [n for n in known if name.lower() in n and n not in close][: 3 - len(close)]
+        hint = f"did you mean {', '.join(close)}?" if close else \
+            ("the zoo is empty" if not known else f"known: {', '.join(sorted(known))}")
+        raise ZooError(f"zoo:{name}: no such policy in the zoo ({hint}; `schedrl zoo list` shows them)")
+    return read(known[name].directory)
+
+
+def entry_fields(exported: Exported, directory: str) -> dict[str, Any]:
+    """What the manifest records of an exported policy stored at `directory` (relative to the zoo)."""
+    card, weights = exported.card, exported.data["weights"]
+    return {"directory": directory, "agent": card["agent"], "model": card["model"], "scenario": card["scenario"],
+            "seed": card["seed"], "command": card["command"], "budget": card["budget"], "trace": card["trace"],
+            "machine": card["machine"], "metric": card["validation"]["metric"],
+            "validation_score": card["validation"]["score"], "schedrl_version": card["schedrl_version"],
+            "git_commit": card["git_commit"],
+            "weights": {k: weights[k] for k in ("file", "bytes", "sha256", "precision", "parameters")}}
+
+
+def add(source: str | Path, name: str, path: Path | None = None, replace: bool = False) -> Entry:
+    """Copy the exported policy in `source` into the zoo as `name` and record it in the manifest."""
+    path = path or manifest_path()
+    if not NAME_PATTERN.fullmatch(name):
+        raise ZooError(f"zoo name {name!r}: use lowercase letters, digits, '.', '_' and '-' (e.g. rlscheduler-sdsc-sp2)")
+    exported = read(source)
+    exported.check_weights()
+    data = _read_manifest(path)
+    if name in data["policies"] and not replace:
+        raise ZooError(f"zoo:{name} exists already ({path}); remove it from the manifest, or choose another name")
+    target = path.parent / "policies" / name
+    if target.resolve() != exported.directory:
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        shutil.copy2(exported.weights_file, target / WEIGHTS_FILE)
+    # the policy takes its zoo name (policy.json is not checksummed: only the weights are)
+    (target / POLICY_FILE).write_text(json.dumps({**exported.data, "name": name}, indent=2) + "\n")
+    copied = read(target)
+    copied.check_weights()
+    (target / CARD_FILE).write_text(markdown(copied))
+    fields = entry_fields(copied, target.relative_to(path.parent).as_posix())
+    data["policies"][name] = fields
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data["format"] = FORMAT
+    data["policies"] = dict(sorted(data["policies"].items()))
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return Entry(name, fields, path.parent)
