@@ -148,3 +148,26 @@ def check_same_decisions(trained: dict[str, Path], exported: dict[str, Path]) ->
         assert actual[agent]["episodes"] == expected[agent]["episodes"], agent
         assert len(expected[agent]["decisions"]) > 10, agent
     return {agent: len(expected[agent]["decisions"]) for agent in trained}
+
+
+def check_files(checkpoint: Path, exported: Path) -> dict:
+    """The export holds the trained module's policy weights only, as tensors, in the precision its card gives, under
+    the sha256 and size `policy.json` records; its `weights` section."""
+    import torch
+
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.zoo.store import file_sha256
+
+    data = json.loads((exported / "policy.json").read_text())
+    weights = data["weights"]
+    assert weights["sha256"] == file_sha256(exported / "weights.pt")
+    assert weights["bytes"] == (exported / "weights.pt").stat().st_size
+    state = torch.load(exported / "weights.pt", weights_only=True)
+    trained = load_policy(checkpoint).module.state_dict()
+    assert set(state) <= set(trained)
+    assert {k: v.shape for k, v in state.items()} == {k: trained[k].shape for k in state}
+    assert weights["parameters"] == sum(v.numel() for v in state.values())
+    assert weights["precision"] == data["card"]["precision"]["stored"] in ("fp16", "fp32")
+    assert {v.dtype for v in state.values() if v.is_floating_point()} == \
+        {torch.float16 if weights["precision"] == "fp16" else torch.float32}
+    return weights

@@ -128,6 +128,11 @@ class LinearAgent(Agent):
     def policy_from_module(self, module, env_config: Mapping[str, Any]):
         return GreedyLinear(module)
 
+    def inference_module(self, record, source):
+        from schedrl.agents.linear.inference import inference_network
+
+        return inference_network(source)
+
     def settings_from_dict(self, data):
         return LinearSettings(**dict(data))
 
