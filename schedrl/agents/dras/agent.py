@@ -136,6 +136,11 @@ class _DRASFamily(Agent):
 
         return DRASPolicy(module, dict(env_config), name=self.name.upper())
 
+    def inference_module(self, record, source):
+        from schedrl.agents.dras.inference import inference_network
+
+        return inference_network(source)
+
     def _env(self, env_config: DRASEnvConfig) -> dict:
         return replace(env_config, two_level=self.two_level).to_dict()
 

@@ -13,13 +13,12 @@ from typing import Any
 
 import numpy as np
 import torch
-from ray.rllib.algorithms.dqn.default_dqn_rl_module import QF_PREDS
-from ray.rllib.core.columns import Columns
 
 from schedrl.agents.dras.config import DRASEnvConfig
 from schedrl.agents.dras.decisions import backfill_choices, forced_pick, pick_choices
 from schedrl.agents.dras.keys import OBS_ACTION_MASK, OBS_LEVEL, OBS_STATE
 from schedrl.agents.dras.observation import StateBuilder, StateScales
+from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, QF_PREDS
 from schedrl.sim.simulator import Simulator
 
 
@@ -42,8 +41,8 @@ class DRASPolicy:
                OBS_LEVEL: torch.tensor([[float(level == 2)]])}
         with torch.inference_mode():
             if hasattr(self.module, "compute_q_values"):
-                return self.module.compute_q_values({Columns.OBS: obs})[QF_PREDS][0].numpy()
-            return self.module._forward({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS][0].numpy()
+                return self.module.compute_q_values({OBS: obs})[QF_PREDS][0].numpy()
+            return self.module._forward({OBS: obs})[ACTION_DIST_INPUTS][0].numpy()
 
     def _choose(self, sim: Simulator, jobs: np.ndarray, valid: np.ndarray, level: int) -> int:
         if self._for is not sim:
