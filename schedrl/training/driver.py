@@ -39,7 +39,7 @@ def check_traces(spec: SweepSpec, strict: bool = True) -> list[str]:
     if not hasattr(spec.env, "trace"):  # an agent whose jobs are not a trace (RLSchert's job table)
         return []
     traces = list(spec.param_space["env.trace"].values) if "env.trace" in spec.param_space else [spec.env.trace]
-    traces += [t for t in spec.evaluate.traces if t not in traces]
+    traces = list(dict.fromkeys(traces + list(spec.evaluate.traces)))  # each looked up once
     problems = []
     for trace in traces:
         try:

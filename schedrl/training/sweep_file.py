@@ -11,6 +11,7 @@ one `SweepError` naming the file and the key.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import typing
 from collections.abc import Mapping, Sequence
@@ -22,6 +23,11 @@ from schedrl.training.sweep import (SCHEDULERS, AshaOptions, EvaluateSpec, PBTOp
                                     SweepSpec, TrainingOptions)
 from schedrl.training.yaml_reader import ALIASES, Reader, SweepError, is_search
 
+MAX_TRIALS = 100_000
+"""Trials a sweep may hold: Tune keeps every trial in memory, and a dry run lists each one."""
+MAX_ENVIRONMENTS = 1_000
+"""Environments a sweep may search (every combination of its env grids and choices): each is prepared, its data
+loaded and its validation baselines scored, before the first trial starts."""
 _SHARED_SECTIONS = {"stop": StopSpec, "resources": ResourceSpec, "training": TrainingOptions, "evaluate": EvaluateSpec}
 _SHARED_TOP_LEVEL = ("name", "agent", "env", "model", "param_space", "scheduler", "stop", "resources", "training",
                      "evaluate", "num_samples", "metric", "mode")
@@ -58,8 +64,9 @@ def load_sweep(path: str | Path, overrides: Sequence[str] = ()) -> SweepSpec:
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        reason = " ".join(str(getattr(e, "problem", None) or e).split())  # one line
-        raise SweepError(f"{where}: not valid YAML ({reason})") from None
+        raise SweepError(f"{where}: not valid YAML ({_yaml_problem(e)})") from None
+    except (RecursionError, ValueError) as e:  # nested past the parser's stack; a date or integer Python refuses
+        raise SweepError(f"{path}: not valid YAML ({_yaml_problem(e)})") from None
     source = str(path)
     if overrides:
         raw = apply_overrides(raw, overrides, source)
@@ -81,9 +88,8 @@ def apply_overrides(raw, overrides: Sequence[str], source: str):
             raise SweepError(f"--set must look like KEY.PATH=VALUE (e.g. stop.time_budget=15m); got {item!r}")
         try:
             value = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            reason = " ".join(str(getattr(e, "problem", None) or e).split())  # one line
-            raise SweepError(f"--set {item}: the value is not valid YAML ({reason}); quote it for a string") from None
+        except (yaml.YAMLError, RecursionError, ValueError) as e:
+            raise SweepError(f"--set {item}: the value is not valid YAML ({_yaml_problem(e)}); quote it for a string") from None
         if not isinstance(data, Mapping):
             raise SweepError(f"{source}: a sweep file is a mapping of keys; --set cannot apply to it")
         node = data
@@ -93,6 +99,13 @@ def apply_overrides(raw, overrides: Sequence[str], source: str):
                 raise SweepError(f"--set {item}: '{'.'.join(parts[:i + 1])}' is a value in {source}, not a section")
         node[parts[-1]] = value
     return data
+
+
+def _yaml_problem(e: Exception) -> str:
+    """What the YAML parser refused, on one line."""
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return " ".join(str(getattr(e, "problem", None) or e).split())
 
 
 def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") -> SweepSpec:
@@ -156,9 +169,13 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
     if scheduler in ("asha", "pbt") and metric.startswith("schedrl/") and training.validate_every > 1:
         r.fail(f"scheduler: {scheduler} reads {metric} at every iteration; training.validate_every must be 1 "
                f"with it, got {training.validate_every}")
-    return SweepSpec(name=name, agent=agent, env=env, settings=ppo, model=model, param_space=space, scheduler=scheduler,
+    spec = SweepSpec(name=name, agent=agent, env=env, settings=ppo, model=model, param_space=space, scheduler=scheduler,
                      scheduler_options=options, stop=stop, resources=resources, training=training, evaluate=evaluate,
                      num_samples=num_samples, metric=metric, mode=mode, source=source)
+    if spec.num_trials() > MAX_TRIALS:
+        r.fail(f"'num_samples' {num_samples:,} x a param_space grid of {spec.grid_size():,} is {spec.num_trials():,} "
+               f"trials; a sweep holds at most {MAX_TRIALS:,} (lower num_samples or split the grid into several sweeps)")
+    return spec
 
 
 def _param_space_entries(r: SpecReader, raw, env_fixed: dict, ppo_fixed: dict, model_fixed: bool):
@@ -205,18 +222,20 @@ def _check_searchable(r: SpecReader, space: dict) -> None:
 
 
 def _combos(fixed: dict, searched: dict[str, tuple], limit: int = 4096):
-    """Fixed values with every combination of the searched probes (each alone past `limit` combinations)."""
+    """(fixed values with the probes, the probes) for every combination of the searched probes, or for each probe
+    alone past `limit` combinations."""
     names = list(searched)
     total = 1
     for values in searched.values():
         total *= len(values)
     if total <= limit:
         for combo in itertools.product(*searched.values()):
-            yield fixed | dict(zip(names, combo))
+            probes = dict(zip(names, combo))
+            yield fixed | probes, probes
     else:
         for name, values in searched.items():
             for v in values:
-                yield fixed | {name: v}
+                yield fixed | {name: v}, {name: v}
 
 
 def _env(r: SpecReader, fixed: dict, space: dict):
@@ -225,17 +244,20 @@ def _env(r: SpecReader, fixed: dict, space: dict):
         if derived in fixed:
             r.fail(f"'env.{derived}' is derived from the data before training; it cannot be set")
     searched = {k[4:]: s.values for k, s in space.items() if k.startswith("env.")}
-    for values in _combos(fixed, searched):
-        where = ", ".join(f"env.{k}={values[k]!r}" for k in searched) or "env"
-        r.build(cls, values, where)
+    variants = math.prod(len(v) for v in searched.values())
+    if variants > MAX_ENVIRONMENTS:
+        r.fail(f"{', '.join('env.' + k for k in searched)} make {variants:,} environments; a sweep prepares at most "
+               f"{MAX_ENVIRONMENTS:,} before training (search fewer env values)")
+    for values, probes in _combos(fixed, searched):
+        r.build(cls, values, ", ".join(f"env.{k}={v!r}" for k, v in probes.items()) or "env")
     return r.build(cls, fixed, "env")
 
 
 def _ppo(r: SpecReader, fixed: dict, space: dict):
     S, cls = r.S, r.agent.settings_class
     searched = {k[len(S) + 1:]: s.probes() for k, s in space.items() if k.startswith(S + ".")}
-    for values in _combos(fixed, searched):
-        r.build(cls, values, S + "".join(f", {S}.{k}={values[k]!r}" for k in searched))
+    for values, probes in _combos(fixed, searched):
+        r.build(cls, values, S + "".join(f", {S}.{k}={v!r}" for k, v in probes.items()))
     return r.build(cls, fixed, S)
 
 

@@ -10,6 +10,7 @@ path, with "did you mean" hints for near misses, common aliases and keys of anot
 from __future__ import annotations
 
 import difflib
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -17,6 +18,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 SEARCH_KINDS = ("grid", "choice", "uniform", "loguniform", "randint")
+INT64 = (-2**63, 2**63 - 1)
+"""Bounds of a randint range: numpy draws Tune's integers as int64."""
 # names people reach for, mapped to ours (for "did you mean" hints)
 ALIASES = {
     "learning_rate": "lr", "pi_lr": "lr", "lambda": "lambda_", "gae_lambda": "lambda_", "lam": "lambda_",
@@ -98,14 +101,20 @@ def _coerce(value, hint):
     if hint is Any:
         return value
     if hint is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
         if isinstance(value, str):
             try:  # YAML 1.1 reads `3e-4` (no dot) as a string
-                return float(value)
+                value = float(value)
             except ValueError:
-                pass
-        raise _TypeMismatch
+                raise _TypeMismatch from None
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise _TypeMismatch
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past the float range
+            raise _TypeMismatch from None
+        if math.isnan(number):  # YAML's `.nan` is no setting's value
+            raise _TypeMismatch
+        return number
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
@@ -163,7 +172,8 @@ class Reader:
             return _coerce(raw, hint)
         except _TypeMismatch:
             spaces = " (search spaces: grid, choice, uniform, loguniform, randint)" if isinstance(raw, Mapping) else ""
-            self.fail(f"'{path}' must be {_type_name(hint)}; got {raw!r}{spaces}")
+            shown = repr(raw) if len(repr(raw)) <= 100 else repr(raw)[:100] + "..."  # a huge number or grid
+            self.fail(f"'{path}' must be {_type_name(hint)}; got {shown}{spaces}")
 
     def search_space(self, raw: Mapping, hint, path: str) -> SearchSpace:
         kind, args = next(iter(raw.items()))
@@ -180,6 +190,11 @@ class Reader:
         lo, hi = (self.value(v, int if kind == "randint" else float, f"{path}.{kind}") for v in args)
         if not lo < hi or (kind == "loguniform" and lo <= 0):
             self.fail(f"'{path}': {kind} needs lo < hi" + (" and lo > 0" if kind == "loguniform" else "") + f"; got {args!r}")
+        # Tune draws with numpy: a float range must be finite and so must its width, integers must fit int64
+        if kind == "randint" and not INT64[0] <= lo < hi <= INT64[1]:
+            self.fail(f"'{path}': randint bounds must lie in [-2**63, 2**63 - 1] (64-bit integers); got {args!r}")
+        if kind != "randint" and not math.isfinite(hi - lo):
+            self.fail(f"'{path}': {kind} needs finite bounds less than 1.8e308 apart; got {args!r}")
         return SearchSpace(kind, (lo, hi))
 
     def section(self, cls, raw, path: str, searchable: bool = False) -> tuple[dict, dict]:
