@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     names = ["default"] if args.quick else (args.scenarios.split(",") if args.scenarios else list(standard()))
     scenarios = [get_scenario(n) for n in names]
     started = time.perf_counter()
-    result = lb.leaderboard(scenarios, lb.entry_points(), sequences=3 if args.quick else None,
+    result = lb.leaderboard(scenarios, lb.zoo_entrants() + lb.entry_points(), sequences=3 if args.quick else None,
                             skipped=lambda name, why: print(f"{name:16s} skipped: {why}", flush=True))
     total = time.perf_counter() - started
     print(f"{'scenario':16s} {'methods':>7s} {'sequences':>9s} {'seconds':>8s}")

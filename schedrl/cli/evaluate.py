@@ -237,11 +237,10 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
 
     A trained policy keeps the decisions it was trained to make (DRAS's own choice of backfilled job) and runs under
     the scenario's semantics otherwise; the baselines run as the scenario defines them."""
-    from dataclasses import replace as changed
-
     from schedrl.agents import get_agent
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import Comparison
+    from schedrl.eval.leaderboard import own_semantics
     from schedrl.scenarios import scoring
 
     if args.traces is not None or args.online or args.metrics is not None or args.shares or args.kiviat or args.bars:
@@ -270,8 +269,7 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
         raise UsageError(f"scenario {scenario.name!r} is a trace scenario; "
                          f"{', '.join(a.name for a in agents if not a.event_simulator)} runs on the discrete-time cluster")
     labels = ["RL"] if len(policies) == 1 else [f"{p.record.agent}#{i + 1}" for i, p in enumerate(policies)]
-    sims = {label: changed(scenario.sim, backfill_choice=p.record.sim_config.backfill_choice)
-            for label, p in zip(labels, policies)}
+    sims = {label: own_semantics(scenario, p) for label, p in zip(labels, policies)}
     try:
         workload = scoring.load(scenario, note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
         scores = scoring.score(scenario, dict(zip(labels, policies)), data=workload, policy_sims=sims)

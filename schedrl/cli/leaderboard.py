@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
             if args.policies else []
     except ValueError as e:
         raise UsageError(str(e)) from None
+    entrants = lb.zoo_entrants() + entrants
     if not args.no_entry_points:
         entrants += lb.entry_points()
     for flag in ("sequences",):

@@ -72,6 +72,46 @@ def entry_points() -> list[Entrant]:
     return out
 
 
+def zoo_entrants() -> list[Entrant]:
+    """The zoo's trained policies (`schedrl zoo list`), each entered on the scenario it was trained on."""
+    from schedrl.zoo.manifest import entries
+
+    out = []
+    for entry in entries():
+        scenario = entry.fields.get("scenario")
+        name = scenario.get("name") if isinstance(scenario, dict) else None
+        if name:
+            out.append(Entrant(entry.name, "zoo", lambda s, n=name, e=entry.name: _zoo_policy(e) if s.name == n else None))
+    return out
+
+
+def _zoo_policy(name: str):
+    from schedrl.eval.policies import resolve_policy
+
+    return resolve_policy(f"zoo:{name}")
+
+
+def own_semantics(scenario: Scenario, policy):
+    """What a trained policy (one with a run `record`) runs under on `scenario`: the scenario's semantics with the
+    decisions it was trained to make (DRAS's choice of the backfilled job), or on the discrete-time cluster, the
+    cluster as its env saw it (DeepRM's pre-run estimates). None for other policies (the scenario's own)."""
+    from dataclasses import replace
+
+    record = getattr(policy, "record", None)
+    if record is None:
+        return None
+    if scenario.generated:
+        from schedrl.agents import get_agent
+
+        agent = get_agent(record.agent)
+        env = agent.env_config_class.from_dict(dict(record.env_config))
+        seen = env.dtsim_config()
+        return replace(scenario.dtsim_config(), estimates=seen.estimates, requeue_estimate=seen.requeue_estimate)
+    if record.sim_config is None:
+        return None
+    return replace(scenario.sim, backfill_choice=record.sim_config.backfill_choice)
+
+
 def independent_windows(scenario: Scenario, data, seqs: scoring.Sequences) -> int:
     """How many of the sequences count as independent samples: all of them, unless trace windows overlap; then the
     number of disjoint windows of their length that fit in the evaluation zone."""
@@ -95,7 +135,9 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
             policy = e.make(scenario)
             if policy is None:
                 continue
-            scored = scoring.score(scenario, {e.label: policy}, baselines=False, data=data, progress=progress)
+            sims = {e.label: own_semantics(scenario, policy)} if own_semantics(scenario, policy) is not None else None
+            scored = scoring.score(scenario, {e.label: policy}, baselines=False, data=data, progress=progress,
+                                   policy_sims=sims)
         except Exception as ex:  # an outside policy that breaks is one failed row, not the end of the board
             failed.append({"method": e.label, "kind": e.kind, "error": f"{type(ex).__name__}: {ex}",
                            "where": traceback.extract_tb(ex.__traceback__)[-1].filename if ex.__traceback__ else ""})

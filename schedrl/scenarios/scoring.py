@@ -98,8 +98,8 @@ def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: s
           policy_sims: Mapping[str, Any] | None = None) -> Scores:
     """The scenario's baselines (unless `baselines=False`) and `policies` (label -> policy object: `pick(sim)` on
     trace scenarios, `act(sim)` on generated ones) on the sequences of `part`. A policy runs under the scenario's
-    `SimConfig` unless `policy_sims` gives it its own (a trained policy that makes more decisions, e.g. DRAS's choice
-    of the backfilled job)."""
+    `SimConfig` (or cluster) unless `policy_sims` gives it its own: a trained policy that makes more decisions (DRAS's
+    choice of the backfilled job), or sees the cluster otherwise (DeepRM's pre-run estimates)."""
     data = load(scenario) if data is None else data
     seqs = sequences(scenario, data, part)
     out = Scores(scenario, seqs)
@@ -113,7 +113,9 @@ def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: s
         if scenario.generated:
             from schedrl.dtsim.episodes import run_episodes
 
-            out.metrics[label] = run_episodes(make, data, scenario.dtsim_config(), seqs.ids)
+            cluster = scenario.dtsim_config() if baseline is not None else \
+                (policy_sims or {}).get(label, scenario.dtsim_config())
+            out.metrics[label] = run_episodes(make, data, cluster, seqs.ids)
         else:
             from schedrl.metrics import summarize
             from schedrl.sim import Simulator
