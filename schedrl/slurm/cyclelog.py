@@ -1,0 +1,104 @@
+"""`CycleLog`: what the adapter saw and decided, one JSON line per event, for `schedrl slurm report`.
+
+Kinds of line:
+
+- `header`: cluster, partition, policy, top K, mode, the partition's usable CPUs;
+- `job`: a job of the partition at first sight: submit, CPUs, time limit (s), base priority (Slurm's priority
+  plus the nice value: its priority without any nice);
+- `started`, `ended`: when a job started, when it ended (`exact` false: it vanished from squeue between cycles,
+  and the cycle's time stands in for its end);
+- `alone`: a pending job left alone and why (once per job and reason);
+- `cycle`: time, free and usable CPUs, CPUs held by other partitions, pending count, the order (job ids, guard
+  first), Slurm's present order of its first K pending jobs, the guard's jobs, changes applied and refused,
+  the policy's seconds, and the problem that kept the order as it was, if any.
+
+The log is a snapshot per cycle in delta form: the jobs pending or running at any cycle follow from the `job`,
+`started` and `ended` lines before it. `.gz` paths are read and written compressed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import IO, Iterator
+
+from schedrl.slurm.snapshot import Snapshot
+
+
+def _open(path: Path, mode: str) -> IO[str]:
+    return gzip.open(path, mode + "t") if path.suffix == ".gz" else open(path, mode)
+
+
+def read(path: str | Path) -> Iterator[dict]:
+    """The log's records, in order (a torn last line, from a killed adapter, is skipped)."""
+    with _open(Path(path), "r") as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+
+
+class CycleLog:
+    """Appends to a cycle log; on a log that exists, continues it (the jobs it already has are not repeated)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.seen: set[int] = set()
+        self.started: set[int] = set()
+        self.ended: set[int] = set()
+        self.alone: set[tuple[int, str]] = set()
+        if self.path.exists():
+            for rec in read(self.path):
+                kind = rec.get("kind")
+                if kind == "job":
+                    self.seen.add(rec["job"])
+                elif kind == "started":
+                    self.started.add(rec["job"])
+                elif kind == "ended":
+                    self.ended.add(rec["job"])
+                elif kind == "alone":
+                    self.alone.add((rec["job"], rec["why"]))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = _open(self.path, "a")
+
+    def write(self, record: dict) -> None:
+        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def jobs(self, snapshot: Snapshot) -> list[tuple[int, str]]:
+        """Log the partition's new jobs, starts, ends and newly left-alone jobs; returns the (job, why) pairs left
+        alone that were not logged before."""
+        now = snapshot.time
+        for job in (*snapshot.pending, *snapshot.running, *snapshot.finished):
+            if job.job_id not in self.seen:
+                self.seen.add(job.job_id)
+                self.write({"kind": "job", "job": job.job_id, "submit": job.submit, "cpus": job.cpus,
+                            "limit": snapshot.limit_of(job), "priority": job.priority + job.nice, "seen": now})
+        for job in (*snapshot.running, *snapshot.finished):
+            if job.job_id not in self.started and job.start is not None:
+                self.started.add(job.job_id)
+                self.write({"kind": "started", "job": job.job_id, "start": job.start})
+        for job in snapshot.finished:
+            if job.job_id not in self.ended:
+                self.ended.add(job.job_id)
+                self.write({"kind": "ended", "job": job.job_id, "end": job.end or now, "state": job.state,
+                            "exact": job.end is not None})
+        present = {j.job_id for j in (*snapshot.pending, *snapshot.running, *snapshot.finished)}
+        present.update(j.job_id for j, _ in snapshot.left_alone)
+        for job in sorted(self.seen - self.ended - present):  # gone from squeue between two cycles
+            self.ended.add(job)
+            self.write({"kind": "ended", "job": job, "end": now, "state": "GONE", "exact": False})
+        new = []
+        for job, why in snapshot.left_alone:
+            if (job.job_id, why) not in self.alone:
+                self.alone.add((job.job_id, why))
+                self.write({"kind": "alone", "job": job.job_id, "why": why, "time": now})
+                new.append((job.job_id, why))
+        return new

@@ -1,0 +1,133 @@
+"""A policy as an order over a partition's pending jobs: its pick, that job removed, its next pick, ... for the top K.
+
+`rank` asks the policy at a snapshot (`snapshot.simulator`) K times; the jobs it never picked keep Slurm's order
+behind them. The guard's jobs (`guard.starving`) are taken out first and go ahead of the policy's. `OrderWorker`
+runs the policy in a thread with a time budget, so a policy that fails or hangs costs one cycle's order, never the
+adapter. `check_machine` refuses a policy trained for a machine size far from the partition's.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from schedrl.sim.queues import queue_remove
+from schedrl.sim.state import Q_LEN
+from schedrl.slurm.snapshot import Machine, QueueJob, Snapshot, simulator
+
+
+class PolicyMachineError(ValueError):
+    """A policy trained for a machine size far from the partition's; the message has both sizes."""
+
+
+def rank(policy, snapshot: Snapshot, k: int, first: Sequence[int] = ()) -> list[int]:
+    """Job ids of the policy's top `k` pending jobs in its order, after the jobs `first` (ids, kept in front)."""
+    order = [j for j in first if j in snapshot.jobs]
+    if not snapshot.pending or len(order) >= k:
+        return order[:k]
+    sim = simulator(snapshot)
+    ids = np.asarray(sim.workload.job_id)
+    position = {int(job): i for i, job in enumerate(ids)}
+    state = sim.state_ref
+    for job in order:
+        if job in position:
+            queue_remove(state, position[job])
+    while len(order) < k and sim.state.iv[Q_LEN] > 0:
+        queued = sim.queue
+        j = int(policy.pick(sim))
+        if not (queued == j).any():
+            raise ValueError(f"{getattr(policy, 'name', type(policy).__name__)} picked job index {j}, which is not "
+                             "waiting in the queue")
+        order.append(int(ids[j]))
+        queue_remove(state, j)
+    return order
+
+
+def warm_up(policy) -> float:
+    """Rank a two-job queue once (compiles the simulator's and the policy's code, loads a network's weights on first
+    use), so the first real cycle meets its time budget; returns the seconds it took."""
+    t0 = time.perf_counter()
+    jobs = tuple(QueueJob(k, str(k), "warm-up", "PENDING", k, 1, 60.0 * k, 0.0, None, None, 1, 0, "Priority", "(null)",
+                          "(null)") for k in (1, 2))
+    running = QueueJob(3, "3", "warm-up", "RUNNING", 1, 1, 600.0, 0.0, 0.0, None, 1, 0, "None", "(null)", "(null)")
+    snap = Snapshot(10.0, "warm-up", Machine(1, 1, 0, 2, 1, None), jobs, (running,), (), (),
+                    jobs={j.job_id: j for j in (*jobs, running)})
+    rank(policy, snap, 2)
+    return time.perf_counter() - t0
+
+
+@dataclass
+class Ranked:
+    """One cycle's ranking: the order, or why there is none."""
+
+    order: list[int] | None
+    """Job ids, guard first; None when the policy failed or was too slow."""
+    seconds: float
+    problem: str | None = None
+
+
+class OrderWorker:
+    """Runs `rank` in one worker thread with a time budget per cycle.
+
+    A policy still busy from an earlier cycle is not asked again until it returns (its late answer is dropped)."""
+
+    def __init__(self, policy, k: int, timeout_s: float):
+        self.policy, self.k, self.timeout_s = policy, k, timeout_s
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="schedrl-policy")
+        self._busy: concurrent.futures.Future | None = None
+
+    def rank(self, snapshot: Snapshot, first: Sequence[int] = ()) -> Ranked:
+        t0 = time.perf_counter()
+        if self._busy is not None and not self._busy.done():
+            return Ranked(None, 0.0, f"the policy is still busy with an earlier cycle (over {self.timeout_s:g} s)")
+        self._busy = self._pool.submit(rank, self.policy, snapshot, self.k, first)
+        try:
+            order = self._busy.result(timeout=self.timeout_s)
+        except concurrent.futures.TimeoutError:
+            return Ranked(None, time.perf_counter() - t0, f"the policy took over {self.timeout_s:g} s")
+        except Exception as e:  # any failure of the policy's own code costs this cycle's order only
+            first_line = (str(e).splitlines() or [""])[0][:200]
+            return Ranked(None, time.perf_counter() - t0, f"the policy failed: {type(e).__name__}: {first_line}")
+        return Ranked(order, time.perf_counter() - t0)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def trained_cpus(policy) -> int | None:
+    """CPUs of the machine a trained policy's training trace ran on (its run record's trace); None for heuristics and
+    rules, which read no machine size."""
+    record = getattr(policy, "record", None)
+    if record is None:
+        return None
+    from schedrl.agents import get_agent
+
+    agent = get_agent(record.agent)
+    env = agent.env_config_class.from_dict(dict(record.env_config))
+    try:
+        workload = agent.load_workload(env)
+    except (FileNotFoundError, ValueError) as e:
+        raise PolicyMachineError(f"cannot tell the machine size {getattr(policy, 'name', 'the policy')} was trained "
+                                 f"for: its training trace does not load here ({str(e).splitlines()[0]}); give "
+                                 "--trained-cpus N") from None
+    return int(workload.max_procs)
+
+
+def check_machine(policy, usable_cpus: int, tolerance: float, trained: int | None = None) -> str | None:
+    """Raise PolicyMachineError if the policy was trained for a machine more than `tolerance` times smaller or
+    larger than the partition's usable CPUs; returns a line saying what was checked (None: nothing to check)."""
+    trained = trained if trained is not None else trained_cpus(policy)
+    if trained is None:
+        return None
+    name = getattr(policy, "name", type(policy).__name__)
+    ratio = max(trained, usable_cpus) / max(min(trained, usable_cpus), 1)
+    if ratio > tolerance:
+        raise PolicyMachineError(
+            f"{name} was trained for a machine of {trained:,} CPUs; this partition has {usable_cpus:,} usable CPUs "
+            f"({ratio:.1f}x {'larger' if usable_cpus > trained else 'smaller'}, more than --size-tolerance "
+            f"{tolerance:g}): train it on this site's trace (docs/slurm.md)")
+    return f"{name}: trained for {trained:,} CPUs, this partition has {usable_cpus:,} (within {tolerance:g}x)"

@@ -1,0 +1,282 @@
+"""`schedrl slurm report LOG`: how far a cycle log's policy agreed with Slurm, and what its order would gain.
+
+Agreement, from the log alone:
+
+- first choice: the share of cycles where the policy's first job was Slurm's first (its present order);
+- starts: for each job Slurm started while the log ran, at that second, whether it was the policy's highest-ranked
+  pending job that fitted the free CPUs. The ranking in force is the order of the last cycle applied (live; in
+  shadow mode: snapshotted) before the start, then the jobs it did not rank in Slurm's order (base priority,
+  submit, id); pending means submitted, not yet started, not ended; free CPUs are the usable ones less those of
+  the jobs running then. Jobs that started in the same second are taken in ranking order, each using its CPUs
+  before the next is judged (a job that also ended in that second may have given them back), in the order
+  slurmctld's log has them where it is given. Slurm's times have
+  one-second resolution, so a start agrees if it agrees under one of the readings of its second: a job that ended
+  in it freed its CPUs before the start or after, and an order applied during it was in force or not yet. With the slurmctld log (`classify`), starts by the main scheduler
+  (`sched: Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the former are
+  taken from the head of the queue, backfilled ones may jump it by design.
+
+The estimate: the logged jobs that started and ended (their arrivals, CPUs, limits and actual run times) replayed
+through the simulator (`--backfill`, EASY by default, standing in for Slurm's backfilling) under the policy and under
+Slurm's own ordering (each job's base priority when first seen, then submit: FCFS where the priority factors do
+not tell jobs apart). The jobs are cut into windows by submit order; the per-window means of the site's metric
+are paired, and the interval is Student's t over the windows' differences.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from schedrl.slurm import cyclelog
+
+_MAIN = re.compile(r"sched: Allocate JobId=(\d+)")
+_BACKFILL = re.compile(r"sched/backfill: _start_job: Started JobId=(\d+)")
+
+
+class ReportError(ValueError):
+    """A log the report cannot use; the message says why."""
+
+
+def classify_starts(slurmctld_log: str | Path) -> dict[int, tuple[str, int]]:
+    """Job id -> (`main` or `backfill`, the line number): which of slurmctld's schedulers started it, and in which
+    order jobs started within a second (SlurmctldDebug=info or more)."""
+    out: dict[int, tuple[str, int]] = {}
+    for number, line in enumerate(Path(slurmctld_log).read_text(errors="replace").splitlines()):
+        for pattern, kind in ((_MAIN, "main"), (_BACKFILL, "backfill")):
+            m = pattern.search(line)
+            if m:
+                out[int(m.group(1))] = (kind, number)
+    return out
+
+
+@dataclass
+class Log:
+    """A cycle log, read."""
+
+    header: dict
+    jobs: dict[int, dict]
+    start: dict[int, float]
+    end: dict[int, float]
+    cycles: list[dict]
+
+    @classmethod
+    def read(cls, path: str | Path) -> "Log":
+        headers, jobs, start, end, cycles = [], {}, {}, {}, []
+        for rec in cyclelog.read(path):
+            kind = rec.get("kind")
+            if kind == "header":
+                headers.append(rec)
+            elif kind == "job":
+                jobs.setdefault(rec["job"], rec)
+            elif kind == "started":
+                start.setdefault(rec["job"], float(rec["start"]))
+            elif kind == "ended":
+                end.setdefault(rec["job"], float(rec["end"]))
+            elif kind == "cycle" and "order" in rec:
+                cycles.append(rec)
+        if not headers:
+            raise ReportError(f"{path}: not a cycle log of `schedrl slurm run --log` (no header line)")
+        if not cycles:
+            raise ReportError(f"{path}: no cycle with an order in the log")
+        return cls(headers[0], jobs, start, end, cycles)
+
+    def slurm_key(self, job: int) -> tuple:
+        rec = self.jobs.get(job, {})
+        return (-rec.get("priority", 0), rec.get("submit", math.inf), job)
+
+
+@dataclass
+class Agreement:
+    cycles: int = 0
+    first_choice: int = 0
+    starts: dict[str, int] = field(default_factory=dict)
+    """Starts judged, by scheduler (`main`, `backfill`, or `all` without the slurmctld log)."""
+    agreed: dict[str, int] = field(default_factory=dict)
+    disagreed: list[dict] = field(default_factory=list)
+    """The starts that did not agree: job, time, scheduler, the policy's choice."""
+
+
+def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> Agreement:
+    """First-choice and start agreement (module docstring)."""
+    out = Agreement()
+    for c in log.cycles:
+        if c["order"] and c.get("slurm"):
+            out.cycles += 1
+            out.first_choice += int(c["order"][0] == c["slurm"][0])
+    # an order is in force from when its changes were applied (live) or from its snapshot (shadow)
+    since = np.array([c.get("applied_at", c["time"]) for c in log.cycles])
+    cpus = {job: rec["cpus"] for job, rec in log.jobs.items()}
+    by_second: dict[float, list[int]] = {}
+    for job, t in log.start.items():
+        if since[0] <= t and job in log.jobs:
+            by_second.setdefault(t, []).append(job)
+    for t in sorted(by_second):
+        # the order in force at the second's start, and any applied during that second
+        first = int(np.searchsorted(since, t, side="right")) - 1
+        last = int(np.searchsorted(since, t + 1.0, side="left")) - 1
+        candidates = [log.cycles[i] for i in range(max(first, 0), last + 1)]
+        pending = [job for job, rec in log.jobs.items()  # a job that starts at t waits until then, however short
+                   if rec["submit"] <= t and log.start.get(job, math.inf) >= t
+                   and (log.end.get(job, math.inf) > t or log.start.get(job) == t)]
+        running = [job for job, s in log.start.items() if s < t and job in cpus]
+        agreed: set[int] = set()
+        choices: dict[int, set[int]] = {}
+        for cycle in candidates:
+            rank = {job: r for r, job in enumerate(cycle["order"])}
+
+            def key(job: int) -> tuple:
+                return (0, rank[job]) if job in rank else (1, *log.slurm_key(job))
+
+            queue = sorted(pending, key=key)
+            # starts of one second in the order slurmctld logged them, else in ranking order
+            sequence = sorted(by_second[t], key=lambda job: ((classify or {}).get(job, ("", math.inf))[1], key(job)))
+            for generous in (False, True):
+                # a job that ended in this second may (generous) or may not have freed its CPUs before the starts
+                free = (cycle.get("usable") or 0) - sum(cpus[j] for j in running
+                                                        if log.end.get(j, math.inf) > t - (0 if generous else 1e-9))
+                left = list(queue)
+                for job in sequence:
+                    choice = next((p for p in left if cpus[p] <= free), None)
+                    choices.setdefault(job, set()).add(choice)
+                    if choice == job:
+                        agreed.add(job)
+                    if job in left:
+                        left.remove(job)
+                    if not (generous and log.end.get(job, math.inf) <= t):  # a sub-second job frees its CPUs again
+                        free -= cpus[job]
+        for job in by_second[t]:
+            kind = "all" if classify is None else classify.get(job, ("unknown", 0))[0]
+            out.starts[kind] = out.starts.get(kind, 0) + 1
+            if job in agreed:
+                out.agreed[kind] = out.agreed.get(kind, 0) + 1
+            else:
+                out.disagreed.append({"job": job, "time": t, "scheduler": kind,
+                                      "policy_choice": sorted(c for c in choices.get(job, ()) if c is not None)})
+    return out
+
+
+class SlurmOrder:
+    """Slurm's own ordering in the replay: each job's base priority when first seen, then FCFS."""
+
+    name = "slurm"
+
+    def __init__(self, priority: np.ndarray):
+        self.key = -np.asarray(priority, dtype=np.float64)
+
+    def pick(self, sim) -> int:
+        queue = sim.queue  # FCFS: argmin keeps the earliest among equal keys
+        return int(queue[int(np.argmin(self.key[queue]))])
+
+
+@dataclass
+class Estimate:
+    metric: str
+    jobs: int
+    dropped: int
+    windows: int
+    policy: float
+    slurm: float
+    observed: float
+    difference_pct: float
+    ci95_pct: list[float] | None
+
+
+def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, backfill: str = "easy") -> Estimate:
+    """The logged jobs replayed under the policy and under Slurm's ordering (module docstring)."""
+    from schedrl.eval.paired import t975
+    from schedrl.eval.policies import run_policy
+    from schedrl.metrics import job_metrics
+    from schedrl.sim import SimConfig, Simulator
+    from schedrl.workload import Workload
+    from schedrl.workload.fields import SWF_FIELDS
+
+    usable = max(c.get("usable") or 0 for c in log.cycles)
+    done = [j for j in log.jobs if j in log.start and j in log.end and log.end[j] >= log.start[j]]
+    done = [j for j in done if 0 < log.jobs[j]["cpus"] <= usable]
+    dropped = len(log.jobs) - len(done)
+    if len(done) < 2 * max(windows, 1):
+        raise ReportError(f"only {len(done)} logged jobs both started and ended: too few for {windows} windows "
+                          "(shadow longer, or lower --windows)")
+    done.sort(key=lambda j: (log.jobs[j]["submit"], j))
+    submit = np.array([log.jobs[j]["submit"] for j in done])
+    start = np.array([log.start[j] for j in done])
+    run = np.array([max(log.end[j] - log.start[j], 0.0) for j in done])
+    t0 = submit.min()
+    n = len(done)
+    cols = {f.name: np.full(n, -1, dtype=f.dtype) for f in SWF_FIELDS}
+    limit = np.maximum(np.ceil([log.jobs[j]["limit"] for j in done]), 1).astype(np.int64)
+    cols.update(job_id=np.array(done), submit=np.round(submit - t0).astype(np.int64),
+                run=np.round(run).astype(np.int64), time_req=limit,
+                procs_req=np.array([log.jobs[j]["cpus"] for j in done]), status=np.ones(n, np.int64))
+    workload = Workload(cols, max_procs=int(usable), max_nodes=int(usable), name="slurm-log")
+    config = SimConfig(backfill=backfill)
+    priority = np.array([log.jobs[j].get("priority", 0) for j in done])
+    values = {}
+    for label, chosen in (("policy", policy), ("slurm", SlurmOrder(priority))):
+        values[label] = job_metrics(run_policy(chosen, Simulator(workload, config)))[metric]
+    wait = start - submit
+    observed = {"wait": wait, "turnaround": wait + run, "slowdown": (wait + run) / np.maximum(run, 1.0),
+                "bsld": np.maximum((wait + run) / np.maximum(run, 10.0), 1.0)}[metric]
+    groups = np.array_split(np.arange(n), windows)
+    diff = np.array([values["policy"][g].mean() - values["slurm"][g].mean() for g in groups])
+    base = float(values["slurm"].mean()) or 1.0
+    half = t975(len(diff) - 1) * float(diff.std(ddof=1)) / math.sqrt(len(diff)) if len(diff) > 1 else None
+    mean = float(diff.mean())
+    return Estimate(metric, n, dropped, len(groups), float(values["policy"].mean()), float(values["slurm"].mean()),
+                    float(observed.mean()), 100.0 * mean / base,
+                    None if half is None else [100.0 * (mean - half) / base, 100.0 * (mean + half) / base])
+
+
+@dataclass
+class Report:
+    log: str
+    header: dict
+    agreement: Agreement
+    estimate: Estimate
+
+    def to_dict(self) -> dict:
+        return {"log": self.log, "header": self.header, "agreement": asdict(self.agreement),
+                "estimate": asdict(self.estimate)}
+
+    def lines(self) -> list[str]:
+        h, a, e = self.header, self.agreement, self.estimate
+        out = [f"{self.log}: {h.get('mode')} run of {h.get('policy')} on {h.get('cluster')}/{h.get('partition')}, "
+               f"top {h.get('top')}, {a.cycles} cycles with an order"]
+        if a.cycles:
+            out.append(f"first choice: the policy's first job was Slurm's first in {a.first_choice} of {a.cycles} "
+                       f"cycles ({100.0 * a.first_choice / a.cycles:.0f}%)")
+        for kind in sorted(a.starts):
+            agreed = a.agreed.get(kind, 0)
+            label = {"all": "starts", "main": "starts by the main scheduler (from the head of the queue)",
+                     "backfill": "backfilled starts"}.get(kind, f"starts ({kind})")
+            out.append(f"{label}: {agreed} of {a.starts[kind]} were the policy's highest-ranked pending job that "
+                       f"fitted ({100.0 * agreed / a.starts[kind]:.0f}%)")
+        ci = f", 95% interval [{e.ci95_pct[0]:+.1f}%, {e.ci95_pct[1]:+.1f}%]" if e.ci95_pct else ""
+        out.append(f"replay of {e.jobs} jobs ({e.dropped} logged jobs had not both started and ended), "
+                   f"{e.windows} windows: mean {e.metric} {e.policy:.3g} under the policy, {e.slurm:.3g} under "
+                   f"Slurm's own ordering ({e.difference_pct:+.1f}%{ci}); {e.observed:.3g} as it happened")
+        if e.ci95_pct:  # every metric here is lower-is-better
+            out.append("estimate: " + ("the policy's order is better on this log" if e.ci95_pct[1] < 0 else
+                                       "the policy's order is worse on this log: do not go live with it"
+                                       if e.ci95_pct[0] > 0 else "no difference the interval can tell from zero: "
+                                       "shadow longer before going live"))
+        return out
+
+
+def report(path: str | Path, policy: str | None = None, metric: str = "bsld", windows: int = 10,
+           backfill: str = "easy", slurmctld_log: str | Path | None = None) -> Report:
+    """The report of a cycle log (`schedrl slurm report`)."""
+    from schedrl.eval.policies import resolve_policy
+
+    log = Log.read(path)
+    spec = policy or log.header.get("policy")
+    try:
+        chosen = resolve_policy(spec)
+    except (ValueError, FileNotFoundError) as e:
+        raise ReportError(f"cannot load the log's policy {spec!r} ({e}); give --policy") from None
+    classify = classify_starts(slurmctld_log) if slurmctld_log else None
+    return Report(str(path), log.header, agreement(log, classify), estimate(log, chosen, metric, windows, backfill))
