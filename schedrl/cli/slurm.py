@@ -1,0 +1,198 @@
+"""`schedrl slurm`: a policy ordering a Slurm partition's queue (`run`), its shadow log's report (`report`), and
+the way back to Slurm's own order (`reset`). The adapter is `schedrl.slurm`; docs/slurm.md is the site's guide."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from schedrl.duration import parse_duration
+
+
+def _duration(text: str) -> float:
+    """`90s`, `20m`, `1.5h`, `2d`."""
+    text = text.strip()
+    if text.endswith("d"):
+        days = float(text[:-1])
+        if days <= 0:
+            raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
+        return days * 86400.0
+    try:
+        return parse_duration(text, "duration")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
+    from schedrl.slurm.adapter import AdapterOptions
+    from schedrl.slurm.guard import DEFAULT_LIMIT_S
+
+    defaults = AdapterOptions(partition="-")
+    p = subparsers.add_parser(name, help=help_text, description=help_text)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    r = actions.add_parser("run", help="order a partition's pending jobs by a policy, cycle after cycle",
+                           description="A long-running adapter: each cycle reads squeue/sinfo, ranks the top K pending "
+                                       "jobs by the policy and sets nice values so that Slurm starts them in that order.")
+    r.add_argument("--policy", required=True, help="sjf, f1, ..., tuned:FILE, checkpoint:PATH or zoo:NAME")
+    r.add_argument("--partition", required=True, help="the partition to order (jobs of others are left alone)")
+    r.add_argument("--top", type=int, default=defaults.top, help=f"K: jobs ranked per cycle (default {defaults.top})")
+    r.add_argument("--interval", type=_duration, default=defaults.interval_s,
+                   help=f"time between cycles (default {defaults.interval_s:g}s)")
+    mode = r.add_mutually_exclusive_group()
+    mode.add_argument("--shadow", action="store_true", help="change nothing; log snapshots, orders and starts (--log)")
+    mode.add_argument("--dry-run", action="store_true", help="change nothing; print the changes a live cycle would make")
+    r.add_argument("--log", type=Path, help="cycle log (JSON lines; .gz compressed) for `schedrl slurm report`")
+    r.add_argument("--cycles", type=int, help="stop after this many cycles (default: run until stopped)")
+    r.add_argument("--state-dir", type=Path, default=defaults.state_dir,
+                   help="lock, lease and audit log (default ~/.local/state/schedrl/slurm)")
+    r.add_argument("--starvation-limit", type=_duration, default=DEFAULT_LIMIT_S,
+                   help="a job waiting longer goes first whatever the policy says (default 2d)")
+    r.add_argument("--policy-timeout", type=_duration, default=defaults.policy_timeout_s,
+                   help=f"the policy's budget per cycle; over it the order stays (default {defaults.policy_timeout_s:g}s)")
+    r.add_argument("--max-changes-per-minute", type=int, default=defaults.max_changes_per_minute,
+                   help=f"nice changes per minute at most (default {defaults.max_changes_per_minute})")
+    r.add_argument("--lease", type=_duration, default=defaults.lease_s,
+                   help=f"how long an order outlives the last cycle (default {defaults.lease_s:g}s)")
+    r.add_argument("--size-tolerance", type=float, default=defaults.size_tolerance,
+                   help="refuse a policy trained for a machine this many times smaller or larger (default 2)")
+    r.add_argument("--trained-cpus", type=int, help="the policy's training machine, where its trace is not here")
+    r.add_argument("--band-step", type=int, help="nice bands this far apart (default: the priority weights' sum + 2)")
+    r.add_argument("--cluster", help="name for the lock and state files (default: slurm.conf's ClusterName)")
+    r.set_defaults(run=run_adapter)
+
+    rep = actions.add_parser("report", help="agreement with Slurm and the estimated gain of a cycle log's policy",
+                             description="How often the policy's order agreed with what Slurm started, and the "
+                                         "logged arrivals replayed through the simulator under the policy's order and "
+                                         "under Slurm's own ordering: the difference on the site's metric.")
+    rep.add_argument("log", type=Path, help="a cycle log of `schedrl slurm run --log`")
+    rep.add_argument("--policy", help="the policy to replay (default: the log's)")
+    rep.add_argument("--metric", default="bsld", choices=("bsld", "wait", "slowdown", "turnaround"),
+                     help="the site's metric (default bsld)")
+    rep.add_argument("--windows", type=int, default=10, help="windows of jobs the interval is over (default 10)")
+    rep.add_argument("--backfill", choices=("easy", "conservative", "none"), default="easy",
+                     help="the replay's backfilling, standing in for Slurm's (default easy)")
+    rep.add_argument("--slurmctld-log", type=Path,
+                     help="slurmctld's log (SlurmctldDebug=info): count main-scheduler and backfilled starts apart")
+    rep.add_argument("--json", action="store_true", help="the report as JSON")
+    rep.set_defaults(run=run_report)
+
+    z = actions.add_parser("reset", help="give every pending job the adapter changed its own nice value back",
+                           description="Returns every pending job to Slurm's own ordering: the nice values the "
+                                       "adapter set are put back to the jobs' own (from the state file and the audit "
+                                       "log). Refused while an adapter holds the cluster's lock.")
+    z.add_argument("--state-dir", type=Path, default=defaults.state_dir, help="the adapter's state directory")
+    z.add_argument("--cluster", help="default: slurm.conf's ClusterName")
+    z.add_argument("--expired", action="store_true",
+                   help="only if the adapter's lease has expired (for cron or a systemd timer)")
+    z.set_defaults(run=run_reset)
+    return p
+
+
+def run_adapter(args) -> int:
+    from schedrl.cli.main import UsageError
+    from schedrl.eval.policies import resolve_policy
+    from schedrl.slurm.adapter import Adapter, AdapterOptions
+    from schedrl.slurm.lease import LeaseError
+    from schedrl.slurm.lock import LockError
+    from schedrl.slurm.mechanism import MechanismError
+    from schedrl.slurm.client import SlurmError
+    from schedrl.slurm.order import PolicyMachineError
+
+    mode = "shadow" if args.shadow else "dry-run" if args.dry_run else "live"
+    try:
+        options = AdapterOptions(partition=args.partition, top=args.top, interval_s=args.interval, mode=mode,
+                                 starvation_limit_s=args.starvation_limit, policy_timeout_s=args.policy_timeout,
+                                 max_changes_per_minute=args.max_changes_per_minute, lease_s=args.lease,
+                                 size_tolerance=args.size_tolerance, trained_cpus=args.trained_cpus,
+                                 band_step=args.band_step, state_dir=args.state_dir, log=args.log,
+                                 cluster=args.cluster)
+        policy = resolve_policy(args.policy)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    say = _printer()
+    adapter = Adapter(policy, options, say=say, policy_name=args.policy)
+    stopping = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.append(True))
+    try:
+        adapter.start()
+    except (SlurmError, MechanismError, LockError, LeaseError) as e:
+        adapter.worker.close()
+        raise UsageError(str(e)) from None
+    try:
+        adapter.run(args.cycles, should_stop=lambda: bool(stopping))
+    except PolicyMachineError as e:
+        adapter.stop()
+        raise UsageError(str(e)) from None
+    adapter.stop()
+    return 0
+
+
+def run_report(args) -> int:
+    from schedrl.cli.main import UsageError
+    from schedrl.slurm.report import ReportError, report
+
+    try:
+        result = report(args.log, policy=args.policy, metric=args.metric, windows=args.windows,
+                        backfill=args.backfill, slurmctld_log=args.slurmctld_log)
+    except ReportError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        import json
+
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print("\n".join(result.lines()))
+    return 0
+
+
+def run_reset(args) -> int:
+    from schedrl.cli.main import UsageError
+    from schedrl.slurm.audit import AuditLog
+    from schedrl.slurm.adapter import restore
+    from schedrl.slurm.client import SlurmClient, SlurmError
+    from schedrl.slurm.lease import Lease, LeaseError
+    from schedrl.slurm.lock import ClusterLock, LockError
+    import time
+
+    client = SlurmClient()
+    say = _printer()
+    try:
+        cluster = args.cluster or client.config().get("ClusterName", "cluster")
+        lock = ClusterLock(args.state_dir, cluster).acquire("schedrl slurm reset")
+    except LockError as e:
+        if args.expired:
+            print(f"reset --expired: an adapter is running ({e}); nothing to do")
+            return 0
+        raise UsageError(str(e)) from None
+    except SlurmError as e:
+        raise UsageError(str(e)) from None
+    try:
+        lease = Lease.load(args.state_dir, cluster)
+        audit = AuditLog(args.state_dir / f"{cluster}.audit.jsonl", cluster, lease.partition)
+        for rec in audit.read():  # jobs the state file may have lost: their first audited value is their own
+            if rec.get("result") == "ok" and rec["why"] not in ("reset", "restore"):
+                lease.original.setdefault(int(rec["job"]), int(rec["from"]))
+        if args.expired and not lease.expired():
+            print(f"reset --expired: the lease runs until {time.ctime(lease.expires)}; nothing to do")
+            return 0
+        restored = restore(client, lease, audit, say)
+        print(f"reset: {restored} pending job(s) back to their own nice values; Slurm's own order applies")
+    except (SlurmError, LeaseError) as e:
+        raise UsageError(str(e)) from None
+    finally:
+        lock.release()
+    return 0
+
+
+def _printer():
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    return say
+
+
+__all__ = ["add_parser"]

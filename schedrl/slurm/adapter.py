@@ -1,0 +1,344 @@
+"""`Adapter`: a policy ordering one Slurm partition's queue, one cycle at a time.
+
+Each cycle reads squeue and sinfo (`snapshot.Snapshot`), puts the guard's starving jobs first (`guard`), asks the
+policy for its top K (`order.OrderWorker`), and, live, sets the nice values that make Slurm's own scheduler, its
+backfilling left on, start jobs in that order (`mechanism.NiceBands`). Modes:
+
+- `live`: holds the cluster's lock (`lock.ClusterLock`), writes its lease before every batch of changes
+  (`lease.Lease`), records every change (`audit.AuditLog`), and changes at most `max_changes_per_minute`;
+- `shadow`: changes nothing; the cycle log records each snapshot, the order and what Slurm started;
+- `dry-run`: changes nothing and prints the changes a live cycle would make.
+
+A failed Slurm command or an unreadable snapshot costs one cycle (one line, nothing changed); a policy that fails
+or takes longer than its budget leaves the order as it was (one line); the guard still applies.
+
+Expiry: leftovers are harmless by design, and a lease bounds them. The bonuses only raise at most K pending jobs
+above the rest, in an order that was the policy's; they never lower a job. If the adapter dies (SIGKILL), those
+jobs start first, as last ordered, and leave the queue, and Slurm's own order is all that remains: no job waits
+behind more than K jobs it would not have waited behind without the adapter. Nothing can starve, because nothing
+is ever pushed down. Once the lease expires, `schedrl slurm reset --expired` (cron) or the next adapter's start
+gives every job still pending its own nice value back (`restore`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from schedrl.slurm import guard
+from schedrl.slurm.audit import AuditLog
+from schedrl.slurm.client import SlurmClient, SlurmError
+from schedrl.slurm.cyclelog import CycleLog
+from schedrl.slurm.lease import Lease, LeaseError
+from schedrl.slurm.lock import ClusterLock
+from schedrl.slurm.mechanism import Change, NiceBands
+from schedrl.slurm.order import OrderWorker, check_machine, warm_up
+from schedrl.slurm.snapshot import Snapshot, SnapshotError
+
+MODES = ("live", "shadow", "dry-run")
+ALONE_LINES = 20
+"""Left-alone jobs named per cycle; past that, one line counts the rest (the cycle log has them all)."""
+
+
+def default_state_dir() -> Path:
+    return Path.home() / ".local" / "state" / "schedrl" / "slurm"
+
+
+@dataclass(frozen=True)
+class AdapterOptions:
+    """How the adapter orders one partition."""
+
+    partition: str
+    """The partition whose pending jobs it orders (never another's)."""
+    top: int = 32
+    """K: the jobs the policy ranks each cycle; the rest keep Slurm's order behind them."""
+    interval_s: float = 30.0
+    """Seconds between the starts of two cycles."""
+    mode: str = "live"
+    """`live`, `shadow` or `dry-run`."""
+    starvation_limit_s: float = guard.DEFAULT_LIMIT_S
+    """A job that has waited longer goes first, whatever the policy says."""
+    policy_timeout_s: float = 10.0
+    """The policy's time budget per cycle; over it, the order stays as it was."""
+    max_changes_per_minute: int = 600
+    """Nice changes per minute at most (a token bucket); the rest wait for the next cycle."""
+    lease_s: float = 600.0
+    """How long an order stays maintained without a cycle renewing it."""
+    size_tolerance: float = 2.0
+    """Refuse a policy trained for a machine more than this many times smaller or larger."""
+    trained_cpus: int | None = None
+    """The policy's training machine in CPUs, where its run record's trace cannot be loaded here."""
+    band_step: int | None = None
+    """Nice bands this far apart instead of the priority weights' sum + 2."""
+    state_dir: Path = field(default_factory=default_state_dir)
+    """The lock, the lease and the audit log."""
+    log: Path | None = None
+    """The cycle log (JSON lines) for `schedrl slurm report`."""
+    cluster: str | None = None
+    """The cluster's name (the lock's and state files' name); default: slurm.conf's ClusterName."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}; got {self.mode!r}")
+        if self.top < 1:
+            raise ValueError(f"--top must be >= 1, got {self.top}")
+        if self.interval_s <= 0 or self.policy_timeout_s <= 0 or self.lease_s <= 0:
+            raise ValueError("--interval, --policy-timeout and --lease must be positive")
+
+
+class RateLimit:
+    """A token bucket: `per_minute` changes a minute, in bursts of at most that many."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic):
+        self.per_minute, self.clock = per_minute, clock
+        self.tokens, self.last = float(per_minute), clock()
+
+    def take(self, wanted: int) -> int:
+        now = self.clock()
+        self.tokens = min(float(self.per_minute), self.tokens + (now - self.last) * self.per_minute / 60.0)
+        self.last = now
+        granted = min(wanted, int(self.tokens))
+        self.tokens -= granted
+        return granted
+
+
+def apply(client: SlurmClient, lease: Lease, audit: AuditLog, changes: list[Change], mode: str = "live"
+          ) -> dict[int, str]:
+    """Write the lease (write-ahead), set the nice values in one scontrol batch, audit them; returns the refused."""
+    for c in changes:
+        lease.original.setdefault(c.job, c.old)
+        lease.set[c.job] = c.new
+    lease.save()
+    refused = client.set_nice([(c.job, c.new) for c in changes])
+    audit.record(changes, refused, mode)
+    for c in changes:
+        if c.job in refused:
+            lease.set[c.job] = c.old
+        if c.why in ("restore", "reset") and c.job not in refused:
+            lease.forget([c.job])
+    lease.save()
+    return refused
+
+
+def restore(client: SlurmClient, lease: Lease, audit: AuditLog, say: Callable[[str], None]) -> int:
+    """Give every pending job the adapter changed its own nice value back (`schedrl slurm reset`, a clean stop, an
+    expired lease); forget the jobs no longer pending. Returns the number of jobs restored."""
+    jobs = {j.job_id: j for j in _squeue_jobs(client)}
+    changes = [Change(job, jobs[job].nice, nice, "reset") for job, nice in sorted(lease.original.items())
+               if job in jobs and jobs[job].state == "PENDING" and jobs[job].nice != nice]
+    gone = [job for job in lease.original if job not in jobs or jobs[job].state != "PENDING"]
+    lease.forget(gone)
+    refused = apply(client, lease, audit, changes, "reset") if changes else {}
+    for job in [job for job in lease.original if job not in refused]:
+        lease.forget([job])
+    lease.expires = 0.0
+    lease.save()
+    if refused:
+        say(f"reset: scontrol refused {len(refused)} job(s): {_refusals(refused)}")
+    return len(changes) - len(refused)
+
+
+def _squeue_jobs(client: SlurmClient):
+    from schedrl.slurm.snapshot import parse_squeue
+
+    return parse_squeue(client.squeue())
+
+
+def _refusals(refused: dict[int, str]) -> str:
+    by_why: dict[str, list[int]] = {}
+    for job, why in refused.items():
+        by_why.setdefault(why, []).append(job)
+    return "; ".join(f"{why} (job{'s' if len(jobs) > 1 else ''} {', '.join(map(str, jobs[:5]))}"
+                     f"{', ...' if len(jobs) > 5 else ''})" for why, jobs in by_why.items())
+
+
+class Adapter:
+    """One partition's adapter: `start()`, then `cycle()` every interval (`run`), then `stop()`."""
+
+    def __init__(self, policy, options: AdapterOptions, client: SlurmClient | None = None,
+                 say: Callable[[str], None] = print, policy_name: str | None = None):
+        self.policy, self.options = policy, options
+        self.client = client or SlurmClient()
+        self.say = say
+        self.policy_name = policy_name or getattr(policy, "name", type(policy).__name__)
+        self.worker = OrderWorker(policy, options.top, options.policy_timeout_s)
+        self.limit = RateLimit(options.max_changes_per_minute)
+        self.n = 0
+        self.previous: list[int] = []
+        self.lock: ClusterLock | None = None
+        self.lease: Lease | None = None
+        self.audit: AuditLog | None = None
+        self.bands: NiceBands | None = None
+        self.log: CycleLog | None = None
+        self.cluster = options.cluster or ""
+        self.checked = False
+
+    # --- lifecycle -------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Read the configuration, take the lock (live), adopt an earlier adapter's lease; SlurmError,
+        MechanismError, LockError or LeaseError say why it cannot."""
+        o = self.options
+        config = self.client.config()
+        self.cluster = o.cluster or config.get("ClusterName", "cluster")
+        if o.mode != "shadow":
+            self.bands = NiceBands.for_config(config, o.top, o.band_step)
+        self.lease = Lease.load(o.state_dir, self.cluster)
+        if o.mode == "live":
+            self.lock = ClusterLock(o.state_dir, self.cluster).acquire(f"schedrl slurm run ({o.partition})")
+            if self.lease.held_elsewhere():
+                self.lock.release()
+                raise LeaseError(f"{self.lease.path}: the adapter on {self.lease.host} (pid {self.lease.pid}) holds "
+                                 f"the lease until {time.ctime(self.lease.expires)}: one adapter per cluster")
+            if self.lease.original:
+                was = "expired" if self.lease.expired() else "not expired"
+                self.say(f"continuing the order of an earlier adapter (pid {self.lease.pid} on {self.lease.host}, "
+                         f"lease {was}): {len(self.lease.original)} job(s) with nice values it set")
+            self.audit = AuditLog(o.state_dir / f"{self.cluster}.audit.jsonl", self.cluster, o.partition)
+        try:
+            warm = warm_up(self.policy)
+            if warm > 1.0:
+                self.say(f"policy {self.policy_name}: first decision in {warm:.1f} s (compiling, loading)")
+        except Exception as e:  # the cycles report it again, each leaving the order as it was
+            self.say(f"policy {self.policy_name} failed on a two-job queue: {type(e).__name__}: {e}")
+        if o.log is not None:
+            self.log = CycleLog(o.log)
+            self.log.write({"kind": "header", "time": time.time(), "cluster": self.cluster,
+                            "partition": o.partition, "policy": self.policy_name, "top": o.top, "mode": o.mode,
+                            "interval": o.interval_s, "starvation_limit": o.starvation_limit_s,
+                            "band_step": self.bands.step if self.bands else None})
+            self.log.flush()
+        self.say(f"schedrl slurm {o.mode}: cluster {self.cluster}, partition {o.partition}, policy "
+                 f"{self.policy_name}, top {o.top}, every {o.interval_s:g} s"
+                 + (f", nice bands {self.bands.step:,} apart" if self.bands else ""))
+
+    def stop(self, restore_order: bool = True) -> None:
+        """End cleanly: live, give the jobs their own nice values back (unless `restore_order` is False) and
+        release the lock."""
+        self.worker.close()
+        try:
+            if self.options.mode == "live" and self.lease is not None and restore_order and self.lease.original:
+                restored = restore(self.client, self.lease, self.audit, self.say)
+                self.say(f"stopped: {restored} job(s) back to their own nice values")
+        except SlurmError as e:
+            self.say(f"stopped without restoring ({e}); `schedrl slurm reset` restores them")
+        finally:
+            if self.log is not None:
+                self.log.close()
+            if self.lock is not None:
+                self.lock.release()
+
+    def run(self, cycles: int | None = None, should_stop: Callable[[], bool] = lambda: False) -> None:
+        """Cycle every `interval_s` until `cycles` have run or `should_stop()`."""
+        next_at = time.monotonic()
+        while (cycles is None or self.n < cycles) and not should_stop():
+            self.cycle()
+            next_at += self.options.interval_s
+            while not should_stop() and time.monotonic() < next_at:
+                time.sleep(min(0.2, max(next_at - time.monotonic(), 0.0)))
+            next_at = max(next_at, time.monotonic())
+
+    # --- one cycle ---------------------------------------------------------------------------------------------
+
+    def read(self) -> Snapshot:
+        now = time.time()
+        return Snapshot.read(self.client.squeue(), self.client.sinfo(self.options.partition), self.options.partition,
+                             now)
+
+    def cycle(self) -> dict:
+        """One cycle; returns its record (as logged)."""
+        self.n += 1
+        o = self.options
+        record: dict = {"kind": "cycle", "n": self.n, "time": time.time()}
+        try:
+            snap = self.read()
+        except (SlurmError, SnapshotError) as e:
+            self.say(f"cycle {self.n}: {e}; nothing changed this cycle")
+            return self._log({**record, "problem": str(e)})
+        if not self.checked:
+            line = check_machine(self.policy, snap.machine.usable, o.size_tolerance, o.trained_cpus)
+            self.checked = True
+            if line:
+                self.say(line)
+        self._left_alone(snap)
+        record.update(time=snap.time, usable=snap.machine.usable, free=snap.machine.idle, other=snap.other_cpus,
+                      pending=len(snap.pending), running=len(snap.running),
+                      slurm=[j.job_id for j in snap.pending[:o.top]])
+        first = guard.starving(snap, o.starvation_limit_s)
+        ranked = self.worker.rank(snap, first)
+        record["policy_s"] = round(ranked.seconds, 6)
+        if ranked.order is None:
+            pending = {j.job_id for j in snap.pending}
+            order = first + [j for j in self.previous if j in pending and j not in first]
+            self.say(f"cycle {self.n}: {ranked.problem}: the order is left as it was"
+                     + (f" (the guard still puts {len(first)} job(s) first)" if first else ""))
+            record["problem"] = ranked.problem
+        else:
+            order = ranked.order
+        order = order[:o.top]
+        self.previous = order
+        record.update(order=order, guard=first)
+        if o.mode != "shadow":
+            record.update(self._enforce(snap, order, frozenset(first)))
+        return self._log(record)
+
+    def _left_alone(self, snap: Snapshot) -> None:
+        if self.log is not None:
+            new = self.log.jobs(snap)
+        else:
+            seen = getattr(self, "_alone_seen", set())
+            new = [(j.job_id, why) for j, why in snap.left_alone if (j.job_id, why) not in seen]
+            seen.update(new)
+            self._alone_seen = seen
+        for job, why in new[:ALONE_LINES]:
+            self.say(f"job {job}: {why}: left alone")
+        if len(new) > ALONE_LINES:
+            self.say(f"... and {len(new) - ALONE_LINES} more job(s) left alone this cycle"
+                     + (f" (all in {self.options.log})" if self.log is not None else ""))
+
+    def _enforce(self, snap: Snapshot, order: list[int], guarded: frozenset[int]) -> dict:
+        """The nice changes that put `order` first: printed (dry run) or applied (live)."""
+        lease = self.lease
+        nice_now = {j.job_id: j.nice for j in snap.pending}
+        alive = {j.job_id for j in snap.pending} | {j.job_id for j, _ in snap.left_alone}
+        if self.options.mode == "live":
+            lease.forget([job for job in list(lease.original) if job not in alive])
+            for job in [job for job in lease.set if job in nice_now and nice_now[job] != lease.set[job]]:
+                self.say(f"cycle {self.n}: job {job}'s nice was changed outside the adapter "
+                         f"({lease.set[job]} -> {nice_now[job]}): taken as its own")
+                lease.original[job] = nice_now[job]
+                lease.set[job] = nice_now[job]
+        original = {job: nice for job, nice in lease.original.items() if job in nice_now}
+        for job in order:
+            original.setdefault(job, nice_now[job])
+        changes = self.bands.plan(order, nice_now, original, guarded)
+        if self.options.mode == "dry-run":
+            for c in changes:
+                self.say(f"would set job {c.job}: nice {c.old} -> {c.new} ({c.why})")
+            self.say(f"cycle {self.n}: dry run: {len(changes)} change(s) not applied")
+            return {"changes": len(changes), "applied": 0}
+        granted = self.limit.take(len(changes))
+        if granted < len(changes):
+            self.say(f"cycle {self.n}: rate limit ({self.options.max_changes_per_minute}/min): "
+                     f"{len(changes) - granted} change(s) wait for the next cycle")
+        lease.renew(self.options.partition, self.options.lease_s)
+        try:
+            refused = apply(self.client, lease, self.audit, changes[:granted])
+        except SlurmError as e:
+            self.say(f"cycle {self.n}: {e}; the order may be partly applied (the lease names every job)")
+            return {"changes": len(changes), "applied": 0, "problem": str(e)}
+        if refused:
+            self.say(f"cycle {self.n}: scontrol refused {len(refused)} of {granted} change(s): {_refusals(refused)}")
+        return {"changes": len(changes), "applied": granted - len(refused), "refused": len(refused),
+                "applied_at": time.time()}
+
+    def _log(self, record: dict) -> dict:
+        if self.log is not None:
+            self.log.write(record)
+            self.log.flush()
+        return record
+
+
+__all__ = ["Adapter", "AdapterOptions", "MODES", "RateLimit", "apply", "default_state_dir", "restore"]

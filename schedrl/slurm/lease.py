@@ -1,0 +1,86 @@
+"""`Lease`: the state file of a live adapter: the nice values it set, the originals, and until when it holds them.
+
+Written before every batch of changes (write-ahead), so whatever happens between the file and scontrol, the file
+names every job the adapter may have changed and the nice value to give back. The lease is renewed every cycle;
+once it has expired, nobody maintains the order any more, and `schedrl slurm reset --expired` (from cron or a
+systemd timer) or the next adapter's start gives every job its own nice value back (`adapter.restore`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class LeaseError(RuntimeError):
+    """A state file that cannot be read, or a lease another host holds; the message names the file."""
+
+
+@dataclass
+class Lease:
+    """The adapter's state for one cluster."""
+
+    path: Path
+    cluster: str
+    partition: str = ""
+    pid: int = 0
+    host: str = ""
+    expires: float = 0.0
+    """Epoch seconds after which the order is no longer maintained."""
+    original: dict[int, int] = field(default_factory=dict)
+    """Job -> its nice value before the adapter first changed it."""
+    set: dict[int, int] = field(default_factory=dict)
+    """Job -> the nice value the adapter last set (or is about to set)."""
+
+    @classmethod
+    def path_for(cls, state_dir: str | Path, cluster: str) -> Path:
+        return Path(state_dir) / f"{cluster}.state.json"
+
+    @classmethod
+    def load(cls, state_dir: str | Path, cluster: str) -> "Lease":
+        """The state file of `cluster` (an empty lease if there is none)."""
+        path = cls.path_for(state_dir, cluster)
+        if not path.exists():
+            return cls(path, cluster)
+        try:
+            data = json.loads(path.read_text())
+            return cls(path, data["cluster"], data.get("partition", ""), int(data.get("pid", 0)),
+                       data.get("host", ""), float(data.get("expires", 0.0)),
+                       {int(k): int(v) for k, v in data.get("original", {}).items()},
+                       {int(k): int(v) for k, v in data.get("set", {}).items()})
+        except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as e:
+            raise LeaseError(f"{path}: unreadable state file ({type(e).__name__}: {e}); the audit log next to it has "
+                             "every nice value the adapter changed") from None
+
+    def expired(self, now: float | None = None) -> bool:
+        return (time.time() if now is None else now) > self.expires
+
+    def held_elsewhere(self, now: float | None = None) -> bool:
+        """A live lease of an adapter on another host (flock does not reach across hosts on every file system)."""
+        return bool(self.host) and self.host != socket.gethostname() and not self.expired(now) and bool(self.set)
+
+    def renew(self, partition: str, lease_s: float, now: float | None = None) -> None:
+        self.partition, self.pid, self.host = partition, os.getpid(), socket.gethostname()
+        self.expires = (time.time() if now is None else now) + lease_s
+
+    def save(self) -> None:
+        """Write atomically (a crash leaves the old file or the new one, never half of one)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".tmp{os.getpid()}")
+        data = {"cluster": self.cluster, "partition": self.partition, "pid": self.pid, "host": self.host,
+                "expires": self.expires, "original": {str(k): v for k, v in sorted(self.original.items())},
+                "set": {str(k): v for k, v in sorted(self.set.items())}}
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+    def forget(self, jobs) -> None:
+        for job in jobs:
+            self.original.pop(job, None)
+            self.set.pop(job, None)

@@ -1,0 +1,74 @@
+"""The nice bands (schedrl.slurm.mechanism): which slurm.conf they need, the order they make, and how few
+changes keep it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fake_slurm import CONFIG
+from schedrl.slurm.mechanism import NICE_MAX, MechanismError, NiceBands, priority_spread
+
+
+def test_the_bands_need_multifactor_and_bounded_factors():
+    assert priority_spread(CONFIG) == 0
+    weights = {**CONFIG, "PriorityWeightAge": "1000", "PriorityWeightFairShare": "10000",
+               "PriorityWeightTRES": "CPU=1000,Mem=2000.5,GRES/gpu=3000"}
+    assert priority_spread(weights) == 1000 + 10000 + 1000 + 2000.5 + 3000 + 0.5
+    assert NiceBands.for_config(weights, 32).step == 17003
+    with pytest.raises(MechanismError, match="PriorityType is priority/basic: .* set PriorityType=priority/multifactor"):
+        priority_spread({**CONFIG, "PriorityType": "priority/basic"})
+    with pytest.raises(MechanismError, match="NO_NORMAL"):
+        priority_spread({**CONFIG, "PriorityFlags": "NO_NORMAL_ALL"})
+    with pytest.raises(MechanismError, match="PrioritySiteFactorPlugin"):
+        priority_spread({**CONFIG, "PrioritySiteFactorPlugin": "site_factor/example"})
+    with pytest.raises(MechanismError, match="past Slurm's nice range"):
+        NiceBands(1000, NICE_MAX // 1000)
+
+
+def ordered(bands: NiceBands, order: list[int], bonus: dict[int, int]) -> bool:
+    values = [bonus[j] for j in order]
+    return (all(a - b >= bands.step for a, b in zip(values, values[1:])) and values[-1] >= bands.step
+            and values[0] <= bands.ceiling)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 100_000), st.lists(st.integers(0, NICE_MAX // 2), max_size=40),
+       st.randoms(use_true_random=False))
+def test_bonuses_always_order_the_ranked_jobs_above_any_priority_spread(k, step, current, rnd):
+    bands = NiceBands(k, step)
+    order = list(range(k))
+    rnd.shuffle(order)
+    now = {job: value for job, value in zip(range(k), current)}
+    assert ordered(bands, order, bands.bonuses(order, now))
+
+
+def test_jobs_already_in_order_keep_their_bonuses_and_few_change_per_cycle():
+    bands = NiceBands(32, 7)
+    rng = random.Random(0)
+    order = list(range(32))
+    bonus = bands.bonuses(order, {})
+    assert bands.bonuses(order[1:], bonus) == {j: bonus[j] for j in order[1:]}  # the head started: no change
+    changed, nxt = 0, 32
+    for _ in range(1000):
+        order.pop(0 if rng.random() < 0.5 else rng.randrange(len(order)))
+        order.insert(rng.randrange(len(order) + 1), nxt)
+        nxt += 1
+        new = bands.bonuses(order, bonus)
+        assert ordered(bands, order, new)
+        changed += sum(new[j] != bonus.get(j) for j in order)
+        bonus = new
+    assert changed / 1000 < 3  # one entry per cycle, and a fresh layout now and then
+
+
+def test_a_plan_sets_ranked_jobs_restores_the_ones_that_left_and_names_the_guard():
+    bands = NiceBands(3, 2)
+    nice = {1: 0, 2: 0, 3: 0, 4: -100}
+    changes = bands.plan([3, 1, 2], nice, {1: 0, 2: 0, 3: 0, 4: 5}, guard=frozenset({3}))
+    assert [(c.job, c.why) for c in changes] == [(3, "guard"), (1, "rank 2"), (2, "rank 3"), (4, "restore")]
+    assert changes[0].new < changes[1].new < changes[2].new < 0 and changes[3].new == 5
+    after = {**nice, **{c.job: c.new for c in changes}}
+    assert bands.plan([3, 1, 2], after, {1: 0, 2: 0, 3: 0}) == []
