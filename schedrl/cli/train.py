@@ -113,7 +113,7 @@ def build_spec(args: argparse.Namespace):
     scenario = apply_scenario(args)
     env, settings = agent.configure(args)
     if scenario is not None:
-        check_scenario(agent, env, scenario, args)
+        scenario.check_trains(agent, env)
     budget = parse_duration(args.time_budget, "--time-budget")
     if args.iterations is None and budget is None:
         budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
@@ -163,29 +163,6 @@ def apply_scenario(args: argparse.Namespace):
              f"{scenario.workload.trace}, {scenario.metric}, the final table on its {scenario.evaluation.count} "
              f"evaluation sequences of {scenario.evaluation.jobs} jobs"), file=sys.stderr)
     return scenario
-
-
-def check_scenario(agent, env, scenario, args: argparse.Namespace) -> None:
-    """ValueError when the agent, set up by the options, does not train on what the scenario says (its metric,
-    its simulator's discipline, window, allocation, event order and walltime kill)."""
-    if scenario.generated:
-        if agent.event_simulator:
-            raise ValueError(f"scenario {scenario.name!r} is generated on the discrete-time cluster; {agent.name} "
-                             "runs on the event simulator")
-        return
-    if not agent.event_simulator:
-        raise ValueError(f"scenario {scenario.name!r} is a trace scenario; {agent.name} runs on the discrete-time "
-                         "cluster")
-    problems = []
-    if agent.metric(env) != scenario.metric:
-        problems.append(f"metric {agent.metric(env)} (the scenario's: {scenario.metric})")
-    sim = agent.sim_config(env)
-    for name in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
-        if getattr(sim, name) != getattr(scenario.sim, name):
-            problems.append(f"{name} {getattr(sim, name)!r} (the scenario's: {getattr(scenario.sim, name)!r})")
-    if problems:
-        raise ValueError(f"{agent.name} with these options does not train on scenario {scenario.name!r}: "
-                         + "; ".join(problems))
 
 
 def default_trial_cpus(num_env_runners: int) -> int:

@@ -216,6 +216,26 @@ class Scenario:
         values.update(self.options_for(agent))
         return {k: v for k, v in values.items() if v is not None}
 
+    def check_trains(self, agent, env_config) -> None:
+        """ValueError when `agent` (an `Agent`) with `env_config` does not train on what this scenario says: the other
+        simulator, or its metric, discipline, window, allocation, event order or walltime kill."""
+        if self.generated != (not agent.event_simulator):
+            raise ValueError(f"scenario {self.name!r} is " + ("generated on the discrete-time cluster" if self.generated
+                                                             else "a trace scenario") + f"; {agent.name} runs on the "
+                             + ("event simulator" if agent.event_simulator else "discrete-time cluster"))
+        if self.generated:
+            return
+        problems = []
+        if agent.metric(env_config) != self.metric:
+            problems.append(f"metric {agent.metric(env_config)} (the scenario's: {self.metric})")
+        sim = agent.sim_config(env_config)
+        for name in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
+            if getattr(sim, name) != getattr(self.sim, name):
+                problems.append(f"{name} {getattr(sim, name)!r} (the scenario's: {getattr(self.sim, name)!r})")
+        if problems:
+            raise ValueError(f"{agent.name} with these options does not train on scenario {self.name!r}: "
+                             + "; ".join(problems))
+
     def check_agent(self, agent: str) -> None:
         if self.agents and agent not in self.agents:
             raise ValueError(f"scenario {self.name!r} is defined for {', '.join(self.agents)}, not {agent} "

@@ -10,6 +10,8 @@ one `SweepError` naming the file and the key.
 
 from __future__ import annotations
 
+import dataclasses
+
 import itertools
 import math
 import re
@@ -29,8 +31,8 @@ MAX_ENVIRONMENTS = 1_000
 """Environments a sweep may search (every combination of its env grids and choices): each is prepared, its data
 loaded and its validation baselines scored, before the first trial starts."""
 _SHARED_SECTIONS = {"stop": StopSpec, "resources": ResourceSpec, "training": TrainingOptions, "evaluate": EvaluateSpec}
-_SHARED_TOP_LEVEL = ("name", "agent", "env", "model", "param_space", "scheduler", "stop", "resources", "training",
-                     "evaluate", "num_samples", "metric", "mode")
+_SHARED_TOP_LEVEL = ("name", "agent", "scenario", "env", "model", "param_space", "scheduler", "stop", "resources",
+                     "training", "evaluate", "num_samples", "metric", "mode")
 
 
 class SpecReader(Reader):
@@ -128,6 +130,9 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         r.fail(f"'name' must be a plain directory name (letters, digits, _ . -); got {name!r}")
     agent = agent_name
+    scenario, original = None, raw
+    if raw.get("scenario") is not None:
+        raw, scenario = _with_scenario(r, raw, agent)
 
     env_fixed, env_search = r.section(r.agent.env_config_class, raw.get("env"), "env", searchable=True)
     ppo_fixed, ppo_search = r.section(r.agent.settings_class, raw.get(S), S, searchable=True)
@@ -169,13 +174,71 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
     if scheduler in ("asha", "pbt") and metric.startswith("schedrl/") and training.validate_every > 1:
         r.fail(f"scheduler: {scheduler} reads {metric} at every iteration; training.validate_every must be 1 "
                f"with it, got {training.validate_every}")
+    if scenario is not None:
+        scenario, evaluate = _scenario_checked(r, scenario, env, space, evaluate, original)
     spec = SweepSpec(name=name, agent=agent, env=env, settings=ppo, model=model, param_space=space, scheduler=scheduler,
                      scheduler_options=options, stop=stop, resources=resources, training=training, evaluate=evaluate,
-                     num_samples=num_samples, metric=metric, mode=mode, source=source)
+                     num_samples=num_samples, metric=metric, mode=mode, source=source,
+                     scenario=scenario.record() if scenario is not None else None)
     if spec.num_trials() > MAX_TRIALS:
         r.fail(f"'num_samples' {num_samples:,} x a param_space grid of {spec.grid_size():,} is {spec.num_trials():,} "
                f"trials; a sweep holds at most {MAX_TRIALS:,} (lower num_samples or split the grid into several sweeps)")
     return spec
+
+
+SCENARIO_OVERRIDES = ("trace", "cleaning", "augment", "augment_seed", "metric", "backfill", "window")
+"""Env fields that, given in a sweep file beside `scenario:`, override that part of the scenario."""
+
+
+def _with_scenario(r: SpecReader, raw: Mapping, agent: str):
+    """`scenario: NAME|FILE`: the env fields it sets (under those the file gives: explicit keys win), and the scenario."""
+    from schedrl.scenarios import get_scenario
+
+    text = r.value(raw["scenario"], str, "scenario")
+    try:
+        scenario = get_scenario(text)
+        scenario.check_agent(agent)
+    except ValueError as e:
+        r.fail(f"scenario: {e}")
+    env_raw = raw.get("env") or {}
+    if not isinstance(env_raw, Mapping):
+        return raw, scenario  # the env section's own check says what is wrong
+    fields = {f.name for f in dataclasses.fields(r.agent.env_config_class)}
+    defaults = {k: v for k, v in scenario.agent_options(agent).items() if k in fields}
+    return {**raw, "env": {**defaults, **env_raw}}, scenario
+
+
+def _scenario_checked(r: SpecReader, scenario, env, space: dict, evaluate: EvaluateSpec, raw: Mapping):
+    """The scenario with the sweep file's own (`raw`, as written) env values laid over it, checked against the
+    agent's env; the final evaluation on its fixed evaluation sequences unless the file says otherwise."""
+    from schedrl.scenarios import scoring
+
+    env_raw = raw.get("env") if isinstance(raw.get("env"), Mapping) else {}
+    given = {k: getattr(env, k) for k in SCENARIO_OVERRIDES
+             if k in env_raw and f"env.{k}" not in space and hasattr(env, k)}
+    if not scenario.generated:
+        given = {k: v for k, v in given.items()
+                 if getattr(scenario.workload, k, getattr(scenario.sim, k, getattr(scenario, k, None))) != v}
+    evaluate_raw = raw.get("evaluate") if isinstance(raw.get("evaluate"), Mapping) else {}
+    if "sequences" in evaluate_raw:
+        given["sequences"] = evaluate.sequences
+    if "jobs" in evaluate_raw:
+        given["jobs"] = evaluate.jobs
+    try:
+        scenario = scenario.overridden(**{k: v for k, v in given.items() if not (scenario.generated and k != "sequences")})
+        if not any(k.startswith("env.") for k in space):
+            scenario.check_trains(r.agent, env)
+    except ValueError as e:
+        r.fail(f"scenario: {e}")
+    if scenario.generated:
+        return scenario, evaluate if "sequences" in evaluate_raw else replace(evaluate, sequences=scenario.evaluation.count)
+    if evaluate.starts or evaluate.traces:
+        return scenario, evaluate
+    try:
+        seqs = scoring.sequences(scenario, scoring.load(scenario), "evaluation")
+    except (ValueError, FileNotFoundError) as e:
+        r.fail(f"scenario {scenario.name}: {e}")
+    return scenario, replace(evaluate, starts=tuple(seqs.ids), jobs=seqs.length, sequences=len(seqs.ids))
 
 
 def _param_space_entries(r: SpecReader, raw, env_fixed: dict, ppo_fixed: dict, model_fixed: bool):

@@ -1,0 +1,45 @@
+"""`scenario:` in a sweep file: the env and evaluation it sets, explicit keys over it, one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedrl.scenarios import scoring, standard
+from schedrl.training.sweep_file import sweep_from_dict
+from schedrl.training.yaml_reader import SweepError
+
+STOP = {"stop": {"iterations": 1}}
+
+
+def test_a_scenario_sets_the_env_and_the_final_evaluation_sequences():
+    spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", **STOP})
+    s = standard()["default"]
+    assert (spec.env.trace, spec.env.metric, spec.env.backfill, spec.env.train_fraction) == ("default", "bsld", "none", 0.7)
+    assert list(spec.evaluate.starts) == scoring.sequences(s, scoring.load(s), "evaluation").ids
+    assert spec.scenario == s.record()
+
+
+def test_explicit_keys_win_and_the_recorded_scenario_says_so():
+    spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", "env": {"metric": "wait"},
+                            "evaluate": {"sequences": 3, "jobs": 256}, **STOP})
+    assert spec.env.metric == "wait" and len(spec.evaluate.starts) == 3 and spec.evaluate.jobs == 256
+    assert spec.scenario == standard()["default"].overridden(metric="wait", sequences=3, jobs=256).record()
+
+
+def test_a_searched_env_field_is_left_to_the_sweep():
+    spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default",
+                            "env": {"sequence_length": {"grid": [64, 128]}}, **STOP})
+    assert spec.grid_size() == 2 and spec.scenario["name"] == "default"
+
+
+@pytest.mark.parametrize("raw, message", [
+    ({"agent": "dras-pg", "scenario": "default"}, r"scenario: scenario 'default' is defined for rlscheduler, linear"),
+    ({"agent": "rlscheduler", "scenario": "nope"}, r"scenario: unknown scenario 'nope'"),
+    ({"agent": "rlscheduler", "scenario": 3}, r"scenario"),
+    ({"agent": "rlscheduler", "scenario": "default", "env": {"preset": "rlscheduler"}},
+     r"does not train on scenario 'default': .*event_order"),
+])
+def test_bad_scenarios_are_one_sweep_error_naming_the_key(raw, message):
+    with pytest.raises(SweepError, match=message) as e:
+        sweep_from_dict({**raw, **STOP}, "f.yaml")
+    assert "\n" not in str(e.value) and str(e.value).startswith("f.yaml")
