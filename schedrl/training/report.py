@@ -140,7 +140,7 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
         for trace in spec.evaluate.traces or (train_env.trace,):
             env = agent.env_for_trace(train_env, trace)
             workload = agent.load_workload(env)
-            length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings)
+            length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings, spec.scenario)
             key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
             if key not in cache:
                 cache[key] = agent.score_baselines(env, workload, starts, length)
@@ -201,9 +201,15 @@ def seed_summary(evaluation: list[dict]) -> list[dict]:
     return out
 
 
-def evaluation_starts(agent, env, workload, evaluate, settings) -> tuple[int, list[int]]:
-    """(length, ids) of the held-out evaluation sequences: the given starts, or seeded distinct ones from the
-    agent (`Agent.evaluation_ids`: start positions in its held-out part of the trace, or sequence seeds)."""
+def evaluation_starts(agent, env, workload, evaluate, settings, scenario=None) -> tuple[int, list[int]]:
+    """(length, ids) of the held-out evaluation sequences: the given starts, the sweep's scenario's (`scenario`: its
+    run-record form, with `evaluate.from_scenario`), or seeded distinct ones from the agent (`Agent.evaluation_ids`:
+    start positions in its held-out part of the trace, or sequence seeds)."""
+    if getattr(evaluate, "from_scenario", False) and scenario is not None and not evaluate.starts:
+        from schedrl.scenarios import Scenario, scoring
+
+        seqs = scoring.sequences(Scenario.from_dict(scenario["definition"]), workload, "evaluation")
+        return seqs.length, list(seqs.ids)
     if evaluate.starts:
         return evaluate.jobs, choose_starts(workload, evaluate.jobs, 0, 0, list(evaluate.starts))
     seed = 20_000 + (getattr(settings, "seed", 0) or 0)
@@ -510,7 +516,7 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     agent = spec.agent_impl
     env = agent.env_config_class.from_dict(record.env_config)
     workload = agent.load_workload(env)
-    length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings)
+    length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings, spec.scenario)
     values = agent.score_baselines(env, workload, starts, length)
     values["RL"] = agent.score_policy(load_policy(checkpoint), env, workload, starts, length)
     evaluation = Evaluation(getattr(workload, "name", agent.name), agent.metric(env), [int(s) for s in starts], length,

@@ -125,6 +125,9 @@ class EvaluateSpec:
     """Evaluate every trial's selected checkpoint, not only the best trial of each group: the multi-seed
     protocol (a `ppo.seed` grid), reported per trial with mean, spread, worst and how many beat the best
     heuristic."""
+    from_scenario: bool = False
+    """Set by a sweep file's `scenario:` (not a YAML key): evaluate on the scenario's fixed evaluation sequences,
+    resolved where the trace is loaded (`training.report.evaluation_starts`), so a file validates without its trace."""
 
     def __post_init__(self) -> None:
         if self.sequences < 0 or self.jobs < 1:

@@ -211,8 +211,6 @@ def _with_scenario(r: SpecReader, raw: Mapping, agent: str):
 def _scenario_checked(r: SpecReader, scenario, env, space: dict, evaluate: EvaluateSpec, raw: Mapping):
     """The scenario with the sweep file's own (`raw`, as written) env values laid over it, checked against the
     agent's env; the final evaluation on its fixed evaluation sequences unless the file says otherwise."""
-    from schedrl.scenarios import scoring
-
     env_raw = raw.get("env") if isinstance(raw.get("env"), Mapping) else {}
     given = {k: getattr(env, k) for k in SCENARIO_OVERRIDES
              if k in env_raw and f"env.{k}" not in space and hasattr(env, k)}
@@ -234,11 +232,8 @@ def _scenario_checked(r: SpecReader, scenario, env, space: dict, evaluate: Evalu
         return scenario, evaluate if "sequences" in evaluate_raw else replace(evaluate, sequences=scenario.evaluation.count)
     if evaluate.starts or evaluate.traces:
         return scenario, evaluate
-    try:
-        seqs = scoring.sequences(scenario, scoring.load(scenario), "evaluation")
-    except (ValueError, FileNotFoundError) as e:
-        r.fail(f"scenario {scenario.name}: {e}")
-    return scenario, replace(evaluate, starts=tuple(seqs.ids), jobs=seqs.length, sequences=len(seqs.ids))
+    return scenario, replace(evaluate, from_scenario=True, jobs=scenario.evaluation.jobs,
+                             sequences=scenario.evaluation.count)
 
 
 def _param_space_entries(r: SpecReader, raw, env_fixed: dict, ppo_fixed: dict, model_fixed: bool):

@@ -15,14 +15,20 @@ def test_a_scenario_sets_the_env_and_the_final_evaluation_sequences():
     spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", **STOP})
     s = standard()["default"]
     assert (spec.env.trace, spec.env.metric, spec.env.backfill, spec.env.train_fraction) == ("default", "bsld", "none", 0.7)
-    assert list(spec.evaluate.starts) == scoring.sequences(s, scoring.load(s), "evaluation").ids
-    assert spec.scenario == s.record()
+    assert spec.evaluate.from_scenario and not spec.evaluate.starts and spec.scenario == s.record()
+    from schedrl.agents import get_agent
+    from schedrl.training.report import evaluation_starts
+
+    agent = get_agent("rlscheduler")
+    workload = agent.load_workload(spec.env)
+    length, starts = evaluation_starts(agent, spec.env, workload, spec.evaluate, spec.settings, spec.scenario)
+    assert (length, starts) == (1024, scoring.sequences(s, scoring.load(s), "evaluation").ids)
 
 
 def test_explicit_keys_win_and_the_recorded_scenario_says_so():
     spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", "env": {"metric": "wait"},
                             "evaluate": {"sequences": 3, "jobs": 256}, **STOP})
-    assert spec.env.metric == "wait" and len(spec.evaluate.starts) == 3 and spec.evaluate.jobs == 256
+    assert spec.env.metric == "wait" and spec.evaluate.sequences == 3 and spec.evaluate.jobs == 256
     assert spec.scenario == standard()["default"].overridden(metric="wait", sequences=3, jobs=256).record()
 
 
