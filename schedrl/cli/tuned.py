@@ -24,14 +24,16 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     f = actions.add_parser("fit", help="fit a rule by CMA-ES on the trace's training zone, keep the best on validation",
                            description="Fit a priority rule linear in the jobs' log features (docs/tuned_rule.md).")
     f.add_argument("--trace", required=True, metavar="NAME|PATH", help="catalog name or SWF file")
-    f.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default", help="trace cleaning preset (default: default)")
+    f.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default",
+                   help="trace cleaning preset (default: default)")
     f.add_argument("--backfill", choices=("none", "easy", "conservative"), default="none",
                    help="backfilling while the picked job waits (default: none)")
     f.add_argument("--metric", default="bsld", help="objective: bsld, wait, turnaround, slowdown (default: bsld)")
     f.add_argument("--budget", default="5m", help="wall-clock search budget, e.g. 90s, 5m, 1h (default: 5m)")
     f.add_argument("--seed", type=int, default=0, help="seed of the training windows and the search (default 0)")
     f.add_argument("--out", required=True, metavar="FILE", help="JSON file the rule is written to")
-    f.add_argument("--start", default="f1", help="rule the search starts from: f1, sjf, ljf, smallest, largest (default f1)")
+    f.add_argument("--start", default="f1",
+                   help="rule the search starts from: f1, sjf, ljf, smallest, largest (default f1)")
     f.add_argument("--window-jobs", type=int, default=1024, help="jobs per training window (default 1024)")
     f.add_argument("--windows", type=int, default=16, help="training windows per generation (default 16)")
     f.add_argument("--train-fraction", type=float, default=0.7,
@@ -45,11 +47,13 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                            description="The rule and heuristics on held-out evaluation sequences, paired against F1.")
     e.add_argument("rule", metavar="FILE", help="a rule written by `schedrl tuned fit`")
     e.add_argument("--trace", default=None, metavar="NAME|PATH", help="the rule's trace as a path (default: its name)")
-    e.add_argument("--policies", default="f1,sjf,wfp3,unicep", help="heuristics beside it (default: f1,sjf,wfp3,unicep)")
+    e.add_argument("--policies", default="f1,sjf,wfp3,unicep",
+                   help="heuristics beside it (default: f1,sjf,wfp3,unicep)")
     e.add_argument("--sequences", type=int, default=10, help="evaluation sequences (default 10)")
     e.add_argument("--jobs", type=int, default=1024, help="jobs per sequence (default 1024)")
     e.add_argument("--seed", type=int, default=EVALUATION_SEED,
-                   help=f"seed of the starts (default {EVALUATION_SEED}: a seed-0 RLScheduler run's evaluation sequences)")
+                   help=f"seed of the starts (default {EVALUATION_SEED}: a seed-0 RLScheduler run's evaluation "
+                        "sequences)")
     fmt = e.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON with per-sequence values")
     fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
@@ -92,8 +96,9 @@ def run_fit(args: argparse.Namespace) -> int:
         length = agent.validation_length(env, workload, 1024)
         starts = agent.evaluation_ids(env, workload, args.validation_sequences, 10_000 + args.seed, length,
                                       validation=True)
-        record = {"split": {"train": [0, train_end], "validation": [lo, hi], "evaluation": list(agent.split_range(env, n)),
-                            "train_fraction": env.train_fraction, "validation_share": env.validation_share}}
+        record = {"split": {"train": [0, train_end], "validation": [lo, hi],
+                            "evaluation": list(agent.split_range(env, n)), "train_fraction": env.train_fraction,
+                            "validation_share": env.validation_share}}
         trace = {"name": workload.name, "sha256": workload.sha256, "cleaning": env.cleaning, "jobs": n}
         rule = fit(workload, agent.sim_config(env), settings, train_end, starts, length, trace, record,
                    log=lambda line: print(line, flush=True))

@@ -88,6 +88,7 @@ class TunedRule:
         self._coef = np.ascontiguousarray(self.weights / self.scales)
         self._rand = np.zeros(1)  # a priority key draws no random numbers
         self._checked: Workload | None = None
+        self._procs, self._procs_for = np.zeros(0), None
 
     @classmethod
     def from_coefficients(cls, coefficients, scales, trace: dict, **kw) -> "TunedRule":
@@ -112,8 +113,9 @@ class TunedRule:
     def pick(self, sim: Simulator) -> int:
         """The job this rule runs next."""
         self._check(sim.workload)
-        procs = np.asarray(sim.workload.procs_req, dtype=np.float64)
-        return int(keys.choose_rule(keys.LINEAR, self._coef, sim.state_ref, procs, self._rand))
+        if self._procs_for is not sim:
+            self._procs, self._procs_for = np.asarray(sim.workload.procs_req, dtype=np.float64), sim
+        return int(keys.choose_rule(keys.LINEAR, self._coef, sim.state_ref, self._procs, self._rand))
 
     def backfill(self, sim: Simulator) -> int:
         """Backfill candidates are taken first-fit (queue order)."""
@@ -223,7 +225,8 @@ class CMAES:
         self.mean = self.mean + self.sigma * y_w
         self.generation += 1
         c_inv_sqrt_y = self.B @ ((self.B.T @ y_w) / self.D)
-        self.p_sigma = (1 - self.c_sigma) * self.p_sigma + math.sqrt(self.c_sigma * (2 - self.c_sigma) * self.mu_eff) * c_inv_sqrt_y
+        self.p_sigma = ((1 - self.c_sigma) * self.p_sigma
+                        + math.sqrt(self.c_sigma * (2 - self.c_sigma) * self.mu_eff) * c_inv_sqrt_y)
         norm = float(np.linalg.norm(self.p_sigma))
         h = norm / math.sqrt(1 - (1 - self.c_sigma) ** (2 * self.generation)) < (1.4 + 2 / (n + 1)) * self.chi_n
         self.p_c = (1 - self.c_c) * self.p_c + h * math.sqrt(self.c_c * (2 - self.c_c) * self.mu_eff) * y_w
@@ -276,7 +279,8 @@ class FitSettings:
                              f"and {self.report_every_s}")
 
 
-def scores(workload: Workload, config: SimConfig, metric: str, starts, jobs: int, coef: np.ndarray | None) -> np.ndarray:
+def scores(workload: Workload, config: SimConfig, metric: str, starts, jobs: int,
+           coef: np.ndarray | None) -> np.ndarray:
     """`metric` of each `jobs`-job sequence at `starts` scheduled by raw coefficients `coef` (None: F1 itself)."""
     f1 = get_heuristic("f1") if coef is None else None
     out = np.empty(len(starts))
@@ -318,7 +322,8 @@ def fit(workload: Workload, config: SimConfig, settings: FitSettings, train_end:
         starts = rng.integers(0, train_end - s.window_jobs + 1, s.windows)
         f1 = float(scores(workload, config, s.metric, starts, s.window_jobs, None).mean())
         candidates = es.ask()
-        values = [float(scores(workload, config, s.metric, starts, s.window_jobs, x / scales).mean()) for x in candidates]
+        values = [float(scores(workload, config, s.metric, starts, s.window_jobs, x / scales).mean())
+                  for x in candidates]
         mean_value = float(scores(workload, config, s.metric, starts, s.window_jobs, es.mean / scales).mean())
         simulations += (len(candidates) + 2) * s.windows
         es.tell([sign * v for v in values])
@@ -338,9 +343,9 @@ def fit(workload: Workload, config: SimConfig, settings: FitSettings, train_end:
                      "validation": kept[-1]["validation"], "validation_f1": f1_valid, "sigma": es.sigma}
             history.append(entry)
             recent = []
-            log(f"gen {es.generation:5d}  train: best {best:.3f} x F1 so far, mean rule {entry['train_mean_vs_f1']:.3f} "
-                f"x F1  validation: mean rule {entry['validation']:.2f} (F1 {f1_valid:.2f})  sigma {es.sigma:.3f}  "
-                f"{now - t0:.0f} s / {s.budget_s:.0f} s")
+            log(f"gen {es.generation:5d}  train: best {best:.3f} x F1 so far, mean rule "
+                f"{entry['train_mean_vs_f1']:.3f} x F1  validation: mean rule {entry['validation']:.2f} "
+                f"(F1 {f1_valid:.2f})  sigma {es.sigma:.3f}  {now - t0:.0f} s / {s.budget_s:.0f} s")
     chosen = (min if sign > 0 else max)(kept, key=lambda k: k["validation"])
     log(f"kept the rule of generation {chosen['generation']}"
         + (f" (the start, {s.start})" if chosen["generation"] == 0 else "")

@@ -108,7 +108,8 @@ def test_the_file_round_trips(default, tmp_path):
     assert loaded.trace == rule.trace and loaded.record == rule.record and loaded.source == str(path)
     assert json.loads(path.read_text())["features"] == list(LINEAR_TERMS)
     for start in STARTS_DEFAULT[:2]:
-        assert np.array_equal(starts_of(loaded, default, start, 512, "none"), starts_of(rule, default, start, 512, "none"))
+        assert np.array_equal(starts_of(loaded, default, start, 512, "none"),
+                              starts_of(rule, default, start, 512, "none"))
 
 
 def write(tmp_path, data, name: str = "rule.json") -> str:
@@ -124,7 +125,8 @@ def write(tmp_path, data, name: str = "rule.json") -> str:
     (lambda d: {**d, "weights": [1.0, 2.0]}, r"rule\.json: weights must be a list of 8 finite numbers"),
     (lambda d: {**d, "weights": [1.0] * 7 + ["x"]}, r"rule\.json: weights must be a list of 8"),
     (lambda d: {**d, "features": ["log10(r)", "log10(s)"]}, r"rule\.json: its features .* are not this schedrl's"),
-    (lambda d: {**d, "normalisation": {"scales": [3.0] * 8}}, r"rule\.json: normalisation\.scales must be positive powers of two"),
+    (lambda d: {**d, "normalisation": {"scales": [3.0] * 8}},
+     r"rule\.json: normalisation\.scales must be positive powers of two"),
     (lambda d: {**d, "normalisation": {}}, r"rule\.json: normalisation\.scales must be a list of 8"),
     (lambda d: {k: v for k, v in d.items() if k != "trace"}, r"rule\.json: \"trace\" must hold"),
 ])
@@ -169,7 +171,8 @@ def test_cli_errors_are_one_line(default, tmp_path, capsys):
     data = rule_of("f1", default).to_dict()
     data["trace"] = {"name": "other", "sha256": "0" * 64}
     other = write(tmp_path, data, "other.json")
-    for command in (["simulate", "--policy", f"tuned:{other}"], ["compare", "--sequences", "2", "--policies", f"tuned:{other}"]):
+    for command in (["simulate", "--policy", f"tuned:{other}"],
+                    ["compare", "--sequences", "2", "--policies", f"tuned:{other}"]):
         status, _, err = cli(capsys, *command, "--trace", "default", "--jobs", "64")
         assert_one_error(status, err, rf"^schedrl {command[0]}: error: .*other\.json: fitted on trace other")
     status, _, err = cli(capsys, "tuned", "fit", "--trace", "default", "--budget", "5", "--out", str(tmp_path / "x"))
@@ -187,8 +190,8 @@ def test_cli_fits_evaluates_and_compares(default, tmp_path, capsys):
     assert "kept the rule of generation" in fitted.stdout and "rule written to" in fitted.stdout
     rule = load_rule(out)
     assert rule.trace["name"] == "default" and rule.trace["sha256"] == default.sha256
-    assert rule.record["split"] == {"train": [0, 28_000], "validation": [28_000, 31_000], "evaluation": [31_000, 40_000],
-                                    "train_fraction": 0.7, "validation_share": 0.25}
+    assert rule.record["split"] == {"train": [0, 28_000], "validation": [28_000, 31_000],
+                                    "evaluation": [31_000, 40_000], "train_fraction": 0.7, "validation_share": 0.25}
     assert all(28_000 <= s <= 31_000 - 1024 for s in rule.record["validation"]["starts"])
     assert {"budget_s", "seed", "metric", "backfill", "history", "fitting"} <= set(rule.record)
     status, text, err = cli(capsys, "tuned", "evaluate", str(out), "--sequences", "2", "--jobs", "256", "--json")
