@@ -18,23 +18,9 @@ from ray.exceptions import ActorDiedError
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.tune import Callback
 
-from schedrl.training.report import best_heuristic
-
-TRAIN_METRIC = "schedrl_train_metric"
-"""Env-runner metric: the objective's value of each finished training episode (mean per iteration)."""
-RESULT_KEY = "schedrl"
-"""Result dict key holding validation numbers."""
-VALIDATION_KEY = "schedrl_validation"
-"""learner_config_dict key: {"starts", "length", "metric", "heuristics", "lower_is_better"} set by the driver."""
-AGENT_KEY = "schedrl_agent"
-"""learner_config_dict key: the agent's name, so callbacks on any process can ask it."""
-VALIDATION_SCORE = "schedrl_validation_score"
-"""Top-level result key repeating `RESULT_KEY/validation`: Tune's checkpoint manager ranks checkpoints only by
-top-level keys (`training.driver.checkpoint_config` keeps the best by it)."""
-WARM_START_RESULT = "warm_start"
-"""`result[RESULT_KEY]` key of the first result: what `Agent.warm_start` did (teacher, agreement, seconds)."""
-INFO_METRIC = "metric_value"
-"""Env `info` key every agent's env sets on an episode's last step: the objective's raw value."""
+# the keys (defined beside the agent contract, which reads them too), importable from here as before
+from schedrl.agents.trial_keys import (AGENT_KEY, INFO_METRIC, RESULT_KEY, TRAIN_METRIC,  # noqa: F401
+                                       VALIDATION_KEY, VALIDATION_SCORE, WARM_START_RESULT, best_heuristic)
 
 
 def _agent_of(algorithm):

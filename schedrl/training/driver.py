@@ -151,7 +151,8 @@ def build_param_space(spec: SweepSpec, table: dict[str, PreparedEnv]) -> dict:
     """The agent's `AlgorithmConfig` as a dict, with the search spaces and the prepared values placed into it."""
     from ray import tune
 
-    from schedrl.training.callbacks import AGENT_KEY, VALIDATION_KEY, SchedulingMetricsCallback
+    from schedrl.agents.trial_keys import AGENT_KEY, VALIDATION_KEY
+    from schedrl.training.callbacks import SchedulingMetricsCallback
     from schedrl.workload.catalog import portable_trace
 
     agent = spec.agent_impl
@@ -210,7 +211,7 @@ def _scheduler_object(spec: SweepSpec):
 def trial_record(spec: SweepSpec, config: Mapping, table: dict[str, PreparedEnv],
                  train_args: tuple[str, ...] | None = None) -> RunRecord:
     """The run record of one trial, from its resolved config."""
-    from schedrl.training.callbacks import VALIDATION_KEY
+    from schedrl.agents.trial_keys import VALIDATION_KEY
 
     agent = spec.agent_impl
     env = agent.env_config_class.from_dict(config["env_config"])
@@ -330,8 +331,8 @@ def checkpoint_config(spec: SweepSpec):
     validation score when validation runs, else the latest ones; the latest always stays."""
     from ray import tune
 
+    from schedrl.agents.trial_keys import VALIDATION_SCORE
     from schedrl.metrics import METRICS
-    from schedrl.training.callbacks import VALIDATION_SCORE
 
     agent = spec.agent_impl
     scored = spec.training.validation_sequences > 0
@@ -403,7 +404,8 @@ def selected_checkpoint(spec: SweepSpec, result) -> tuple[str, str]:
 def train(spec: SweepSpec, out: str | Path, *, resume: bool = False, train_args: tuple[str, ...] | None = None,
           verbose: bool = True, address: str | None = None) -> dict:
     """A one-trial run: the experiment, then its run record in `out`, curve plot and final evaluation."""
-    from schedrl.training.report import best_heuristic, final_evaluation, plot_curve, time_to_beat
+    from schedrl.agents.trial_keys import best_heuristic
+    from schedrl.training.report import final_evaluation, plot_curve, time_to_beat
 
     if spec.num_trials() != 1:
         raise ValueError(f"train runs one trial; {spec.source} describes {spec.num_trials()} (use `schedrl tune`)")

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from schedrl.agents.checkpoint import load_policy
+from schedrl.agents.trial_keys import RESULT_KEY, TRAIN_METRIC, VALIDATION_KEY, best_heuristic
 from schedrl.eval import paired
 from schedrl.eval.compare import choose_starts
 from schedrl.eval.paired import t975
@@ -59,18 +60,7 @@ def best_checkpoint(spec, result) -> tuple[Any, float, int] | None:
     return (min if spec.mode == "min" else max)(scored, key=lambda t: t[1])
 
 
-def best_heuristic(validation: dict | None) -> tuple[str, float] | None:
-    """(name, value) of the best baseline on the validation sequences (the driver's validation spec)."""
-    h = (validation or {}).get("heuristics")
-    if not h:
-        return None
-    name = (min if validation["lower_is_better"] else max)(h, key=h.get)
-    return name, float(h[name])
-
-
 def trial_rows(spec, results) -> list[TrialRow]:
-    from schedrl.training.callbacks import VALIDATION_KEY
-
     rows = []
     for r in results:
         config = r.config
@@ -415,7 +405,6 @@ def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
 
 def plot_curve(df, validation: dict, path: Path) -> str | None:
     """Training and validation metric vs iteration, the baselines as horizontal lines."""
-    from schedrl.training.callbacks import RESULT_KEY, TRAIN_METRIC
 
     if df is None or len(df) == 0:
         return None

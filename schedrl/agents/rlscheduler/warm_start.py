@@ -156,7 +156,7 @@ def validation_sequences(algorithm, env_config: Mapping[str, Any]) -> list:
     """The run's validation sequences (`Workload`s; the training callback's), [] when it has none."""
     from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
     from schedrl.agents.rlscheduler.env import load_env_workload
-    from schedrl.training.callbacks import VALIDATION_KEY
+    from schedrl.agents.trial_keys import VALIDATION_KEY
     from schedrl.workload.sampling import sequence
 
     spec = algorithm.config.learner_config_dict.get(VALIDATION_KEY) or {}
@@ -171,13 +171,12 @@ def score_clone(module, env_config: Mapping[str, Any], sequences) -> float:
     """Mean objective of `module`'s greedy schedules of `sequences` (the env's simulator settings)."""
     from schedrl.agents.rlscheduler.env import RLSchedulerEnv
     from schedrl.agents.rlscheduler.policy import CheckpointPolicy
-    from schedrl.eval.policies import run_policy
     from schedrl.metrics import summarize
     from schedrl.sim import Simulator
 
     env = RLSchedulerEnv(config=dict(env_config))
-    policy = CheckpointPolicy(module, dict(env_config))
-    return float(np.mean([summarize(run_policy(policy, Simulator(s, env.sim_config))).value(env.config.metric)
+    policy = CheckpointPolicy(module, dict(env_config))  # no compiled fast path: the simulator asks it each pick
+    return float(np.mean([summarize(Simulator(s, env.sim_config).run(policy)).value(env.config.metric)
                           for s in sequences]))
 
 
