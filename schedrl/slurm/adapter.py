@@ -16,8 +16,9 @@ Expiry: leftovers are harmless by design, and a lease bounds them. The bonuses o
 above the rest, in an order that was the policy's; they never lower a job. If the adapter dies (SIGKILL), those
 jobs start first, as last ordered, and leave the queue, and Slurm's own order is all that remains: no job waits
 behind more than K jobs it would not have waited behind without the adapter. Nothing can starve, because nothing
-is ever pushed down. Once the lease expires, `schedrl slurm reset --expired` (cron) or the next adapter's start
-gives every job still pending its own nice value back (`restore`).
+is ever pushed down. Once the lease expires, `schedrl slurm reset --expired` (cron or a systemd timer) gives every
+job still pending its own nice value back (`restore`); an adapter started again instead takes the jobs over from the
+state file and goes on ordering (it restores those its order leaves out).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from schedrl.slurm.order import OrderWorker, check_machine, warm_up
 from schedrl.slurm.snapshot import Snapshot, SnapshotError
 
 MODES = ("live", "shadow", "dry-run")
+GONE = ("already finished", "no longer pending", "Invalid job id")
+"""scontrol's refusals for a job that started or ended since the snapshot: nothing to do, nothing to report."""
 ALONE_LINES = 20
 """Left-alone jobs named per cycle; past that, one line counts the rest (the cycle log has them all)."""
 
@@ -106,7 +109,8 @@ class RateLimit:
 
 def apply(client: SlurmClient, lease: Lease, audit: AuditLog, changes: list[Change], mode: str = "live"
           ) -> dict[int, str]:
-    """Write the lease (write-ahead), set the nice values in one scontrol batch, audit them; returns the refused."""
+    """Write the lease (write-ahead), set the nice values in one scontrol batch, audit them; returns the refused
+    (job -> scontrol's reason), leaving out jobs that started or ended since the snapshot."""
     for c in changes:
         lease.original.setdefault(c.job, c.old)
         lease.set[c.job] = c.new
@@ -114,12 +118,17 @@ def apply(client: SlurmClient, lease: Lease, audit: AuditLog, changes: list[Chan
     refused = client.set_nice([(c.job, c.new) for c in changes])
     audit.record(changes, refused, mode)
     for c in changes:
-        if c.job in refused:
+        if c.job in refused and not gone(refused[c.job]):
             lease.set[c.job] = c.old
-        if c.why in ("restore", "reset") and c.job not in refused:
+        elif c.why in ("restore", "reset") or c.job in refused:
             lease.forget([c.job])
     lease.save()
-    return refused
+    return {job: why for job, why in refused.items() if not gone(why)}
+
+
+def gone(why: str) -> bool:
+    """Whether scontrol refused a change because the job is no longer pending (it started or ended meanwhile)."""
+    return any(text in why for text in GONE)
 
 
 def restore(client: SlurmClient, lease: Lease, audit: AuditLog, say: Callable[[str], None]) -> int:
@@ -218,10 +227,15 @@ class Adapter:
         """End cleanly: live, give the jobs their own nice values back (unless `restore_order` is False) and
         release the lock."""
         self.worker.close()
+        if self.log is not None:  # the starts and ends since the last cycle, for the report
+            try:
+                self.log.jobs(self.read())
+            except (SlurmError, SnapshotError):
+                pass
         try:
-            if self.options.mode == "live" and self.lease is not None and restore_order and self.lease.original:
-                restored = restore(self.client, self.lease, self.audit, self.say)
-                self.say(f"stopped: {restored} job(s) back to their own nice values")
+            if self.options.mode == "live" and self.lease is not None and restore_order:
+                restored = restore(self.client, self.lease, self.audit, self.say) if self.lease.original else 0
+                self.say(f"stopped: {restored} pending job(s) back to their own nice values")
         except SlurmError as e:
             self.say(f"stopped without restoring ({e}); `schedrl slurm reset` restores them")
         finally:

@@ -3,8 +3,8 @@
 Kinds of line:
 
 - `header`: cluster, partition, policy, top K, mode, the partition's usable CPUs;
-- `job`: a job of the partition at first sight: submit, CPUs, time limit (s), base priority (Slurm's priority
-  plus the nice value: its priority without any nice);
+- `job`: a job of the partition at first sight (jobs that had ended before the log began are history, left out):
+  submit, CPUs, time limit (s), base priority (Slurm's priority plus the nice value: its priority without any nice);
 - `started`, `ended`: when a job started, when it ended (`exact` false: it vanished from squeue between cycles,
   and the cycle's time stands in for its end);
 - `alone`: a pending job left alone and why (once per job and reason);
@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import IO, Iterator
 
-from schedrl.slurm.snapshot import Snapshot
+from schedrl.slurm.snapshot import FINISHED_STATES, Snapshot
 
 
 def _open(path: Path, mode: str) -> IO[str]:
@@ -49,6 +49,8 @@ class CycleLog:
         self.started: set[int] = set()
         self.ended: set[int] = set()
         self.alone: set[tuple[int, str]] = set()
+        self.since: float | None = None
+        """Jobs that ended before this (the log's first snapshot) are history, not logged."""
         if self.path.exists():
             for rec in read(self.path):
                 kind = rec.get("kind")
@@ -60,6 +62,8 @@ class CycleLog:
                     self.ended.add(rec["job"])
                 elif kind == "alone":
                     self.alone.add((rec["job"], rec["why"]))
+                elif kind == "header" and self.since is None:
+                    self.since = rec["time"]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = _open(self.path, "a")
 
@@ -76,17 +80,21 @@ class CycleLog:
         """Log the partition's new jobs, starts, ends and newly left-alone jobs; returns the (job, why) pairs left
         alone that were not logged before."""
         now = snapshot.time
+        if self.since is None:
+            self.since = now
         for job in (*snapshot.pending, *snapshot.running, *snapshot.finished):
+            if job.job_id not in self.seen and job.state in FINISHED_STATES and (job.end or now) < self.since:
+                continue
             if job.job_id not in self.seen:
                 self.seen.add(job.job_id)
                 self.write({"kind": "job", "job": job.job_id, "submit": job.submit, "cpus": job.cpus,
                             "limit": snapshot.limit_of(job), "priority": job.priority + job.nice, "seen": now})
         for job in (*snapshot.running, *snapshot.finished):
-            if job.job_id not in self.started and job.start is not None:
+            if job.job_id in self.seen and job.job_id not in self.started and job.start is not None:
                 self.started.add(job.job_id)
                 self.write({"kind": "started", "job": job.job_id, "start": job.start})
         for job in snapshot.finished:
-            if job.job_id not in self.ended:
+            if job.job_id in self.seen and job.job_id not in self.ended:
                 self.ended.add(job.job_id)
                 self.write({"kind": "ended", "job": job.job_id, "end": job.end or now, "state": job.state,
                             "exact": job.end is not None})

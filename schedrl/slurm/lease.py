@@ -3,7 +3,8 @@
 Written before every batch of changes (write-ahead), so whatever happens between the file and scontrol, the file
 names every job the adapter may have changed and the nice value to give back. The lease is renewed every cycle;
 once it has expired, nobody maintains the order any more, and `schedrl slurm reset --expired` (from cron or a
-systemd timer) or the next adapter's start gives every job its own nice value back (`adapter.restore`).
+systemd timer) gives every job its own nice value back (`adapter.restore`), unless an adapter started again has
+taken the jobs over.
 """
 
 from __future__ import annotations
