@@ -22,6 +22,7 @@ The daemons run as the current user (`SlurmUser`, `SlurmdUser`); jobs of other u
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import secrets
@@ -96,16 +97,19 @@ def kill_stale_clusters() -> list[int]:
 class SlurmCluster:
     """`nodes` nodes `n1`, `n2`, ... of `cpus` CPUs each (whatever the machine has), one slurmd each on
     its own port, all in partition `debug`, or in `partitions` (`{name: "MaxTime=..."}`, the first
-    the default). `accounting` adds MariaDB and slurmdbd (for sacct); `job_acct_gather` samples the
-    jobs' CPU time (sacct's TotalCPU)."""
+    the default; all nodes unless the options name `Nodes=`). `accounting` adds MariaDB and slurmdbd (for sacct); `job_acct_gather` samples the
+    jobs' CPU time (sacct's TotalCPU). `scheduler_parameters` is slurm.conf's SchedulerParameters; `extra_conf`
+    adds lines (`PriorityType=priority/multifactor` ...) to slurm.conf."""
 
     def __init__(self, cpus: int = 8, *, nodes: int = 1, accounting: bool = False,
                  partitions: dict[str, str] | None = None, job_acct_gather: bool = False,
-                 cluster_name: str = "schedrltest") -> None:
+                 cluster_name: str = "schedrltest", scheduler_parameters: str = "bf_interval=1",
+                 extra_conf: str = "") -> None:
         self.tag = f"{os.getpid()}-{secrets.token_hex(6)}"
         # short on purpose: the munge and MariaDB unix sockets under it must stay below 108 bytes
         self.root = Path(tempfile.mkdtemp(prefix="srlslurm-", dir="/tmp"))
         self.cpus, self.accounting, self.cluster_name = cpus, accounting, cluster_name
+        self.scheduler_parameters, self.extra_conf = scheduler_parameters, extra_conf
         # one slurmd per node, told apart by port (heterogeneous jobs need a node per component)
         self.nodes = {f"n{k + 1}": free_port() for k in range(nodes)}
         self.partitions = partitions or {"debug": "MaxTime=INFINITE"}
@@ -183,7 +187,9 @@ class SlurmCluster:
         gather = "jobacct_gather/linux\nJobAcctGatherFrequency=1" if self.job_acct_gather else "jobacct_gather/none"
         nodes = "".join(f"NodeName={name} NodeHostname=localhost NodeAddr=127.0.0.1 Port={port} CPUs={self.cpus} "
                         "State=UNKNOWN\n" for name, port in self.nodes.items())
-        partitions = "".join(f"PartitionName={name} Nodes=ALL Default={'YES' if i == 0 else 'NO'} State=UP {opts}\n"
+        extra = "".join(f"{line.strip()}\n" for line in self.extra_conf.splitlines() if line.strip())
+        partitions = "".join(f"PartitionName={name} {'' if 'Nodes=' in opts else 'Nodes=ALL '}"
+                             f"Default={'YES' if i == 0 else 'NO'} State=UP {opts}\n"
                              for i, (name, opts) in enumerate(self.partitions.items()))
         self.conf.write_text(
             f"ClusterName={self.cluster_name}\n"
@@ -201,9 +207,9 @@ class SlurmCluster:
             "MpiDefault=none\nReturnToService=2\nJobCompType=jobcomp/none\n"
             f"JobAcctGatherType={gather}\n{acct}"
             # fast turnaround: backfill every second, one second between SIGTERM and SIGKILL at a time limit
-            "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=1\nKillWait=1\nInactiveLimit=0\n"
-            "MessageTimeout=10\nMinJobAge=300\n"
-            f"{nodes}{partitions}"
+            f"SchedulerType=sched/backfill\nSchedulerParameters={self.scheduler_parameters}\nKillWait=1\n"
+            "InactiveLimit=0\nMessageTimeout=10\nMinJobAge=300\n"
+            f"{extra}{nodes}{partitions}"
         )
         if self.accounting:
             dbd = self.root / "slurmdbd.conf"
@@ -312,24 +318,31 @@ class SlurmCluster:
         return survivors
 
 
-@pytest.fixture(scope="session")
-def slurm_cluster():
-    """A private Slurm (one node of 4 CPUs, partition `debug`) for the pytest session, stopped at its end.
+@contextlib.contextmanager
+def private_slurm(**options):
+    """A started `SlurmCluster(**options)`, stopped (and checked stopped) at the end.
 
     Skipped where Slurm or munge is not installed, except on CI (`CI=true`), where that is a failure:
     .ci/run installs them.
     """
-    missing = missing_binaries()
+    missing = missing_binaries(options.get("accounting", False))
     if missing:
         reason = (f"Slurm is not installed (no {', '.join(missing)}): "
                   "apt-get install slurm-wlm munge to run the tests marked `slurm`")
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true but {reason}")
         pytest.skip(reason)
-    cluster = SlurmCluster(cpus=4)
+    cluster = SlurmCluster(**options)
     try:
         cluster.start()
         yield cluster
     finally:
         survivors = cluster.stop()
         assert not survivors, f"test Slurm processes left running: {survivors}"
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster():
+    """A private Slurm (one node of 4 CPUs, partition `debug`) for the pytest session, stopped at its end."""
+    with private_slurm(cpus=4) as cluster:
+        yield cluster

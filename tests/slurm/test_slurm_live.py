@@ -1,0 +1,307 @@
+"""The adapter on a real Slurm 22.05 (tests/slurm_cluster.py): a 100-job SWF sequence replayed in compressed time
+(slurm_replay.py says how) under the live adapter with SJF and with a policy trained in this session, the same
+sequence in shadow mode and its report, the adapter killed mid-run and restarted, an expired lease reset, and the
+failures that must cost one line and no cycle.
+
+The cluster: two nodes of 256 CPUs, partition `debug` on n1 and `other` on n2, so two replays run side by side
+without touching each other; PriorityType=priority/multifactor (no slurmdbd, so every factor is 0 and Slurm's own
+order is FCFS); the main scheduler and the backfill scheduler every second (sched_interval=1, bf_interval=1).
+
+How "each job Slurm started from the head of its queue was the policy's highest-ranked pending job that fitted" is
+checked: slurmctld's log says which scheduler started each job (`sched: Allocate` for the main scheduler, which
+walks the queue from the head and stops at the first job that does not fit; `sched/backfill: ... Started` for
+backfilling, counted apart). For every start by the main scheduler, `schedrl.slurm.report.agreement` takes the
+adapter's order in force at that second (from the cycle log: each cycle's order and when it was applied), the jobs
+pending then and the CPUs free then, and requires the started job to be the first job of that order that fitted
+(module docstring of schedrl/slurm/report.py for the one-second readings). Every main-scheduler start must agree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from schedrl.slurm.adapter import Adapter, AdapterOptions
+from schedrl.slurm.client import SlurmClient
+from schedrl.slurm.lease import Lease
+from schedrl.slurm.report import Log, agreement, classify_starts, report
+from schedrl.eval.policies import resolve_policy
+from schedrl.workload import read_swf
+from schedrl.workload.catalog import resolve_trace
+from slurm_cluster import private_slurm
+from slurm_replay import NAME_PREFIX, Replay, final_jobs
+
+pytestmark = pytest.mark.slurm
+
+SCALE = 4e-4
+"""Trace seconds to replay seconds: the sequence's 89,000 s take about 36 s."""
+WINDOW = slice(37_600, 37_700)
+"""The default trace's jobs 37,600..37,699: past the training zone of `schedrl train --trace default`, and a busy
+stretch (FCFS 164 vs SJF 60 in bounded slowdown under EASY in the simulator)."""
+TOP = 16
+REPORTS: dict[str, list[str]] = {}
+"""The reports of this module's replays, printed at its end (pytest -s shows them)."""
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    with private_slurm(cpus=256, nodes=2, partitions={"debug": "Nodes=n1 MaxTime=INFINITE",
+                                                      "other": "Nodes=n2 MaxTime=INFINITE"},
+                       scheduler_parameters="bf_interval=1,sched_interval=1,bf_resolution=60",
+                       extra_conf="PriorityType=priority/multifactor\nPriorityCalcPeriod=1") as cluster:
+        yield cluster
+    for name, lines in REPORTS.items():
+        print(f"\n== {name}\n" + "\n".join(lines))
+
+
+@pytest.fixture(scope="module")
+def sequence():
+    return read_swf(resolve_trace("default"))[WINDOW]
+
+
+class Training:
+    """A tiny `schedrl train rlscheduler` run in the background (one iteration after the warm start), started by the
+    first test that asks for it so that it overlaps the first replays."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        argv = [sys.executable, "-m", "schedrl", "train", "rlscheduler", "--trace", "default", "--iterations", "1",
+                "--batch-size", "128", "--epochs", "1", "--sequence-length", "32", "--envs-per-runner", "1",
+                "--no-filtering", "--eval-sequences", "1", "--eval-jobs", "64", "--out", str(out)]
+        self.proc = subprocess.Popen(argv, stdout=open(out.parent / "train.out", "w"), stderr=subprocess.STDOUT,
+                                     env={**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"})
+
+    def checkpoint(self) -> str:
+        assert self.proc.wait(timeout=600) == 0, (self.out.parent / "train.out").read_text()[-3000:]
+        return json.loads((self.out / "summary.json").read_text())["checkpoint"]
+
+
+@pytest.fixture(scope="module")
+def training(tmp_path_factory):
+    run = Training(tmp_path_factory.mktemp("train") / "run")
+    yield run
+    if run.proc.poll() is None:
+        run.proc.kill()
+        run.proc.wait()
+
+
+class AdapterProcess:
+    """`schedrl slurm run` as a process of its own, as a site runs it."""
+
+    def __init__(self, cluster, tmp: Path, name: str, partition: str, policy: str, *options: str):
+        self.cluster, self.name = cluster, name
+        self.out, self.log, self.state = tmp / f"{name}.out", tmp / f"{name}.jsonl", tmp / f"{name}-state"
+        self.argv = [sys.executable, "-m", "schedrl", "slurm", "run", "--policy", policy, "--partition", partition,
+                     "--top", str(TOP), "--interval", "1s", "--log", str(self.log), "--state-dir", str(self.state),
+                     *options]
+        self.start()
+
+    def start(self) -> None:
+        logged = len(self.cycles_text())
+        self.proc = subprocess.Popen(self.argv, env=self.cluster.env(), stdout=open(self.out, "a"),
+                                     stderr=subprocess.STDOUT)
+        self.cluster.wait_for(lambda: self.proc.poll() is not None or '"cycle"' in self.cycles_text()[logged:], 120,
+                              f"{self.name}'s first cycle")
+        assert self.proc.poll() is None, self.text()
+
+    def cycles_text(self) -> str:
+        return self.log.read_text() if self.log.exists() else ""
+
+    def text(self) -> str:
+        return self.out.read_text()
+
+    def stop(self, sig=signal.SIGTERM) -> int:
+        self.proc.send_signal(sig)
+        return self.proc.wait(timeout=60)
+
+
+def replay_in_force(cluster, sequence, partition: str) -> Replay:
+    return Replay(cluster, sequence, partition, SCALE).start()
+
+
+def check_completed(replay: Replay, final: dict[str, dict], partition: str) -> None:
+    """Every trace job became one Slurm job that completed: none lost, none duplicated."""
+    assert not replay.errors, replay.errors
+    expected = {f"{NAME_PREFIX}{int(j)}" for j in replay.workload.job_id}
+    assert len(replay.submitted) == len(expected) == 100
+    mine = {job_id: final[job_id] for job_id in replay.submitted.values()}
+    assert sorted(job["name"] for job in mine.values()) == sorted(expected)  # one Slurm job per trace job
+    assert {job["state"] for job in mine.values()} == {"COMPLETED"}
+    assert {job["partition"] for job in mine.values()} == {partition}
+
+
+def check_order(cluster, adapter: AdapterProcess, name: str) -> dict:
+    """Every main-scheduler start was the head of the adapter's order (module docstring); returns the counts."""
+    log = Log.read(adapter.log)
+    found = agreement(log, classify_starts(cluster.logs / "slurmctld.log"))
+    bad = [d for d in found.disagreed if d["scheduler"] == "main"]
+    assert not bad, f"{name}: main-scheduler starts that were not the order's first fitting job: {bad}"
+    assert found.starts.get("main", 0) > 0 and sum(found.starts.values()) == 100, found.starts
+    return {"starts": found.starts, "agreed": found.agreed}
+
+
+def record_report(name: str, adapter: AdapterProcess, cluster, policy: str | None = None) -> list[str]:
+    # waits: in compressed time bounded slowdown's 10 s threshold hides every difference (runs last seconds)
+    lines = report(adapter.log, policy=policy, metric="wait", windows=5,
+                   slurmctld_log=cluster.logs / "slurmctld.log").lines()
+    REPORTS[name] = lines
+    return lines
+
+
+def test_live_sjf_and_the_same_sequence_in_shadow(slurm, sequence, training, tmp_path):
+    live = AdapterProcess(slurm, tmp_path, "sjf-live", "debug", "sjf")
+    shadow = AdapterProcess(slurm, tmp_path, "sjf-shadow", "other", "sjf", "--shadow")
+    runs = [replay_in_force(slurm, sequence, "debug"), replay_in_force(slurm, sequence, "other")]
+    finals = [run.finished(240) for run in runs]
+    assert live.stop() == 0 and shadow.stop() == 0
+    check_completed(runs[0], finals[0], "debug")
+    check_completed(runs[1], finals[1], "other")
+    counts = check_order(slurm, live, "sjf live")
+    assert "stopped:" in live.text()  # a clean stop gives the jobs their own nice values back
+    assert Lease.load(live.state, "schedrltest").original == {}
+    audit = [json.loads(line) for line in (live.state / "schedrltest.audit.jsonl").read_text().splitlines()]
+    # a job may start or end between the snapshot and scontrol: "Job has already finished", not a refusal
+    assert audit and {r["result"] for r in audit} <= {"ok", "Job has already finished",
+                                                      "Job is no longer pending execution"}, audit
+    assert not (shadow.state / "schedrltest.audit.jsonl").exists()  # shadow changed nothing
+    lines = record_report("sjf live", live, slurm)
+    shadow_lines = record_report("sjf shadow", shadow, slurm)
+    REPORTS["sjf live"].append(f"main-scheduler starts: {counts}")
+    assert sum(line.startswith("replay of 100 jobs") for line in lines + shadow_lines) == 2, lines + shadow_lines
+    assert any(line.startswith("starts by the main scheduler") for line in shadow_lines)
+
+
+def test_live_trained_policy_and_an_adapter_killed_mid_run(slurm, sequence, training, tmp_path):
+    checkpoint = training.checkpoint()
+    live = AdapterProcess(slurm, tmp_path, "rl-live", "debug", f"checkpoint:{checkpoint}")
+    assert "trained for 256 CPUs, this partition has 256" in live.text()
+    killed = AdapterProcess(slurm, tmp_path, "sjf-killed", "other", "sjf", "--lease", "1m")
+    runs = [replay_in_force(slurm, sequence, "debug"), replay_in_force(slurm, sequence, "other")]
+
+    def started(partition: str) -> int:
+        return sum(1 for j in final_jobs(slurm).values() if j["partition"] == partition
+                   and j["name"].startswith(NAME_PREFIX) and j["state"] != "PENDING")
+
+    def ordering() -> bool:  # mid-run, with pending jobs whose nice values the adapter set
+        return started("other") >= 25 and bool(Lease.load(killed.state, "schedrltest").set)
+
+    slurm.wait_for(ordering, 120, "25 replayed jobs started on partition other, and others ordered", interval_s=0.5)
+    assert killed.stop(signal.SIGKILL) == -signal.SIGKILL
+    at_kill = time.time()
+    leftover = Lease.load(killed.state, "schedrltest")
+    assert leftover.set and leftover.expires > at_kill  # an order nobody maintains, for at most a minute
+    reset = subprocess.run([sys.executable, "-m", "schedrl", "slurm", "reset", "--expired", "--state-dir",
+                            str(killed.state)], env=slurm.env(), capture_output=True, text=True, timeout=60)
+    assert reset.returncode == 0 and "nothing to do" in reset.stdout, reset.stdout + reset.stderr
+    before = started("other")
+    slurm.wait_for(lambda: started("other") > before + 3, 60, "jobs starting with the adapter dead")
+    killed.start()  # restarted: it takes the killed adapter's jobs over and goes on ordering
+    assert "continuing the order of an earlier adapter" in killed.text()
+    finals = [run.finished(240) for run in runs]
+    assert live.stop() == 0 and killed.stop() == 0
+    check_completed(runs[0], finals[0], "debug")
+    check_completed(runs[1], finals[1], "other")
+    counts = check_order(slurm, live, "trained live")
+    record_report("trained policy live", live, slurm, policy=f"checkpoint:{checkpoint}")
+    REPORTS["trained policy live"].append(f"main-scheduler starts: {counts}")
+    assert Lease.load(killed.state, "schedrltest").original == {}
+
+
+def block(cluster, partition: str = "debug") -> str:
+    """A job holding every CPU of the partition's node, so that jobs submitted after it wait."""
+    job = cluster.sbatch("--partition", partition, "--ntasks", "256", "--time=10", "--wrap", "sleep 120")
+    cluster.wait_for(lambda: final_jobs(cluster)[job]["state"] == "RUNNING", 30, "the blocking job running")
+    return job
+
+
+def nice_values(cluster, jobs) -> dict[str, int]:
+    out = cluster.run("squeue", "--noheader", "--states=all", "--format=%A|%y").stdout
+    values = dict(line.split("|") for line in out.splitlines())
+    return {job: int(values[job]) for job in jobs}
+
+
+def test_an_expired_lease_is_reset_by_cron(slurm, tmp_path):
+    blocker = block(slurm)
+    jobs = [slurm.sbatch("--partition", "debug", "--ntasks", "8", f"--time={t}", "--wrap", "sleep 1")
+            for t in (9, 5, 7, 1, 3)]
+    adapter = AdapterProcess(slurm, tmp_path, "short-lease", "debug", "sjf", "--lease", "3s")
+    slurm.wait_for(lambda: min(nice_values(slurm, jobs).values()) < 0, 30, "nice values set")
+    adapter.stop(signal.SIGKILL)
+    assert min(nice_values(slurm, jobs).values()) < 0  # left as they were: harmless, and for 3 s only
+    argv = [sys.executable, "-m", "schedrl", "slurm", "reset", "--expired", "--state-dir", str(adapter.state)]
+    time.sleep(3.5)
+    done = subprocess.run(argv, env=slurm.env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "reset: 5 pending job(s) back to their own nice values" in done.stdout, done.stdout
+    assert set(nice_values(slurm, jobs).values()) == {0}
+    slurm.run("scancel", blocker, *jobs)
+
+
+def test_failures_cost_one_line_and_the_cycles_go_on(slurm, tmp_path):
+    blocker = block(slurm)
+    jobs = [slurm.sbatch("--partition", "debug", "--ntasks", "8", f"--time={t}", "--wrap", "sleep 1") for t in (5, 3)]
+    held = slurm.sbatch("--partition", "debug", "--hold", "--ntasks", "1", "--wrap", "sleep 1")
+    elsewhere = slurm.sbatch("--partition", "other", "--hold", "--ntasks", "1", "--wrap", "sleep 1")
+    wide = slurm.sbatch("--partition", "debug", "--ntasks", "300", "--wrap", "sleep 1")
+    dependent = slurm.sbatch("--partition", "debug", f"--dependency=afterok:{blocker}", "--wrap", "sleep 1")
+    lines: list[str] = []
+    client = SlurmClient(env=slurm.env())
+    a = Adapter(resolve_policy("sjf"), AdapterOptions(partition="debug", top=4, state_dir=tmp_path / "state"), client,
+                say=lines.append, policy_name="sjf")
+    a.start()
+    assert a.cycle()["applied"] == 2
+    assert {line for line in lines if line.startswith("job ")} == {
+        f"job {held}: held (JobHeldUser): left alone",
+        f"job {elsewhere}: in partition other, not debug: left alone",
+        f"job {wide}: requests 300 CPUs, more than the partition's 256 usable: left alone",
+        f"job {dependent}: waits on a dependency (afterok:{blocker}(unfulfilled)): left alone"}
+    assert nice_values(slurm, [held, elsewhere, wide, dependent]) == dict.fromkeys([held, elsewhere, wide, dependent], 0)
+
+    down = tmp_path / "down.conf"  # a controller nobody listens for: what clients see while slurmctld is down
+    down.write_text(slurm.conf.read_text().replace(f"SlurmctldPort={slurm.ports['slurmctld']}", "SlurmctldPort=9"))
+    client.env = {**slurm.env(), "SLURM_CONF": str(down)}
+    assert a.cycle()["problem"].startswith("squeue failed")
+    assert lines[-1].startswith("cycle 2: squeue failed (exit 1): slurm_load_jobs error: Unable to contact slurm "
+                                "controller") and lines[-1].endswith("; nothing changed this cycle")
+
+    wrapper = tmp_path / "bin" / "scontrol"  # scontrol as a user who may not raise priorities: slurmctld refuses
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nexec runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" {slurm_bin("scontrol")} "$@"\n')
+    wrapper.chmod(0o755)
+    client.env = {**slurm.env(), "PATH": f"{wrapper.parent}{os.pathsep}{slurm.env()['PATH']}"}
+    slurm.run("scontrol", "update", f"JobId={jobs[0]}", "Nice=0")  # undo one change so the cycle has one to make
+    record = a.cycle()
+    assert record["refused"] == 1 and lines[-1] == (f"cycle 3: scontrol refused 1 of 1 change(s): Invalid user id "
+                                                    f"(job {jobs[0]})")
+    client.env = slurm.env()
+    assert a.cycle()["applied"] == 1
+    a.stop()
+    assert nice_values(slurm, jobs) == dict.fromkeys(jobs, 0)
+    slurm.run("scancel", blocker, *jobs, held, elsewhere, wide, dependent)
+
+    refused = subprocess.run([sys.executable, "-m", "schedrl", "slurm", "run", "--policy", "sjf", "--partition",
+                              "debug", "--state-dir", str(tmp_path / "s2")], env={**slurm.env(), "SLURM_CONF": str(down)},
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert refused.stderr.startswith("schedrl slurm: error: scontrol show failed (exit 1)")
+
+
+def slurm_bin(name: str) -> str:
+    import shutil
+
+    return shutil.which(name, path=f"/usr/bin{os.pathsep}/usr/local/bin{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def test_a_second_live_adapter_and_a_reset_are_refused_while_one_runs(slurm, tmp_path):
+    first = AdapterProcess(slurm, tmp_path, "first", "debug", "fcfs")
+    for argv in (["run", "--policy", "sjf", "--partition", "other"], ["reset"]):
+        done = subprocess.run([sys.executable, "-m", "schedrl", "slurm", *argv, "--state-dir", str(first.state)],
+                              env=slurm.env(), capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and "one adapter per cluster" in done.stderr, done.stderr
+    assert first.stop() == 0
