@@ -26,6 +26,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     fmt.add_argument("--summary", action="store_true", help="one line per scenario (the README's table)")
     p.add_argument("--out", metavar="DIR", help="also write leaderboard.json, leaderboard.md and leaderboard.png there")
     p.add_argument("--plot", metavar="PNG", help="the figure: each scenario's methods relative to its reference")
+    p.add_argument("--publish", metavar="REPO", help="write the committed results into a checkout: "
+                   "docs/leaderboard.json, docs/leaderboard.md, docs/leaderboard.png and the README's summary "
+                   "(every standard scenario, their own sequences: no --scenarios, --sequences, --seed or --policies)")
     p.set_defaults(run=run)
     return p
 
@@ -36,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.eval import leaderboard as lb
     from schedrl.scenarios import get_scenario, standard
 
+    if args.publish and (args.scenarios or args.sequences or args.seed is not None or args.policies):
+        raise UsageError("--publish writes the standard board: drop --scenarios, --sequences, --seed and --policies")
     try:
         scenarios = ([get_scenario(n) for n in parse_list(args.scenarios, what="scenario", option="--scenarios")]
                      if args.scenarios else list(standard().values()))
@@ -44,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     entrants = lb.zoo_entrants() + entrants
-    if not args.no_entry_points:
+    if not args.no_entry_points and not args.publish:  # the committed board holds the project's methods only
         entrants += lb.entry_points()
     for flag in ("sequences",):
         if getattr(args, flag) is not None and getattr(args, flag) < 1:
@@ -67,6 +72,15 @@ def run(args: argparse.Namespace) -> int:
         say(f"wrote {out / 'leaderboard.json'}, leaderboard.md and leaderboard.png")
     if args.plot:
         lb.plot(result, args.plot)
+    if args.publish:
+        if result["skipped"]:
+            raise UsageError(f"--publish needs every scenario's data; skipped: "
+                             f"{', '.join(s['scenario'] for s in result['skipped'])}")
+        try:
+            for path in lb.publish(result, args.publish):
+                say(f"wrote {path}")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     print(json.dumps(result, indent=1) if args.json else lb.summary_markdown(result) if args.summary
           else lb.to_markdown(result), end="" if not args.json else "\n")
     return 0

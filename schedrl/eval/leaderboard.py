@@ -278,3 +278,61 @@ def plot(result: dict, path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- the committed results
+README_MARK = ("<!-- leaderboard:start -->", "<!-- leaderboard:end -->")
+"""The README's summary sits between these lines, rendered from docs/leaderboard.json (`publish`)."""
+PUBLISHED = ("docs/leaderboard.json", "docs/leaderboard.md", "docs/leaderboard.png")
+
+
+def readme_block(result: dict) -> str:
+    """The README's summary: how it was made, then one line per scenario."""
+    return (f"{README_MARK[0]}\n"
+            "Each scenario's reference heuristic (the best on its validation sequences) and every trained or outside "
+            "policy as a ratio of its mean to the reference's on the scenario's evaluation sequences, with the paired "
+            "verdict (better or worse only when the 95% interval excludes zero). Rendered from "
+            "[docs/leaderboard.json](docs/leaderboard.json); the full table with every heuristic and interval is "
+            "[docs/leaderboard.md](docs/leaderboard.md).\n\n"
+            f"{summary_markdown(result)}{README_MARK[1]}")
+
+
+def docs_page(result: dict) -> str:
+    """docs/leaderboard.md: how to read and regenerate it, then the full table."""
+    return ("# Leaderboard\n\n"
+            "Every standard scenario's baselines and trained policies on the scenario's own evaluation sequences "
+            "(docs/scenarios.md explains the scenarios, the reference heuristic and the intervals). Regenerate this "
+            "page, docs/leaderboard.json, docs/leaderboard.png and the README's summary with "
+            "`schedrl leaderboard --publish .` from the repository root (real traces in ../shared or "
+            "`$SCHEDRL_TRACE_PATH`).\n\n![leaderboard](leaderboard.png)\n\n" + to_markdown(result))
+
+
+def stable(result: dict) -> dict:
+    """The result without what changes from run to run on the same inputs (timings)."""
+    import copy
+
+    out = copy.deepcopy(result)
+    for b in out["scenarios"]:
+        b.pop("seconds", None)
+    return out
+
+
+def publish(result: dict, root) -> list:
+    """Write the committed results under the repository `root`: the JSON, the docs page, the figure, and the README's
+    summary between its markers. Returns the paths written."""
+    import json
+    from pathlib import Path
+
+    root = Path(root)
+    readme = root / "README.md"
+    text = readme.read_text()
+    start, end = text.find(README_MARK[0]), text.find(README_MARK[1])
+    if start < 0 or end < start:
+        raise ValueError(f"{readme}: no {README_MARK[0]} ... {README_MARK[1]} block to write the summary into")
+    json_path, md_path, png_path = (root / p for p in PUBLISHED)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(stable(result), indent=1) + "\n")
+    md_path.write_text(docs_page(result))
+    plot(result, png_path)
+    readme.write_text(text[:start] + readme_block(result) + text[end + len(README_MARK[1]):])
+    return [json_path, md_path, png_path, readme]

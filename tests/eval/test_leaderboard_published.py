@@ -1,0 +1,51 @@
+"""The committed leaderboard: the README's summary and docs/leaderboard.md are what docs/leaderboard.json renders
+(fast), and a rerun of the board reproduces the JSON (slow: every scenario, every zoo policy)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schedrl.eval import leaderboard as lb
+
+REPO = Path(__file__).resolve().parents[2]
+PUBLISHED = json.loads((REPO / "docs" / "leaderboard.json").read_text())
+
+
+def test_the_readme_summary_is_rendered_from_the_committed_json():
+    text = (REPO / "README.md").read_text()
+    start, end = text.index(lb.README_MARK[0]), text.index(lb.README_MARK[1]) + len(lb.README_MARK[1])
+    assert text[start:end] == lb.readme_block(PUBLISHED)
+
+
+def test_the_docs_table_is_rendered_from_the_committed_json():
+    assert (REPO / "docs" / "leaderboard.md").read_text() == lb.docs_page(PUBLISHED)
+
+
+def test_the_committed_board_covers_every_standard_scenario_and_zoo_policy():
+    from schedrl.scenarios import standard
+    from schedrl.zoo.manifest import entries
+
+    boards = {b["scenario"]: b for b in PUBLISHED["scenarios"]}
+    assert set(boards) == set(standard()) and not PUBLISHED["skipped"]
+    for b in boards.values():
+        assert b["sha256"] == standard()[b["scenario"]].sha256()
+    for entry in entries():
+        scenario = entry.fields["scenario"]["name"]
+        assert entry.name in {r["method"] for r in boards[scenario]["rows"]}, entry.name
+
+
+@pytest.mark.slow
+def test_a_rerun_reproduces_the_committed_board():
+    from schedrl.scenarios import standard
+
+    again = lb.stable(lb.leaderboard(list(standard().values()), lb.zoo_entrants()))
+    assert [b["scenario"] for b in again["scenarios"]] == [b["scenario"] for b in PUBLISHED["scenarios"]]
+    for new, old in zip(again["scenarios"], PUBLISHED["scenarios"]):
+        assert new["sequences"] == old["sequences"] and new["reference"] == old["reference"]
+        assert [r["method"] for r in new["rows"]] == [r["method"] for r in old["rows"]]
+        for a, b in zip(new["rows"], old["rows"]):
+            assert np.allclose(a["per_sequence"], b["per_sequence"], rtol=1e-9, atol=0), a["method"]
