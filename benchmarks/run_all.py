@@ -1,6 +1,6 @@
 """Every benchmark, one after the other, as one command.
 
-    python benchmarks/run_all.py [load sim policy scaling agents] [--quick]
+    python benchmarks/run_all.py [load sim policy scaling agents ... slurm] [--quick]
 
 Runs each `bench_*.py` of this folder with this interpreter (its own process, so one benchmark's
 compiled code, threads or Ray instance never skews the next), streams its table, and ends with a
@@ -28,6 +28,7 @@ BENCHMARKS = {
     "dtsim": ("bench_dtsim.py", ["--repeats", "1", "--sequences", "4"]),
     "train": ("bench_train.py", ["--quick"]),
     "leaderboard": ("bench_leaderboard.py", ["--quick"]),
+    "slurm": ("bench_slurm.py", ["--quick"]),
 }
 """name -> (script, its arguments under --quick)."""
 
