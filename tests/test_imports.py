@@ -158,6 +158,10 @@ RULES = [
     *(Rule(low, high, "the simulators and the data they run on stand alone: read, tested and profiled without any "
                       "RL layer (docs/architecture.md)")
       for low in SIMULATORS for high in RL_LAYERS),
+    *(Rule("schedrl.scenarios", high, "scenarios sit between the simulators and the agents: what a policy is trained "
+                                      "and judged on is defined and scored without any RL layer (agents, training, "
+                                      "evaluation and the CLI build on it)")
+      for high in RL_LAYERS),
 ]
 
 ALLOWANCES = [
@@ -168,10 +172,6 @@ ALLOWANCES = [
     Allowance("schedrl.dtsim.__main__", "schedrl.cli.dtsim",
               "`python -m schedrl.dtsim` is `schedrl dtsim`: an entry point, which no module imports, handing over to "
               "the command line"),
-    # removed when evaluation_note moves from training/report.py down into schedrl.eval (report re-exporting it)
-    Allowance("schedrl.eval.crosstrace", "schedrl.training.report",
-              "temporary: the cross-trace evaluation notes whether its sequences are held out from training with "
-              "training.report's evaluation_note, while training.report builds on schedrl.eval"),
     # removed when agents/base.py moves scoring to schedrl/scenarios
     Allowance("schedrl.agents.base", "schedrl.eval.policies",
               "temporary: the contract's default score_policy/score_baselines run policies through the evaluation "

@@ -181,7 +181,7 @@ def methods_output(policies, workload, starts, args, config, own_trace, agent, e
     """The methods x metrics table (`schedrl.eval.methods`) of every checkpoint and the first one's baselines."""
     from schedrl.agents import get_agent
     from schedrl.eval.methods import bars, kiviat, methods_table
-    from schedrl.training.report import evaluation_note
+    from schedrl.eval.as_trained import evaluation_note
 
     columns = args.columns
     if own_trace:  # every checkpoint's evaluation must be held out from its own training
@@ -220,7 +220,8 @@ def _online_progress(label: str):
 
 def baselines_table(agent, env, policy, workload, starts, args, metric, config, own_trace: bool) -> str:
     """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
-    from schedrl.training.report import Evaluation, evaluation_note
+    from schedrl.eval.as_trained import evaluation_note
+    from schedrl.training.report import Evaluation
 
     values = agent.score_baselines(env, workload, starts, args.jobs, sim_config=config, seed=args.policy_seed)
     values["RL"] = agent.score_policy(policy, env, workload, starts, args.jobs)

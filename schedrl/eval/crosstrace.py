@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from schedrl.eval import paired
-from schedrl.eval.as_trained import Given, as_trained, evaluation_sim
+from schedrl.eval.as_trained import Given, as_trained, evaluation_note, evaluation_sim
 from schedrl.metrics import METRICS
 from schedrl.scenarios.workload import WorkloadSpec
 from schedrl.sim.config import BACKFILLS
@@ -26,7 +26,6 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
     with the second-best heuristic. ValueError (naming the trace) on a trace that cannot be evaluated."""
     from schedrl.agents import get_agent
     from schedrl.eval.compare import compare
-    from schedrl.training.report import evaluation_note
     from schedrl.workload.sampling import choose_starts
 
     record = policy.record

@@ -18,6 +18,7 @@ import numpy as np
 from schedrl.agents.checkpoint import load_policy
 from schedrl.agents.trial_keys import RESULT_KEY, TRAIN_METRIC, VALIDATION_KEY, best_heuristic
 from schedrl.eval import paired
+from schedrl.eval.as_trained import evaluation_note  # noqa: F401  (re-exported: the CLI and older callers read it here)
 from schedrl.eval.compare import choose_starts
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
@@ -484,20 +485,6 @@ class Evaluation:
                  f"({self.note}; * = best)")
         return "\n".join([title, "  ".join(h.rjust(w) for h, w in zip(header, widths)),
                           "  ".join(c.rjust(w) for c, w in zip(cells, widths)), *self.comparison_lines()])
-
-
-def evaluation_note(agent, env, workload, starts, length: int) -> str:
-    """Says whether evaluation sequences were held out from training: which jobs training drew from and where the
-    sequences lie (event-simulator agents), or that they are generated from held-out seeds."""
-    if not agent.event_simulator:
-        return "held-out seeds"
-    train_end = agent.held_out_range(env, len(workload))[0]
-    if train_end == 0:
-        return "from the whole trace, which training draws from too: not held out (the paper's protocol)"
-    if all(int(s) >= train_end for s in starts):
-        return f"held out: jobs {min(starts)}..{max(starts) + length - 1}; training drew from jobs 0..{train_end - 1}"
-    inside = sum(int(s) < train_end for s in starts)
-    return f"NOT held out: {inside} of {len(starts)} sequences start inside the training range 0..{train_end - 1}"
 
 
 def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dict:
