@@ -172,10 +172,6 @@ ALLOWANCES = [
     Allowance("schedrl.dtsim.__main__", "schedrl.cli.dtsim",
               "`python -m schedrl.dtsim` is `schedrl dtsim`: an entry point, which no module imports, handing over to "
               "the command line"),
-    # removed when agents/base.py moves scoring to schedrl/scenarios
-    Allowance("schedrl.agents.base", "schedrl.eval.policies",
-              "temporary: the contract's default score_policy/score_baselines run policies through the evaluation "
-              "harness (run_policy, baseline_metrics)"),
 ]
 
 ROOT_NAMES = {"__version__"}

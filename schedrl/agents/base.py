@@ -245,8 +245,8 @@ class Agent(ABC):
     def policy_metrics(self, policy, env_config, workload, ids, length: int) -> list:
         """Every aggregate (`schedrl.metrics.Metrics`) of `policy` on each sequence `ids` (event-simulator agents;
         an agent on another simulator raises)."""
-        from schedrl.eval.policies import run_policy
         from schedrl.metrics import summarize
+        from schedrl.scenarios.scoring import run_policy
         from schedrl.sim import Simulator
         from schedrl.workload.sampling import sequence
 
@@ -264,7 +264,7 @@ class Agent(ABC):
                          seed: int = 0) -> dict[str, list]:
         """Each baseline's `Metrics` on the sequences `ids`, keyed by its label; a baseline without semantics of its
         own runs under `sim_config` (default: the agent's)."""
-        from schedrl.eval.policies import baseline_metrics
+        from schedrl.scenarios.scoring import baseline_metrics
         from schedrl.workload.sampling import sequence
 
         config = sim_config or self.sim_config(env_config)

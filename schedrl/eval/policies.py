@@ -17,6 +17,7 @@ import numpy as np
 from schedrl.agents.checkpoint import ZOO_PREFIX
 from schedrl.heuristics import HEURISTICS, get_heuristic
 from schedrl.metrics import summarize
+from schedrl.scenarios.scoring import baseline_metrics, run_policy  # noqa: F401  (re-exported: callers read them here)
 from schedrl.sim.simulator import Schedule, Simulator
 
 CHECKPOINT_PREFIX = "checkpoint:"
@@ -60,17 +61,6 @@ def policy_label(spec) -> str:
     return spec.upper() if len(spec) <= 6 else spec
 
 
-def run_policy(policy, sim: Simulator) -> Schedule:
-    """Run `policy` to completion, on its compiled fast path when it has one."""
-    fast = getattr(policy, "run", None)
-    return fast(sim) if fast is not None else sim.run(policy)
-
-
-def baseline_metrics(baseline, workload, sim_config, seed: int = 0):
-    """An agent's `Baseline` on one sequence (its own SimConfig if it has one): every aggregate (`Metrics`)."""
-    config = baseline.sim or sim_config
-    policy = baseline.make() if baseline.make is not None else get_heuristic(baseline.policy, seed)
-    return summarize(run_policy(policy, Simulator(workload, config)))
 
 
 def run_baseline(baseline, workload, sim_config, metric: str, seed: int = 0) -> float:

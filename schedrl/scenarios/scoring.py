@@ -93,6 +93,18 @@ def run_policy(policy, sim):
     return fast(sim) if fast is not None else sim.run(policy)
 
 
+def baseline_metrics(baseline, workload, sim_config, seed: int = 0):
+    """An agent's `Baseline` (`schedrl.agents.base.Baseline`: a heuristic name or a `make`, and its own `SimConfig` if
+    it has one) on one sequence: every aggregate (`Metrics`)."""
+    from schedrl.heuristics import get_heuristic
+    from schedrl.metrics import summarize
+    from schedrl.sim import Simulator
+
+    config = baseline.sim or sim_config
+    policy = baseline.make() if baseline.make is not None else get_heuristic(baseline.policy, seed)
+    return summarize(run_policy(policy, Simulator(workload, config)))
+
+
 def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: str = "evaluation", *,
           baselines: bool = True, data=None, progress: Callable[[str], None] | None = None,
           policy_sims: Mapping[str, Any] | None = None) -> Scores:
