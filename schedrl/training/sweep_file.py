@@ -198,7 +198,7 @@ def _with_scenario(r: SpecReader, raw: Mapping, agent: str):
     try:
         scenario = get_scenario(text)
         scenario.check_agent(agent)
-    except ValueError as e:
+    except (ValueError, OSError) as e:  # OSError: a name the file system refuses as a path (too long, say)
         r.fail(f"scenario: {e}")
     env_raw = raw.get("env") or {}
     if not isinstance(env_raw, Mapping):

@@ -28,13 +28,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from schedrl.agents import AGENTS, get_agent
+from schedrl.scenarios import standard as standard_scenarios
 from schedrl.training.driver import check_traces
 from schedrl.training.sweep import SweepSpec, expand_trials
 from schedrl.training.sweep_file import MAX_ENVIRONMENTS, MAX_TRIALS, load_sweep, sweep_from_dict
 from schedrl.training.yaml_reader import SEARCH_KINDS, SweepError
 from schedrl.workload.errors import TraceError
 
-SETTINGS = settings(max_examples=120, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 SOURCE = "fuzz.yaml"
 EXPANDED = 64
 """Sweeps up to this many trials are expanded as a dry run expands them (Ray's variant generator)."""
@@ -50,6 +51,7 @@ NUMBERS = st.one_of(
     st.sampled_from([0.0, 1e-4, 3e-4, 0.5, 0.99, 1.0, 1.5, -0.5, 1e308, -1e308, float("inf"), float("nan")]),
 )
 SCALARS = st.one_of(st.none(), st.booleans(), NUMBERS, st.sampled_from(STRINGS), st.text(max_size=8))
+SCENARIOS = sorted(standard_scenarios())
 JUNK_KEYS = st.one_of(st.sampled_from(["lr", "grid", "type", "ppo", "env", "trace", "x", "", "name", "model"]),
                       st.text(max_size=6), st.integers(-2, 2), st.none(), st.booleans())
 NONSENSE = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
@@ -196,6 +198,7 @@ def agent_documents(name: str, wild: bool) -> st.SearchStrategy:
     agent = get_agent(name)
     S = agent.settings_section
     optional = {
+        "scenario": st.sampled_from([n for n, sc in standard_scenarios().items() if name in sc.agents] or SCENARIOS),
         "env": section(agent.env_config_class, True, wild),
         S: section(agent.settings_class, True, wild),
         "model": st.one_of(st.sampled_from([*agent.models, ""]), search_space(str, "kernel", wild)),
@@ -213,6 +216,8 @@ def agent_documents(name: str, wild: bool) -> st.SearchStrategy:
     if wild:
         optional |= {
             "name": st.one_of(st.sampled_from(["fuzz", "a.b-c_1", "../x", "", "a b"]), NONSENSE),
+            "scenario": st.one_of(st.sampled_from(SCENARIOS + ["nope", "", "x" * 300, "/", "/dev/null", "../x.yaml"]),
+                                  NONSENSE),
             "model": st.one_of(optional["model"], st.just("resnet"), NONSENSE),
             "num_samples": st.one_of(st.integers(-1, 4), st.sampled_from([10**6, 10**30]), NONSENSE),
             "metric": st.one_of(st.sampled_from(["schedrl/validation", "env_runners/episode_return_mean"]), NONSENSE),
@@ -351,6 +356,7 @@ def test_a_valid_grid_past_the_probing_limit_is_a_sweep():
      r"'num_samples' 1 x a param_space grid of 160,000 is 160,000 trials"),
     ({"env": {"sequence_length": {"choice": list(range(1, 41))}, "backfill": {"choice": ["none", "easy"] * 20}}},
      r"env\.sequence_length, env\.backfill make 1,600 environments; a sweep prepares at most 1,000"),
+    ({"scenario": "x" * 5000}, r"scenario: .*File name too long"),  # looked up as a scenario file
 ])
 def test_found_cases_are_one_sweep_error(document, message):
     with pytest.raises(SweepError, match=r"^fuzz\.yaml: " + message):
