@@ -65,8 +65,12 @@ def get_scenario(text: str) -> Scenario:
     if text in found:
         return found[text]
     path = Path(text).expanduser()
-    if path.suffix in (".yaml", ".yml") or path.is_file():
-        if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:  # a name too long to be a path is no file
+        is_file = False
+    if path.suffix in (".yaml", ".yml") or is_file:
+        if not is_file:
             raise ValueError(f"scenario file {path} does not exist")
         return load_file(path)
     files = user_files()
