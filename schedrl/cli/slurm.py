@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
 from pathlib import Path
 
 from schedrl.duration import parse_duration

@@ -70,7 +70,9 @@ def _time(text: str) -> float | None:
 
 @functools.lru_cache(maxsize=4096)  # a queue holds few distinct limits: parse each once
 def _limit(text: str) -> float | None:
-    return None if text.upper() in ("UNLIMITED", "INFINITE", "NOT_SET", "PARTITION_LIMIT", "N/A") else parse_duration(text)
+    if text.upper() in ("UNLIMITED", "INFINITE", "NOT_SET", "PARTITION_LIMIT", "N/A"):
+        return None
+    return parse_duration(text)
 
 
 def parse_squeue(text: str) -> list[QueueJob]:
@@ -201,12 +203,15 @@ def simulator(snapshot: Snapshot, config: SimConfig = SimConfig()) -> Simulator:
             for j in running]
     rows = [(j.job_id, j.submit, j.start or now, j.cpus, snapshot.limit_of(j), end) for j, end in zip(running, ends)]
     if snapshot.other_cpus:
-        rows.append((-1, now, now, snapshot.other_cpus, max(ends, default=now + 3600.0) - now, max(ends, default=now + 3600.0)))
+        last = max(ends, default=now + 3600.0)
+        rows.append((-1, now, now, snapshot.other_cpus, last - now, last))
     n_run = len(rows)
     rows += [(j.job_id, j.submit, -1.0, j.cpus, snapshot.limit_of(j), -1.0) for j in snapshot.pending]
     if not rows:
         raise ValueError(f"partition {snapshot.partition} has neither running nor pending jobs")
     table = np.array(rows, dtype=np.float64)
+    # running jobs on nodes drained since they started can hold more than the usable CPUs: then the machine is full
+    capacity = max(snapshot.machine.usable, int(table[:n_run, 3].sum()), 1)
     t0 = min(float(table[:, 1].min()), now)
     by_submit = np.argsort(table[:, 1], kind="stable")
     table = table[by_submit]
@@ -217,7 +222,7 @@ def simulator(snapshot: Snapshot, config: SimConfig = SimConfig()) -> Simulator:
     cols.update(job_id=table[:, 0].astype(np.int64), submit=np.round(table[:, 1] - t0).astype(np.int64),
                 run=limit, time_req=limit, procs_req=table[:, 3].astype(np.int64),
                 procs_alloc=table[:, 3].astype(np.int64), status=np.ones(n, np.int64))
-    workload = Workload(cols, max_procs=max(snapshot.machine.usable, 1), max_nodes=max(snapshot.machine.nodes, 1),
+    workload = Workload(cols, max_procs=capacity, max_nodes=max(snapshot.machine.nodes, 1),
                         name=f"slurm:{snapshot.partition}")
     sim = Simulator(workload, config)
     s = sim.state

@@ -119,3 +119,12 @@ def test_a_checkpoint_policy_reads_its_training_machine_from_its_run_record():
     assert trained_cpus(Policy()) == 256
     assert trained_cpus(resolve_policy("f1")) is None
     assert check_machine(Policy(), 256, 2.0).endswith("(within 2x)")
+
+
+def test_running_jobs_on_drained_nodes_make_the_machine_full_not_an_error():
+    squeue = "1|1|debug|RUNNING|64|1|3:00|100|110|290|1|0|None|(null)|(null)\n" \
+             "2|2|debug|PENDING|8|1|3:00|120|N/A|N/A|1|0|Resources|(null)|(null)\n"
+    snap = Snapshot.read(squeue, "64/0/32/96|3|infinite\n", "debug", 200.0)  # one 32-CPU node drained
+    sim = simulator(snap)
+    assert sim.capacity[0] == 64 and sim.free[0] == 0
+    assert rank(resolve_policy("sjf"), snap, 4) == [2]
