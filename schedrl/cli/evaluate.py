@@ -251,10 +251,12 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
                          "(--sequences, --jobs and --seed redraw the sequences)")
     scenario = scenario_with_options(args, {"sequences": "sequences", "jobs": "jobs", "seed": "seed"})
     agents = [get_agent(p.record.agent) for p in policies]
+    try:
+        for a in agents:
+            scenario.check_simulator(a)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if scenario.generated:
-        if any(a.event_simulator for a in agents):
-            raise UsageError(f"scenario {scenario.name!r} runs on the discrete-time cluster; "
-                             f"{', '.join(a.name for a in agents if a.event_simulator)} on the event simulator")
         agent = agents[0]
         env = agent.env_config_class.from_dict(dict(policies[0].record.env_config))
         fields = agent.sequence_fields(env)
@@ -266,9 +268,6 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
         args.starts, args.sequences = ",".join(map(str, seqs.ids)), len(seqs.ids)
         args.explicit = args.explicit | {"starts"}
         return evaluate_generated(agent, env, policies, args)
-    if not all(a.event_simulator for a in agents):
-        raise UsageError(f"scenario {scenario.name!r} is a trace scenario; "
-                         f"{', '.join(a.name for a in agents if not a.event_simulator)} runs on the discrete-time cluster")
     labels = ["RL"] if len(policies) == 1 else [f"{p.record.agent}#{i + 1}" for i, p in enumerate(policies)]
     sims = {label: own_semantics(scenario, p) for label, p in zip(labels, policies)}
     try:

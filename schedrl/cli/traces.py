@@ -12,8 +12,8 @@ import numpy as np
 
 from schedrl.cli.main import UsageError
 from schedrl.cli.options import add_augment_options
+from schedrl.scenarios.workload import CLEANING_PRESETS
 
-CLEANING_PRESETS = ("default", "none", "rlscheduler")
 GENERATORS = ("lublin",)
 
 

@@ -216,13 +216,17 @@ class Scenario:
         values.update(self.options_for(agent))
         return {k: v for k, v in values.items() if v is not None}
 
-    def check_trains(self, agent, env_config) -> None:
-        """ValueError when `agent` (an `Agent`) with `env_config` does not train on what this scenario says: the other
-        simulator, or its metric, discipline, window, allocation, event order or walltime kill."""
+    def check_simulator(self, agent) -> None:
+        """ValueError when `agent` (an `Agent`) runs on the other simulator than this scenario's."""
         if self.generated != (not agent.event_simulator):
             raise ValueError(f"scenario {self.name!r} is " + ("generated on the discrete-time cluster" if self.generated
                                                              else "a trace scenario") + f"; {agent.name} runs on the "
                              + ("event simulator" if agent.event_simulator else "discrete-time cluster"))
+
+    def check_trains(self, agent, env_config) -> None:
+        """ValueError when `agent` (an `Agent`) with `env_config` does not train on what this scenario says: the other
+        simulator, or its metric, discipline, window, allocation, event order or walltime kill."""
+        self.check_simulator(agent)
         if self.generated:
             return
         problems = []
