@@ -228,28 +228,33 @@ def load_exported(spec: str | Path, name: str | None = None):
     return policy
 
 
-def check_episodes(agent, env, workload, validation: Mapping[str, Any]) -> list[tuple[list[int], int]]:
-    """Where an export is checked, as (sequence ids, length) groups: the run's validation sequences, and
-    `CHECK_SEQUENCES` of `CHECK_JOBS` jobs from the validation zone (a short validation sequence may hold no choice)."""
-    ids, length = list(validation.get("starts") or ()), validation.get("length")
-    if not ids:
+def check_episodes(agent, env, workload, validation: Mapping[str, Any],
+                   jobs: int = CHECK_JOBS) -> list[tuple[list[int], int]]:
+    """Where an export is checked, as (sequence ids, length) groups: the run's validation sequences (if it had any),
+    and `CHECK_SEQUENCES` of `jobs` jobs from the validation zone (from anywhere in the trace where that zone is
+    shorter: this checks arithmetic, not skill), as a short validation sequence may hold no choice at all."""
+    import numpy as np
+
+    groups = [(list(validation["starts"]), int(validation["length"]))] if validation.get("starts") else []
+    if not agent.event_simulator:
         length = agent.sequence_length(env)
-        ids = agent.evaluation_ids(env, workload, 1, 0, length, validation=True)
-    if agent.event_simulator:
-        lo, hi = agent.split_range(env, len(workload), validation=True)
-        more = min(CHECK_JOBS, hi - lo)
-    else:
-        more = agent.sequence_length(env)
-    return [(ids, length), (agent.evaluation_ids(env, workload, CHECK_SEQUENCES, 0, more, validation=True), more)]
+        return groups + [(agent.evaluation_ids(env, workload, CHECK_SEQUENCES, 0, length, validation=True), length)]
+    lo, hi = agent.split_range(env, len(workload), validation=True)
+    if hi - lo < jobs:
+        lo, hi = 0, len(workload)
+    length = min(jobs, hi - lo)
+    starts = np.random.default_rng(0).integers(lo, hi - length + 1, CHECK_SEQUENCES)
+    return groups + [([int(s) for s in starts], length)]
 
 
-def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None = None,
-                  precision: str = "auto", log=None):
+def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None = None, precision: str = "auto",
+                  check_jobs: int = CHECK_JOBS, log=None):
     """Export a checkpoint of any agent (`schedrl export`): its ray-free network's weights, architecture, run record
-    and card in `out_dir` (`schedrl.zoo.store`). The export must make the checkpoint's decisions on the run's
-    validation sequences and `CHECK_SEQUENCES` longer ones from the validation zone (whole episodes) or it fails;
-    `precision` `auto` stores half precision only where that changes no decision on them either, else float32.
-    Returns the `schedrl.zoo.store.Exported`."""
+    and card in `out_dir` (`schedrl.zoo.store`). The export must make the checkpoint's decisions on whole episodes
+    (`check_episodes`, `check_jobs` jobs long) or it fails; `precision` `auto` stores half precision only where that
+    changes no decision on them either, else float32. Returns the `schedrl.zoo.store.Exported`."""
+    import numpy as np
+
     from schedrl.agents import get_agent
     from schedrl.metrics import lower_is_better
     from schedrl.zoo import card, decisions, store
@@ -269,6 +274,7 @@ def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None 
         raise CheckpointError(f"{path}: the trained module has no {', '.join(missing[:3])}: its ray-free network does "
                               f"not match ({type(trained).__name__})")
     weights = {k: state[k].detach().cpu().clone() for k in net.state_dict()}
+    half = {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
 
     def exported(tensors):
         copy = agent.inference_module(record, net.architecture)
@@ -278,36 +284,36 @@ def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None 
     env = agent.env_config_class.from_dict(dict(record.env_config))
     workload = agent.load_workload(env)
     validation = dict(record.validation)
-    episodes = check_episodes(agent, env, workload, validation)
-    (ids, length), (_, more) = episodes
-    where = f"{len(ids)} validation sequences of {length} jobs and {CHECK_SEQUENCES} of {more}"
+    episodes = check_episodes(agent, env, workload, validation, check_jobs)
+    where = " and ".join(f"{len(ids)} sequences of {n} jobs" for ids, n in episodes)
 
     def run(policy):
-        return [agent.score_policy(policy, env, workload, starts, n) for starts, n in episodes]
+        return [agent.score_policy(policy, env, workload, ids, n) for ids, n in episodes]
 
-    first, logs, scores = decisions.compare((original, exported(weights)), run)
+    checkpoint_log, _ = decisions.logged(original, run)
+    full_log, scores = decisions.logged(exported(weights), run)
+    first = decisions.first_difference(checkpoint_log, full_log)
     if first is not None:
         raise CheckpointError(f"{path}: the exported network decides differently from the checkpoint (decision {first} "
-                              f"of {len(logs[0].calls)} on {where}); not exported")
-    log(f"export: {len(logs[1].calls)} decisions on {where} identical to the checkpoint's")
-    half = {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
+                              f"of {len(full_log.calls)} on {where}); not exported")
+    counted = f"{len(full_log.calls)} decisions" + (f" ({full_log.choices} picks among several jobs)"
+                                                    if agent.event_simulator else "")
+    log(f"export: {counted} on {where} identical to the checkpoint's")
     chosen, why = precision, f"{precision}, as asked"
-    if precision in ("auto", "fp16"):
-        changed, half_logs, _ = decisions.compare((exported(weights), exported(half)), run)
-        if precision == "auto":
-            chosen = "fp16" if changed is None else "fp32"
-        counted = f"{len(half_logs[0].calls)} decisions ({half_logs[0].choices} picks among several jobs)" \
-            if agent.event_simulator else f"{len(half_logs[0].calls)} decisions"
+    if precision != "fp32":
+        changed = decisions.first_difference(full_log, decisions.logged(exported(half), run)[0])
+        chosen = precision if precision != "auto" else "fp16" if changed is None else "fp32"
         why = (f"fp16 makes the same {counted} as fp32 on {where}" if changed is None else
                f"fp16 changes decision {changed} of {counted} on {where}") + \
             ("" if precision == "auto" else f"; {precision} as asked")
         log(f"export: {why}: stored in {chosen}")
     metric = agent.metric(env)
-    fields = card.make(record.to_dict(), machine=logs[1].machine or {}, budget=card.budget_of(path),
+    validated = scores[0] if validation.get("starts") else []  # the policy's own score on its run's validation
+    fields = card.make(record.to_dict(), machine=full_log.machine or {}, budget=card.budget_of(path),
                        precision={"stored": chosen, "why": why},
-                       validation={"metric": metric, "score": float(sum(scores[1][0]) / len(scores[1][0])),
-                                   "per_sequence": scores[1][0], "sequences": len(ids), "length": length,
-                                   "lower_is_better": lower_is_better(metric),
+                       validation={"metric": metric, "score": float(np.mean(validated)) if validated else None,
+                                   "per_sequence": validated, "sequences": len(validated),
+                                   "length": validation.get("length"), "lower_is_better": lower_is_better(metric),
                                    "heuristics": validation.get("heuristics") or {}})
     return store.write(out_dir, name or Path(out_dir).name, record.to_dict(), net.architecture,
                        half if chosen == "fp16" else weights, fields, chosen)

@@ -16,6 +16,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--precision", choices=("auto", "fp32", "fp16"), default="auto",
                    help="weights' precision: auto (default) stores fp16 when it changes no decision on the validation "
                         "sequences, else fp32")
+    p.add_argument("--check-jobs", type=int, default=1024, metavar="N",
+                   help="jobs of each of the two extra episodes the export is checked on, beside the run's validation "
+                        "sequences (default 1024; event-simulator agents)")
     p.add_argument("--add", action="store_true",
                    help="also copy it into the zoo (schedrl/zoo/policies/NAME, or $SCHEDRL_ZOO_DIR) and record it in "
                         "its manifest.json, so `zoo:NAME` finds it")
@@ -34,10 +37,12 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.zoo.store import ZooError
 
     name = args.name or Path(args.out).expanduser().resolve().name
+    if args.check_jobs < 2:
+        raise UsageError(f"--check-jobs must be >= 2, got {args.check_jobs}")
     if args.add and not manifest.NAME_PATTERN.fullmatch(name):
         raise UsageError(f"--name {name!r}: a zoo name is lowercase letters, digits, '.', '_' and '-'")
     try:
-        exported = export_policy(args.checkpoint, args.out, name, args.precision,
+        exported = export_policy(args.checkpoint, args.out, name, args.precision, args.check_jobs,
                                  log=lambda text: print(f"schedrl {text}", file=sys.stderr, flush=True))
         weights = exported.data["weights"]
         print(f"exported {name} to {exported.directory}: {weights['file']} {weights['bytes']:,} bytes "

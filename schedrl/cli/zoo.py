@@ -34,6 +34,7 @@ def _entries():
 
 def run_list(args: argparse.Namespace) -> int:
     from schedrl.zoo import manifest
+    from schedrl.zoo.card import NONE
 
     found = _entries()
     if args.json:
@@ -49,7 +50,7 @@ def run_list(args: argparse.Namespace) -> int:
         scenario = f["scenario"] if isinstance(f["scenario"], str) else f["scenario"]["name"]
         machine = ", ".join(f"{k} {v:g}" for k, v in f["machine"].items())
         rows.append((e.name, f["agent"], scenario, f["trace"]["name"], machine,
-                     f"{f['metric']} {f['validation_score']:.4g}",
+                     NONE if f["validation_score"] is None else f"{f['metric']} {f['validation_score']:.4g}",
                      f"{f['weights']['bytes'] / 1024:.1f} KB {f['weights']['precision']}"))
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     for row in [head] + rows:

@@ -114,9 +114,9 @@ def markdown(exported) -> str:
         ("seed", str(card["seed"])),
         ("budget", f"{_number(budget['iterations'])} iterations, {_number(budget['env_steps'])} env steps, "
                    f"{_number(budget['seconds'])} s"),
-        ("validation score", f"{val['metric']} {val['score']:.4g} (mean of {val['sequences']} sequences of "
-                             f"{val['length']} jobs)" + (f"; best heuristic {best} {val['heuristics'][best]:.4g}"
-                                                         if best else "")),
+        ("validation score", f"{NONE} (its run had no validation sequences)" if val["score"] is None else
+         f"{val['metric']} {val['score']:.4g} (mean of {val['sequences']} sequences of {val['length']} jobs)"
+         + (f"; best heuristic {best} {val['heuristics'][best]:.4g}" if best else "")),
         ("weights", f"{weights['file']}: {weights['bytes']:,} bytes, {weights['parameters']:,} parameters, "
                     f"{weights['precision']}, sha256 {weights['sha256']}"),
         ("precision", card["precision"]["why"]),

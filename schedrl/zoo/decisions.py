@@ -44,9 +44,7 @@ def first_difference(a: DecisionLog, b: DecisionLog) -> int | None:
     return None if len(a.calls) == len(b.calls) else min(len(a.calls), len(b.calls))
 
 
-def compare(policies: tuple[Any, Any], run: Callable[[Any], Any]) -> tuple[int | None, list[DecisionLog], list]:
-    """Run both policies through `run` (whole episodes: policy -> their scores); the first differing decision (None:
-    the same decisions throughout), both logs and both policies' scores."""
-    logs = [DecisionLog(p) for p in policies]
-    scores = [run(p) for p in policies]
-    return first_difference(*logs), logs, scores
+def logged(policy, run: Callable[[Any], Any]) -> tuple[DecisionLog, Any]:
+    """The decisions `policy` makes in `run` (whole episodes: policy -> its scores), and the scores."""
+    log = DecisionLog(policy)
+    return log, run(policy)

@@ -68,7 +68,8 @@ def test_the_export_is_tensors_a_record_and_a_card(trained, exported):
 
 
 def test_export_add_then_zoo_name_everywhere_a_checkpoint_goes(exported, trained, zoo, capsys):
-    assert main(["export", str(trained), "--out", str(zoo.parent / "out"), "--name", "kernel-default", "--add"]) == 0
+    assert main(["export", str(trained), "--out", str(zoo.parent / "out"), "--name", "kernel-default", "--add",
+                 "--check-jobs", "256"]) == 0
     manifest = json.loads((zoo / "manifest.json").read_text())
     entry = manifest["policies"]["kernel-default"]
     assert entry["directory"] == "policies/kernel-default" and entry["agent"] == "rlscheduler"

@@ -116,6 +116,11 @@ class _MRSchBase(Agent):
                 data[key] = tuple(data[key])
         return self.settings_class(**data)
 
+    def inference_module(self, record, source):
+        from schedrl.agents.mrsch.inference import inference_network
+
+        return inference_network(source)
+
 
 class MRSchAgent(_MRSchBase):
     """MRSch (Li et al.): Direct Future Prediction with a dynamic goal vector over node/BB/power use."""

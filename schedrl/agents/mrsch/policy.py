@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from ray.rllib.core.columns import Columns
 
+from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS
 from schedrl.agents.mrsch.config import MRSchEnvConfig
 from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, observe
 
@@ -65,6 +65,6 @@ class LogitPolicy(ObservationPolicy):
         super().__init__(module, env_config, name)
 
     def scores(self, obs):
-        batch = {Columns.OBS: {k: torch.from_numpy(v)[None] for k, v in obs.items()}}
+        batch = {OBS: {k: torch.from_numpy(v)[None] for k, v in obs.items()}}
         with torch.inference_mode():
-            return self.module._forward(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
+            return self.module._forward(batch)[ACTION_DIST_INPUTS][0].numpy()
