@@ -246,6 +246,11 @@ class RLSchertAgent(Agent):
 
         return RLSchertPolicy(module, env_config, name=self.name.upper())
 
+    def inference_module(self, record, source):
+        from schedrl.agents.rlschert.inference import inference_network
+
+        return inference_network(source)
+
     # the contract's scoring hooks (validation every iteration, the final table, `schedrl evaluate`)
     def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int,
                        validation: bool = False) -> list[int]:

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 import torch
-from ray.rllib.core.columns import Columns
 
 from schedrl.agents.cloning import module_device
+from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.keys import OBS_ACTION_MASK
 from schedrl.agents.rlschert.observation import StateView
@@ -19,9 +19,9 @@ from schedrl.dtsim import DTSim
 def greedy_action(module, obs: Mapping[str, np.ndarray]) -> int:
     """The module's most likely valid action for one env observation (the mask is the observation's)."""
     device = module_device(module)  # the learner's GPU during the warm start's DAgger rounds
-    batch = {Columns.OBS: {k: torch.from_numpy(np.asarray(v, np.float32)[None]).to(device) for k, v in obs.items()}}
+    batch = {OBS: {k: torch.from_numpy(np.asarray(v, np.float32)[None]).to(device) for k, v in obs.items()}}
     with torch.inference_mode():
-        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].cpu().numpy()
+        logits = module.forward_inference(batch)[ACTION_DIST_INPUTS][0].cpu().numpy()
     return int(np.argmax(np.where(np.asarray(obs[OBS_ACTION_MASK]) > 0, logits, -np.inf)))
 
 
