@@ -6,19 +6,22 @@ import argparse
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
+    from schedrl.agents.checkpoint import CHECK_JOBS
+
     p = subparsers.add_parser(name, help=help_text, description=help_text + ". The directory holds weights.pt (the "
                               "network's tensors, read with torch.load(weights_only=True)), policy.json (run record, "
                               "architecture, card, the weights' sha256) and README.md (the model card). The export "
-                              "must make the checkpoint's decisions on the run's validation sequences, or it fails.")
+                              "must make the checkpoint's decisions on whole episodes (the run's validation sequences "
+                              "and two more, see --check-jobs), or it fails.")
     p.add_argument("checkpoint", metavar="CKPT", help="checkpoint directory written by `schedrl train` or `schedrl tune`")
     p.add_argument("--out", required=True, metavar="DIR", help="directory to write the exported policy to")
     p.add_argument("--name", help="the policy's name (default: the --out directory's name)")
     p.add_argument("--precision", choices=("auto", "fp32", "fp16"), default="auto",
-                   help="weights' precision: auto (default) stores fp16 when it changes no decision on the validation "
-                        "sequences, else fp32")
-    p.add_argument("--check-jobs", type=int, default=1024, metavar="N",
+                   help="weights' precision: auto (default) stores fp16 when it changes no decision on those "
+                        "episodes, else fp32")
+    p.add_argument("--check-jobs", type=int, default=CHECK_JOBS, metavar="N",
                    help="jobs of each of the two extra episodes the export is checked on, beside the run's validation "
-                        "sequences (default 1024; event-simulator agents)")
+                        f"sequences (default {CHECK_JOBS}; event-simulator agents)")
     p.add_argument("--add", action="store_true",
                    help="also copy it into the zoo (schedrl/zoo/policies/NAME, or $SCHEDRL_ZOO_DIR) and record it in "
                         "its manifest.json, so `zoo:NAME` finds it")

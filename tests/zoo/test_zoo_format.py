@@ -4,6 +4,9 @@ names, the card's warnings."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -36,6 +39,30 @@ def test_the_shipped_manifest_matches_its_files():
         else set()
     assert on_disk == listed  # no policy directory left out of the manifest
     assert total < ZOO_BUDGET
+
+
+FRESH_CLONE = """
+import sys
+sys.modules["ray"] = None  # `import ray` raises ImportError from here on
+from schedrl.agents.checkpoint import load_policy
+from schedrl.cli.main import main
+for name in sys.argv[2:]:
+    load_policy("zoo:" + name)
+sys.exit(main(["evaluate", "zoo:" + sys.argv[1], "--sequences", "1", "--jobs", "64"]) if sys.argv[1] else 0)
+"""
+
+
+def test_every_zoo_policy_loads_without_ray_and_the_default_traces_evaluates_with_no_download(tmp_path):
+    """As on a fresh clone: no ../shared, an empty cache; the default trace is in the repository."""
+    names = [e.name for e in manifest.entries(SHIPPED)]
+    default = next((e.name for e in manifest.entries(SHIPPED) if e.fields["trace"]["name"] == "default"), "")
+    env = {k: v for k, v in os.environ.items() if k not in ("SCHEDRL_TRACE_PATH", manifest.ZOO_DIR_ENV)}
+    env.update(SCHEDRL_SHARED_DIR=str(tmp_path / "no-shared"), SCHEDRL_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", FRESH_CLONE, default, *names], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    if default:
+        assert done.stdout.splitlines()[1].split()[-1] == "RL" and "warning" not in done.stderr
 
 
 def test_rllibs_keys_are_the_ones_the_networks_use():
