@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 MODULES = ["tests/cli/test_tune_cli.py", "tests/test_readme_usage.py", "tests/cli/test_traces_cli.py",
            "tests/cli/test_simulate_compare_cli.py", "tests/workload/test_catalog.py", "tests/training/test_sweep.py",
-           "tests/dtsim"]
+           "tests/dtsim", "tests/scenarios", "tests/eval", "tests/training/test_sweep_scenario.py"]
 
 
 def test_trace_dependent_tests_skip_cleanly_without_shared(tmp_path):
