@@ -175,7 +175,10 @@ def test_live_sjf_and_the_same_sequence_in_shadow(slurm, sequence, training, tmp
     shadow_lines = record_report("sjf shadow", shadow, slurm)
     REPORTS["sjf live"].append(f"main-scheduler starts: {counts}")
     assert sum(line.startswith("replay of 100 jobs") for line in lines + shadow_lines) == 2, lines + shadow_lines
-    assert any(line.startswith("starts by the main scheduler") for line in shadow_lines)
+    # the shadow report classifies Slurm's starts; under load every start can be a backfilled one (then the report
+    # has no main-scheduler line), so either kind of line counts
+    assert any(line.startswith(("starts by the main scheduler", "backfilled starts")) for line in shadow_lines), \
+        shadow_lines
 
 
 def test_live_trained_policy_and_an_adapter_killed_mid_run(slurm, sequence, training, tmp_path):
