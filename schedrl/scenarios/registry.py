@@ -79,5 +79,6 @@ def get_scenario(text: str) -> Scenario:
     names = list(found) + list(files)
     close = difflib.get_close_matches(text, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise ValueError(f"unknown scenario {text!r}{hint} (`schedrl scenarios list` lists them; a path to a YAML file "
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    raise ValueError(f"unknown scenario {shown!r}{hint} (`schedrl scenarios list` lists them; a path to a YAML file "
                      f"defines your own)")
