@@ -96,10 +96,7 @@ def run_scenario(args: argparse.Namespace) -> int:
     try:
         workload = scoring.load(scenario, note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
         seqs = scoring.sequences(scenario, workload, "evaluation")
-        lo, hi = scenario.split.zone(len(workload))
-        print(f"schedrl compare: scenario {scenario.name} (definition {scenario.sha256()[:12]}): {len(seqs.ids)} "
-              f"sequences of {seqs.length} jobs from its evaluation zone, positions {lo}..{hi - 1}"
-              + (" (overlapping)" if seqs.overlapping else ""), file=sys.stderr)
+        print(f"schedrl compare: {scoring.describe(scenario, seqs, len(workload))}", file=sys.stderr)
         if not given(args, "policies") and backfills is None:
             result = Comparison.from_scores(scoring.score(scenario, data=workload))
         else:

@@ -147,13 +147,7 @@ def run(args: argparse.Namespace) -> int:
                          evaluation_config(args, record.sim_config, backfills[0]), seed=args.policy_seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if args.plot:
-        from schedrl.eval.plots import comparison_bars
-
-        comparison_bars(result, args.plot)
-    print(result.to_json() if args.json else result.to_csv() if args.csv else
-          result.to_markdown() if args.markdown else result.to_text())
-    return 0
+    return show(result, args)
 
 
 def cross_trace(args: argparse.Namespace, policy) -> int:
@@ -233,6 +227,17 @@ def baselines_table(agent, env, policy, workload, starts, args, metric, config, 
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
 
 
+def show(result, args: argparse.Namespace) -> int:
+    """A `Comparison` as the options ask: the bar chart, then JSON, CSV, Markdown or text."""
+    if args.plot:
+        from schedrl.eval.plots import comparison_bars
+
+        comparison_bars(result, args.plot)
+    print(result.to_json() if args.json else result.to_csv() if args.csv else
+          result.to_markdown() if args.markdown else result.to_text())
+    return 0
+
+
 def on_scenario(args: argparse.Namespace, policies) -> int:
     """`evaluate CKPT --scenario S`: the checkpoint(s) and the scenario's baselines on its evaluation sequences.
 
@@ -275,10 +280,7 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
         scores = scoring.score(scenario, dict(zip(labels, policies)), data=workload, policy_sims=sims)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    lo, hi = scenario.split.zone(len(workload))
-    print(f"schedrl evaluate: scenario {scenario.name} (definition {scenario.sha256()[:12]}): "
-          f"{len(scores.sequences.ids)} sequences of {scores.sequences.length} jobs from its evaluation zone, "
-          f"positions {lo}..{hi - 1}" + (" (overlapping)" if scores.sequences.overlapping else ""), file=sys.stderr)
+    print(f"schedrl evaluate: {scoring.describe(scenario, scores.sequences, len(workload))}", file=sys.stderr)
     for p in policies:
         trained = p.record.scenario or {}
         if trained.get("sha256") != scenario.sha256():
@@ -286,13 +288,7 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
                      else f"trace {dict(p.record.env_config).get('trace')}")
             print(f"schedrl evaluate: note: this {p.record.agent} checkpoint trained on {where}", file=sys.stderr)
     result = Comparison.from_scores(scores, trained=labels)
-    if args.plot:
-        from schedrl.eval.plots import comparison_bars
-
-        comparison_bars(result, args.plot)
-    print(result.to_json() if args.json else result.to_csv() if args.csv else
-          result.to_markdown() if args.markdown else result.to_text())
-    return 0
+    return show(result, args)
 
 
 def evaluate_generated(agent, env, policies, args) -> int:

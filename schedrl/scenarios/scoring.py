@@ -87,6 +87,14 @@ def sequences(scenario: Scenario, data, part: str = "evaluation") -> Sequences:
     return Sequences(part, starts, spec.jobs, overlapping=len(starts) * spec.jobs > hi - lo)
 
 
+def describe(scenario: Scenario, seqs: Sequences, n_jobs: int) -> str:
+    """One line saying which scenario (and definition) and which of its sequences a table is on."""
+    lo, hi = scenario.split.zone(n_jobs)
+    return (f"scenario {scenario.name} (definition {scenario.sha256()[:12]}): {len(seqs.ids)} sequences of "
+            f"{seqs.length} jobs from its evaluation zone, positions {lo}..{hi - 1}"
+            + (" (overlapping)" if seqs.overlapping else ""))
+
+
 def run_policy(policy, sim):
     """Run `policy` on an event `Simulator` to completion, on its compiled fast path when it has one."""
     fast = getattr(policy, "run", None)
