@@ -135,7 +135,8 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
             policy = e.make(scenario)
             if policy is None:
                 continue
-            sims = {e.label: own_semantics(scenario, policy)} if own_semantics(scenario, policy) is not None else None
+            semantics = own_semantics(scenario, policy)
+            sims = {e.label: semantics} if semantics is not None else None
             scored = scoring.score(scenario, {e.label: policy}, baselines=False, data=data, progress=progress,
                                    policy_sims=sims)
         except Exception as ex:  # an outside policy that breaks is one failed row, not the end of the board
