@@ -1,0 +1,138 @@
+"""The size of the Agent contract, the simulator branches above the scenario layer, and each agent's runner defaults.
+
+The counts are measured here (`contract_members`, `simulator_branches`) so the numbers the docs and closing notes
+give are reproducible: `python -m tests.agents.test_contract` prints them.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2] / "schedrl"
+
+MEMBERS_BEFORE = 42
+"""Public members every agent class inherited from `schedrl/agents/base.py` before issue 33's stage 3 (at 0eef690)."""
+MEMBERS_NOW = 42
+BRANCHES_BEFORE = 14
+"""`.event_simulator` reads in `schedrl/` outside the agent packages and the scenario layer, at 0eef690."""
+BRANCHES_NOW = 14
+
+
+def contract_members() -> list[str]:
+    """Public names an agent class inherits from `schedrl.agents.base`: every attribute, method and annotated class
+    attribute of `Agent` and of any base class or mixin defined there (not `object`'s or `ABC`'s)."""
+    import schedrl.agents.base as base
+
+    names: set[str] = set()
+    for cls in base.Agent.__mro__:
+        if cls.__module__ != base.__name__:
+            continue
+        names |= {n for n in vars(cls) if not n.startswith("_")}
+        names |= {n for n in getattr(cls, "__annotations__", {}) if not n.startswith("_")}
+    return sorted(names)
+
+
+def simulator_branches() -> list[str]:
+    """`file:line` of every read of an `event_simulator` attribute in `schedrl/` outside the scenario layer and the
+    agent packages (`schedrl/agents/<name>/`), found by parsing the source."""
+    out = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] == "scenarios" or (rel.parts[0] == "agents" and len(rel.parts) > 2):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr == "event_simulator" and isinstance(node.ctx, ast.Load):
+                out.append(f"{rel}:{node.lineno}")
+    return out
+
+
+def test_the_contract_is_no_larger_than_recorded():
+    members = contract_members()
+    assert len(members) <= MEMBERS_NOW, members
+
+
+def test_no_new_simulator_branches_above_the_scenario_layer():
+    branches = simulator_branches()
+    assert len(branches) <= BRANCHES_NOW, branches
+
+
+RUNNER_FIELDS = ("num_env_runners", "num_envs_per_env_runner", "num_gpus_per_learner", "seed", "env_runner_resources",
+                 "restart_failed_env_runners", "max_env_runner_restarts")
+RUNNER_DEFAULTS = {
+    "rlscheduler": dict(num_env_runners=1, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
+                        env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+    "dras-pg": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
+                    env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+    "dras-dql": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
+                     env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+    "decima-pg": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
+                      env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+    "mrsch": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
+                  env_runner_resources={}, max_env_runner_restarts=3),
+    "mrsch-scalar": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
+                         env_runner_resources={}, max_env_runner_restarts=3),
+    "linear": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
+                   env_runner_resources=None),
+    "rlschert": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
+                     env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+    "deeprm": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
+                   env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+}
+"""Each agent's settings-class runner defaults as they were before the runner settings were shared (0eef690)."""
+
+TRAIN_DEFAULTS = {
+    "rlscheduler": dict(num_env_runners=1, num_envs_per_env_runner=64, max_env_runner_restarts=10),
+    **{name: dict(num_env_runners=0, num_envs_per_env_runner=4, max_env_runner_restarts=10)
+       for name in ("dras-pg", "dras-dql", "decima-pg", "rlschert", "deeprm")},
+    "mrsch": dict(num_env_runners=0, num_envs_per_env_runner=4, max_env_runner_restarts=3),
+    "mrsch-scalar": dict(num_env_runners=0, num_envs_per_env_runner=4, max_env_runner_restarts=3),
+    "linear": dict(num_env_runners=0, num_envs_per_env_runner=4),
+}
+"""What `schedrl train AGENT` (no runner options, on a 2-core machine) configured before the change (0eef690)."""
+
+
+def test_registry_matches_the_recorded_agents():
+    from schedrl.agents import AGENTS
+
+    assert set(AGENTS) >= set(RUNNER_DEFAULTS)
+
+
+@pytest.mark.parametrize("name", sorted(RUNNER_DEFAULTS))
+def test_runner_defaults_are_unchanged(name):
+    from schedrl.agents import get_agent
+
+    cls = get_agent(name).settings_class
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    got = {}
+    for key in RUNNER_FIELDS:
+        if key in fields:
+            f = fields[key]
+            got[key] = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+    assert got == RUNNER_DEFAULTS[name]
+
+
+@pytest.mark.parametrize("name", sorted(TRAIN_DEFAULTS))
+def test_train_runner_defaults_are_unchanged(name, monkeypatch):
+    from schedrl.agents import get_agent
+    from schedrl.cli.main import build_parser
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setenv("SCHEDRL_TRACE_PATH", "")
+    args = build_parser("train").parse_args(["train", name, "--out", "x"])
+    args.runner_resources = None
+    _, settings = get_agent(name).configure(args)
+    got = {k: getattr(settings, k) for k in TRAIN_DEFAULTS[name]}
+    assert got == TRAIN_DEFAULTS[name]
+
+
+if __name__ == "__main__":
+    members, branches = contract_members(), simulator_branches()
+    print(f"Agent contract: {len(members)} public members inherited from schedrl/agents/base.py")
+    print("  " + ", ".join(members))
+    print(f"event_simulator reads outside the scenario layer and the agent packages: {len(branches)}")
+    for b in branches:
+        print("  " + b)
