@@ -8,8 +8,10 @@ from shared_traces import REPO
 
 
 def load_example(name: str):
-    """`examples/<name>.py` as a module, its `if __name__ == "__main__"` block not run."""
-    spec = importlib.util.spec_from_file_location(name, REPO / "examples" / f"{name}.py")
+    """`examples/<name>.py` (`name` may hold a folder: `research/f1_neighbourhood`) as a module, its
+    `if __name__ == "__main__"` block not run."""
+    path = REPO / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

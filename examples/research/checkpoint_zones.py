@@ -2,7 +2,7 @@
 validation and evaluation sequences and on disjoint windows covering each zone (docs/rlscheduler.md,
 "Why the chosen checkpoint trails F1 on held-out jobs").
 
-    python examples/checkpoint_zones.py RUN_DIR [RUN_DIR ...] [--jobs 1024]
+    python examples/research/checkpoint_zones.py RUN_DIR [RUN_DIR ...] [--jobs 1024]
 
 The run's validation starts are in RUN_DIR/schedrl_run.json, its evaluation starts in RUN_DIR/evaluation.json;
 the disjoint windows tile each zone of the held-out part from its first job. Prints, per run, one line per

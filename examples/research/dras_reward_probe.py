@@ -1,6 +1,6 @@
 """What DRAS's rewards pay for: the episode return and average wait of fixed slot rules in `schedrl/DRAS-v0`.
 
-    python examples/dras_reward_probe.py --trace SDSC-SP2 --window 10 --episodes 6 --reward capability
+    python examples/research/dras_reward_probe.py --trace SDSC-SP2 --window 10 --episodes 6 --reward capability
 
 Three rules choose at both levels: `first` (always the first valid slot: the oldest job at level 1, the
 first candidate in queue order at level 2; FCFS-like), `random` (uniform over valid slots, seeded) and

@@ -18,8 +18,8 @@ how much room that class leaves above F1 on a trace, without any training:
    `--clone-episodes N` clones the hindsight planner's decisions into a kernel network (behaviour cloning, as
    the warm start does) and scores the clone on the held-out windows.
 
-    python examples/f1_neighbourhood.py --trace default
-    python examples/f1_neighbourhood.py --trace lublin_256 --preset rlscheduler --cleaning rlscheduler
+    python examples/research/f1_neighbourhood.py --trace default
+    python examples/research/f1_neighbourhood.py --trace lublin_256 --preset rlscheduler --cleaning rlscheduler
 
 Times in seconds; the trace's split is `schedrl train`'s (70% training, then 7.5% validation, 22.5%
 evaluation); `--workers` processes score rules in parallel.

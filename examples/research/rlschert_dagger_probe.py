@@ -1,6 +1,6 @@
 """Plain cloning vs DAgger for RLSchert's warm start: the greedy clone's average slowdown on held-out sequences.
 
-    python examples/rlschert_dagger_probe.py --rounds 4 --sequences 16 [--kill] [--kill-head slots] [--seed 0]
+    python examples/research/rlschert_dagger_probe.py --rounds 4 --sequences 16 [--kill] [--kill-head slots] [--seed 0]
 
 Fits a fresh MLP 64-64 to the env's teacher (SAF, with `--kill` the kill rule first) exactly as
 `schedrl train rlschert`'s warm start does (`schedrl/agents/rlschert/warm_start.py`, default settings:

@@ -1,6 +1,6 @@
 """How far below SAF can a scheduler get on RLSchert's cluster without kills? Heuristic probes, no training.
 
-    python examples/rlschert_headroom.py [--hold 40,50,60 --reserve 2,3,4] [--training-seed 2]
+    python examples/research/rlschert_headroom.py [--hold 40,50,60 --reserve 2,3,4] [--training-seed 2]
 
 Issue 12 #2 asks RLSchert without kills for <= 0.95 x the best of SJF/SAF/Tetris*. This prints the
 average slowdown of simple policies on the discrete-time cluster at the paper's settings (no kills,

@@ -2,7 +2,7 @@
 and on the run's own evaluation sequences (docs/rlscheduler.md, "Validation sequences are as long as
 the evaluation's").
 
-    python examples/validation_length.py RUN_DIR [--sequences 5] [--short 256] [--long 1024] [--seed 0]
+    python examples/research/validation_length.py RUN_DIR [--sequences 5] [--short 256] [--long 1024] [--seed 0]
 
 The validation starts are drawn (seeded) from the run's validation zone; the evaluation starts are the
 ones in RUN_DIR/evaluation.json. Prints one line per checkpoint.

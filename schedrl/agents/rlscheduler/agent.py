@@ -177,7 +177,7 @@ class RLSchedulerAgent(Agent):
         Validation chooses the checkpoint that the evaluation then scores, so it is scored on sequences as
         long as the evaluation's: a policy can be at F1's level on 256-job windows and fall far behind on
         1,024-job ones, where a backlog it lets grow compounds. Measured on the default trace
-        (docs/rlscheduler.md, `examples/validation_length.py`): among six kept checkpoints, 1,024-job
+        (docs/rlscheduler.md, `examples/research/validation_length.py`): among six kept checkpoints, 1,024-job
         validation chose the one best on the evaluation (299.6) in three of three seeded draws, 256-job
         validation in one, and the run's own 256-job sequences chose the worst (628.1; F1 228.3).
 

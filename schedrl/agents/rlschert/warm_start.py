@@ -14,7 +14,7 @@ fixes exactly that, and the env already labels every state with the teacher's ac
    every state it reaches labelled with the teacher's action there; the clone is refitted on
    everything gathered so far.
 
-Measured on the default env (no kills, seed 0; `examples/rlschert_dagger_probe.py`, docs/rlschert.md):
+Measured on the default env (no kills, seed 0; `examples/research/rlschert_dagger_probe.py`, docs/rlschert.md):
 32 + 4 x 16 sequences, about 61,000 decisions, 160 s on one core; the greedy clone's held-out average
 slowdown went 25.8 (plain cloning) -> 11.3 after one round and 11.25 after four (SAF 10.9). PPO with the
 imitation term then starts from the teacher's level.

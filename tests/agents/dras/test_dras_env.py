@@ -187,23 +187,6 @@ def test_capability_reward_eq1():
     assert r1 == pytest.approx(0.25 * 0.75 + 0.25 * 1.0) and done
 
 
-def test_reward_probe_example_scores_fixed_rules_on_training_sequences():
-    """examples/dras_reward_probe.py (docs/dras.md reads the SDSC-SP2 runs with it): each rule's return is the sum of
-    the env's rewards and its wait the episode's metric, on the same training sequences."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[3] / "examples" / "dras_reward_probe.py"
-    spec = importlib.util.spec_from_file_location("dras_reward_probe", path)
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
-    result = probe.probe("default", 4, 2, 48, "capability", 0.7, 0)
-    assert set(result) == {"first", "random", "last"}
-    for ret, wait in result.values():
-        assert 0 < ret <= 2 * 48 and wait >= 0  # at most one pick per job per level, each reward <= 1
-    assert result["first"] != result["last"]
-
-
 def _newest_first(env: DRASEnv, limit: float | None = None) -> tuple[float, list[float]]:
     """Run one episode always taking the last valid slot (the newest job: it passes over the oldest ones);
     returns the max wait and, at each level-1 decision the agent was asked, the oldest waiting job's wait."""

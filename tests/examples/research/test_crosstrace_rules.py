@@ -1,4 +1,4 @@
-"""`examples/crosstrace_rules.py` (docs/rlscheduler.md, "Cross-trace generalisation"): the corners of its rule
+"""`examples/research/crosstrace_rules.py` (docs/rlscheduler.md, "Cross-trace generalisation"): the corners of its rule
 simplex schedule exactly as the heuristics do, and a mix is a rule of its own."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ START, JOBS = 1000, 256  # the embedded default trace: present in a fresh clone
 
 @pytest.fixture(scope="module")
 def example():
-    return load_example("crosstrace_rules")
+    return load_example("research/crosstrace_rules")
 
 
 @pytest.fixture(scope="module")

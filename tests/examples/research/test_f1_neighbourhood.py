@@ -1,4 +1,4 @@
-"""`examples/f1_neighbourhood.py` (docs/rlscheduler.md, "What limits the gain over F1"): its rules and its
+"""`examples/research/f1_neighbourhood.py` (docs/rlscheduler.md, "What limits the gain over F1"): its rules and its
 lookahead reduce to F1 where they must, and the hindsight lookahead never does worse than F1."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ START, JOBS = 1000, 256  # the embedded default trace: present in a fresh clone
 
 @pytest.fixture(scope="module")
 def example():
-    module = load_example("f1_neighbourhood")
+    module = load_example("research/f1_neighbourhood")
     module._setup("default", "standard", "default")
     return module
 

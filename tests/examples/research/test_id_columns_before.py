@@ -1,4 +1,4 @@
-"""`examples/id_columns_before.py` (docs/rlscheduler.md, "The id columns"): it reads every id column as
+"""`examples/research/id_columns_before.py` (docs/rlscheduler.md, "The id columns"): it reads every id column as
 before 2026-11-26, in its own process, and leaves the library's reading alone elsewhere."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def test_the_example_reads_every_id_column_and_the_library_none():
 
     assert JobFeatures.from_dict(NORM).id_fields == ()
     code = ("import runpy, sys; sys.argv = ['x']; "
-            f"runpy.run_path({str(REPO / 'examples' / 'id_columns_before.py')!r}); "
+            f"runpy.run_path({str(REPO / 'examples' / 'research' / 'id_columns_before.py')!r}); "
             "from schedrl.agents.rlscheduler.observation import JobFeatures; "
             f"print(','.join(JobFeatures.from_dict({NORM!r}).id_fields))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
