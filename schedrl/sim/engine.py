@@ -22,7 +22,7 @@ from schedrl.sim.state import (
 STUCK = -1  # no event left but jobs remain: a job can never fit (wider than the machine)
 
 # apply_* results
-OK, NOT_QUEUED, NOT_IN_WINDOW, NOT_A_CANDIDATE, WRONG_PHASE = 0, 1, 2, 3, 4
+OK, NOT_QUEUED, NOT_IN_WINDOW, NOT_A_CANDIDATE, WRONG_PHASE, NO_EVENT = 0, 1, 2, 3, 4, 5
 
 
 @njit
@@ -203,6 +203,32 @@ def apply_pick(s, j):
         s.iv[HELD] = j
         s.iv[BF_DONE] = 0
         on_block(s, j)
+    return OK
+
+
+@njit
+def has_event(s):
+    """Whether a job is running or will arrive: an event to wait for."""
+    return s.iv[HEAP_LEN] > 0 or s.iv[NEXT_ARRIVAL] < s.submit.shape[0]
+
+
+@njit
+def apply_defer(s):
+    """At a DECIDE_PICK point, start nothing now: time moves to the next event (an arrival or a completion, all
+    events of that instant), where the queue is offered again (under `list`, a new scheduling instance). NO_EVENT
+    when there is none (deferring would wait for ever); WRONG_PHASE when a job is held or reserved."""
+    if s.cfg[C_DISCIPLINE] == LIST:
+        if s.iv[PHASE] != PH_PICK or s.iv[RESERVED] >= 0:
+            return WRONG_PHASE
+    elif s.iv[HELD] >= 0:
+        return WRONG_PHASE
+    if s.iv[Q_LEN] == 0:
+        return WRONG_PHASE
+    if not process_events(s):
+        return NO_EVENT
+    if s.cfg[C_DISCIPLINE] == LIST:
+        s.iv[PHASE] = PH_PICK
+        s.iv[RESERVED] = -1
     return OK
 
 

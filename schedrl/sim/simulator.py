@@ -51,6 +51,10 @@ class Policy(Protocol):
     - `kill(sim) -> int | None` (optional): a running job (see `sim.running()`) to kill and requeue
       before the pick (`sim.kill`: its progress is lost, RLSchert's preemption), or None to kill
       nothing. Without it nothing is ever killed by the policy (walltime kills still apply).
+    - `defer(sim) -> bool` (optional, asked first at a DECIDE_PICK point): True to start nothing now
+      and be asked again at the next arrival or completion (`sim.defer`; the inspector agent's
+      rejection). It must answer False where `sim.has_event` is False (nothing would ever wake it).
+      Without it the policy never defers.
     """
 
     def pick(self, sim: "Simulator") -> int: ...
@@ -250,6 +254,21 @@ class Simulator:
         """Start candidate `j` at a DECIDE_BACKFILL point, or None to stop backfilling until the next event."""
         self._check(engine.apply_backfill(self.state_ref, -1 if j is None else int(j)), j)
 
+    @property
+    def has_event(self) -> bool:
+        """Whether a job is running or will arrive (`defer` has something to wait for)."""
+        return bool(engine.has_event(self.state_ref))
+
+    def defer(self) -> None:
+        """At a DECIDE_PICK point, start nothing now: time moves to the next event (an arrival or a completion),
+        after which `advance` offers the queue again. ValueError where no event is left (`has_event`) or a job is
+        held or reserved."""
+        code = engine.apply_defer(self.state_ref)
+        if code == engine.NO_EVENT:
+            raise ValueError("cannot defer: no job is running and none will arrive, so nothing would happen again")
+        if code != engine.OK:
+            raise ValueError("cannot defer now: defer only at a DECIDE_PICK point with no job held or reserved")
+
     def kill(self, j: int) -> None:
         """Kill running job `j` and requeue it (its progress is lost)."""
         if not 0 <= int(j) < len(self.workload) or engine.kill_requeue(self.state_ref, int(j)) != engine.OK:
@@ -268,11 +287,15 @@ class Simulator:
         """Run to completion, asking `policy` at every decision point (see `Policy`)."""
         backfill = getattr(policy, "backfill", None)
         kill = getattr(policy, "kill", None)
+        defer = getattr(policy, "defer", None)
         while True:
             code = self.advance()
             if code == FINISHED:
                 return self.schedule()
             if code == DECIDE_PICK:
+                if defer is not None and defer(self):
+                    self.defer()
+                    continue
                 if kill is not None:
                     victim = kill(self)
                     if victim is not None:
