@@ -22,6 +22,7 @@ AGENTS: dict[str, str] = {
     "mrsch": "schedrl.agents.mrsch",
     "mrsch-scalar": "schedrl.agents.mrsch.scalar",
     "linear": "schedrl.agents.linear",
+    "inspector": "schedrl.agents.inspector",
     "rlschert": "schedrl.agents.rlschert",
     "deeprm": "schedrl.agents.rlschert",
 }

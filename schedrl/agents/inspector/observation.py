@@ -1,0 +1,112 @@
+"""What the inspector sees at a scheduling point: the proposed job, the queue, the free resources, the running jobs.
+
+One vector of `FEATURES` values in [0, 1]. Times go through log1p and are scaled by the training trace's largest
+requested time (`Normalisation`, saved with checkpoints), as RLScheduler's observation scales them; requests are
+shares of the machine's capacity. Resource 0 (processors or nodes) only, except the proposed job's fit, which counts
+every resource.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedrl.sim.simulator import Simulator
+from schedrl.workload.workload import Workload
+
+BSLD_FLOOR = 10.0
+"""Seconds: bounded slowdown's floor on the run time (the queue's bsld growth rate uses requested times over it)."""
+HORIZONS = (600.0, 3600.0, 4 * 3600.0, 12 * 3600.0, 48 * 3600.0)
+"""Seconds ahead at which the running jobs' release of the machine is read (by their requested times)."""
+QUEUE_SCALE = 1024
+"""Queue lengths and running-job counts are log1p-scaled to this many (clipped above)."""
+
+FEATURES = (
+    # the proposed job
+    "wait", "requested_time", "requested_share", "fits_now", "start_if_held",
+    # the queue
+    "queue_length", "queued_demand", "mean_requested_time", "shortest_requested_time", "longest_wait",
+    "bsld_growth", "others_fitting", "others_shorter",
+    # the machine
+    "free_share",
+    # the running jobs
+    "running", *(f"released_{int(h // 60)}m" for h in HORIZONS), "mean_remaining",
+)
+"""The observation's entries, in order."""
+
+
+@dataclass(frozen=True)
+class Normalisation:
+    """Scale of the time features: seconds mapped to 1.0 (after log1p), from the training part of the trace."""
+
+    time_scale: float
+
+    @classmethod
+    def from_trace(cls, workload: Workload) -> "Normalisation":
+        return cls(float(max(np.max(workload.time_req, initial=0.0), 60.0)))
+
+    @classmethod
+    def from_dict(cls, data) -> "Normalisation":
+        return cls(float(data["time_scale"]))
+
+    def to_dict(self) -> dict:
+        return {"time_scale": self.time_scale}
+
+
+class Observer:
+    """Builds the feature vector of a simulator at a scheduling point, for one proposal."""
+
+    def __init__(self, norm: Normalisation):
+        self.log_scale = math.log1p(norm.time_scale)
+        self.horizons = np.asarray(HORIZONS)
+        self.queue_scale = math.log1p(QUEUE_SCALE)
+        self.growth_scale = math.log1p(3600.0 * QUEUE_SCALE / BSLD_FLOOR)
+
+    def _time(self, seconds):
+        return np.minimum(np.log1p(np.maximum(seconds, 0.0)) / self.log_scale, 1.0)
+
+    def build(self, sim: Simulator, proposal: int) -> np.ndarray:
+        s = sim.state
+        now = sim.now
+        cap = float(s.cap[0])
+        queue = sim.queue
+        out = np.zeros(len(FEATURES), dtype=np.float32)
+        j = int(proposal)
+        running = sim.running()
+        remaining = np.maximum(s.start[running] + s.est[running] - now, 0.0)
+        used = s.req[running, 0]
+        free = float(s.free[0])
+        fits = bool(sim.fits(np.array([j]))[0])
+        # the proposed job
+        out[0] = self._time(now - s.submit[j])
+        out[1] = self._time(s.est[j])
+        out[2] = s.req[j, 0] / cap
+        out[3] = float(fits)
+        if not fits:
+            order = np.argsort(remaining, kind="stable")
+            enough = np.flatnonzero(free + np.cumsum(used[order]) >= s.req[j, 0] - 1e-9)
+            out[4] = self._time(remaining[order[enough[0]]]) if enough.size else 1.0
+        # the queue
+        est = s.est[queue]
+        out[5] = min(math.log1p(len(queue)) / self.queue_scale, 1.0)
+        demand = float(s.req[queue, 0].sum()) / cap
+        out[6] = demand / (1.0 + demand)
+        out[7] = float(self._time(est).mean())
+        out[8] = self._time(est.min())
+        out[9] = self._time(now - s.submit[queue].min())
+        out[10] = min(math.log1p(3600.0 * float(np.sum(1.0 / np.maximum(est, BSLD_FLOOR)))) / self.growth_scale, 1.0)
+        others = queue[queue != j]
+        if others.size:
+            out[11] = float(sim.fits(others).mean())
+            out[12] = float((s.est[others] < s.est[j]).mean())
+        # the machine
+        out[13] = free / cap
+        # the running jobs: share of the machine they release within each horizon, by their requested times
+        out[14] = min(math.log1p(len(running)) / self.queue_scale, 1.0)
+        if running.size:
+            released = (remaining[None, :] <= self.horizons[:, None]) @ used
+            out[15:15 + len(HORIZONS)] = released / cap
+            out[15 + len(HORIZONS)] = float(np.dot(self._time(remaining), used) / used.sum())
+        return out

@@ -1,0 +1,62 @@
+"""A trained inspector as a simulator policy: `defer(sim)` rejects the base's proposal, `pick(sim)` starts it.
+
+Greedy decisions (the more probable of accept and reject). The base heuristic and the normalisation come from the
+run's env config, so the policy runs on any trace (with the same resources). `Simulator.run` asks `defer` first at
+every scheduling point; where it answers True the simulator moves to the next event and asks again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch
+
+from schedrl.agents.inspector.config import base_label, make_base
+from schedrl.agents.inspector.env import reject_allowed
+from schedrl.agents.inspector.observation import Normalisation, Observer
+from schedrl.sim.simulator import Simulator
+
+
+class InspectorPolicy:
+    """Greedy decisions of a trained inspector network (an RLModule or the ray-free `InspectorNetwork`: both have
+    `pi`)."""
+
+    def __init__(self, module, env_config: Mapping[str, Any], name: str | None = None):
+        self.module = module
+        self.env_config = dict(env_config)
+        self.base_name = str(self.env_config.get("base", "f1"))
+        self.base = make_base(self.base_name)
+        self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]))
+        self.name = name or f"RL({base_label(self.base_name)})"
+        self.device = next(module.parameters()).device
+        self._proposed: tuple[Simulator, int] | None = None
+        self._base_for: Simulator | None = None
+
+    def _propose(self, sim: Simulator) -> int:
+        if self._base_for is not sim:  # a fresh base per simulation (the `random` heuristic's stream restarts)
+            self.base, self._base_for = make_base(self.base_name), sim
+        return int(self.base.pick(sim))
+
+    def reject_logit(self, features: np.ndarray) -> float:
+        """Reject's logit minus accept's for one observation."""
+        with torch.inference_mode():
+            logits = self.module.pi(torch.from_numpy(features)[None].to(self.device))[0].cpu().numpy()
+        return float(logits[1] - logits[0])
+
+    def defer(self, sim: Simulator) -> bool:
+        """True: reject the base's proposal (nothing starts until the next event); never where no event is left."""
+        j = self._propose(sim)
+        if not reject_allowed(sim) or self.reject_logit(self.observer.build(sim, j)) <= 0.0:
+            self._proposed = (sim, j)
+            return False
+        self._proposed = None
+        return True
+
+    def pick(self, sim: Simulator) -> int:
+        """The base's proposal at this point (the one `defer` just accepted)."""
+        proposed, self._proposed = self._proposed, None
+        if proposed is not None and proposed[0] is sim:
+            return proposed[1]
+        return self._propose(sim)
