@@ -90,7 +90,9 @@ def test_cheap_usage_commands_run(args, tmp_path):
             assert (tmp_path / args[args.index(option) + 1]).is_file(), option
 
 
-DOCS = ["docs/rlscheduler.md", "docs/cluster.md", "docs/dras.md", "docs/mrsch.md", "docs/rlschert.md",
+DOCS = ["docs/cluster.md", *(f"docs/{kind}/{name}.md" for kind in ("agents", "experiments")
+                              for name in ("rlscheduler", "dras", "mrsch", "rlschert", "tuned-rule")),
+        "docs/agents/linear.md",
         "tune_configs/README.md", "docker/README.md",
         "examples/slurm/ray_cluster.sbatch"]
 

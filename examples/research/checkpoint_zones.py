@@ -1,5 +1,5 @@
 """Score every checkpoint a `schedrl train rlscheduler` run kept, and the heuristics, on the run's own
-validation and evaluation sequences and on disjoint windows covering each zone (docs/rlscheduler.md,
+validation and evaluation sequences and on disjoint windows covering each zone (docs/experiments/rlscheduler.md,
 "Why the chosen checkpoint trails F1 on held-out jobs").
 
     python examples/research/checkpoint_zones.py RUN_DIR [RUN_DIR ...] [--jobs 1024]

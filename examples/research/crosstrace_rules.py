@@ -2,7 +2,7 @@
 
 Issue 13 #4 asks a policy trained on one trace to be, on each of Lublin-1, SDSC-SP2, HPC2N, CTC-SP2 and
 SDSC-BLUE, at or better than the second-best of FCFS/SJF/WFP3/UNICEP/F1 there (avg bsld, no backfilling).
-No single heuristic is: F1 is third on HPC2N, SJF and UNICEP are far behind F1 elsewhere (docs/rlscheduler.md,
+No single heuristic is: F1 is third on HPC2N, SJF and UNICEP are far behind F1 elsewhere (docs/experiments/rlscheduler.md,
 "Cross-trace generalisation"). RLScheduler's kernel network scores every visible job alone and runs the
 best-scored one, so what it can express is a priority rule. This script asks, without training, whether rules
 that mix the heuristics' orders clear the bar on all five traces at once:

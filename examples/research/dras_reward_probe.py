@@ -6,7 +6,7 @@ Three rules choose at both levels: `first` (always the first valid slot: the old
 first candidate in queue order at level 2; FCFS-like), `random` (uniform over valid slots, seeded) and
 `last` (the youngest valid slot). Each runs the same `--episodes` training sequences (seeded starts in
 the training part). A reward that pays most for the rule with the worse wait steers learning away from
-short waits: docs/dras.md uses this to read the SDSC-SP2 runs.
+short waits: docs/experiments/dras.md uses this to read the SDSC-SP2 runs.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """How much better than F1 can a job-priority rule be on a trace? Random rules around F1, and a lookahead bound.
 
 RLScheduler's kernel network scores every visible job alone from its own features and runs the best-scored
-one: it is a priority rule, like F1 (docs/rlscheduler.md, "What limits the gain over F1"). This script asks
+one: it is a priority rule, like F1 (docs/experiments/rlscheduler.md, "What limits the gain over F1"). This script asks
 how much room that class leaves above F1 on a trace, without any training:
 
 1. **Random rules around F1.** key = F1's key + a random weighted sum of nine job features (log requested

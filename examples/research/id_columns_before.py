@@ -4,7 +4,7 @@ Until then an RLScheduler checkpoint trained on a trace without user, group or e
 Lublin-model trace: SWF -1) saw those columns clipped to 1 on a trace that has them (a PWA log): an input it
 never trained on, read by first-layer weights still at their random start. Now a column the training trace
 lacks stays 0 on every trace (`JobFeatures.id_fields`). This runs any `schedrl` command with every id column
-read as before, so the two can be compared on the same checkpoint (docs/rlscheduler.md, "The id columns"):
+read as before, so the two can be compared on the same checkpoint (docs/experiments/rlscheduler.md, "The id columns"):
 
     python examples/research/id_columns_before.py evaluate CHECKPOINT --traces SDSC-SP2,HPC2N,CTC-SP2,SDSC-BLUE --markdown
 """

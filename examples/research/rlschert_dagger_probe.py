@@ -7,7 +7,7 @@ Fits a fresh MLP 64-64 to the env's teacher (SAF, with `--kill` the kill rule fi
 32 teacher sequences and 8 epochs, then rounds of 16 clone-driven sequences and 4-epoch refits), and
 after the plain fit and after every DAgger round scores the greedy clone on `--sequences` held-out
 sequences (the seeds `schedrl train --eval-sequences N` evaluates on), next to the Table 7 heuristics
-(with `--kill`, also with the kill rule), with its kills per sequence. docs/rlschert.md reports its output.
+(with `--kill`, also with the kill rule), with its kills per sequence. docs/experiments/rlschert.md reports its output.
 """
 
 from __future__ import annotations

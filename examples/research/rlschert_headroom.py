@@ -17,7 +17,7 @@ recorded re-estimates) on three sets of sequences: the 16 held-out sequences of 
   idea, which RLSchert's `--work-conserving` option forbids). The best L/R of the grid is chosen on the
   very sequences it is scored on, so its row is an optimistic figure for that family.
 
-docs/rlschert.md ("How much is there to gain without kills") reports the output.
+docs/experiments/rlschert.md ("How much is there to gain without kills") reports the output.
 """
 
 from __future__ import annotations

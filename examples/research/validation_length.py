@@ -1,5 +1,5 @@
 """Score every checkpoint a `schedrl train rlscheduler` run kept on validation sequences of two lengths
-and on the run's own evaluation sequences (docs/rlscheduler.md, "Validation sequences are as long as
+and on the run's own evaluation sequences (docs/experiments/rlscheduler.md, "Validation sequences are as long as
 the evaluation's").
 
     python examples/research/validation_length.py RUN_DIR [--sequences 5] [--short 256] [--long 1024] [--seed 0]

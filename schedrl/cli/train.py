@@ -15,7 +15,7 @@ from schedrl.scenarios.workload import CLEANING_PRESETS
 from schedrl.duration import parse_duration
 
 DEFAULT_TIME_BUDGET = "30m"
-"""Stop criterion when none is given: what beat the heuristics on Lublin-1 on 2 cores (docs/rlscheduler.md)."""
+"""Stop criterion when none is given: what beat the heuristics on Lublin-1 on 2 cores (docs/experiments/rlscheduler.md)."""
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:

@@ -22,7 +22,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     f = actions.add_parser("fit", help="fit a rule by CMA-ES on the trace's training zone, keep the best on validation",
-                           description="Fit a priority rule linear in the jobs' log features (docs/tuned_rule.md).")
+                           description="Fit a priority rule linear in the jobs' log features (docs/agents/tuned-rule.md).")
     f.add_argument("--trace", required=True, metavar="NAME|PATH", help="catalog name or SWF file")
     f.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default",
                    help="trace cleaning preset (default: default)")

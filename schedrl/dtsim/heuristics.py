@@ -72,7 +72,7 @@ class SAFHold(SAF):
     """Ours, not RLSchert's: SAF that holds long jobs back. A startable job predicted longer than `hold` steps
     starts only if it leaves at least `reserve` units free; when every startable job is held the policy voids
     (waits with work that fits: DeepRM's non-work-conserving idea). `hold` 60 and `reserve` 3 were the best of
-    a 3 x 3 grid on every set `examples/research/rlschert_headroom.py` scores (2-7% below SAF; docs/rlschert.md)."""
+    a 3 x 3 grid on every set `examples/research/rlschert_headroom.py` scores (2-7% below SAF; docs/experiments/rlschert.md)."""
 
     def __init__(self, hold: int = 60, reserve: int = 3):
         self.hold, self.reserve = int(hold), int(reserve)

@@ -1,7 +1,7 @@
 """Pick a training run's checkpoint a second time, on more validation sequences than training's own.
 
 Training keeps the checkpoints with the best greedy validation on a few sequences, and choosing the best of
-hundreds of such scores picks the luckiest (the winner's curse: docs/rlscheduler.md, docs/rlschert.md). This
+hundreds of such scores picks the luckiest (the winner's curse: docs/experiments/rlscheduler.md, docs/experiments/rlschert.md). This
 module scores a run's kept checkpoints, through its agent (`Agent.score_policy`), on `sequences` validation
 sequences drawn with a seed of their own: from the run's validation zone where the run holds part of the trace
 out (`Agent.split_range`), as fresh sequence seeds for agents whose sequences are generated (RLSchert, DeepRM),

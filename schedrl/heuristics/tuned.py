@@ -6,7 +6,7 @@ rule (1, 870, 0, ...) in raw terms and SJF the rule (0, 0, 1, 0, ...), so the fa
 the weights with CMA-ES on random windows of a trace's training zone, scoring every candidate with the compiled
 simulator, and keeps the rule that schedules the validation sequences best; the evaluation zone is never read.
 A `TunedRule` is a policy like `Heuristic` (`pick`, `run`), saved to and loaded from a JSON file
-(`schedrl tuned fit`, `--policies tuned:FILE`). docs/tuned_rule.md has the measurements.
+(`schedrl tuned fit`, `--policies tuned:FILE`). docs/experiments/tuned-rule.md has the measurements.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ class RLSchedulerAgent(Agent):
                             "column each (ours), e.g. f1,sjf; none for the paper's features")
         p.add_argument("--overlap-sampling", action=argparse.BooleanOptionalAction, default=False,
                        help="env runners sample the next batch while the learner trains on the last one (ours; needs "
-                            "--num-env-runners >= 1; one update of staleness; docs/rlscheduler.md, 'Throughput'); "
+                            "--num-env-runners >= 1; one update of staleness; docs/experiments/rlscheduler.md, 'Throughput'); "
                             "machine default: on wherever there is an env runner")
         p.add_argument("--paper-defaults", action="store_true",
                        help="the paper's PPO configuration (100 x 256-step batches, 80 full-batch epochs) instead of "
@@ -177,7 +177,7 @@ class RLSchedulerAgent(Agent):
         Validation chooses the checkpoint that the evaluation then scores, so it is scored on sequences as
         long as the evaluation's: a policy can be at F1's level on 256-job windows and fall far behind on
         1,024-job ones, where a backlog it lets grow compounds. Measured on the default trace
-        (docs/rlscheduler.md, `examples/research/validation_length.py`): among six kept checkpoints, 1,024-job
+        (docs/experiments/rlscheduler.md, `examples/research/validation_length.py`): among six kept checkpoints, 1,024-job
         validation chose the one best on the evaluation (299.6) in three of three seeded draws, 256-job
         validation in one, and the run's own 256-job sequences chose the worst (628.1; F1 228.3).
 
@@ -276,7 +276,7 @@ def machine_defaults(cores: int, gpus: float = 0.0) -> dict[str, int | float | s
 
     The paper's configuration (25,600-step batches, 80 full-batch epochs) spends most of a small
     machine's time in the learner and reaches only a few iterations in ten minutes. Measured on 2
-    cores (docs/rlscheduler.md, "Throughput"): 8,192-step batches, 2 epochs of 512-step minibatches,
+    cores (docs/experiments/rlscheduler.md, "Throughput"): 8,192-step batches, 2 epochs of 512-step minibatches,
     64 vectorised envs in one env-runner process that samples the next batch while the learner trains
     on the last one (`--overlap-sampling`): ~9,000 env steps/s end to end, where 10 epochs of 2,048-step
     minibatches over 16 envs sampled in the trainer gave ~2,600; and, per seed, as good or better

@@ -5,7 +5,7 @@ time, only the void action moves the clock on, and the reward (Eq. 9/10) is paid
 γ per decision (RLlib's GAE, RLSchert Table 4's γ 0.99 per env step) every allocation or kill
 taken before the next void action puts that step's penalty off by one more factor of γ, so a
 policy gains by taking decisions that do not move time: with kills it learns to kill and
-re-allocate running jobs over and over (a 30-minute run, docs/rlschert.md: thousands of kills per
+re-allocate running jobs over and over (a 30-minute run, docs/experiments/rlschert.md: thousands of kills per
 sequence, average slowdown 100+). Discounting per time step removes that gain: decision t's
 discount is γ when it is the void action and 1 otherwise, in the TD residual and in the GAE
 recursion,

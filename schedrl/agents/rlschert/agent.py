@@ -80,12 +80,12 @@ class RLSchertAgent(Agent):
             p.add_argument("--kill-head", choices=KILL_HEADS, default="flat",
                            help="how the network scores kills: flat (default, the paper's: the output layer's 8 kill "
                                 "logits) or slots (ours: one small MLP shared by the 8 running slots scores each "
-                                "slot's kill from its features; docs/rlschert.md)")
+                                "slot's kill from its features; docs/experiments/rlschert.md)")
         p.add_argument("--lr", type=float, default=None, help="learning rate (RLSchert Table 4: 1e-4)")
         p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (default 4096)")
         p.add_argument("--gamma", type=float, default=None,
                        help="discount per decision (RLSchert Table 4: 0.99; 1.0 removes the gain of putting off "
-                            "the next time step with kills and allocations, docs/rlschert.md)")
+                            "the next time step with kills and allocations, docs/experiments/rlschert.md)")
         p.add_argument("--discount", choices=DISCOUNTS, default=None,
                        help="apply gamma per decision (default; RLlib's GAE) or per time step (ours: kills and "
                             "allocations within a step are not discounted, agents/rlschert/advantages.py)")
@@ -93,7 +93,7 @@ class RLSchertAgent(Agent):
             p.add_argument("--teacher", choices=TEACHERS, default="saf",
                            help="allocation teacher of the imitation term and the warm start: saf (default, RLSchert's) "
                                 "or saf-hold (ours: SAF that holds a job predicted longer than 60 steps unless it "
-                                "leaves 3 units free; 2-7%% below SAF on held-out sequences, docs/rlschert.md)")
+                                "leaves 3 units free; 2-7%% below SAF on held-out sequences, docs/experiments/rlschert.md)")
             p.add_argument("--imitation-steps", type=int, default=None,
                            help="env steps over which alpha_t anneals from 0.5 to 0 (default 200000; 0: no imitation)")
             p.add_argument("--imitation-floor", type=float, default=None, metavar="ALPHA",
@@ -108,7 +108,7 @@ class RLSchertAgent(Agent):
         if "kill" not in self.env_overrides:
             p.add_argument("--warm-start-kill-weight", type=float, default=None, metavar="W",
                            help="weight of the teacher's kill decisions in the warm start's fit (default 1; kills are "
-                                "~2.5%% of its decisions, docs/rlschert.md)")
+                                "~2.5%% of its decisions, docs/experiments/rlschert.md)")
 
     def env_config(self, **fields: Any) -> RLSchertEnvConfig:
         """An env config with this agent's fixed fields applied."""

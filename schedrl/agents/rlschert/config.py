@@ -66,7 +66,7 @@ class RLSchertEnvConfig:
     work_conserving: bool = False
     """Ours, not the paper's: the void action (let time pass) is invalid while a visible job can start at once
     (earliest-fit offset 0), as the heuristics never idle then. Off: DeepRM's and RLSchert's action space, where a
-    greedy policy can void forever with jobs that fit (docs/rlschert.md)."""
+    greedy policy can void forever with jobs that fit (docs/experiments/rlschert.md)."""
     teacher: str = "saf"
     """The allocation teacher (`TEACHERS`) the `teacher` observation follows when the kill rule names no kill: `saf`
     (RLSchert §3.5) or `saf-hold` (ours: SAF that holds a job predicted longer than 60 steps unless it leaves 3

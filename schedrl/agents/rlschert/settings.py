@@ -100,7 +100,7 @@ class RLSchertSettings:
     """Clone the env's teacher (kill rule, else SAF) by DAgger before PPO (`warm_start.py`)."""
     warm_start_episodes: int = 32  # ours: ~19,000 teacher decisions at the default env
     """Training sequences the teacher drives in round 0."""
-    warm_start_rounds: int = 4  # ours: one round does most of it, 2-4 change little (docs/rlschert.md)
+    warm_start_rounds: int = 4  # ours: one round does most of it, 2-4 change little (docs/experiments/rlschert.md)
     """DAgger rounds after round 0 (the clone drives, the teacher labels)."""
     warm_start_round_episodes: int = 16
     """Training sequences the clone drives in each DAgger round."""

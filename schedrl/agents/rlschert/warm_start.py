@@ -2,7 +2,7 @@
 
 RLSchert's imitation term (Eq. 11) pulls PPO towards the teacher (kill rule, else SAF, else void)
 while α_t is large, but through PPO's small, KL-limited steps: in 30-minute runs the greedy policy
-never reached the teacher's level (docs/rlschert.md). Plain behaviour cloning of the teacher is not
+never reached the teacher's level (docs/experiments/rlschert.md). Plain behaviour cloning of the teacher is not
 enough either: a clone with about 95% agreement on the teacher's own states scored 25.8 average
 slowdown on held-out sequences (SAF 10.9), because its few mistakes (waiting while a job fits) grow
 the queue into states the teacher never visits, where it errs again (the compounding error of imitation). DAgger (Ross et al. 2011)
@@ -14,7 +14,7 @@ fixes exactly that, and the env already labels every state with the teacher's ac
    every state it reaches labelled with the teacher's action there; the clone is refitted on
    everything gathered so far.
 
-Measured on the default env (no kills, seed 0; `examples/research/rlschert_dagger_probe.py`, docs/rlschert.md):
+Measured on the default env (no kills, seed 0; `examples/research/rlschert_dagger_probe.py`, docs/experiments/rlschert.md):
 32 + 4 x 16 sequences, about 61,000 decisions, 160 s on one core; the greedy clone's held-out average
 slowdown went 25.8 (plain cloning) -> 11.3 after one round and 11.25 after four (SAF 10.9). PPO with the
 imitation term then starts from the teacher's level.
@@ -130,7 +130,7 @@ def dagger(module, env, spec: Mapping[str, Any],
 
     def fit(d: Demonstrations, epochs: int) -> dict[str, float]:
         obs, labels, returns = d.arrays()
-        # kills are ~2.5% of the teacher's labels: up-weighted, the clone learns them (docs/rlschert.md)
+        # kills are ~2.5% of the teacher's labels: up-weighted, the clone learns them (docs/experiments/rlschert.md)
         weights = None if kill_weight == 1.0 else np.where(labels > env.config.num_nw, kill_weight, 1.0)
         return clone(module, obs, labels, returns, value_net=getattr(module, "value_net", None), epochs=epochs,
                      seed=seed, weights=weights)

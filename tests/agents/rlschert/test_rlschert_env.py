@@ -125,7 +125,7 @@ def test_masks_forbid_every_invalid_action_and_allow_every_valid_one():
 def test_work_conserving_masks_void_exactly_while_a_visible_job_can_start_now(kill):
     """Ours (`work_conserving`): void is valid iff no visible job has earliest-fit offset 0; everything else is the
     paper's mask. A policy that always prefers void then runs every sequence to its end, where without the option
-    it idles to the step cap (the greedy void loop of docs/rlschert.md)."""
+    it idles to the step cap (the greedy void loop of docs/experiments/rlschert.md)."""
     base, config = small_config(kill=kill), small_config(kill=kill, work_conserving=True)
     table = small_table(200, seed=3)
     env, plain = RLSchertEnv(config, table=table), RLSchertEnv(base, table=table)

@@ -1,4 +1,4 @@
-"""`examples/research/crosstrace_rules.py` (docs/rlscheduler.md, "Cross-trace generalisation"): the corners of its rule
+"""`examples/research/crosstrace_rules.py` (docs/experiments/rlscheduler.md, "Cross-trace generalisation"): the corners of its rule
 simplex schedule exactly as the heuristics do, and a mix is a rule of its own."""
 
 from __future__ import annotations

@@ -1,0 +1,147 @@
+"""The per-agent pages (docs/agents/): every option of `schedrl train AGENT --help` is documented, the commands use a
+standard scenario where one exists, the summary tables link to experiment-log entries that exist, every relative
+link of the agent pages and the experiment logs resolves (file and anchor), and no page cites a numbered issue."""
+from __future__ import annotations
+
+import argparse
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from schedrl.cli.main import build_parser
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+
+PAGES = {  # page -> the agents (`schedrl train` names) it documents
+    "rlscheduler.md": ("rlscheduler",),
+    "dras.md": ("dras-pg", "dras-dql", "decima-pg"),
+    "mrsch.md": ("mrsch", "mrsch-scalar"),
+    "rlschert.md": ("rlschert", "deeprm"),
+    "linear.md": ("linear",),
+    "tuned-rule.md": (),
+}
+LOGS = {"rlscheduler.md", "dras.md", "mrsch.md", "rlschert.md", "tuned-rule.md"}  # pages with an experiment log
+
+
+def subparser(parser: argparse.ArgumentParser, *names: str) -> argparse.ArgumentParser:
+    for name in names:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = action.choices[name]
+    return parser
+
+
+def options(parser: argparse.ArgumentParser) -> set[str]:
+    return {o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
+
+
+TRAIN = build_parser("train")
+TUNED = build_parser("tuned")
+
+
+def test_every_agent_has_a_page():
+    documented = {agent for agents in PAGES.values() for agent in agents}
+    action = next(a for a in subparser(TRAIN, "train")._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(action.choices) == documented
+    assert {p.name for p in (DOCS / "agents").glob("*.md")} == set(PAGES)
+
+
+@pytest.mark.parametrize(("page", "agent"), [(p, a) for p, agents in PAGES.items() for a in agents])
+def test_the_page_lists_every_option_of_train_help(page, agent):
+    text = (DOCS / "agents" / page).read_text()
+    missing = sorted(o for o in options(subparser(TRAIN, "train", agent)) if f"`{o}" not in text)
+    assert not missing, f"docs/agents/{page} does not document {missing} of `schedrl train {agent} --help`"
+
+
+@pytest.mark.parametrize("command", ["fit", "evaluate"])
+def test_the_tuned_rule_page_lists_every_option(command):
+    text = (DOCS / "agents" / "tuned-rule.md").read_text()
+    missing = sorted(o for o in options(subparser(TUNED, "tuned", command)) if o not in text)
+    assert not missing, f"docs/agents/tuned-rule.md does not document {missing} of `schedrl tuned {command}`"
+
+
+def code(text: str) -> str:
+    return "\n".join(text.split("```")[1::2]).replace("\\\n", " ")
+
+
+@pytest.mark.parametrize(("page", "agent"), [(p, a) for p, agents in PAGES.items() for a in agents])
+def test_commands_use_a_standard_scenario_where_one_exists(page, agent):
+    from schedrl.scenarios.registry import standard
+
+    names = {name for name, scenario in standard().items() if agent in scenario.agents}
+    if not names:
+        pytest.skip(f"no standard scenario for {agent}")
+    used = set(re.findall(r"--scenario\s+(\S+)", code((DOCS / "agents" / page).read_text())))
+    assert used & names, f"docs/agents/{page}: no command uses --scenario with one of {sorted(names)}"
+    assert used <= set(standard()), f"docs/agents/{page}: unknown scenarios {sorted(used - set(standard()))}"
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_the_page_has_the_sections_a_reader_looks_for(page):
+    text = (DOCS / "agents" / page).read_text()
+    headings = set(re.findall(r"^## (.+)$", text, re.M))
+    assert {"Options", "Zoo policies", "What it reproduces"} <= headings, headings
+    table = text.split("## What it reproduces", 1)[1]
+    header = "| result | paper | ours | budget | seeds | verdict | log |"
+    assert header in table, f"docs/agents/{page}: no summary table with the columns {header}"
+    rows = [r for r in table.split(header, 1)[1].splitlines()[1:] if r.startswith("|") and not re.fullmatch(r"[|:\- ]+", r)]
+    assert rows
+    if page in LOGS:
+        for row in rows:
+            assert f"](../experiments/{page}#" in row, f"docs/agents/{page}: a row without its log entry: {row[:80]}"
+
+
+def test_user_facing_pages_cite_no_numbered_issue():
+    cited = []
+    for path in sorted((DOCS / "agents").glob("*.md")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r"\bissues?\b", line, re.I) or re.search(r"(?<![\w(/#])#\d+\b", line):
+                cited.append(f"{path.relative_to(REPO)}:{number}: {line.strip()[:100]}")
+    assert not cited, "\n".join(cited)
+
+
+def slug(title: str) -> str:
+    """Python-Markdown's toc slug (what MkDocs uses for heading anchors)."""
+    title = re.sub(r"`|\*\*|\\", "", title)
+    title = re.sub(r"\[([^]]*)\]\([^)]*\)", r"\1", title)
+    title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    title = re.sub(r"[^\w\s-]", "", title).strip().lower()
+    return re.sub(r"[-\s]+", "-", title)
+
+
+def anchors(path: Path) -> set[str]:
+    found, seen = set(), {}
+    fence = False
+    for line in path.read_text().splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        match = None if fence else re.match(r"^#{1,6} (.+?)\s*#*\s*$", line)
+        if match:
+            base = slug(match.group(1))
+            name = base if base not in seen else f"{base}_{seen[base]}"
+            seen[base] = seen.get(base, 0) + 1
+            found.add(name)
+    return found
+
+
+LINKED = sorted([*(DOCS / "agents").glob("*.md"), *(DOCS / "experiments").glob("*.md")])
+
+
+@pytest.mark.parametrize("page", LINKED, ids=[str(p.relative_to(DOCS)) for p in LINKED])
+def test_every_relative_link_resolves(page):
+    text = "\n".join(page.read_text().split("```")[0::2])
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+://|mailto:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        path = (page.parent / file).resolve() if file else page
+        if DOCS.resolve() not in path.parents and path != DOCS.resolve():
+            broken.append(f"{target}: outside docs/")
+        elif not path.is_file():
+            broken.append(f"{target}: no such file")
+        elif anchor and path.suffix == ".md" and anchor not in anchors(path):
+            broken.append(f"{target}: no heading with that anchor")
+    assert not broken, f"{page.relative_to(REPO)}:\n" + "\n".join(broken)
