@@ -24,7 +24,7 @@ MRSCH_BASELINES = [{"policy": p, "label": p.upper() + "+EASY"} for p in ("fcfs",
 """MRSch's FCFS+EASY and the classic priority rules under the same list + EASY semantics (the GA stays the agent's
 own baseline: it is a search, not a rule)."""
 
-_RLSCHEDULER = {"agents": ["rlscheduler", "linear"], "metric": "bsld", "baselines": RLSCHEDULER_BASELINES,
+_RLSCHEDULER = {"agents": ["rlscheduler", "linear", "inspector"], "metric": "bsld", "baselines": RLSCHEDULER_BASELINES,
                 "paper": "RLScheduler (SC'20) §V, on our held-out split"}
 _PWA = {"trace": None, "preset": "rlscheduler", "cleaning": "rlscheduler"}
 
@@ -38,7 +38,7 @@ def _rls(name, trace, backfill, description, reference, validation_jobs=1024, wo
 
 
 def _dras(name, trace, window, description, reference, jobs=1024, validation_jobs=1024, **extra):
-    return {"name": name, "description": description, "agents": ["dras-pg", "dras-dql", "decima-pg"],
+    return {"name": name, "description": description, "agents": ["dras-pg", "dras-dql", "decima-pg", "inspector"],
             "paper": "DRAS (IPDPS'21) §IV-V, on our held-out split",
             "workload": {"trace": trace}, "sim": {"discipline": "list", "window": window, "backfill": "easy"},
             "split": {"train_fraction": 0.7, "validation_share": 0.25},

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-DECISIONS = ("pick", "backfill", "kill", "act")
+DECISIONS = ("defer", "pick", "backfill", "kill", "act")
 """A policy's decision methods (`schedrl.agents.base.SchedulingPolicy`; `act` on the discrete-time cluster)."""
 NONE = "none"
 """A card field with nothing to say (an older run record has no scenario; an agent without normalisation)."""

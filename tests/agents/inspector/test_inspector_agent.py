@@ -1,0 +1,97 @@
+"""The inspector through the shared commands: `schedrl train`, `evaluate`, `select`, `export` (its ray-free network
+makes the checkpoint's decisions, rejections included) and the tune file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schedrl.cli.main import main
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, ray_session):
+    out = tmp_path_factory.mktemp("inspector") / "run"
+    # --initial-reject 0.5: the reject logit starts at the accept logit's level, so the greedy policy of one short
+    # iteration rejects at many points (the export check below then covers rejections, not only acceptances)
+    code = main(["train", "inspector", "--iterations", "1", "--batch-size", "512", "--sequence-length", "128",
+                 "--initial-reject", "0.5", "--validation-sequences", "1", "--validation-jobs", "256",
+                 "--eval-sequences", "2", "--eval-jobs", "256", "--trial-cpus", "1", "--out", str(out)])
+    assert code == 0
+    return out
+
+
+def checkpoint_of(run: Path) -> Path:
+    return sorted(run.glob("inspector/*/checkpoint_*"))[-1]
+
+
+def test_train_records_the_base_and_evaluates_against_it(trained):
+    record = json.loads((trained / "schedrl_run.json").read_text())
+    assert record["agent"] == "inspector" and record["env_config"]["base"] == "f1"
+    assert record["env_config"]["norm"]["time_scale"] > 0 and record["sim_config"]["discipline"] == "pick-and-wait"
+    evaluation = json.loads((trained / "evaluation.json").read_text())
+    assert [r["policy"] for r in evaluation["results"]] == ["F1", "FCFS", "SJF", "WFP3", "UNICEP", "RL"]
+    assert all(np.isfinite(r["mean"]) for r in evaluation["results"])
+
+
+def test_evaluate_and_select_load_the_checkpoint(trained, capsys):
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.agents.inspector.policy import InspectorPolicy
+
+    checkpoint = checkpoint_of(trained)
+    assert isinstance(load_policy(checkpoint), InspectorPolicy)
+    capsys.readouterr()
+    assert main(["evaluate", str(checkpoint), "--sequences", "2", "--jobs", "256", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert f"checkpoint:{checkpoint}" in {r["policy"] for r in result["results"]}
+    assert main(["select", str(trained), "--sequences", "1", "--jobs", "256"]) == 0
+    assert json.loads((trained / "selection.json").read_text())["best"]
+
+
+def test_the_export_makes_the_checkpoints_decisions_rejections_included(trained, tmp_path):
+    from schedrl.agents.checkpoint import export_policy, load_policy
+    from schedrl.scenarios.scoring import run_policy
+    from schedrl.sim import Simulator
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.cleaning import CleaningRules
+    from schedrl.workload.sampling import sequence
+    from schedrl.zoo import decisions
+
+    checkpoint = checkpoint_of(trained)
+    export_policy(checkpoint, tmp_path / "export", check_jobs=256)
+    jobs = sequence(load_trace("default", CleaningRules.preset("default")), 36000, 512)
+    config = load_policy(checkpoint).record.sim_config
+
+    def run(policy):
+        return run_policy(policy, Simulator(jobs, config)).start
+
+    original, starts = decisions.logged(load_policy(checkpoint), run)
+    exported, exported_starts = decisions.logged(load_policy(str(tmp_path / "export")), run)
+    assert decisions.first_difference(original, exported) is None
+    np.testing.assert_array_equal(starts, exported_starts)
+    rejections = sum(answer == "True" for name, answer in original.calls if name == "defer")
+    assert rejections > 10, rejections  # the comparison covers rejections
+
+
+def test_the_inference_network_is_the_policy_part_alone(trained):
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.agents.inspector.inference import inference_network
+
+    module = load_policy(checkpoint_of(trained)).module
+    net = inference_network(module)
+    assert set(net.state_dict()) == {k for k in module.state_dict() if k.startswith("pi.")}
+    with pytest.raises(ValueError, match="not an inspector policy module"):
+        inference_network(object())
+
+
+def test_the_tune_file_is_valid():
+    from schedrl.training.sweep_file import load_sweep
+
+    for path in sorted((REPO / "tune_configs").glob("inspector_*.yaml")):
+        spec = load_sweep(path)
+        assert spec.agent == "inspector", path
