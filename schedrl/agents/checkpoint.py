@@ -83,7 +83,7 @@ class RunRecord:
             agent = get_agent("rlscheduler")
             env = agent.env_config_class.from_dict(data["env_config"])
             data = {**data, "agent": "rlscheduler", "settings": data.get("ppo", {}),
-                    "sim_config": agent.sim_config(env).to_dict()}
+                    "sim_config": agent.judge(env).sim.to_dict()}
         elif version != RECORD_VERSION:
             raise CheckpointError(f"{source}: run record version {version} is not supported by this schedrl "
                                   f"(reads versions 1 and {RECORD_VERSION}); retrain, or load it with the schedrl "
@@ -215,7 +215,7 @@ def load_exported(spec: str | Path, name: str | None = None):
     record = RunRecord.from_dict(exported.record, str(exported.policy_file))
     try:
         agent = get_agent(record.agent)
-        net = agent.inference_module(record, exported.architecture)
+        net = _exportable(agent).inference_module(record, exported.architecture)
         net.load_state_dict(weights, strict=True)
     except (ValueError, KeyError, RuntimeError) as e:
         raise CheckpointError(f"{exported.policy_file}: cannot rebuild its network ({type(e).__name__}: "
@@ -228,7 +228,13 @@ def load_exported(spec: str | Path, name: str | None = None):
     return policy
 
 
-def check_episodes(agent, env, workload, validation: Mapping[str, Any],
+def _exportable(agent):
+    from schedrl.agents.base import Exportable, capable
+
+    return capable(agent, Exportable, f"{agent.name} has no ray-free network: its checkpoints cannot be exported")
+
+
+def check_episodes(judge, workload, validation: Mapping[str, Any],
                    jobs: int = CHECK_JOBS) -> list[tuple[list[int], int]]:
     """Where an export is checked, as (sequence ids, length) groups: the run's validation sequences (if it had any),
     and `CHECK_SEQUENCES` of `jobs` jobs from the validation zone (from anywhere in the trace where that zone is
@@ -236,10 +242,10 @@ def check_episodes(agent, env, workload, validation: Mapping[str, Any],
     import numpy as np
 
     groups = [(list(validation["starts"]), int(validation["length"]))] if validation.get("starts") else []
-    if not agent.event_simulator:
-        length = agent.sequence_length(env)
-        return groups + [(agent.evaluation_ids(env, workload, CHECK_SEQUENCES, 0, length, validation=True), length)]
-    lo, hi = agent.split_range(env, len(workload), validation=True)
+    if judge.generated:
+        length = judge.sequence_length
+        return groups + [(judge.evaluation_ids(workload, CHECK_SEQUENCES, 0, length, validation=True), length)]
+    lo, hi = judge.split_range(len(workload), validation=True)
     if hi - lo < jobs:
         lo, hi = 0, len(workload)
     length = min(jobs, hi - lo)
@@ -267,7 +273,7 @@ def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None 
     record = original.record
     agent = get_agent(record.agent)
     trained = original.module  # every agent's greedy policy keeps the module it runs
-    net = agent.inference_module(record, trained)
+    net = _exportable(agent).inference_module(record, trained)
     state = trained.state_dict()
     missing = [k for k in net.state_dict() if k not in state]
     if missing:
@@ -281,14 +287,14 @@ def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None 
         copy.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in tensors.items()}, strict=True)
         return agent.policy_from_module(copy.eval(), record.env_config)
 
-    env = agent.env_config_class.from_dict(dict(record.env_config))
-    workload = agent.load_workload(env)
+    judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
+    workload = judge.load()
     validation = dict(record.validation)
-    episodes = check_episodes(agent, env, workload, validation, check_jobs)
+    episodes = check_episodes(judge, workload, validation, check_jobs)
     where = " and ".join(f"{len(ids)} sequences of {n} jobs" for ids, n in episodes)
 
     def run(policy):
-        return [agent.score_policy(policy, env, workload, ids, n) for ids, n in episodes]
+        return [judge.score_policy(policy, workload, ids, n) for ids, n in episodes]
 
     checkpoint_log, _ = decisions.logged(original, run)
     full_log, scores = decisions.logged(exported(weights), run)
@@ -297,7 +303,7 @@ def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None 
         raise CheckpointError(f"{path}: the exported network decides differently from the checkpoint (decision {first} "
                               f"of {len(full_log.calls)} on {where}); not exported")
     counted = f"{len(full_log.calls)} decisions" + (f" ({full_log.choices} picks among several jobs)"
-                                                    if agent.event_simulator else "")
+                                                    if not judge.generated else "")
     log(f"export: {counted} on {where} identical to the checkpoint's")
     chosen, why = precision, f"{precision}, as asked"
     if precision != "fp32":
@@ -307,7 +313,7 @@ def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None 
                f"fp16 changes decision {changed} of {counted} on {where}") + \
             ("" if precision == "auto" else f"; {precision} as asked")
         log(f"export: {why}: stored in {chosen}")
-    metric = agent.metric(env)
+    metric = judge.metric
     validated = scores[0] if validation.get("starts") else []  # the policy's own score on its run's validation
     fields = card.make(record.to_dict(), machine=full_log.machine or {}, budget=card.budget_of(path),
                        precision={"stored": chosen, "why": why},

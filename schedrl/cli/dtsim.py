@@ -5,7 +5,7 @@
         [--checkpoint [LABEL=]CKPT ...] [--sequences 16] [--seed 0] [--plot PNG] [--json]
 
 (`python -m schedrl.dtsim` is the same command.) The discrete-time cluster itself (`schedrl.dtsim`) knows no
-agent; `--checkpoint` asks the checkpoint's agent for its sweep method (`Agent.dtsim_method`), which is why the
+agent; `--checkpoint` asks the checkpoint's agent for its sweep method (`DTSimSweep.dtsim_method`, `schedrl.agents.base`), which is why the
 command lives here. Bad input (a missing or malformed job file, a bad setting or option, a checkpoint that cannot
 be loaded) prints one `error:` line and exits 2.
 """
@@ -134,6 +134,14 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def sweep_agent(agent, path):
+    """`agent` when its checkpoints are methods of the sweep (`schedrl.agents.base.DTSimSweep`), else ValueError."""
+    from schedrl.agents.base import DTSimSweep, capable
+
+    return capable(agent, DTSimSweep, f"{path} is a {agent.name} checkpoint; the sweep runs checkpoints of the "
+                                      "discrete-time agents (rlschert, deeprm)")
+
+
 def _checkpoints(specs: list[str]) -> list:
     if not specs:
         return []
@@ -145,7 +153,7 @@ def _checkpoints(specs: list[str]) -> list:
     for spec in specs:
         label, path = parse_checkpoint_arg(spec)
         loaded = load_policy(path)  # CheckpointError / FileNotFoundError naming the file
-        method = get_agent(loaded.record.agent).dtsim_method(path, label, loaded)
+        method = sweep_agent(get_agent(loaded.record.agent), path).dtsim_method(path, label, loaded)
         if any(m.label == method.label for m in methods):
             method.label = f"{method.label}#{len(methods) + 1}"
         methods.append(method)

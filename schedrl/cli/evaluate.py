@@ -61,7 +61,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 def run(args: argparse.Namespace) -> int:
     from schedrl.agents import get_agent
-    from schedrl.agents.base import Agent
+    from schedrl.agents.base import OnlineLearning
     from schedrl.agents.checkpoint import CheckpointError, load_policy
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
@@ -85,27 +85,28 @@ def run(args: argparse.Namespace) -> int:
         return cross_trace(args, policy)
     if args.online:
         for c, p in zip(args.checkpoint, policies):
-            if type(get_agent(p.record.agent)).online_metrics is Agent.online_metrics:
+            if not isinstance(get_agent(p.record.agent), OnlineLearning):
                 raise UsageError(f"--online: {c} is a {p.record.agent} checkpoint; online learning during evaluation "
                                  "is implemented for dras-pg, dras-dql and decima-pg")
     agent = get_agent(record.agent)
     trained = dict(record.env_config)
     env = agent.env_config_class.from_dict(trained)
-    metric = args.metric or agent.metric(env)
+    judge = agent.judge(env)
+    metric = args.metric or judge.metric
     own_trace = args.trace is None or args.trace == trained.get("trace")
-    if not agent.event_simulator:  # the discrete-time cluster: its own sequences, baselines and metric
+    if judge.generated:  # the discrete-time cluster: its own sequences, baselines and metric
         if args.metrics is not None or args.shares or args.kiviat is not None or args.bars is not None:
             raise UsageError(f"{agent.name} runs on the discrete-time cluster: --metrics, --shares, --kiviat and "
                              "--bars need event-simulator agents (several of its checkpoints make one table of "
-                             f"{agent.metric(env)})")
-        return evaluate_generated(agent, env, policies, args)
+                             f"{judge.metric})")
+        return evaluate_generated(agent, judge, policies, args)
     for c, p in zip(args.checkpoint[1:], policies[1:]):
-        if not get_agent(p.record.agent).event_simulator:
+        if judge_of(p).generated:
             raise UsageError(f"{c} is a {p.record.agent} checkpoint (the discrete-time cluster): it cannot share a "
                              f"table with {agent.name} (the event simulator)")
     taken = apply_training_defaults(args, trained, record.sim_config)
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy")
-    workload = agent.load_workload(env) if own_trace and args.cleaning == trained.get("cleaning", args.cleaning) \
+    workload = judge.load() if own_trace and args.cleaning == trained.get("cleaning", args.cleaning) \
         else load_workload(args)
     if methods:  # the columns are checked before any progress line
         from schedrl.eval.methods import SHARES, parse_columns
@@ -119,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"a Kiviat chart needs at least 3 metrics, got "
                              f"{len([c for c in args.columns if c not in SHARES])} ({args.metrics})")
     # sequences come from the part of the training trace the agent never trained on
-    lo, hi = agent.split_range(env, len(workload)) if own_trace else (0, len(workload))
-    baselines = agent.baselines(env)
+    lo, hi = judge.split_range(len(workload)) if own_trace else (0, len(workload))
+    baselines = judge.baselines
     own_semantics = args.policies is None and any(b.sim is not None or b.make is not None for b in baselines)
     try:
         given = parse_starts(args.starts)
@@ -133,11 +134,11 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         if methods:
             config = evaluation_config(args, record.sim_config, backfills[0])
-            print(methods_output(policies, workload, starts, args, config, own_trace, agent, env))
+            print(methods_output(policies, workload, starts, args, config, own_trace, judge, env))
             return 0
         if own_semantics:  # each baseline under its paper's semantics (DRAS: BinPacking starts jobs only at once)
             config = evaluation_config(args, record.sim_config, backfills[0])
-            print(baselines_table(agent, env, policy, workload, starts, args, metric, config, own_trace))
+            print(baselines_table(judge, policy, workload, starts, args, metric, config, own_trace))
             return 0
         if args.online:
             raise UsageError("--online reports beside the agent's own baselines: drop --policies")
@@ -171,11 +172,18 @@ def cross_trace(args: argparse.Namespace, policy) -> int:
     return 0
 
 
-def methods_output(policies, workload, starts, args, config, own_trace, agent, env) -> str:
+def judge_of(policy):
+    """The judge of a loaded checkpoint's run (`Agent.judge` of its recorded env config)."""
+    from schedrl.agents import get_agent
+
+    agent = get_agent(policy.record.agent)
+    return agent.judge(agent.env_config_class.from_dict(dict(policy.record.env_config)))
+
+
+def methods_output(policies, workload, starts, args, config, own_trace, judge, env) -> str:
     """The methods x metrics table (`schedrl.eval.methods`) of every checkpoint and the first one's baselines."""
     from schedrl.agents import get_agent
     from schedrl.eval.methods import bars, kiviat, methods_table
-    from schedrl.eval.as_trained import evaluation_note
 
     columns = args.columns
     if own_trace:  # every checkpoint's evaluation must be held out from its own training
@@ -185,12 +193,12 @@ def methods_output(policies, workload, starts, args, config, own_trace, agent, e
             if getattr(other_env, "trace", None) != getattr(env, "trace", None):
                 raise ValueError(f"{c} was trained on {getattr(other_env, 'trace', '?')!r}, the first checkpoint on "
                                  f"{getattr(env, 'trace', '?')!r}: pass --trace to evaluate every one on one trace")
-            end = other.held_out_range(other_env, len(workload))[0]
+            end = other.judge(other_env).held_out_range(len(workload))[0]
             if end == 0 or min(starts) < end:
                 raise ValueError(f"{c} trained on jobs 0..{(end or len(workload)) - 1} of {workload.name!r}, which "
                                  f"overlap the evaluation sequences (first start {min(starts)}): train it with a "
                                  "held-out part (--train-fraction) or evaluate on another --trace")
-    note = evaluation_note(agent, env, workload, starts, args.jobs) if own_trace else "another trace"
+    note = judge.evaluation_note(workload, starts, args.jobs) if own_trace else "another trace"
     table = methods_table(policies, workload, starts, args.jobs, columns, note, sim_config=config, seed=args.policy_seed)
     if args.online:
         for c, label, p in zip(args.checkpoint, list(table.trained), policies):
@@ -212,18 +220,20 @@ def _online_progress(label: str):
     return say
 
 
-def baselines_table(agent, env, policy, workload, starts, args, metric, config, own_trace: bool) -> str:
+def baselines_table(judge, policy, workload, starts, args, metric, config, own_trace: bool) -> str:
     """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
-    from schedrl.eval.as_trained import evaluation_note
+    from schedrl.agents import get_agent
     from schedrl.training.report import Evaluation
 
-    values = agent.score_baselines(env, workload, starts, args.jobs, sim_config=config, seed=args.policy_seed)
-    values["RL"] = agent.score_policy(policy, env, workload, starts, args.jobs)
+    values = judge.score_baselines(workload, starts, args.jobs, sim_config=config, seed=args.policy_seed)
+    values["RL"] = judge.score_policy(policy, workload, starts, args.jobs)
     if args.online:
+        agent = get_agent(policy.record.agent)
+        env = agent.env_config_class.from_dict(dict(policy.record.env_config))
         online = agent.online_metrics(policy, args.checkpoint[0], env, workload, starts, args.jobs,
                                       seed=args.policy_seed, progress=_online_progress("RL"))
         values["RL online"] = [m.value(metric) for m in online]
-    note = evaluation_note(agent, env, workload, starts, args.jobs) if own_trace else "another trace"
+    note = judge.evaluation_note(workload, starts, args.jobs) if own_trace else "another trace"
     return _formatted(Evaluation(workload.name, metric, [int(s) for s in starts], args.jobs, values, note), args)
 
 
@@ -255,16 +265,15 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
         raise UsageError("--scenario fixes the sequences and the baselines: drop --starts and --policies "
                          "(--sequences, --jobs and --seed redraw the sequences)")
     scenario = scenario_with_options(args, {"sequences": "sequences", "jobs": "jobs", "seed": "seed"})
-    agents = [get_agent(p.record.agent) for p in policies]
+    judges = [judge_of(p) for p in policies]
     try:
-        for a in agents:
-            scenario.check_simulator(a)
+        for p, judge in zip(policies, judges):
+            scenario.check_simulator(p.record.agent, judge)
     except ValueError as e:
         raise UsageError(str(e)) from None
     if scenario.generated:
-        agent = agents[0]
-        env = agent.env_config_class.from_dict(dict(policies[0].record.env_config))
-        fields = agent.sequence_fields(env)
+        agent = get_agent(policies[0].record.agent)
+        fields = judges[0].sequence_fields()
         differ = [f"{k} {fields[k]!r} vs {v!r}" for k, v in scenario.cluster.items() if k in fields and fields[k] != v]
         if differ:
             raise UsageError(f"{args.checkpoint[0]} was trained on another cluster than scenario {scenario.name!r} "
@@ -272,7 +281,7 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
         seqs = scoring.sequences(scenario, None, "evaluation")
         args.starts, args.sequences = ",".join(map(str, seqs.ids)), len(seqs.ids)
         args.explicit = args.explicit | {"starts"}
-        return evaluate_generated(agent, env, policies, args)
+        return evaluate_generated(agent, judges[0], policies, args)
     labels = ["RL"] if len(policies) == 1 else [f"{p.record.agent}#{i + 1}" for i, p in enumerate(policies)]
     sims = {label: own_semantics(scenario, p) for label, p in zip(labels, policies)}
     try:
@@ -291,11 +300,10 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
     return show(result, args)
 
 
-def evaluate_generated(agent, env, policies, args) -> int:
+def evaluate_generated(agent, judge, policies, args) -> int:
     """Agents whose sequences are generated (RLSchert/DeepRM's Bernoulli arrivals): seeded sequences, the first
     checkpoint's baselines and metric, then one column per checkpoint (e.g. RLSchert next to DeepRM), each run
     under its own env configuration on the same sequences."""
-    from schedrl.agents import get_agent
     from schedrl.cli.main import UsageError
     from schedrl.training.report import Evaluation
 
@@ -303,31 +311,30 @@ def evaluate_generated(agent, env, policies, args) -> int:
         raise UsageError(f"{agent.name} runs on the discrete-time cluster: --trace and --policies do not apply (its "
                          "sequences are seeded: --sequences and --seed, or --starts with sequence seeds such as "
                          "the `starts` of a run's evaluation.json)")
-    length = agent.sequence_length(env)
+    length = judge.sequence_length
     columns = []
     for path, policy in zip(args.checkpoint, policies):
-        other = get_agent(policy.record.agent)
-        if other.event_simulator:
-            raise UsageError(f"{path} is a {other.name} checkpoint (the event simulator): it cannot share a table "
-                             f"with {agent.name} (the discrete-time cluster)")
-        other_env = other.env_config_class.from_dict(dict(policy.record.env_config))
-        mine, theirs = agent.sequence_fields(env), other.sequence_fields(other_env)
-        differ = [f"{k} {theirs.get(k)!r} vs {v!r}" for k, v in mine.items() if theirs.get(k) != v]
+        theirs = judge_of(policy)
+        if not theirs.generated:
+            raise UsageError(f"{path} is a {policy.record.agent} checkpoint (the event simulator): it cannot share a "
+                             f"table with {agent.name} (the discrete-time cluster)")
+        mine, fields = judge.sequence_fields(), theirs.sequence_fields()
+        differ = [f"{k} {fields.get(k)!r} vs {v!r}" for k, v in mine.items() if fields.get(k) != v]
         if differ:
             raise UsageError(f"{path} was trained on other sequences than {args.checkpoint[0]} ({', '.join(differ)}): "
                              "evaluate them separately")
-        columns.append((other, other_env, policy))
-    workload = agent.load_workload(env)
+        columns.append((policy.record.agent, theirs, policy))
+    workload = judge.load()
     given = parse_starts(args.starts)
-    ids = given or agent.evaluation_ids(env, workload, args.sequences, args.seed, length)
-    values = agent.score_baselines(env, workload, ids, length)
-    names = [other.name.upper() for other, _, _ in columns]
+    ids = given or judge.evaluation_ids(workload, args.sequences, args.seed, length)
+    values = judge.score_baselines(workload, ids, length)
+    names = [name.upper() for name, _, _ in columns]
     labels = ["RL"] if len(columns) == 1 else [n if names[:i].count(n) == 0 else f"{n}#{names[:i].count(n) + 1}"
                                                 for i, n in enumerate(names)]
-    for label, (other, other_env, policy) in zip(labels, columns):
-        values[label] = other.score_policy(policy, other_env, workload, ids, length)
+    for label, (_, theirs, policy) in zip(labels, columns):
+        values[label] = theirs.score_policy(policy, workload, ids, length)
     note = "given seeds" if given else "held-out seeds"
-    print(_formatted(Evaluation(agent.name, agent.metric(env), ids, length, values, note, tuple(labels)), args))
+    print(_formatted(Evaluation(agent.name, judge.metric, ids, length, values, note, tuple(labels)), args))
     return 0
 
 

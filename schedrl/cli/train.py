@@ -113,7 +113,7 @@ def build_spec(args: argparse.Namespace):
     scenario = apply_scenario(args)
     env, settings = agent.configure(args)
     if scenario is not None:
-        scenario.check_trains(agent, env)
+        scenario.check_trains(agent.name, agent.judge(env))
     budget = parse_duration(args.time_budget, "--time-budget")
     if args.iterations is None and budget is None:
         budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
@@ -188,12 +188,10 @@ def default_trial_cpus(num_env_runners: int) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
     from pathlib import Path
 
     from schedrl.cli.main import UsageError
 
-    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise UsageError(f"--out {args.out} exists and is not a directory")
     if args.resume:

@@ -2,7 +2,7 @@
 
 The rule sees the trace split as an RLScheduler run sees it (`schedrl train rlscheduler`, machine defaults):
 training windows from the first `--train-fraction` of the cleaned trace, the choice among the kept rules on
-the validation zone, and `evaluate` on the evaluation zone (`Agent.split_range`), never seen by the fit.
+the validation zone, and `evaluate` on the evaluation zone (`Judge.split_range`), never seen by the fit.
 """
 
 from __future__ import annotations
@@ -63,13 +63,14 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 def split_config(trace: str, cleaning: str, metric: str, backfill: str, train_fraction: float,
                  validation_share: float):
-    """The RLScheduler agent and the env config whose split (`Agent.split_range`) and validation sequences (its
-    `validation_length`, from its 256-job training episodes) the rule is fitted and judged by."""
+    """The judge of RLScheduler's env config whose split (`Judge.split_range`) and validation sequences (its
+    `validation_length`, from its 256-job training episodes) the rule is fitted and judged by, and that env config."""
     from schedrl.agents import get_agent
 
     agent = get_agent("rlscheduler")
-    return agent, agent.env_config_class(trace=trace, cleaning=cleaning, metric=metric, backfill=backfill,
-                                         train_fraction=train_fraction, validation_share=validation_share)
+    env = agent.env_config_class(trace=trace, cleaning=cleaning, metric=metric, backfill=backfill,
+                                 train_fraction=train_fraction, validation_share=validation_share)
+    return agent.judge(env), env
 
 
 def run_fit(args: argparse.Namespace) -> int:
@@ -81,26 +82,26 @@ def run_fit(args: argparse.Namespace) -> int:
         budget = parse_duration(args.budget, "--budget")
         settings = FitSettings(metric=args.metric, budget_s=budget, seed=args.seed, window_jobs=args.window_jobs,
                                windows=args.windows, start=args.start)
-        agent, env = split_config(args.trace, args.cleaning, args.metric, args.backfill, args.train_fraction,
+        judge, env = split_config(args.trace, args.cleaning, args.metric, args.backfill, args.train_fraction,
                                   args.validation_share)
     except ValueError as e:
         raise UsageError(str(e)) from None
     if env.train_fraction >= 1.0:
         raise UsageError("--train-fraction 1 leaves no held-out part: the rule is chosen on validation jobs it was "
                          "not fitted on, so give a fraction below 1 (default 0.7)")
-    workload = agent.load_workload(env)
+    workload = judge.load()
     n = len(workload)
-    train_end = agent.held_out_range(env, n)[0]
-    lo, hi = agent.split_range(env, n, validation=True)
+    train_end = judge.held_out_range(n)[0]
+    lo, hi = judge.split_range(n, validation=True)
     try:
-        length = agent.validation_length(env, workload, 1024)
-        starts = agent.evaluation_ids(env, workload, args.validation_sequences, 10_000 + args.seed, length,
+        length = judge.validation_length(workload, 1024)
+        starts = judge.evaluation_ids(workload, args.validation_sequences, 10_000 + args.seed, length,
                                       validation=True)
         record = {"split": {"train": [0, train_end], "validation": [lo, hi],
-                            "evaluation": list(agent.split_range(env, n)), "train_fraction": env.train_fraction,
+                            "evaluation": list(judge.split_range(n)), "train_fraction": env.train_fraction,
                             "validation_share": env.validation_share}}
         trace = {"name": workload.name, "sha256": workload.sha256, "cleaning": env.cleaning, "jobs": n}
-        rule = fit(workload, agent.sim_config(env), settings, train_end, starts, length, trace, record,
+        rule = fit(workload, judge.sim, settings, train_end, starts, length, trace, record,
                    log=lambda line: print(line, flush=True))
     except ValueError as e:
         raise UsageError(str(e)) from None
@@ -123,20 +124,20 @@ def run_evaluate(args: argparse.Namespace) -> int:
     rule = load_rule(args.rule)
     r = rule.record
     try:
-        agent, env = split_config(args.trace or rule.trace["name"], rule.trace.get("cleaning", "default"),
+        judge, env = split_config(args.trace or rule.trace["name"], rule.trace.get("cleaning", "default"),
                                   r.get("metric", "bsld"), r.get("backfill", "none"),
                                   r.get("split", {}).get("train_fraction", 0.7),
                                   r.get("split", {}).get("validation_share", 0.25))
-        config = SimConfig.from_dict(r["sim_config"]) if "sim_config" in r else agent.sim_config(env)
+        config = SimConfig.from_dict(r["sim_config"]) if "sim_config" in r else judge.sim
     except ValueError as e:
         raise UsageError(f"{args.rule}: {e}") from None
     heuristics = parse_list(args.policies, what="policy", option="--policies")
-    workload = agent.load_workload(env)
-    lo, hi = agent.split_range(env, len(workload))
+    workload = judge.load()
+    lo, hi = judge.split_range(len(workload))
     try:
         starts = [lo + s for s in choose_starts(workload[lo:hi], args.jobs, args.sequences, args.seed)]
         print(f"schedrl tuned evaluate: sequences from positions {lo}..{hi - 1} of {workload.name} (the evaluation "
-              f"zone; the rule was fitted on 0..{agent.held_out_range(env, len(workload))[0] - 1})", file=sys.stderr)
+              f"zone; the rule was fitted on 0..{judge.held_out_range(len(workload))[0] - 1})", file=sys.stderr)
         result = compare(workload, heuristics + [rule], [config.backfill], starts, args.jobs, env.metric, config,
                          progress=False)
     except ValueError as e:

@@ -66,17 +66,3 @@ def evaluation_sim(trained: SimConfig, backfill: str, *, preset: str | None = No
     if window:
         changes["window"] = window
     return replace(base, **changes)
-
-
-def evaluation_note(agent, env, workload, starts, length: int) -> str:
-    """Says whether evaluation sequences were held out from training: which jobs training drew from and where the
-    sequences lie (event-simulator agents), or that they are generated from held-out seeds."""
-    if not agent.event_simulator:
-        return "held-out seeds"
-    train_end = agent.held_out_range(env, len(workload))[0]
-    if train_end == 0:
-        return "from the whole trace, which training draws from too: not held out (the paper's protocol)"
-    if all(int(s) >= train_end for s in starts):
-        return f"held out: jobs {min(starts)}..{max(starts) + length - 1}; training drew from jobs 0..{train_end - 1}"
-    inside = sum(int(s) < train_end for s in starts)
-    return f"NOT held out: {inside} of {len(starts)} sequences start inside the training range 0..{train_end - 1}"

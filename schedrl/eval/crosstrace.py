@@ -12,7 +12,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from schedrl.eval import paired
-from schedrl.eval.as_trained import Given, as_trained, evaluation_note, evaluation_sim
+from schedrl.agents.base import env_for_trace
+from schedrl.eval.as_trained import Given, as_trained, evaluation_sim
 from schedrl.metrics import METRICS
 from schedrl.scenarios.workload import WorkloadSpec
 from schedrl.sim.config import BACKFILLS
@@ -32,7 +33,8 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
     agent = get_agent(record.agent)
     trained = dict(record.env_config)
     env = agent.env_config_class.from_dict(trained)
-    if not agent.event_simulator:
+    judge = agent.judge(env)
+    if judge.generated:
         raise ValueError(f"{agent.name} runs on the discrete-time cluster: it has no traces to cross")
     rows = []
     for trace in traces:
@@ -42,19 +44,19 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
         chosen = [b.strip() for b in filled.backfill.split(",")][0]
         if chosen not in BACKFILLS:
             raise ValueError(f"unknown backfill strategy {chosen}; choose from {', '.join(BACKFILLS)}")
-        row_metric = metric or agent.metric(env)
+        row_metric = metric or judge.metric
         try:
-            workload = agent.load_workload(env) if own and filled.cleaning == trained.get("cleaning", filled.cleaning) \
+            workload = judge.load() if own and filled.cleaning == trained.get("cleaning", filled.cleaning) \
                 else WorkloadSpec(filled.trace, filled.cleaning, preset or "standard", filled.augment,
                                   filled.augment_seed).load()
-            lo, hi = agent.split_range(env, len(workload)) if own else (0, len(workload))
+            lo, hi = judge.split_range(len(workload)) if own else (0, len(workload))
             starts = [lo + s for s in choose_starts(workload[lo:hi], jobs, sequences, seed)]
             config = evaluation_sim(record.sim_config, chosen, preset=preset, **dict(sim_options or {}))
-            baselines = agent.baselines(env)
+            baselines = judge.baselines
             if any(b.sim is not None or b.make is not None for b in baselines):
-                target = agent.env_for_trace(env, trace, filled.cleaning) if not own else env
-                values = agent.score_baselines(target, workload, starts, jobs, sim_config=config, seed=policy_seed)
-                values["RL"] = agent.score_policy(policy, target, workload, starts, jobs)
+                target = agent.judge(env_for_trace(env, trace, filled.cleaning)) if not own else judge
+                values = target.score_baselines(workload, starts, jobs, sim_config=config, seed=policy_seed)
+                values["RL"] = target.score_policy(policy, workload, starts, jobs)
             else:
                 names = list(dict.fromkeys(b.policy for b in baselines))
                 result = compare(workload, names + [policy], [chosen], starts, jobs, row_metric, config,
@@ -63,7 +65,7 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
                 values["RL"] = result.values[(chosen, result.policies[-1])]
         except ValueError as e:
             raise ValueError(f"{trace}: {e}") from None
-        note = evaluation_note(agent, env, workload, starts, jobs) if own else "another trace"
+        note = judge.evaluation_note(workload, starts, jobs) if own else "another trace"
         means = {k: float(np.mean(v)) for k, v in values.items()}
         lower = METRICS[row_metric][1]
         order = sorted(means.values(), reverse=not lower)

@@ -221,20 +221,20 @@ def methods_table(policies: list, workload, starts: list[int], jobs: int, column
 
     first = policies[0].record
     agent = get_agent(first.agent)
-    env = agent.env_config_class.from_dict(dict(first.env_config))
-    if not agent.event_simulator:
+    judge = agent.judge(agent.env_config_class.from_dict(dict(first.env_config)))
+    if judge.generated:
         raise ValueError(f"{agent.name} runs on the discrete-time cluster: a methods table needs event-simulator "
                          "agents (the RLSchert/DeepRM comparison is `schedrl evaluate CKPT`)")
-    labels = unique_labels([p.record.agent for p in policies], [b.name for b in agent.baselines(env)])
+    labels = unique_labels([p.record.agent for p in policies], [b.name for b in judge.baselines])
     table = MethodsTable(getattr(workload, "name", "trace"), [int(s) for s in starts], jobs, note, list(columns),
                          trained=labels)
-    table.methods.update(agent.baseline_metrics(env, workload, starts, jobs, sim_config=sim_config, seed=seed))
+    table.methods.update(judge.baseline_metrics(workload, starts, jobs, sim_config=sim_config, seed=seed))
     for label, policy in zip(labels, policies):
         other = get_agent(policy.record.agent)
-        if not other.event_simulator:
+        theirs = other.judge(other.env_config_class.from_dict(dict(policy.record.env_config)))
+        if theirs.generated:
             raise ValueError(f"{label} runs on the discrete-time cluster and cannot join a trace's methods table")
-        other_env = other.env_config_class.from_dict(dict(policy.record.env_config))
-        table.methods[label] = other.policy_metrics(policy, other_env, workload, starts, jobs)
+        table.methods[label] = theirs.policy_metrics(policy, workload, starts, jobs)
     for c in columns:  # a util:NAME column on a trace without that resource: say so before printing
         column_value(next(iter(table.methods.values()))[0], c)
     return table

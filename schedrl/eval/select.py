@@ -71,19 +71,13 @@ def validation_starts(workload: Workload, jobs: int, sequences: int, seed: int,
     return sorted(int(s) for s in rng.choice(candidates, size=sequences, replace=False))
 
 
-def selection_ids(agent, env, workload, jobs: int, sequences: int, seed: int, held_out: dict) -> tuple[int, list[int]]:
-    """(length, ids) of the selection sequences: the agent's validation zone when the run holds a part of the trace
-    out (`Agent.split_range`) or generates its sequences (validation seeds of their own, RLSchert), else (the
-    paper's whole-trace protocol) starts anywhere that keep clear of the run's evaluation sequences."""
-    if not agent.event_simulator:
-        length = agent.sequence_length(env)
-        return length, agent.evaluation_ids(env, workload, sequences, seed, length, validation=True)
-    lo, hi = agent.split_range(env, len(workload), validation=True)
-    if (lo, hi) != (0, len(workload)):
-        if jobs > hi - lo:
-            raise ValueError(f"--jobs {jobs} does not fit the {hi - lo} jobs of the run's validation zone of trace "
-                             f"{workload.name!r} (positions {lo}..{hi - 1}): ask for fewer --jobs")
-        return jobs, sorted(agent.evaluation_ids(env, workload, sequences, seed, jobs, validation=True))
+def selection_ids(judge, workload, jobs: int, sequences: int, seed: int, held_out: dict) -> tuple[int, list[int]]:
+    """(length, ids) of the selection sequences: the run's validation zone when it holds a part of the trace out or
+    generates its sequences (`Judge.selection_sequences`), else (the paper's whole-trace protocol) starts anywhere
+    that keep clear of the run's evaluation sequences."""
+    chosen = judge.selection_sequences(workload, jobs, sequences, seed)
+    if chosen is not None:
+        return chosen
     jobs = min(jobs, len(workload))
     return jobs, validation_starts(workload, jobs, sequences, seed, held_out["starts"], held_out["jobs"])
 
@@ -104,19 +98,19 @@ def select_checkpoint(run_dir: str | Path, sequences: int = 10, jobs: int = 1024
         raise FileNotFoundError(f"{record} not found: give the --out directory of a `schedrl train` run")
     run = RunRecord.read(record)
     agent = get_agent(run.agent)
-    env = agent.env_config_class.from_dict(run.env_config)
-    metric = agent.metric(env)
-    workload = agent.load_workload(env)
+    judge = agent.judge(agent.env_config_class.from_dict(run.env_config))
+    metric = judge.metric
+    workload = judge.load()
     evaluation = run_dir / "evaluation.json"
     held_out = json.loads(evaluation.read_text()) if evaluation.is_file() else {"starts": [], "jobs": 0}
-    length, ids = selection_ids(agent, env, workload, jobs, sequences, seed, held_out)
+    length, ids = selection_ids(judge, workload, jobs, sequences, seed, held_out)
     checkpoints = run_checkpoints(run_dir)
     chosen = checkpoints[::every] + ([checkpoints[-1]] if (len(checkpoints) - 1) % every else [])
-    what = "sequence seeds" if not agent.event_simulator else "starts"
+    what = judge.id_kind
     shown = ", ".join(map(str, ids[:10])) + (f", ... ({len(ids)} in {SELECTION_FILE})" if len(ids) > 10 else "")
     log(f"scoring {len(chosen)} of {len(checkpoints)} checkpoints on {len(ids)} validation sequences of {length} jobs "
         f"({what} {shown}; disjoint from the run's evaluation sequences)")
-    baselines = {name: float(np.mean(v)) for name, v in agent.score_baselines(env, workload, ids, length).items()}
+    baselines = {name: float(np.mean(v)) for name, v in judge.score_baselines(workload, ids, length).items()}
     lower = METRICS[metric][1]
     if baselines:
         best_name = (min if lower else max)(baselines, key=baselines.get)
@@ -124,7 +118,7 @@ def select_checkpoint(run_dir: str | Path, sequences: int = 10, jobs: int = 1024
             + f"; best {best_name}")
     scores = {}
     for i, checkpoint in enumerate(chosen, 1):
-        values = agent.score_policy(load_policy(checkpoint), env, workload, ids, length)
+        values = judge.score_policy(load_policy(checkpoint), workload, ids, length)
         scores[str(checkpoint)] = float(np.mean(values))
         log(f"[{i}/{len(chosen)}] {checkpoint.name}: {metric} {scores[str(checkpoint)]:.2f}")
     selection = Selection(metric, lower, [int(i) for i in ids], length, scores, baselines)

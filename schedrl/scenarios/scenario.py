@@ -216,28 +216,30 @@ class Scenario:
         values.update(self.options_for(agent))
         return {k: v for k, v in values.items() if v is not None}
 
-    def check_simulator(self, agent) -> None:
-        """ValueError when `agent` (an `Agent`) runs on the other simulator than this scenario's."""
-        if self.generated != (not agent.event_simulator):
+    def check_simulator(self, name: str, judge) -> None:
+        """ValueError when agent `name`, judged by `judge` (`schedrl.scenarios.judge.Judge`: `agent.judge(env)`), runs
+        on the other simulator than this scenario's."""
+        if self.generated != judge.generated:
             raise ValueError(f"scenario {self.name!r} is " + ("generated on the discrete-time cluster" if self.generated
-                                                             else "a trace scenario") + f"; {agent.name} runs on the "
-                             + ("event simulator" if agent.event_simulator else "discrete-time cluster"))
+                                                             else "a trace scenario") + f"; {name} runs on the "
+                             + ("discrete-time cluster" if judge.generated else "event simulator"))
 
-    def check_trains(self, agent, env_config) -> None:
-        """ValueError when `agent` (an `Agent`) with `env_config` does not train on what this scenario says: the other
-        simulator, or its metric, discipline, window, allocation, event order or walltime kill."""
-        self.check_simulator(agent)
+    def check_trains(self, name: str, judge) -> None:
+        """ValueError when agent `name`, judged by `judge` (`agent.judge(env_config)`), does not train on what this
+        scenario says: the other simulator, or its metric, discipline, window, allocation, event order or walltime
+        kill."""
+        self.check_simulator(name, judge)
         if self.generated:
             return
         problems = []
-        if agent.metric(env_config) != self.metric:
-            problems.append(f"metric {agent.metric(env_config)} (the scenario's: {self.metric})")
-        sim = agent.sim_config(env_config)
-        for name in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
-            if getattr(sim, name) != getattr(self.sim, name):
-                problems.append(f"{name} {getattr(sim, name)!r} (the scenario's: {getattr(self.sim, name)!r})")
+        if judge.metric != self.metric:
+            problems.append(f"metric {judge.metric} (the scenario's: {self.metric})")
+        sim = judge.sim
+        for key in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
+            if getattr(sim, key) != getattr(self.sim, key):
+                problems.append(f"{key} {getattr(sim, key)!r} (the scenario's: {getattr(self.sim, key)!r})")
         if problems:
-            raise ValueError(f"{agent.name} with these options does not train on scenario {self.name!r}: "
+            raise ValueError(f"{name} with these options does not train on scenario {self.name!r}: "
                              + "; ".join(problems))
 
     def check_agent(self, agent: str) -> None:

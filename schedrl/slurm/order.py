@@ -109,7 +109,7 @@ def trained_cpus(policy) -> int | None:
     agent = get_agent(record.agent)
     env = agent.env_config_class.from_dict(dict(record.env_config))
     try:
-        workload = agent.load_workload(env)
+        workload = agent.judge(env).load()
     except (FileNotFoundError, ValueError) as e:
         raise PolicyMachineError(f"cannot tell the machine size {getattr(policy, 'name', 'the policy')} was trained "
                                  f"for: its training trace does not load here ({str(e).splitlines()[0]}); give "

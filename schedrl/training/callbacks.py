@@ -18,6 +18,8 @@ from ray.exceptions import ActorDiedError
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.tune import Callback
 
+from schedrl.agents.base import WarmStart
+
 # the keys (defined beside the agent contract, which reads them too), importable from here as before
 from schedrl.agents.trial_keys import (AGENT_KEY, INFO_METRIC, RESULT_KEY, TRAIN_METRIC,  # noqa: F401
                                        VALIDATION_KEY, VALIDATION_SCORE, WARM_START_RESULT, best_heuristic)
@@ -46,7 +48,8 @@ class SchedulingMetricsCallback(RLlibCallback):
         if restoring(algorithm):
             return
         t0 = time.perf_counter()
-        self._warm_start = _agent_of(algorithm).warm_start(algorithm)
+        agent = _agent_of(algorithm)
+        self._warm_start = agent.warm_start(algorithm) if isinstance(agent, WarmStart) else None
         if self._warm_start:
             # the warm start is training: it counts in Tune's `time_total_s` (so a time budget includes it), and
             # through it in every checkpoint, which a resumed run restores its clock from
@@ -90,15 +93,15 @@ class SchedulingMetricsCallback(RLlibCallback):
             return
         agent = _agent_of(algorithm)
         env_config = dict(algorithm.config.env_config)
-        env = agent.env_config_class.from_dict(env_config)
+        judge = agent.judge(agent.env_config_class.from_dict(env_config))
         if self._workload is None:
-            self._workload = agent.load_workload(env)
+            self._workload = judge.load()
         module = algorithm.get_module()
         if module is None:
             return
         policy = agent.policy_from_module(module, env_config)
-        length = int(spec.get("length", agent.sequence_length(env)))
-        values = agent.score_policy(policy, env, self._workload, spec["starts"], length)
+        length = int(spec.get("length", judge.sequence_length))
+        values = judge.score_policy(policy, self._workload, spec["starts"], length)
         result[VALIDATION_SCORE] = result[RESULT_KEY]["validation"] = float(np.mean(values))
 
 

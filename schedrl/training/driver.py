@@ -79,14 +79,15 @@ def env_key(env_config: Mapping, searched: tuple[str, ...]) -> str:
 
 def validation_spec(agent, env, workload, sequences: int, seed: int | None, jobs: int | None = None,
                     evaluation_jobs: int = 1024) -> dict:
-    """Seeded validation sequences (`Agent.evaluation_ids`) of `jobs` jobs (None: `Agent.validation_length`) and
+    """Seeded validation sequences (`Judge.evaluation_ids`) of `jobs` jobs (None: `Judge.validation_length`) and
     each baseline's mean on them."""
     from schedrl.metrics import METRICS
 
-    length = jobs or agent.validation_length(env, workload, evaluation_jobs)
-    metric = agent.metric(env)
-    ids = agent.evaluation_ids(env, workload, sequences, 10_000 + (seed or 0), length, validation=True)
-    heuristics = {k: float(np.mean(v)) for k, v in agent.score_baselines(env, workload, ids, length).items()} if ids else {}
+    judge = agent.judge(env)
+    length = jobs or judge.validation_length(workload, evaluation_jobs)
+    metric = judge.metric
+    ids = judge.evaluation_ids(workload, sequences, 10_000 + (seed or 0), length, validation=True)
+    heuristics = {k: float(np.mean(v)) for k, v in judge.score_baselines(workload, ids, length).items()} if ids else {}
     return {"starts": ids, "length": length, "metric": metric, "heuristics": heuristics,
             "lower_is_better": METRICS[metric][1]}
 
@@ -95,11 +96,7 @@ def describe_validation(agent, env, workload, validation: dict) -> str:
     """One line on the sequences that choose the checkpoint: how many, how long, from which jobs, and how
     many distinct ones (a zone too short for its sequence length gives the same window repeatedly)."""
     starts, length = validation["starts"], validation["length"]
-    if agent.event_simulator:
-        lo, hi = agent.split_range(env, len(workload), validation=True)
-        text = f"validation: {len(starts)} sequences of {length} jobs, starting in jobs {lo}..{hi - 1}"
-    else:  # generated sequences (RLSchert, DeepRM): ids are seeds, the length an expected job count
-        text = f"validation: {len(starts)} generated sequences of about {length} jobs (seeds {min(starts)}..{max(starts)})"
+    text = agent.judge(env).describe_validation(workload, starts, length)
     distinct = len(set(starts))
     if distinct < len(starts):
         text += (f"; only {distinct} distinct (set training.validation_jobs or a larger held-out part, "
@@ -119,7 +116,7 @@ def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
         env = replace(spec.env, **variant)
         label = group_label(variant)
         prepared = agent.prepare(env, spec.settings, options, lambda text, label=label: log(f"[{label}] {text}"))
-        workload = agent.load_workload(prepared.env_config)
+        workload = agent.judge(prepared.env_config).load()
         validation = validation_spec(agent, prepared.env_config, workload, spec.training.validation_sequences,
                                      getattr(spec.settings, "seed", 0), spec.training.validation_jobs, spec.evaluate.jobs)
         validation["every"] = spec.training.validate_every
@@ -218,7 +215,7 @@ def trial_record(spec: SweepSpec, config: Mapping, table: dict[str, PreparedEnv]
     entry = table[env_key(config["env_config"], spec.env_searched)]
     model = trial_values(spec, config).get("model", spec.model)
     return RunRecord(agent=spec.agent, env_config=env.to_dict(),
-                     sim_config=agent.sim_config(env) if agent.event_simulator else None, model=model or None,
+                     sim_config=agent.judge(env).sim, model=model or None,
                      settings=asdict(trial_settings(spec, config)),
                      validation=config["learner_config_dict"][VALIDATION_KEY], trace_sha256=entry.trace_sha256,
                      versions=versions(), command=tuple(sys.argv), train_args=train_args, scenario=spec.scenario)
@@ -283,7 +280,7 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
     agent = spec.agent_impl
     progress = ProgressLine(
         describe=lambda config: " ".join(f"{k.split('.')[-1]}={short_value(v)}" for k, v in trial_values(spec, config).items()),
-        metric_of=lambda config: agent.metric(agent.env_config_class.from_dict(config["env_config"])),
+        metric_of=lambda config: agent.judge(agent.env_config_class.from_dict(config["env_config"])).metric,
         single=single, log=log)
     try:
         algo_class = agent.algorithm_config(spec.env, spec.settings, spec.model or None).algo_class
@@ -336,7 +333,7 @@ def checkpoint_config(spec: SweepSpec):
 
     agent = spec.agent_impl
     scored = spec.training.validation_sequences > 0
-    lower = METRICS[agent.metric(spec.env)][1]  # the env's objective orders validation (a searched metric too)
+    lower = METRICS[agent.judge(spec.env).metric][1]  # the env's objective orders validation (a searched metric too)
     every = spec.training.checkpoint_every
     if scored:  # only validated iterations have a score to rank their checkpoint by
         every = math.lcm(every, spec.training.validate_every)

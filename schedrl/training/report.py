@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.base import env_for_trace
 from schedrl.agents.checkpoint import load_policy
 from schedrl.agents.trial_keys import RESULT_KEY, TRAIN_METRIC, VALIDATION_KEY, best_heuristic
 from schedrl.eval import paired
-from schedrl.eval.as_trained import evaluation_note  # noqa: F401  (re-exported: the CLI and older callers read it here)
 from schedrl.eval.compare import choose_starts
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
@@ -122,23 +122,27 @@ def best_per_group(spec, rows: list[TrialRow]) -> dict[str, TrialRow]:
 
 
 def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
-    """Each group's best checkpoint next to the agent's baselines, on held-out sequences of each evaluation trace."""
+    """Each group's best checkpoint next to the agent's baselines, on held-out sequences of each evaluation trace
+    (agents whose sequences are generated, with no trace: on their own held-out sequences)."""
     agent = spec.agent_impl
     cache: dict[tuple, dict] = {}
     rows = []
     for group, row in best.items():
         train_env = agent.env_config_class.from_dict(row.env_config)
-        for trace in spec.evaluate.traces or (train_env.trace,):
-            env = agent.env_for_trace(train_env, trace)
-            workload = agent.load_workload(env)
-            length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings, spec.scenario)
+        for trace in spec.evaluate.traces or (getattr(train_env, "trace", None),):
+            env = train_env if trace is None else env_for_trace(train_env, trace)
+            judge = agent.judge(env)
+            workload = judge.load()
+            length, starts = evaluation_starts(judge, workload, spec.evaluate, spec.settings, spec.scenario)
             key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
             if key not in cache:
-                cache[key] = agent.score_baselines(env, workload, starts, length)
+                cache[key] = judge.score_baselines(workload, starts, length)
             per_sequence = cache[key]
             values = {k: float(np.mean(v)) for k, v in per_sequence.items()}
-            rl = agent.score_policy(load_policy(row.checkpoint), env, workload, starts, length)
-            metric = agent.metric(env)
+            rl = judge.score_policy(load_policy(row.checkpoint), workload, starts, length)
+            metric = judge.metric
+            if trace is None:
+                trace = getattr(workload, "name", agent.name)
             (versus,) = paired.comparisons({**per_sequence, "RL": rl}, ("RL",), metric)
             second = paired.against_second_best({**per_sequence, "RL": rl}, "RL", metric)  # Table VII's bar
             lower = METRICS[metric][1]
@@ -192,10 +196,10 @@ def seed_summary(evaluation: list[dict]) -> list[dict]:
     return out
 
 
-def evaluation_starts(agent, env, workload, evaluate, settings, scenario=None) -> tuple[int, list[int]]:
+def evaluation_starts(judge, workload, evaluate, settings, scenario=None) -> tuple[int, list[int]]:
     """(length, ids) of the held-out evaluation sequences: the given starts, the sweep's scenario's (`scenario`: its
-    run-record form, with `evaluate.from_scenario`), or seeded distinct ones from the agent (`Agent.evaluation_ids`:
-    start positions in its held-out part of the trace, or sequence seeds)."""
+    run-record form, with `evaluate.from_scenario`), or seeded distinct ones from the agent's judge
+    (`Judge.evaluation_sequences`: start positions in its held-out part of the trace, or sequence seeds)."""
     if getattr(evaluate, "from_scenario", False) and scenario is not None and not evaluate.starts:
         from schedrl.scenarios import Scenario, scoring
 
@@ -204,15 +208,7 @@ def evaluation_starts(agent, env, workload, evaluate, settings, scenario=None) -
     if evaluate.starts:
         return evaluate.jobs, choose_starts(workload, evaluate.jobs, 0, 0, list(evaluate.starts))
     seed = 20_000 + (getattr(settings, "seed", 0) or 0)
-    if not agent.event_simulator:  # generated sequences: the agent's own length (e.g. RLSchert's simu_len x job_rate)
-        length = agent.sequence_length(env)
-        return length, agent.evaluation_ids(env, workload, evaluate.sequences, seed, length)
-    lo, hi = agent.split_range(env, len(workload))
-    if evaluate.jobs > hi - lo:
-        raise ValueError(f"evaluation sequences of {evaluate.jobs} jobs do not fit the {hi - lo} held-out evaluation jobs of "
-                         f"trace {workload.name!r} (positions {lo}..{hi - 1}): ask for fewer --eval-jobs")
-    starts = choose_starts(workload[lo:hi], evaluate.jobs, evaluate.sequences, seed)
-    return evaluate.jobs, [lo + int(s) for s in starts]
+    return judge.evaluation_sequences(workload, evaluate.jobs, evaluate.sequences, seed)
 
 
 def write_report(spec, results, out: Path) -> str:
@@ -231,7 +227,7 @@ def write_report(spec, results, out: Path) -> str:
         w.writerow(["trial", "group", *keys, "status", "iterations", f"best {metric_col}", "checkpoint"])
         for r in rows:
             w.writerow([r.name, r.group, *[r.values[k] for k in keys], r.status, r.iterations, r.best, r.checkpoint])
-    baselines = [b.name for b in spec.agent_impl.baselines(spec.env)]
+    baselines = [b.name for b in spec.agent_impl.judge(spec.env).baselines]
     eval_cols = ["evaluated_on", "backfill", "metric", "sequences", "jobs", *baselines, "rl", "best_heuristic",
                  "rl_vs_best_heuristic_pct"]
     with open(out / "results.csv", "w", newline="") as f:
@@ -490,13 +486,13 @@ class Evaluation:
 def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dict:
     """The trained policy next to the agent's baselines on held-out sequences (RLScheduler Table V layout)."""
     agent = spec.agent_impl
-    env = agent.env_config_class.from_dict(record.env_config)
-    workload = agent.load_workload(env)
-    length, starts = evaluation_starts(agent, env, workload, spec.evaluate, spec.settings, spec.scenario)
-    values = agent.score_baselines(env, workload, starts, length)
-    values["RL"] = agent.score_policy(load_policy(checkpoint), env, workload, starts, length)
-    evaluation = Evaluation(getattr(workload, "name", agent.name), agent.metric(env), [int(s) for s in starts], length,
-                            values, evaluation_note(agent, env, workload, starts, length))
+    judge = agent.judge(agent.env_config_class.from_dict(record.env_config))
+    workload = judge.load()
+    length, starts = evaluation_starts(judge, workload, spec.evaluate, spec.settings, spec.scenario)
+    values = judge.score_baselines(workload, starts, length)
+    values["RL"] = judge.score_policy(load_policy(checkpoint), workload, starts, length)
+    evaluation = Evaluation(getattr(workload, "name", agent.name), judge.metric, [int(s) for s in starts], length,
+                            values, judge.evaluation_note(workload, starts, length))
     (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
     (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
     log(evaluation.to_text())

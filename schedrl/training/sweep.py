@@ -272,7 +272,7 @@ def single_run(agent: str, env, settings, model: str | None, stop: StopSpec, tra
     from schedrl.agents import get_agent
 
     impl = get_agent(agent)
-    metric = impl.metric(env)
+    metric = impl.judge(env).metric
     return SweepSpec(name=name or agent, agent=agent, env=env, settings=settings, model=model or "", param_space={},
                      scheduler="none", scheduler_options=None, stop=stop, resources=resources or ResourceSpec(),
                      training=training, evaluate=evaluate, num_samples=1, metric="schedrl/validation",

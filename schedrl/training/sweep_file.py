@@ -225,7 +225,7 @@ def _scenario_checked(r: SpecReader, scenario, env, space: dict, evaluate: Evalu
     try:
         scenario = scenario.overridden(**{k: v for k, v in given.items() if not (scenario.generated and k != "sequences")})
         if not any(k.startswith("env.") for k in space):
-            scenario.check_trains(r.agent, env)
+            scenario.check_trains(r.agent.name, r.agent.judge(env))
     except ValueError as e:
         r.fail(f"scenario: {e}")
     if scenario.generated:
@@ -381,8 +381,8 @@ def _mode(r: SpecReader, raw, metric: str, env, space: dict) -> str:
         return mode
     if not metric.startswith("schedrl/"):
         r.fail(f"give 'mode' (min or max) for metric {metric!r}")
-    metrics = ([r.agent.metric(replace(env, metric=m)) for m in space["env.metric"].values] if "env.metric" in space
-               else (r.agent.metric(env),))
+    metrics = ([r.agent.judge(replace(env, metric=m)).metric for m in space["env.metric"].values]
+               if "env.metric" in space else (r.agent.judge(env).metric,))
     directions = {METRICS[m][1] for m in metrics}
     if len(directions) > 1:
         r.fail("env.metric mixes lower- and higher-is-better metrics: give 'mode' (min or max)")

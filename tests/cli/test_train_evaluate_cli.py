@@ -187,7 +187,7 @@ def test_select_scores_every_checkpoint_on_sequences_clear_of_the_evaluation(tra
 
     record = RunRecord.read(out / "schedrl_run.json")
     agent = get_agent("rlscheduler")
-    lo, hi = agent.split_range(agent.env_config_class.from_dict(record.env_config), len(workload), validation=True)
+    lo, hi = agent.judge(agent.env_config_class.from_dict(record.env_config)).split_range(len(workload), validation=True)
     assert 0 < lo and all(lo <= s and s + 64 <= hi for s in selection["starts"])  # the run's validation zone
     for checkpoint, score in selection["scores"].items():
         policy = load_policy(checkpoint)
@@ -236,10 +236,10 @@ def test_methods_table_of_several_checkpoints_matches_the_library(trained, tmp_p
     assert table["columns"][:4] == ["wait", "max_wait", "slowdown", "utilization"] and "work backfilled" in table["columns"]
     policy = load_policy(trained)
     agent = get_agent("rlscheduler")
-    env = agent.env_config_class.from_dict(dict(policy.record.env_config))
-    workload = agent.load_workload(env)
-    assert min(table["starts"]) >= agent.split_range(env, len(workload))[0]  # the evaluation zone
-    schedules = [Simulator(sequence(workload, s, 64), agent.sim_config(env)).run(policy) for s in table["starts"]]
+    judge = agent.judge(agent.env_config_class.from_dict(dict(policy.record.env_config)))
+    workload = judge.load()
+    assert min(table["starts"]) >= judge.split_range(len(workload))[0]  # the evaluation zone
+    schedules = [Simulator(sequence(workload, s, 64), judge.sim).run(policy) for s in table["starts"]]
     expected = [summarize(s) for s in schedules]
     for label in ("rlscheduler", "rlscheduler#2"):
         mean = table["methods"][label]["mean"]
@@ -247,7 +247,7 @@ def test_methods_table_of_several_checkpoints_matches_the_library(trained, tmp_p
         assert mean["max_wait"] == pytest.approx(np.mean([m.max_wait for m in expected]))
         shares = [mean[k] for k in ("jobs ready", "jobs reserved", "jobs backfilled")]
         assert sum(shares) == pytest.approx(1.0)
-    baselines = [b.name for b in agent.baselines(env)]
+    baselines = [b.name for b in judge.baselines]
     assert list(table["methods"])[:len(baselines)] == baselines
 
 

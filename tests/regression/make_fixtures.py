@@ -129,10 +129,10 @@ def schedules(policy, record, ids, length: int) -> list:
     from schedrl.workload.sampling import sequence
 
     agent = get_agent(record.agent)
-    if not agent.event_simulator:
+    judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
+    if judge.generated:
         return []
-    env = agent.env_config_class.from_dict(dict(record.env_config))
-    workload, config = agent.load_workload(env), agent.sim_config(env)
+    workload, config = judge.load(), judge.sim
     out = []
     for s in ids:
         done = run_policy(policy, Simulator(sequence(workload, s, length), config))
@@ -176,9 +176,9 @@ def make(agent_name: str) -> None:
         torch.save(state_dict(module), out / WEIGHTS_FILE)
         rebuilt = load_fixture_policy(agent_name)
         agent = get_agent(record.agent)
-        env = agent.env_config_class.from_dict(dict(record.env_config))
-        length = EVENT_JOBS if agent.event_simulator else agent.sequence_length(env)
-        ids = [int(i) for i in agent.evaluation_ids(env, agent.load_workload(env), SEQUENCES, 0, length)]
+        judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
+        length = judge.sequence_length if judge.generated else EVENT_JOBS
+        ids = [int(i) for i in judge.evaluation_ids(judge.load(), SEQUENCES, 0, length)]
         checked = check_same_decisions(original, rebuilt, record, ids, length)
     (EXPECTED / f"{agent_name}.json").write_text(json.dumps(
         {"agent": agent_name, "ids": ids, "length": length, "per_sequence": checked["per_sequence"]}, indent=2) + "\n")

@@ -22,11 +22,11 @@ def evaluate(policy, record, ids, length: int) -> list:
     from schedrl.agents import get_agent
 
     agent = get_agent(record.agent)
-    env = agent.env_config_class.from_dict(dict(record.env_config))
-    workload = agent.load_workload(env)
-    if agent.event_simulator:
-        return [asdict(m) for m in agent.policy_metrics(policy, env, workload, list(ids), length)]
-    return list(agent.score_policy(policy, env, workload, list(ids), length))
+    judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
+    workload = judge.load()
+    if not judge.generated:
+        return [asdict(m) for m in judge.policy_metrics(policy, workload, list(ids), length)]
+    return list(judge.score_policy(policy, workload, list(ids), length))
 
 
 @pytest.mark.parametrize("agent", AGENTS)

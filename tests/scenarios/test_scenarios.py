@@ -185,7 +185,7 @@ def test_generated_scenarios_score_on_the_discrete_time_cluster_like_the_rlscher
     scores = scoring.score(s, part="validation")
     agent = get_agent("rlschert")
     env = agent.env_config_class(jobs="synthetic", job_rate=0.7, res_slot=20, simu_len=50)
-    by_agent = agent.baseline_values(env, scores.sequences.ids)
+    by_agent = agent.judge(env).score_baselines(None, scores.sequences.ids, 0)
     ours = scores.values()
     for label in ("TETRIS", "SAF", "SJF+KILL"):
         assert np.allclose(ours[label], by_agent[label], rtol=0, atol=1e-12)

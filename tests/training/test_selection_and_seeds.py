@@ -98,29 +98,28 @@ def test_validation_is_due_at_the_first_and_every_kth_iteration():
 def test_validation_and_evaluation_zones_are_disjoint_and_held_out():
     from schedrl.agents import get_agent
     from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
-    from schedrl.training.report import evaluation_note
 
     agent = get_agent("rlscheduler")
     split = RLSchedulerEnvConfig(train_fraction=0.7)
-    assert agent.held_out_range(split, 10_000) == (7000, 10_000)
-    assert agent.split_range(split, 10_000, validation=True) == (7000, 7750)
-    assert agent.split_range(split, 10_000) == (7750, 10_000)
+    assert agent.judge(split).held_out_range(10_000) == (7000, 10_000)
+    assert agent.judge(split).split_range(10_000, validation=True) == (7000, 7750)
+    assert agent.judge(split).split_range(10_000) == (7750, 10_000)
     workload = list(range(10_000))
-    val = agent.evaluation_ids(split, workload, 5, 1, 256, validation=True)
-    ev = agent.evaluation_ids(split, workload, 10, 2, 1024)
+    val = agent.judge(split).evaluation_ids(workload, 5, 1, 256, validation=True)
+    ev = agent.judge(split).evaluation_ids(workload, 10, 2, 1024)
     assert all(7000 <= s and s + 256 <= 7750 for s in val) and all(7750 <= s and s + 1024 <= 10_000 for s in ev)
-    assert evaluation_note(agent, split, workload, ev, 1024).startswith("held out: jobs ")
-    assert evaluation_note(agent, split, workload, [100, 8000], 1024).startswith("NOT held out: 1 of 2 sequences")
+    assert agent.judge(split).evaluation_note(workload, ev, 1024).startswith("held out: jobs ")
+    assert agent.judge(split).evaluation_note(workload, [100, 8000], 1024).startswith("NOT held out: 1 of 2 sequences")
     # the paper's protocol: one zone, the whole trace, said to be not held out
     paper = RLSchedulerEnvConfig()
-    assert agent.split_range(paper, 10_000) == agent.split_range(paper, 10_000, validation=True) == (0, 10_000)
-    assert "not held out" in evaluation_note(agent, paper, workload, [0], 1024)
+    assert agent.judge(paper).split_range(10_000) == agent.judge(paper).split_range(10_000, validation=True) == (0, 10_000)
+    assert "not held out" in agent.judge(paper).evaluation_note(workload, [0], 1024)
     with pytest.raises(ValueError, match="train_fraction must be in"):
         RLSchedulerEnvConfig(train_fraction=0.0)
     # --validation-share: a 60/20/20 split, recorded in the env config so `evaluate` finds the same zones
     wide = RLSchedulerEnvConfig(train_fraction=0.6, validation_share=0.5)
-    assert agent.split_range(wide, 10_000, validation=True) == (6000, 8000)
-    assert agent.split_range(wide, 10_000) == (8000, 10_000)
+    assert agent.judge(wide).split_range(10_000, validation=True) == (6000, 8000)
+    assert agent.judge(wide).split_range(10_000) == (8000, 10_000)
     assert RLSchedulerEnvConfig.from_dict(wide.to_dict()).validation_share == 0.5
     for bad in (0.0, 1.0):
         with pytest.raises(ValueError, match="validation_share must be in"):

@@ -20,8 +20,8 @@ def test_a_scenario_sets_the_env_and_the_final_evaluation_sequences():
     from schedrl.training.report import evaluation_starts
 
     agent = get_agent("rlscheduler")
-    workload = agent.load_workload(spec.env)
-    length, starts = evaluation_starts(agent, spec.env, workload, spec.evaluate, spec.settings, spec.scenario)
+    judge = agent.judge(spec.env)
+    length, starts = evaluation_starts(judge, judge.load(), spec.evaluate, spec.settings, spec.scenario)
     assert (length, starts) == (1024, scoring.sequences(s, scoring.load(s), "evaluation").ids)
 
 

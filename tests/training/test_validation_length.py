@@ -21,11 +21,11 @@ def default_trace():
 def test_rlscheduler_validates_on_sequences_of_the_evaluation_length(default_trace):
     env, workload = default_trace
     agent = get_agent("rlscheduler")
-    lo, hi = agent.split_range(env, len(workload), validation=True)
+    lo, hi = agent.judge(env).split_range(len(workload), validation=True)
     assert hi - lo >= 1024
-    assert agent.validation_length(env, workload, 1024) == 1024
-    assert agent.validation_length(env, workload, 64) == 256  # never shorter than a training episode
-    assert agent.validation_length(env, workload, 10 ** 6) == (hi - lo) // 2  # half the zone: windows that differ
+    assert agent.judge(env).validation_length(workload, 1024) == 1024
+    assert agent.judge(env).validation_length(workload, 64) == 256  # never shorter than a training episode
+    assert agent.judge(env).validation_length(workload, 10 ** 6) == (hi - lo) // 2  # half the zone: windows that differ
     spec = validation_spec(agent, env, workload, 2, 0, evaluation_jobs=1024)
     assert spec["length"] == 1024 and len(spec["starts"]) == 2
     assert all(lo <= s and s + 1024 <= hi for s in spec["starts"])
@@ -42,7 +42,7 @@ def test_a_short_validation_zone_gives_different_windows_not_one_window_repeated
     _, workload = default_trace
     env = RLSchedulerEnvConfig(trace="default", sequence_length=256, train_fraction=train_fraction)
     agent = get_agent("rlscheduler")
-    lo, hi = agent.split_range(env, len(workload), validation=True)
+    lo, hi = agent.judge(env).split_range(len(workload), validation=True)
     assert hi - lo < 2 * 1024
     spec = validation_spec(agent, env, workload, 5, 0, evaluation_jobs=1024)
     assert spec["length"] == length == max(256, (hi - lo) // 2)
@@ -59,16 +59,15 @@ def test_generated_validation_sequences_are_described_by_their_seeds():
     from schedrl.training.driver import describe_validation
 
     agent = get_agent("rlschert")
-    line = describe_validation(agent, None, None, {"starts": [10000, 10001, 10002], "length": 70})
+    line = describe_validation(agent, agent.env_config_class(), None, {"starts": [10000, 10001, 10002], "length": 70})
     assert line == "validation: 3 generated sequences of about 70 jobs (seeds 10000..10002)"
 
 
 def test_other_agents_keep_their_training_length():
-    from schedrl.agents import AGENTS
-    from schedrl.agents.base import Agent
-
-    others = [name for name in AGENTS if name != "rlscheduler"]
-    assert others and all(type(get_agent(name)).validation_length is Agent.validation_length for name in others)
+    for name in ("dras-pg", "dras-dql", "decima-pg", "mrsch", "mrsch-scalar", "linear", "rlschert", "deeprm"):
+        agent = get_agent(name)
+        judge = agent.judge(agent.env_config_class())
+        assert judge.validation_length(None, 1024) == judge.sequence_length, name
 
 
 def test_validation_jobs_is_checked():

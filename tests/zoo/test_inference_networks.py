@@ -52,7 +52,7 @@ def test_the_ray_free_network_decides_as_the_rlmodule(name, model, changes):
     record = RunRecord.read(FIXTURES / name / "schedrl_run.json")
     agent = get_agent(record.agent)
     env = agent.env_config_class.from_dict(dict(record.env_config))
-    if not agent.event_simulator:
+    if agent.judge(env).generated:
         env = replace(env, max_seq=DTSIM_STEPS)
     torch.manual_seed(0)
     module = build_module(agent, record, env, model, changes).eval()
@@ -63,12 +63,13 @@ def test_the_ray_free_network_decides_as_the_rlmodule(name, model, changes):
     loaded.load_state_dict(net.state_dict(), strict=True)
     assert set(net.state_dict()) <= set(trained)
 
-    workload = agent.load_workload(env)
-    length = EVENT_JOBS if agent.event_simulator else agent.sequence_length(env)
-    ids = agent.evaluation_ids(env, workload, 1, 0, length)
+    judge = agent.judge(env)
+    workload = judge.load()
+    length = judge.sequence_length if judge.generated else EVENT_JOBS
+    ids = judge.evaluation_ids(workload, 1, 0, length)
 
     def run(policy):
-        return agent.score_policy(policy, env, workload, ids, length)
+        return judge.score_policy(policy, workload, ids, length)
 
     logs = [logged(agent.policy_from_module(m.eval(), env.to_dict()), run) for m in (module, net, loaded)]
     assert len(logs[0][0].calls) > 10

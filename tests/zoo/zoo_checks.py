@@ -80,9 +80,9 @@ def held_out(record) -> tuple[list[int], int]:
     from schedrl.agents import get_agent
 
     agent = get_agent(record.agent)
-    env = agent.env_config_class.from_dict(dict(record.env_config))
-    length = EPISODE_JOBS if agent.event_simulator else agent.sequence_length(env)
-    return [int(i) for i in agent.evaluation_ids(env, agent.load_workload(env), 1, 0, length)], length
+    judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
+    length = judge.sequence_length if judge.generated else EPISODE_JOBS
+    return [int(i) for i in judge.evaluation_ids(judge.load(), 1, 0, length)], length
 
 
 def episodes(policy, ids, length: int) -> dict:
@@ -96,17 +96,17 @@ def episodes(policy, ids, length: int) -> dict:
 
     record = policy.record
     agent = get_agent(record.agent)
-    env = agent.env_config_class.from_dict(dict(record.env_config))
-    workload = agent.load_workload(env)
+    judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
+    workload = judge.load()
     log = DecisionLog(policy)
-    if agent.event_simulator:
-        config = agent.sim_config(env)
+    if not judge.generated:
+        config = judge.sim
         runs = []
         for s in ids:
             done = run_policy(policy, Simulator(sequence(workload, s, length), config))
             runs.append({"start": done.start.tolist(), "end": done.end.tolist()})
     else:
-        runs = agent.score_policy(policy, env, workload, list(ids), length)
+        runs = judge.score_policy(policy, workload, list(ids), length)
     return {"decisions": [list(c) for c in log.calls], "episodes": runs}
 
 

@@ -9,7 +9,7 @@ import argparse
 from dataclasses import replace
 from typing import Any, ClassVar, Mapping
 
-from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge, held_out_after
 from schedrl.agents.dras import ENV_ID
 from schedrl.agents.dras.config import DRASEnvConfig, REWARDS
 from schedrl.agents.dras.decisions import sim_config_for
@@ -100,20 +100,13 @@ class _DRASFamily(Agent):
             fields["lr"] = args.lr
         return fields
 
-    def load_workload(self, env_config: DRASEnvConfig):
-        return load_env_workload(env_config)
-
-    def sim_config(self, env_config: DRASEnvConfig) -> SimConfig:
-        return sim_config_for(env_config)
-
-    def metric(self, env_config: DRASEnvConfig) -> str:
-        return METRIC
-
-    def held_out_range(self, env_config: DRASEnvConfig, n_jobs: int) -> tuple[int, int]:
-        return self.held_out_after(training_range(env_config, n_jobs)[1], n_jobs)
-
-    def baselines(self, env_config: DRASEnvConfig) -> tuple[Baseline, ...]:
-        return dras_baselines(env_config.window)
+    def judge(self, env_config: DRASEnvConfig) -> TraceJudge:
+        """The trace after the training part (DRAS trains on its first 70%), under DRAS's semantics (window, EASY
+        or the two-level backfill), its baselines (each under its paper's semantics), average wait."""
+        return TraceJudge(load=lambda: load_env_workload(env_config), metric=METRIC,
+                          baselines=dras_baselines(env_config.window), sequence_length=env_config.sequence_length,
+                          sim_config=sim_config_for(env_config),
+                          held_out=lambda n: held_out_after(training_range(env_config, n)[1], n))
 
     def prepare(self, env_config: DRASEnvConfig, settings, options: Mapping[str, Any], log=print) -> Prepared:
         """Normalisation constants from the training part of the trace; the trace recorded portably."""

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge
 from schedrl.agents.linear import ENV_ID
 from schedrl.agents.linear.env import LinearEnvConfig, observe
 
@@ -83,17 +83,11 @@ class LinearAgent(Agent):
                                   minibatch_size=min(256, args.batch_size))
         return env, settings
 
-    def load_workload(self, env_config: LinearEnvConfig):
-        return env_config.workload()
-
-    def sim_config(self, env_config: LinearEnvConfig):
-        return env_config.sim_config()
-
-    def metric(self, env_config) -> str:
-        return "bsld"
-
-    def baselines(self, env_config) -> tuple[Baseline, ...]:
-        return (Baseline("fcfs"), Baseline("sjf"))
+    def judge(self, env_config: LinearEnvConfig) -> TraceJudge:
+        """Bounded slowdown on windows of the trace, under the env's semantics, next to FCFS and SJF. It trains on the
+        whole trace, so there is no held-out part (an agent that trains on a prefix gives `held_out=`)."""
+        return TraceJudge(load=env_config.workload, metric="bsld", baselines=(Baseline("fcfs"), Baseline("sjf")),
+                          sequence_length=env_config.sequence_length, sim_config=env_config.sim_config())
 
     def prepare(self, env_config: LinearEnvConfig, settings, options, log=print) -> Prepared:
         from schedrl.workload.catalog import portable_trace

@@ -11,17 +11,15 @@ import argparse
 from dataclasses import replace
 from typing import Any, Mapping
 
-from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge
 from schedrl.agents.mrsch import ENV_ID
-from schedrl.agents.mrsch.config import MRSchEnvConfig
+from schedrl.agents.mrsch.config import TRAIN_FRACTION, MRSchEnvConfig
 from schedrl.agents.mrsch.settings import DFPSettings, ScalarSettings
-from schedrl.sim.config import SimConfig
 
 # MRSch §IV-D compares with multi-resource FCFS (+EASY), the GA optimisation and the scalar RL agent;
 # the GA is a policy object of this package (`ga_policy`), not a named heuristic
 BASELINES = ("fcfs",)
-# MRSch §IV-A: train on the earlier part of the trace, test on the rest
-TRAIN_FRACTION = 0.7
+# MRSch §IV-A: train on the earlier part of the trace, test on the rest (`config.TRAIN_FRACTION`)
 
 
 def ga_policy(env_config=None):
@@ -70,25 +68,17 @@ class _MRSchBase(Agent):
             out["lr"] = args.lr
         return out
 
-    def load_workload(self, env_config: MRSchEnvConfig):
+    def judge(self, env_config: MRSchEnvConfig) -> TraceJudge:
+        """The (augmented) trace after its first `train_fraction`, under MRSch's semantics, the list heuristics and
+        the GA (§IV-D); average wait, which MRSch §V reports first (Fig. 6a), then slowdown and utilisation."""
+        from schedrl.agents.mrsch.env import sim_config_for
         from schedrl.agents.mrsch.workload import load_workload
 
-        return load_workload(env_config)
-
-    def sim_config(self, env_config: MRSchEnvConfig) -> SimConfig:
-        from schedrl.agents.mrsch.env import sim_config_for
-
-        return sim_config_for(env_config)
-
-    def metric(self, env_config: MRSchEnvConfig) -> str:
-        return "wait"  # MRSch §V reports average wait first (Fig. 6a), then slowdown and utilisation
-
-    def baselines(self, env_config: MRSchEnvConfig) -> tuple[Baseline, ...]:
-        return (*(Baseline(name) for name in BASELINES),
-                Baseline("ga", label="GA", make=lambda: ga_policy(env_config)))
-
-    def held_out_range(self, env_config: MRSchEnvConfig, n_jobs: int) -> tuple[int, int]:
-        return int(env_config.train_fraction * n_jobs), n_jobs
+        return TraceJudge(load=lambda: load_workload(env_config), metric="wait",
+                          baselines=(*(Baseline(name) for name in BASELINES),
+                                     Baseline("ga", label="GA", make=lambda: ga_policy(env_config))),
+                          sequence_length=env_config.sequence_length, sim_config=sim_config_for(env_config),
+                          held_out=lambda n: (int(env_config.train_fraction * n), n))
 
     def baseline_policies(self, env_config: MRSchEnvConfig) -> tuple:
         """Baselines that are policy objects rather than named heuristics: the GA (§IV-D)."""

@@ -15,6 +15,10 @@ REWARDS = ("none", "utilization")
 AUGMENT_NONE = "none"
 
 
+TRAIN_FRACTION = 0.7
+"""Share of the cleaned trace training draws from, in sweep files and on the command line alike."""
+
+
 @dataclass(frozen=True)
 class MRSchEnvConfig:
     """What an `MRSchEnv` simulates and observes. Unknown keys are rejected by `from_dict`."""
@@ -38,8 +42,9 @@ class MRSchEnvConfig:
     """Jobs per episode."""
     starts: tuple[int, ...] = ()
     """Fixed start indices, cycled through in order (evaluation); empty: seeded random starts."""
-    train_fraction: float = 1.0
-    """Random starts come from the first `train_fraction` of the cleaned trace (0.7: MRSch-style split)."""
+    train_fraction: float = TRAIN_FRACTION
+    """Random starts come from the first `train_fraction` of the cleaned trace (default 0.7, as `schedrl train mrsch`:
+    the rest is held out for validation and evaluation; 1: the whole trace)."""
     curriculum: str = "real"
     """Where training episodes come from, in order (§III-D, Fig. 4): `kind[:episodes],...` with kinds
     `sampled` (trace jobs re-timed as Poisson arrivals), `real` (contiguous trace windows) and `synthetic`

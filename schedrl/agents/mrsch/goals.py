@@ -43,10 +43,11 @@ def goal_trace(policy, agent, env_config, start: int | None, jobs: int, seed: in
     from schedrl.sim import Simulator
     from schedrl.workload.sampling import sequence
 
-    workload = agent.load_workload(env_config)
+    judge = agent.judge(env_config)
+    workload = judge.load()
     if start is None:
-        start = agent.evaluation_ids(env_config, workload, 1, seed, jobs)[0]
-    sim = Simulator(sequence(workload, start, jobs), agent.sim_config(env_config))
+        start = judge.evaluation_ids(workload, 1, seed, jobs)[0]
+    sim = Simulator(sequence(workload, start, jobs), judge.sim)
     recorder = GoalRecorder(policy)
     schedule = sim.run(recorder)  # pick by pick (a compiled fast path would bypass the recorder)
     t0 = float(np.min(sim.state.submit))

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge, held_out_after
 from schedrl.agents.rlscheduler import ENV_ID
 from schedrl.agents.rlscheduler.config import REWARD_BASELINES, RLSchedulerEnvConfig
 from schedrl.agents.rlscheduler.env import load_env_workload, sim_config_for
@@ -22,7 +22,6 @@ from schedrl.agents.rlscheduler.observation import JobFeatures
 from schedrl.agents.rlscheduler.settings import TARGET_KL_KEY, VF_LR_KEY, WARM_START_KEY, PPOSettings
 from schedrl.envs.episodes import training_end
 from schedrl.scenarios.workload import cleaning_for
-from schedrl.sim.config import SimConfig
 
 BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
 """RLScheduler Table V's heuristics."""
@@ -158,21 +157,10 @@ class RLSchedulerAgent(Agent):
     def settings_from_dict(self, data: Mapping[str, Any]) -> PPOSettings:
         return PPOSettings(**dict(data))
 
-    # ---------------------------------------------------------------- data
-    def load_workload(self, env_config: RLSchedulerEnvConfig):
-        return load_env_workload(env_config)
-
-    def sim_config(self, env_config: RLSchedulerEnvConfig) -> SimConfig:
-        return sim_config_for(env_config)
-
-    def metric(self, env_config: RLSchedulerEnvConfig) -> str:
-        return env_config.metric
-
-    def held_out_range(self, env_config: RLSchedulerEnvConfig, n_jobs: int) -> tuple[int, int]:
-        return self.held_out_after(training_end(env_config.train_fraction, n_jobs), n_jobs)
-
-    def validation_length(self, env_config: RLSchedulerEnvConfig, workload, evaluation_jobs: int) -> int:
-        """The final evaluation's sequence length (1,024 jobs), where the validation zone holds it.
+    # ---------------------------------------------------------------- what it is judged on
+    def judge(self, env_config: RLSchedulerEnvConfig) -> TraceJudge:
+        """Table V's heuristics on the env's trace and semantics; with `train_fraction` < 1 the rest of the trace is
+        held out. Validation sequences are as long as the final evaluation's (`long_validation`):
 
         Validation chooses the checkpoint that the evaluation then scores, so it is scored on sequences as
         long as the evaluation's: a policy can be at F1's level on 256-job windows and fall far behind on
@@ -188,13 +176,11 @@ class RLSchedulerAgent(Agent):
         So where the zone is shorter than two evaluation sequences, windows of half the zone (at least the
         training length), whose starts can differ by up to their own length.
         """
-        lo, hi = self.split_range(env_config, len(workload), validation=True)
-        zone, evaluation_jobs = hi - lo, int(evaluation_jobs)
-        length = evaluation_jobs if zone >= 2 * evaluation_jobs else min(evaluation_jobs, zone // 2)
-        return max(self.sequence_length(env_config), length)
-
-    def baselines(self, env_config: RLSchedulerEnvConfig) -> tuple[Baseline, ...]:
-        return tuple(Baseline(name) for name in BASELINES)
+        return TraceJudge(load=lambda: load_env_workload(env_config), metric=env_config.metric,
+                          baselines=tuple(Baseline(name) for name in BASELINES),
+                          sequence_length=env_config.sequence_length, sim_config=sim_config_for(env_config),
+                          held_out=lambda n: held_out_after(training_end(env_config.train_fraction, n), n),
+                          validation_share=env_config.validation_share, long_validation=True)
 
     def prepare(self, env_config: RLSchedulerEnvConfig, settings: PPOSettings, options: Mapping[str, Any],
                 log=print) -> Prepared:

@@ -1,32 +1,25 @@
-"""RLSchert and its DeepRM baseline behind the `Agent` contract, plus the discrete-time evaluation hooks.
+"""RLSchert and its DeepRM baseline behind the `Agent` contract.
 
 No ray/torch at import. These agents run on `schedrl.dtsim` (the discrete-time cluster), not on the
-event simulator: `sim_config` raises, and evaluation goes through the hooks below instead of
-`schedrl.eval.compare` (`discrete_time = True` tells the shared layers so):
-
-- `validation_seeds(n, seed)`: sequence seeds of held-out sequences;
-- `evaluate(policy, env_config, seeds)`: the average slowdown of each sequence under a policy
-  (anything with `act(sim)`: `policy_from_module(...)`, or a dtsim heuristic);
-- `baseline_values(env_config, seeds)`: the same for every Table 7 heuristic (without and, for
-  RLSchert, with the kill rule), keyed by label.
+event simulator: their judge (`judge`) is a `GeneratedJudge`, scoring seeded generated sequences (Bernoulli
+arrivals of VASP jobs) against RLSchert Table 7's heuristics, without and (RLSchert) with the kill rule.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.base import Agent, Baseline, GeneratedJudge, Prepared
 from schedrl.agents.rlschert import ENV_ID
 from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, SEQUENCE_FIELDS, TEACHERS, RLSchertEnvConfig
-from schedrl.agents.rlschert.evaluation import BASELINES, heuristic_values, run_sequences, validation_seeds
+from schedrl.agents.rlschert.evaluation import BASELINES
 from schedrl.agents.rlschert.keys import METRIC
 from schedrl.agents.rlschert.settings import (
     DISCOUNTS, IMITATION_START, IMITATION_STEPS, KILL_HEADS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
 )
-from schedrl.sim.config import SimConfig
 
 CONFIG_PATHS: dict[str, tuple[str, ...]] = {
     "lr": ("lr",), "entropy_coeff": ("entropy_coeff",), "clip_param": ("clip_param",), "gamma": ("gamma",),
@@ -48,10 +41,6 @@ class RLSchertAgent(Agent):
     settings_section = "ppo"
     env_searchable = ("job_rate", "res_slot", "reward", "kill", "estimates", "simu_len", "jobs", "predictable",
                       "work_conserving", "teacher")
-    discrete_time = True
-    """Evaluated on `schedrl.dtsim` through `evaluate` / `baseline_values`, not on the event simulator."""
-    event_simulator = False
-    """The shared driver and `evaluate` score it through `evaluation_ids` / `score_policy` / `score_baselines`."""
     env_overrides: Mapping[str, Any] = {}
     """Env fields this agent fixes whatever the options say."""
 
@@ -177,28 +166,17 @@ class RLSchertAgent(Agent):
 
         return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0, "gamma": algorithm.config.gamma})
 
-    # ---------------------------------------------------------------- data
-    def load_workload(self, env_config: RLSchertEnvConfig):
-        """The job table the env samples from (a `schedrl.dtsim.JobTable`, not an SWF `Workload`)."""
-        return env_config.job_table()
-
-    def sim_config(self, env_config) -> SimConfig:
-        raise NotImplementedError(f"{self.name} runs on the discrete-time cluster (schedrl.dtsim), not the event "
-                                  "simulator: evaluate with agent.evaluate / agent.baseline_values")
-
-    def metric(self, env_config) -> str:
-        return METRIC
-
-    def sequence_length(self, env_config: RLSchertEnvConfig) -> int:
-        """Expected jobs per episode: simu_len x job_rate."""
-        return max(1, round(env_config.simu_len * env_config.job_rate))
-
-    def baselines(self, env_config: RLSchertEnvConfig) -> tuple[Baseline, ...]:
-        """RLSchert Table 7's heuristics (names of `schedrl.dtsim.heuristics.HEURISTICS`, run by `baseline_values`)."""
+    # ---------------------------------------------------------------- what it is judged on
+    def judge(self, env_config: RLSchertEnvConfig | Mapping[str, Any]) -> GeneratedJudge:
+        """Seeded generated sequences on the env's cluster (held-out seeds), average slowdown, Table 7's heuristics
+        (names of `schedrl.dtsim.heuristics.HEURISTICS`), with the kill rule too where the env kills. The expected
+        jobs per sequence: simu_len x job_rate."""
+        env = env_config if isinstance(env_config, RLSchertEnvConfig) else RLSchertEnvConfig.from_dict(env_config)
         plain = tuple(Baseline(name, None, name.upper()) for name in BASELINES)
-        if not env_config.kill:
-            return plain
-        return plain + tuple(Baseline(name, None, name.upper() + "+KILL") for name in BASELINES)
+        kills = tuple(Baseline(name, None, name.upper() + "+KILL") for name in BASELINES) if env.kill else ()
+        return GeneratedJudge(load=env.job_table, metric=METRIC, baselines=plain + kills,
+                              sequence_length=max(1, round(env.simu_len * env.job_rate)), cluster=env.dtsim_config(),
+                              kill=env.kill, fields={name: getattr(env, name) for name in SEQUENCE_FIELDS})
 
     def prepare(self, env_config: RLSchertEnvConfig, settings, options: Mapping[str, Any], log=print) -> Prepared:
         """Check the job table against the pool; record the job file's checksum."""
@@ -250,42 +228,6 @@ class RLSchertAgent(Agent):
         from schedrl.agents.rlschert.inference import inference_network
 
         return inference_network(source)
-
-    # the contract's scoring hooks (validation every iteration, the final table, `schedrl evaluate`)
-    def evaluation_ids(self, env_config, workload, count: int, seed: int, length: int,
-                       validation: bool = False) -> list[int]:
-        """Seeds of `count` held-out sequences (sequences are generated: Bernoulli arrivals of VASP jobs; the
-        driver's validation and evaluation seeds differ, 10,000+ and 20,000+)."""
-        return self.validation_seeds(count, seed)
-
-    def sequence_fields(self, env_config) -> dict[str, Any]:
-        env = env_config if isinstance(env_config, RLSchertEnvConfig) else RLSchertEnvConfig.from_dict(env_config)
-        return {name: getattr(env, name) for name in SEQUENCE_FIELDS}
-
-    def score_policy(self, policy, env_config, workload, ids, length: int) -> list[float]:
-        return self.evaluate(policy, env_config, ids)
-
-    def score_baselines(self, env_config, workload, ids, length: int, sim_config=None, seed: int = 0):
-        return self.baseline_values(env_config, ids)
-
-    def validation_seeds(self, n: int, seed: int = 0) -> list[int]:
-        """Seeds of `n` held-out sequences (pass them to `evaluate` and `baseline_values`)."""
-        return validation_seeds(n, seed)
-
-    def evaluate(self, policy, env_config: RLSchertEnvConfig | Mapping[str, Any], seeds: Sequence[int]) -> list[float]:
-        """Average slowdown of each sequence of `seeds` under `policy` (anything with `act(sim)`)."""
-        env = env_config if isinstance(env_config, RLSchertEnvConfig) else RLSchertEnvConfig.from_dict(env_config)
-        return [s[METRIC] for s in run_sequences(lambda i: policy, env, seeds)]
-
-    def baseline_values(self, env_config: RLSchertEnvConfig | Mapping[str, Any],
-                        seeds: Sequence[int]) -> dict[str, list[float]]:
-        """Average slowdown per sequence of every baseline of `baselines(env_config)`, keyed by its label."""
-        env = env_config if isinstance(env_config, RLSchertEnvConfig) else RLSchertEnvConfig.from_dict(env_config)
-        table = env.job_table()
-        values = {k.upper(): v for k, v in heuristic_values(env, seeds, table=table).items()}
-        if env.kill:
-            values.update({k.upper(): v for k, v in heuristic_values(env, seeds, kill=True, table=table).items()})
-        return values
 
 
 class DeepRMAgent(RLSchertAgent):

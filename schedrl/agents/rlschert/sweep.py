@@ -1,5 +1,5 @@
 """A trained RLSchert or DeepRM checkpoint as a method of `schedrl.dtsim.sweep` (`schedrl dtsim sweep --checkpoint`;
-the sweep reaches it through `Agent.dtsim_method`).
+the sweep reaches it through `DTSimSweep.dtsim_method`, `schedrl.agents.base`).
 
 Loading imports ray and torch (through `schedrl.agents.checkpoint.load_policy`); this module itself does not,
 so `schedrl dtsim sweep` without checkpoints never pays for them.

@@ -149,7 +149,8 @@ def test_evaluate_online_adds_a_column_the_library_reproduces(ray_session, tmp_p
     policy = load_policy(ckpt)
     agent = get_agent("dras-pg")
     env = agent.env_config_class.from_dict(dict(policy.record.env_config))
-    expected = agent.online_metrics(policy, ckpt, env, agent.load_workload(env), table["starts"], 64)
+    judge = agent.judge(env)
+    expected = agent.online_metrics(policy, ckpt, env, judge.load(), table["starts"], 64)
     assert values["RL online"] == pytest.approx([m.value("wait") for m in expected])
     # the methods table gets a "<label> online" row too
     assert main(["evaluate", str(ckpt), "--sequences", "2", "--jobs", "64", "--json", "--online",
@@ -163,10 +164,10 @@ def test_evaluate_online_adds_a_column_the_library_reproduces(ray_session, tmp_p
     # `schedrl select` re-scores a DRAS run's checkpoints through the agent, in the run's validation zone
     assert main(["select", str(out), "--sequences", "2", "--jobs", "64"]) == 0
     selection = json.loads((out / "selection.json").read_text())
-    lo, hi = agent.split_range(env, len(agent.load_workload(env)), validation=True)
+    lo, hi = judge.split_range(len(judge.load()), validation=True)
     assert all(lo <= s and s + 64 <= hi for s in selection["starts"])
     assert selection["scores"][str(ckpt)] == pytest.approx(
-        np.mean(agent.score_policy(policy, env, agent.load_workload(env), selection["starts"], 64)))
+        np.mean(judge.score_policy(policy, judge.load(), selection["starts"], 64)))
     assert {"FCFS+EASY", "Optimization"} <= set(selection["baselines"])
     capsys.readouterr()
     assert main(["select", str(out), "--jobs", "100000"]) == 2

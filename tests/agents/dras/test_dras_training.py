@@ -76,8 +76,8 @@ def test_two_training_iterations(ray_session, learning_trace, agent):
         policy = agent.policy_from_module(module, prepared.env_config.to_dict())
         from schedrl.sim import Simulator
 
-        wl = agent.load_workload(prepared.env_config)
-        schedule = Simulator(wl, agent.sim_config(prepared.env_config)).run(policy)
+        judge = agent.judge(prepared.env_config)
+        schedule = Simulator(judge.load(), judge.sim).run(policy)
         assert (schedule.end >= 0).all()
     finally:
         algo.stop()

@@ -42,12 +42,13 @@ def test_mrsch_configure_prepare_and_algorithm_config():
     assert env.augment == "S5" and env.offset_weights == (0, 0, 0, 1, 1, 1) and settings.lr == 3e-4
     prepared = agent.prepare(env, settings, {}, log=lambda line: None)
     assert prepared.env_config.norm["time_scale"] > 0 and prepared.trace_sha256
-    sim = agent.sim_config(env)
+    sim = agent.judge(env).sim
     assert (sim.discipline, sim.window, sim.backfill) == ("list", 10, "easy")
     config = agent.algorithm_config(prepared.env_config, settings)
     assert config.offsets == (1, 2, 4, 8, 16, 32) and config.lr == 3e-4
     assert config.get_rl_module_spec().model_config["offset_weights"] == (0, 0, 0, 1, 1, 1)
-    assert [b.name for b in agent.baselines(env)] == ["FCFS", "GA"] and agent.baselines(env)[1].make().name == "GA"
+    baselines = agent.judge(env).baselines
+    assert [b.name for b in baselines] == ["FCFS", "GA"] and baselines[1].make().name == "GA"
     with pytest.raises(ValueError, match="unknown model"):
         agent.configure(parse(agent, "--model", "huge"))
     assert (env.queue_weight, env.queue_scale) == (0.0, 100.0)  # the paper's measurements unless asked
@@ -86,3 +87,15 @@ def test_scalar_agent_trains_one_ppo_iteration(ray_session):
     policy = agent.policy_from_module(module, record.to_dict())
     schedule = Simulator(sequence(wl, 300, 64), sim_config_for(record)).run(policy)
     assert (schedule.end >= 0).all() and np.isfinite(schedule.wait).all()
+
+
+def test_a_sweep_file_and_the_command_line_split_the_trace_alike():
+    """A sweep file without `env.train_fraction` trains on the first 70% as `schedrl train mrsch` does (it was the
+    whole trace, leaving nothing held out)."""
+    from schedrl.training.spec import sweep_from_dict
+
+    agent = MRSchAgent()
+    env, _ = agent.configure(parse(agent))
+    spec = sweep_from_dict({"agent": "mrsch", "stop": {"iterations": 1}})
+    assert env.train_fraction == spec.env.train_fraction == MRSchEnvConfig().train_fraction == 0.7
+    assert agent.judge(spec.env).held_out_range(1000) == (700, 1000)

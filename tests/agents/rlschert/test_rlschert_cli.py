@@ -110,11 +110,12 @@ def test_select_rescores_the_checkpoints_on_fresh_sequence_seeds(run, capsys):
     assert len(selection["starts"]) == 3 and not set(selection["starts"]) & set(evaluation["starts"])
     record = json.loads((run / "schedrl_run.json").read_text())
     env = RLSchertEnvConfig.from_dict(record["env_config"])
-    agent = RLSchertAgent()
-    assert selection["starts"] == agent.validation_seeds(3, 777)
+    judge = RLSchertAgent().judge(env)
+    assert selection["starts"] == judge.evaluation_ids(None, 3, 777, judge.sequence_length)
     best = selection["best"]
-    assert selection["scores"][best] == pytest.approx(np.mean(agent.evaluate(load_policy(best), env, selection["starts"])))
-    assert selection["baselines"]["SAF"] == pytest.approx(np.mean(agent.baseline_values(env, selection["starts"])["SAF"]))
+    starts = selection["starts"]
+    assert selection["scores"][best] == pytest.approx(np.mean(judge.score_policy(load_policy(best), None, starts, 0)))
+    assert selection["baselines"]["SAF"] == pytest.approx(np.mean(judge.score_baselines(None, starts, 0)["SAF"]))
     assert "baselines there (slowdown)" in out.err and "best checkpoint by validation slowdown" in out.out
     assert "RLSCHERT" in out.out or "RL" in out.out  # the --evaluate table
 

@@ -34,7 +34,7 @@ def test_ppo_learns_to_kill_the_mispredicted_long_job(ray_session, tmp_path):
         module = algo.get_module()
     finally:
         algo.stop()
-    seeds = agent.validation_seeds(16, seed=5)
+    seeds = agent.judge(env).evaluation_ids(None, 16, 5, 0)
     learned = run_sequences(lambda i: agent.policy_from_module(module, env.to_dict()), env, seeds)
     saf = run_sequences(lambda i: make_policy("saf"), env, seeds)
     random = run_sequences(lambda i: make_policy("random", seed=i), env, seeds)

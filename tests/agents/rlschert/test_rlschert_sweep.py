@@ -114,13 +114,17 @@ def test_a_deeprm_checkpoint_keeps_its_prerun_estimates_and_other_agents_are_ref
 
 
 def test_the_sweep_reaches_checkpoints_through_the_agent_contract():
-    """`schedrl dtsim sweep --checkpoint` asks the checkpoint's agent for its sweep method (`Agent.dtsim_method`):
-    the discrete-time agents give one, every other agent refuses in one line."""
+    """`schedrl dtsim sweep --checkpoint` asks the checkpoint's agent for its sweep method: the discrete-time agents
+    declare the capability (`DTSimSweep.dtsim_method`) and give one, every other agent is refused in one line."""
     from schedrl.agents import get_agent
+    from schedrl.agents.base import DTSimSweep
     from schedrl.agents.rlschert.sweep import CheckpointMethod
+    from schedrl.cli.dtsim import sweep_agent
 
-    method = get_agent("deeprm").dtsim_method("ckpt", "DeepRM", _loaded("deeprm", small_config(kill=False)))
+    method = sweep_agent(get_agent("deeprm"), "ckpt").dtsim_method("ckpt", "DeepRM",
+                                                                   _loaded("deeprm", small_config(kill=False)))
     assert isinstance(method, CheckpointMethod) and method.label == "DeepRM"
     for name in ("rlscheduler", "dras-pg", "mrsch"):
+        assert not isinstance(get_agent(name), DTSimSweep)
         with pytest.raises(ValueError, match=f"ckpt is a {name} checkpoint; the sweep runs checkpoints of the discrete"):
-            get_agent(name).dtsim_method("ckpt", None, None)
+            sweep_agent(get_agent(name), "ckpt")

@@ -93,11 +93,12 @@ def test_two_ppo_iterations_log_the_scheduled_imitation_weight(name, ray_session
     finally:
         algo.stop()
     policy = agent.policy_from_module(module, prepared.env_config.to_dict())
-    seeds = agent.validation_seeds(2)
-    values = agent.evaluate(policy, prepared.env_config, seeds)
+    judge = agent.judge(prepared.env_config)
+    seeds = judge.evaluation_ids(None, 2, 0, judge.sequence_length)
+    values = judge.score_policy(policy, None, seeds, judge.sequence_length)
     assert len(values) == 2 and all(v >= 1.0 for v in values)
-    baselines = agent.baseline_values(prepared.env_config, seeds)
-    assert set(baselines) == {b.name for b in agent.baselines(prepared.env_config)}
+    baselines = judge.score_baselines(None, seeds, judge.sequence_length)
+    assert set(baselines) == {b.name for b in judge.baselines}
 
 
 @pytest.mark.parametrize("value_after_stop", [True, False])
