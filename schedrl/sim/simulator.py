@@ -24,8 +24,8 @@ from schedrl.sim.backfill import fits_now_each
 from schedrl.sim.config import SimConfig
 from schedrl.sim.state import DONE as DONE_STATUS
 from schedrl.sim.state import (
-    DECIDE_BACKFILL, DECIDE_PICK, FINISHED, HELD, N_CAND, N_DONE, NOW, Q_LEN, RESERVED, SimArrays, StateRef, as_ref,
-    new_state,
+    DECIDE_BACKFILL, DECIDE_PICK, FINISHED, HELD, N_CAND, N_DONE, NOW, Q_LEN, RESERVED, SHADOW, SHADOW_JOB, SimArrays,
+    StateRef, as_ref, new_state,
 )
 from schedrl.workload.workload import Workload
 
@@ -217,6 +217,25 @@ class Simulator:
     def blocked(self) -> int:
         """The held (pick-and-wait) or reserved (list) job, or -1."""
         return int(self.state.iv[HELD] if self.config.discipline == "pick-and-wait" else self.state.iv[RESERVED])
+
+    @property
+    def reservation(self) -> tuple[float, np.ndarray] | None:
+        """The blocked job's reservation under `easy` or `rlscheduler` backfilling, as the backfill candidates were
+        judged against it: (its shadow time, the capacity per resource it leaves spare then). Under `easy` a candidate
+        that runs past the shadow time must fit in that spare capacity (EASY's "extra"; it shrinks as such candidates
+        start); under `rlscheduler` every candidate ends before the shadow time and the spare capacity is zeros.
+        None where no job is blocked, under other backfilling, or (`easy`) when the reservation is stale, i.e. between
+        an event and the next backfill pass: at a DECIDE_BACKFILL point it is always there."""
+        s = self.state
+        blocked = self.blocked
+        mode = self.config.backfill
+        if blocked < 0 or mode not in ("easy", "rlscheduler"):
+            return None
+        if mode == "rlscheduler":
+            return float(s.fv[SHADOW]), np.zeros_like(s.extra)
+        if int(s.iv[SHADOW_JOB]) != blocked:
+            return None
+        return float(s.fv[SHADOW]), s.extra.copy()
 
     @property
     def done(self) -> bool:
