@@ -31,8 +31,6 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
     from schedrl.cli.main import UsageError
     from schedrl.training.driver import check_traces, run_experiment
     from schedrl.training.report import write_report
@@ -48,7 +46,6 @@ def run(args: argparse.Namespace) -> int:
                   "where it runs)", file=sys.stderr)
         print(dry_run_text(spec))
         return 0
-    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
     out = Path(args.out) if args.out else DEFAULT_OUT / spec.name
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a directory")

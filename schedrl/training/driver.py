@@ -254,6 +254,7 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
     from ray import tune
 
     from schedrl.training.callbacks import ProgressLine
+    from schedrl.training.quiet import quiet_ray
 
     out = Path(out).expanduser().resolve()
     experiment = out / spec.name
@@ -272,11 +273,12 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
     if not resume:  # before Ray starts: bad data (a sequence longer than the trace) is refused at once
         table = prepare_envs(spec, log)
         _write_sweep_file(spec, table, out, train_args)
+    quiet = quiet_ray()  # the output is schedrl's own lines (schedrl/training/quiet.py)
     started = not ray.is_initialized()
     if started:
         # Ray Client runs Tune on the cluster: its progress lines reach us only through the driver log
         client = bool(address and address.startswith("ray://"))
-        ray.init(address=address, log_to_driver=client, include_dashboard=False)
+        ray.init(address=address, log_to_driver=client, include_dashboard=False, **quiet)
     agent = spec.agent_impl
     progress = ProgressLine(
         describe=lambda config: " ".join(f"{k.split('.')[-1]}={short_value(v)}" for k, v in trial_values(spec, config).items()),
