@@ -23,6 +23,7 @@ AGENTS: dict[str, str] = {
     "mrsch-scalar": "schedrl.agents.mrsch.scalar",
     "linear": "schedrl.agents.linear",
     "inspector": "schedrl.agents.inspector",
+    "rl-backfill": "schedrl.agents.rlbackfill",
     "rlschert": "schedrl.agents.rlschert",
     "deeprm": "schedrl.agents.rlschert",
 }

@@ -1,0 +1,66 @@
+"""A trained learned-backfilling network as a simulator policy: `pick(sim)` is the base heuristic's, `backfill(sim)`
+the network's greedy choice among the candidates (or None, "start none", where the run allowed `skip`).
+
+The decision points are the env's (`decisions`): a single candidate without `skip` starts without asking the network.
+The base heuristic, the normalisation, `slots` and `skip` come from the run's env config, so the policy runs on any
+trace with the same resources. It must run under `backfill_choice="policy"` (the run record's `SimConfig`); under
+first-fit semantics the simulator never asks `backfill`, and the policy schedules as its base with EASY.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch
+
+from schedrl.agents.rlbackfill.config import base_label, make_base
+from schedrl.agents.rlbackfill.decisions import choices, forced
+from schedrl.agents.rlbackfill.inference import rows_with_context
+from schedrl.agents.rlbackfill.observation import Normalisation, Observer
+from schedrl.sim.simulator import Simulator
+
+
+class RLBackfillPolicy:
+    """Greedy decisions of a trained network (the RLModule or the ray-free `RLBackfillNetwork`: both have `kernel`)."""
+
+    def __init__(self, module, env_config: Mapping[str, Any], name: str | None = None):
+        self.module = module
+        self.env_config = dict(env_config)
+        self.base_name = str(self.env_config.get("base", "f1"))
+        self.base = make_base(self.base_name)
+        self.slots = int(self.env_config.get("slots", 32))
+        self.skip = bool(self.env_config.get("skip", False))
+        self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]), self.slots, self.skip)
+        self.name = name or f"RL-BF({base_label(self.base_name)})"
+        self.device = next(module.parameters()).device
+        self._base_for: Simulator | None = None
+
+    def pick(self, sim: Simulator) -> int:
+        """The base heuristic's pick."""
+        if self._base_for is not sim:  # a fresh base per simulation (the `random` heuristic's stream restarts)
+            self.base, self._base_for = make_base(self.base_name), sim
+        return int(self.base.pick(sim))
+
+    def scores(self, obs: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The kernel's score of every row of one observation (unmasked)."""
+        with torch.inference_mode():
+            rows = rows_with_context(torch.from_numpy(obs["jobs"]), torch.from_numpy(obs["context"]))
+            return self.module.kernel(rows.to(self.device)).squeeze(-1).cpu().numpy()
+
+    def choose(self, sim: Simulator, candidates: np.ndarray) -> int:
+        """The greedy action (row index) at a decision with `candidates`."""
+        obs = self.observer.build(sim, candidates)
+        scores = self.scores(obs)
+        scores[obs["action_mask"] == 0] = -np.inf
+        return int(np.argmax(scores))
+
+    def backfill(self, sim: Simulator) -> int | None:
+        """The candidate to start now, or None to start none before the next event (only where `skip` was trained)."""
+        cands = choices(sim, self.slots)
+        job = forced(cands, self.skip)
+        if job is not None:
+            return job
+        action = self.choose(sim, cands)
+        return None if action == self.slots else int(cands[action])
