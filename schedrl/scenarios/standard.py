@@ -38,7 +38,8 @@ def _rls(name, trace, backfill, description, reference, validation_jobs=1024, wo
 
 
 def _dras(name, trace, window, description, reference, jobs=1024, validation_jobs=1024, **extra):
-    return {"name": name, "description": description, "agents": ["dras-pg", "dras-dql", "decima-pg", "inspector"],
+    return {"name": name, "description": description, "agents": ["dras-pg", "dras-dql", "decima-pg", "inspector",
+                                                         "rl-backfill"],
             "paper": "DRAS (IPDPS'21) §IV-V, on our held-out split",
             "workload": {"trace": trace}, "sim": {"discipline": "list", "window": window, "backfill": "easy"},
             "split": {"train_fraction": 0.7, "validation_share": 0.25},
@@ -69,7 +70,8 @@ STANDARD: list[dict] = [
          "are small: validation windows of 375 jobs, and the ten 1,024-job evaluation windows overlap (2,250 jobs).",
          "F1", validation_jobs=375),
     _rls("lublin1-bf", "lublin_256", "rlscheduler",
-         "Lublin-1 as `lublin1`, with RLScheduler's backfilling variant.", "F1+RLSCHEDULER", validation_jobs=375),
+         "Lublin-1 as `lublin1`, with RLScheduler's backfilling variant.", "F1+RLSCHEDULER", validation_jobs=375,
+         agents=[*_RLSCHEDULER["agents"], "rl-backfill"]),
     _rls("sdsc-sp2", "SDSC-SP2", "none",
          "SDSC-SP2 (PWA, 128 procs), SchedGym semantics, no backfilling, bounded slowdown.", "F1"),
     _rls("hpc2n", "HPC2N", "none",
