@@ -9,12 +9,11 @@ import argparse
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from schedrl.agents.base import Agent, Baseline, Prepared
+from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge, held_out_after
 from schedrl.agents.inspector import ENV_ID
 from schedrl.agents.inspector.config import InspectorEnvConfig, TUNED_PREFIX, base_label, make_base
 from schedrl.envs.episodes import training_end
 from schedrl.scenarios.workload import cleaning_for
-from schedrl.sim.config import SimConfig
 
 OTHER_BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
 """Shown beside the base heuristic: RLScheduler Table V's heuristics (SchedInspector's bases)."""
@@ -78,6 +77,16 @@ class InspectorSettings:
             raise ValueError("invalid inspector settings: " + "; ".join(problems))
 
 
+def baselines(env_config: InspectorEnvConfig) -> tuple[Baseline, ...]:
+    """The base heuristic first (a tuned rule under its label), then Table V's heuristics."""
+    base = env_config.base
+    if base.startswith(TUNED_PREFIX):
+        first = Baseline("tuned", label=base_label(base), make=lambda: make_base(base))
+    else:
+        first = Baseline(base)
+    return (first, *(Baseline(name) for name in OTHER_BASELINES if name != base))
+
+
 class InspectorAgent(Agent):
     """SchedInspector (Zhang, Dai, Xie, HPDC'22): accept or reject the base heuristic's proposal."""
 
@@ -139,44 +148,13 @@ class InspectorAgent(Agent):
         return InspectorSettings(**dict(data))
 
     # ---------------------------------------------------------------- what it is judged on
-    def judge(self, env_config: InspectorEnvConfig):
+    def judge(self, env_config: InspectorEnvConfig) -> TraceJudge:
         """The base heuristic and Table V's heuristics on the env's trace and semantics; the last 1 - `train_fraction`
         of the trace is held out; validation sequences as long as the evaluation's where the zone holds two."""
-        from schedrl.scenarios.judge import TraceJudge
-        from schedrl.scenarios.split import held_out_after
-
-        return TraceJudge(load=env_config.workload, metric=env_config.metric, baselines=self.baselines(env_config),
+        return TraceJudge(load=env_config.workload, metric=env_config.metric, baselines=baselines(env_config),
                           sequence_length=env_config.sequence_length, sim_config=env_config.sim_config(),
                           held_out=lambda n: held_out_after(training_end(env_config.train_fraction, n), n),
                           validation_share=env_config.validation_share, long_validation=True)
-
-    # ---------------------------------------------------------------- data
-    def load_workload(self, env_config: InspectorEnvConfig):
-        return env_config.workload()
-
-    def sim_config(self, env_config: InspectorEnvConfig) -> SimConfig:
-        return env_config.sim_config()
-
-    def metric(self, env_config: InspectorEnvConfig) -> str:
-        return env_config.metric
-
-    def held_out_range(self, env_config: InspectorEnvConfig, n_jobs: int) -> tuple[int, int]:
-        return self.held_out_after(training_end(env_config.train_fraction, n_jobs), n_jobs)
-
-    def validation_length(self, env_config: InspectorEnvConfig, workload, evaluation_jobs: int) -> int:
-        """The evaluation's sequence length where the validation zone holds two such windows, else half the zone (so
-        the validation sequences are not one window repeated), at least the training length."""
-        lo, hi = self.split_range(env_config, len(workload), validation=True)
-        length = evaluation_jobs if hi - lo >= 2 * evaluation_jobs else min(evaluation_jobs, (hi - lo) // 2)
-        return max(self.sequence_length(env_config), int(length))
-
-    def baselines(self, env_config: InspectorEnvConfig) -> tuple[Baseline, ...]:
-        base = env_config.base
-        if base.startswith(TUNED_PREFIX):
-            first = Baseline("tuned", label=base_label(base), make=lambda: make_base(base))
-        else:
-            first = Baseline(base)
-        return (first, *(Baseline(name) for name in OTHER_BASELINES if name != base))
 
     def prepare(self, env_config: InspectorEnvConfig, settings, options, log=print) -> Prepared:
         """The normalisation from the training part of the trace; checks the base runs on this trace (a tuned rule

@@ -149,3 +149,32 @@ def test_the_cli_prints_one_error_line(argv, message, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and "error: " in err[0] and message in err[0], err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_tuned_rule_is_a_base_and_one_fitted_on_another_trace_is_refused(tmp_path):
+    from schedrl.agents import get_agent
+    from schedrl.heuristics.tuned import STARTS, RuleError, TunedRule, normalisation
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.cleaning import CleaningRules
+
+    workload = load_trace("default", CleaningRules.preset("default"))
+    scales = normalisation(workload, 1000)
+    rule = TunedRule(np.asarray(STARTS["f1"]) * scales, scales,  # F1's weights: F1's keys to the bit
+                     {"name": workload.name, "sha256": workload.sha256, "jobs": len(workload)})
+    rule.save(tmp_path / "f1.json")
+    config = InspectorEnvConfig(trace="default", base=f"tuned:{tmp_path / 'f1.json'}", sequence_length=256,
+                                starts=(1234,), train_fraction=1.0)
+    env = InspectorEnv(config)
+    env.reset()
+    done = False
+    while not done:
+        _, reward, done, _, info = env.step(ACCEPT)
+    f1 = make_base("f1").run(Simulator(sequence(workload, 1234, 256), config.sim_config()))
+    np.testing.assert_array_equal(env.sim.schedule().start, f1.start)
+    assert info["base_value"] == summarize(f1).value("bsld") and reward == 0.0
+    agent = get_agent("inspector")
+    assert [b.name for b in agent.judge(config).baselines][:2] == ["TUNED", "FCFS"]
+    other = InspectorEnvConfig(trace=str(write_swf(block_then_burst(), tmp_path / "other.swf")), cleaning="none",
+                               base=f"tuned:{tmp_path / 'f1.json'}", sequence_length=9, train_fraction=1.0)
+    with pytest.raises(RuleError, match="fitted on trace"):
+        agent.prepare(other, None, {}, log=lambda line: None)
