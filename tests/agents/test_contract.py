@@ -75,18 +75,21 @@ RUNNER_DEFAULTS = {
                      env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
     "decima-pg": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
                       env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+    # MRSch had no restart_failed_env_runners field: its configs set True; the linear example had no restart fields:
+    # RLlib's defaults (True, 1000) applied. Those values are now its declared defaults.
     "mrsch": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
-                  env_runner_resources={}, max_env_runner_restarts=3),
+                  env_runner_resources={}, restart_failed_env_runners=True, max_env_runner_restarts=3),
     "mrsch-scalar": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
-                         env_runner_resources={}, max_env_runner_restarts=3),
+                         env_runner_resources={}, restart_failed_env_runners=True, max_env_runner_restarts=3),
     "linear": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
-                   env_runner_resources=None),
+                   env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=1000),
     "rlschert": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
                      env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
     "deeprm": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
                    env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
 }
-"""Each agent's settings-class runner defaults as they were before the runner settings were shared (0eef690)."""
+"""Each agent's settings-class runner defaults as they were before the runner settings were shared (0eef690), and
+what its RLlib config got."""
 
 TRAIN_DEFAULTS = {
     "rlscheduler": dict(num_env_runners=1, num_envs_per_env_runner=64, max_env_runner_restarts=10),
@@ -117,6 +120,23 @@ def test_runner_defaults_are_unchanged(name):
             f = fields[key]
             got[key] = f.default if f.default is not dataclasses.MISSING else f.default_factory()
     assert got == RUNNER_DEFAULTS[name]
+
+
+@pytest.mark.parametrize("name", sorted(RUNNER_DEFAULTS))
+def test_the_rllib_config_gets_the_runner_defaults(name):
+    """What RLlib is given (`schedrl.agents.runners.with_runners`): the recorded defaults, whatever the agent's
+    algorithm."""
+    from schedrl.agents import get_agent
+
+    agent = get_agent(name)
+    expected = RUNNER_DEFAULTS[name]
+    config = agent.algorithm_config(agent.env_config_class(), agent.settings_class())
+    got = {"num_env_runners": config.num_env_runners, "num_envs_per_env_runner": config.num_envs_per_env_runner,
+           "num_gpus_per_learner": config.num_gpus_per_learner, "seed": config.seed,
+           "env_runner_resources": dict(config.custom_resources_per_env_runner),
+           "restart_failed_env_runners": config.restart_failed_env_runners,
+           "max_env_runner_restarts": config.max_num_env_runner_restarts}
+    assert got == {**expected, "env_runner_resources": dict(expected["env_runner_resources"] or {})}
 
 
 @pytest.mark.parametrize("name", sorted(TRAIN_DEFAULTS))

@@ -17,6 +17,7 @@ from schedrl.agents.dras.env import load_env_workload, training_range
 from schedrl.agents.dras.keys import METRIC
 from schedrl.agents.dras.observation import StateScales
 from schedrl.agents.dras.settings import DQLSettings, PGSettings
+from schedrl.agents.runners import runner_options
 from schedrl.duration import parse_duration
 from schedrl.sim.config import SimConfig
 
@@ -93,9 +94,7 @@ class _DRASFamily(Agent):
     def _runner_fields(self, args: argparse.Namespace) -> dict[str, Any]:
         if args.model not in self.models:
             raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
-        fields = dict(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
-                      num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
-                      env_runner_resources=args.runner_resources, model=args.model)
+        fields = dict(runner_options(args), model=args.model)
         if getattr(args, "lr", None) is not None:
             fields["lr"] = args.lr
         return fields

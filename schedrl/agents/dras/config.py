@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from schedrl.agents.dictconfig import DictConfig
 
 # DRAS §IV-C, Table III: Theta's window W = 50; the issue's SDSC-SP2 runs use W = 10
 DEFAULT_WINDOW = 10
@@ -19,8 +21,12 @@ NORM_KEYS = ("time_scale", "wait_scale")
 
 
 @dataclass(frozen=True)
-class DRASEnvConfig:
+class DRASEnvConfig(DictConfig):
     """What a `DRASEnv` simulates and rewards. Unknown keys are rejected by `from_dict`."""
+
+    dict_label = "DRAS env"
+    tuple_fields = {"starts": int, "jobs_range": int}
+    dict_fields = {"norm": float}
 
     trace: str = "default"
     """Catalog name or SWF path of the workload."""
@@ -68,21 +74,6 @@ class DRASEnvConfig:
     """Normalisation constants `time_scale` (max requested time of the training trace) and `wait_scale`
     (24 h); empty: derived from this trace. Saved with checkpoints so evaluation sees the same scales."""
 
-    @classmethod
-    def from_dict(cls, config: Mapping[str, Any] | None) -> "DRASEnvConfig":
-        config = dict(config or {})
-        config.pop("num_envs", None)  # RLlib's vector entry point passes it
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(f"unknown DRAS env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
-        for key in ("starts", "jobs_range"):
-            if key in config:
-                config[key] = tuple(int(s) for s in config[key])
-        if "norm" in config:
-            config["norm"] = {k: float(v) for k, v in dict(config["norm"]).items()}
-        return cls(**config)
-
     def __post_init__(self) -> None:
         from schedrl.envs.episodes import parse_curriculum
 
@@ -118,10 +109,3 @@ class DRASEnvConfig:
         from schedrl.workload.cleaning import CleaningRules
 
         CleaningRules.preset(self.cleaning)  # raises ValueError naming the valid presets
-
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        out["starts"] = list(self.starts)
-        out["jobs_range"] = list(self.jobs_range)
-        out["norm"] = dict(self.norm)
-        return out

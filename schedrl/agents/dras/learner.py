@@ -39,7 +39,8 @@ from ray.rllib.utils.typing import ModuleID
 
 from schedrl.agents.dras.modules import DRASPGModule, module_spec
 from schedrl.agents.returns import returns_to_go
-from schedrl.agents.dras.settings import DQLSettings, PGSettings, RunnerSettings
+from schedrl.agents.dras.settings import DQLSettings, PGSettings
+from schedrl.agents.runners import RunnerSettings, with_runners
 
 POSITION = "position_in_chunk"
 """Batch column: index k of a decision within its sampled episode chunk (the baseline's key)."""
@@ -179,18 +180,12 @@ class DRASPG(Algorithm):
 
 
 def _common(config: AlgorithmConfig, settings: RunnerSettings, env, env_config: Mapping[str, Any]) -> AlgorithmConfig:
-    return (
-        config
-        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        .environment(env=env, env_config=dict(env_config))
-        .env_runners(num_env_runners=settings.num_env_runners,
-                     num_envs_per_env_runner=settings.num_envs_per_env_runner,
-                     custom_resources_per_env_runner=dict(settings.env_runner_resources or {}))
-        .fault_tolerance(restart_failed_env_runners=settings.restart_failed_env_runners,
-                         max_num_env_runner_restarts=settings.max_env_runner_restarts)
-        .learners(num_learners=0, num_gpus_per_learner=settings.num_gpus_per_learner)
-        .debugging(log_level="ERROR", log_sys_usage=False, seed=settings.seed)
-    )
+    config = (config
+              .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+              .environment(env=env, env_config=dict(env_config)))
+    return (with_runners(config, settings)
+            .learners(num_learners=0)
+            .debugging(log_level="ERROR", log_sys_usage=False, seed=settings.seed))
 
 
 def build_pg_config(settings: PGSettings, env, env_config: Mapping[str, Any],

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
+
+from schedrl.agents.runners import RunnerSettings
 
 # DRAS §IV-D: "The learning rate α is set to 0.001" (Adam)
 PAPER_LR = 1e-3
@@ -12,23 +13,9 @@ EPSILON_DECAY = 0.995
 
 
 @dataclass(frozen=True)
-class RunnerSettings:
-    """Env runners, seeds and fault tolerance, common to both algorithms."""
+class _DRASSettings(RunnerSettings):
+    """What both DRAS algorithms share: the runner settings (`schedrl.agents.runners`, defaults kept) and the network."""
 
-    num_env_runners: int = 0  # ours: on 2 cores sampling in the driver beats a runner process
-    """Sampling processes; 0 samples in the driver."""
-    num_envs_per_env_runner: int = 1
-    """Environments stepped together by each env runner."""
-    num_gpus_per_learner: float = 0.0
-    """GPUs for the (single, local) learner."""
-    seed: int | None = 0
-    """Seed for RLlib (modules, env runners, env resets); None leaves runs unseeded."""
-    env_runner_resources: Mapping[str, float] | None = None
-    """Custom Ray resources each env runner requires: runners go only to nodes declaring them."""
-    restart_failed_env_runners: bool = True
-    """Restart an env runner whose process or node died and keep training."""
-    max_env_runner_restarts: int = 10
-    """Restarts allowed per env runner."""
     model: str = "scaled"
     """Network preset (`schedrl.agents.dras.modules.MODELS`): scaled (from W and N), theta, cori."""
 
@@ -42,7 +29,7 @@ class RunnerSettings:
 
 
 @dataclass(frozen=True)
-class PGSettings(RunnerSettings):
+class PGSettings(_DRASSettings):
     """DRAS-PG (and Decima-PG): REINFORCE with the paper's baseline (DRAS §III-B, Eq. 3)."""
 
     lr: float = PAPER_LR
@@ -67,7 +54,7 @@ class PGSettings(RunnerSettings):
 
 
 @dataclass(frozen=True)
-class DQLSettings(RunnerSettings):
+class DQLSettings(_DRASSettings):
     """DRAS-DQL: RLlib's DQN (target network, replay) over the per-job Q network (DRAS §III-B, Eq. 4)."""
 
     lr: float = PAPER_LR

@@ -11,11 +11,13 @@ import numpy as np
 from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge
 from schedrl.agents.linear import ENV_ID
 from schedrl.agents.linear.env import LinearEnvConfig, observe
+from schedrl.agents.runners import RunnerSettings, runner_options, with_runners
 
 
 @dataclass(frozen=True)
-class LinearSettings:
-    """RLlib PPO settings of the example (stock PPO learner)."""
+class LinearSettings(RunnerSettings):
+    """RLlib PPO settings of the example (stock PPO learner); env runners, seed and restarts come from
+    `RunnerSettings`, with the example's own defaults redeclared."""
 
     lr: float = 3e-3
     """Learning rate."""
@@ -27,16 +29,10 @@ class LinearSettings:
     """Passes over each batch."""
     entropy_coeff: float = 0.0
     """Entropy bonus."""
-    num_env_runners: int = 0
-    """Sampling processes (0: in the trainer)."""
     num_envs_per_env_runner: int = 4
     """Envs per runner."""
-    num_gpus_per_learner: float = 0.0
-    """GPUs for the learner."""
-    seed: int | None = 0
-    """Seed."""
-    env_runner_resources: Mapping[str, float] | None = None
-    """Custom Ray resources each env runner requires."""
+    max_env_runner_restarts: int = 1000
+    """Restarts allowed per env runner (RLlib's default)."""
 
     def __post_init__(self) -> None:
         if not self.lr > 0 or self.train_batch_size_per_learner < 1 or self.num_epochs < 1 or self.minibatch_size < 1:
@@ -76,11 +72,8 @@ class LinearAgent(Agent):
     def configure(self, args):
         env = LinearEnvConfig(trace=args.trace, cleaning=args.cleaning or "default", backfill=args.backfill,
                               sequence_length=args.sequence_length)
-        settings = LinearSettings(lr=args.lr, train_batch_size_per_learner=args.batch_size, seed=args.seed,
-                                  num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
-                                  num_gpus_per_learner=args.num_gpus_per_learner,
-                                  env_runner_resources=args.runner_resources,
-                                  minibatch_size=min(256, args.batch_size))
+        settings = LinearSettings(lr=args.lr, train_batch_size_per_learner=args.batch_size,
+                                  minibatch_size=min(256, args.batch_size), **runner_options(args))
         return env, settings
 
     def judge(self, env_config: LinearEnvConfig) -> TraceJudge:
@@ -105,11 +98,8 @@ class LinearAgent(Agent):
         from schedrl.agents.linear.module import LinearScorer
 
         s = settings
-        return (PPOConfig()
-                .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict())
-                .env_runners(num_env_runners=s.num_env_runners, num_envs_per_env_runner=s.num_envs_per_env_runner,
-                             custom_resources_per_env_runner=dict(s.env_runner_resources or {}))
-                .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner)
+        return (with_runners(PPOConfig().environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict()), s)
+                .learners(num_learners=0)
                 .training(lr=s.lr, train_batch_size_per_learner=s.train_batch_size_per_learner,
                           minibatch_size=s.minibatch_size, num_epochs=s.num_epochs, entropy_coeff=s.entropy_coeff,
                           gamma=1.0, lambda_=0.95, vf_clip_param=float("inf"))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 import gymnasium as gym
 import numpy as np
 
+from schedrl.agents.dictconfig import DictConfig
 from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
@@ -24,8 +25,11 @@ DAY = 86_400.0
 
 
 @dataclass(frozen=True)
-class LinearEnvConfig:
+class LinearEnvConfig(DictConfig):
     """What the env simulates. Unknown keys are rejected by `from_dict`."""
+
+    dict_label = "linear env"
+    tuple_fields = {"starts": int}
 
     trace: str = "default"
     """Catalog name or SWF path."""
@@ -47,20 +51,6 @@ class LinearEnvConfig:
         if self.backfill not in BACKFILLS:
             raise ValueError(f"backfill must be one of {', '.join(BACKFILLS)}; got {self.backfill!r}")
         CleaningRules.preset(self.cleaning)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> "LinearEnvConfig":
-        data = dict(data or {})
-        data.pop("num_envs", None)
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown linear env option(s): {', '.join(unknown)}")
-        if "starts" in data:
-            data["starts"] = tuple(int(s) for s in data["starts"])
-        return cls(**data)
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "starts": list(self.starts)}
 
     def sim_config(self) -> SimConfig:
         return SimConfig.preset("standard", discipline="pick-and-wait", backfill=self.backfill)

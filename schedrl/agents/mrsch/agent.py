@@ -15,6 +15,7 @@ from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge
 from schedrl.agents.mrsch import ENV_ID
 from schedrl.agents.mrsch.config import TRAIN_FRACTION, MRSchEnvConfig
 from schedrl.agents.mrsch.settings import DFPSettings, ScalarSettings
+from schedrl.agents.runners import runner_options
 
 # MRSch §IV-D compares with multi-resource FCFS (+EASY), the GA optimisation and the scalar RL agent;
 # the GA is a policy object of this package (`ga_policy`), not a named heuristic
@@ -61,9 +62,7 @@ class _MRSchBase(Agent):
 
     @staticmethod
     def _shared_settings(args: argparse.Namespace) -> dict[str, Any]:
-        out = {"num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.envs_per_runner,
-               "num_gpus_per_learner": args.num_gpus_per_learner, "seed": args.seed,
-               "env_runner_resources": args.runner_resources or {}}
+        out = {**runner_options(args), "env_runner_resources": args.runner_resources or {}}
         if getattr(args, "lr", None) is not None:
             out["lr"] = args.lr
         return out
@@ -178,19 +177,15 @@ class MRSchScalarAgent(_MRSchBase):
         from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
         from schedrl.agents.mrsch.modules import ScalarPolicyModule
+        from schedrl.agents.runners import with_runners
 
         if env_config.reward != "utilization":
             env_config = replace(env_config, reward="utilization")
+        config = (PPOConfig()
+                  .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+                  .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict()))
         return (
-            PPOConfig()
-            .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-            .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict())
-            .env_runners(num_env_runners=settings.num_env_runners,
-                         num_envs_per_env_runner=settings.num_envs_per_env_runner,
-                         custom_resources_per_env_runner=dict(settings.env_runner_resources or {}))
-            .fault_tolerance(restart_failed_env_runners=True,
-                             max_num_env_runner_restarts=settings.max_env_runner_restarts)
-            .learners(num_gpus_per_learner=settings.num_gpus_per_learner)
+            with_runners(config, settings)
             .training(lr=settings.lr, gamma=settings.gamma, lambda_=settings.lambda_,
                       train_batch_size_per_learner=settings.train_batch_size, minibatch_size=settings.minibatch_size,
                       num_epochs=settings.num_epochs, clip_param=settings.clip_param,

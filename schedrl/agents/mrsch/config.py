@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from schedrl.agents.dictconfig import DictConfig
 
 # MRSch §IV-C: a window of 10 jobs
 WINDOW = 10
@@ -20,8 +22,12 @@ TRAIN_FRACTION = 0.7
 
 
 @dataclass(frozen=True)
-class MRSchEnvConfig:
+class MRSchEnvConfig(DictConfig):
     """What an `MRSchEnv` simulates and observes. Unknown keys are rejected by `from_dict`."""
+
+    dict_label = "MRSch env"
+    tuple_fields = {"offsets": int, "starts": int, "offset_weights": float, "reward_weights": float}
+    dict_fields = {"norm": None}
 
     trace: str = "default"
     """Catalog name or SWF path of the workload."""
@@ -73,20 +79,6 @@ class MRSchEnvConfig:
     norm: Mapping[str, float] = field(default_factory=dict)
     """Normalisation constants (`time_scale`); empty: derived from this trace. Saved with checkpoints."""
 
-    @classmethod
-    def from_dict(cls, config: Mapping[str, Any] | None) -> "MRSchEnvConfig":
-        config = dict(config or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(f"unknown MRSch env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
-        for key, cast in (("offsets", int), ("starts", int), ("offset_weights", float), ("reward_weights", float)):
-            if key in config:
-                config[key] = tuple(cast(v) for v in config[key])
-        if "norm" in config:
-            config["norm"] = dict(config["norm"])
-        return cls(**config)
-
     def __post_init__(self) -> None:
         from schedrl.envs.episodes import parse_curriculum
 
@@ -114,10 +106,3 @@ class MRSchEnvConfig:
                              f"got {self.queue_weight} and {self.queue_scale}")
         if not self.bb_unit_gb > 0 or self.power_units < 1:
             raise ValueError("bb_unit_gb must be positive and power_units >= 1")
-
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        for key in ("offsets", "offset_weights", "starts", "reward_weights"):
-            out[key] = list(getattr(self, key))
-        out["norm"] = dict(self.norm)
-        return out

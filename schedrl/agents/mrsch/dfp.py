@@ -39,6 +39,7 @@ from schedrl.agents.mrsch.modules import DFP_DEFAULTS, dfp_module_spec
 from schedrl.agents.mrsch.replay import ReplayBuffer
 from schedrl.agents.mrsch.settings import DFPSettings
 from schedrl.agents.mrsch.targets import future_targets
+from schedrl.agents.runners import with_runners
 
 
 class DFPConfig(AlgorithmConfig):
@@ -187,17 +188,11 @@ def build_dfp_config(settings: DFPSettings, env: str | type, env_config: Mapping
     module = dfp_module_spec(model, {"offsets": len(offsets), "offset_weights": weights,
                                      "epsilon_decay": settings.epsilon_decay, "epsilon_floor": settings.epsilon_floor,
                                      **dict(model_config or {})})
+    config = (DFPConfig()
+              .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+              .environment(env=env, env_config=dict(env_config)))
     return (
-        DFPConfig()
-        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        .environment(env=env, env_config=dict(env_config))
-        .env_runners(num_env_runners=settings.num_env_runners,
-                     num_envs_per_env_runner=settings.num_envs_per_env_runner,
-                     custom_resources_per_env_runner=dict(settings.env_runner_resources or {}),
-                     batch_mode="complete_episodes")
-        .fault_tolerance(restart_failed_env_runners=True,
-                         max_num_env_runner_restarts=settings.max_env_runner_restarts)
-        .learners(num_gpus_per_learner=settings.num_gpus_per_learner)
+        with_runners(config, settings, batch_mode="complete_episodes")
         .training(lr=settings.lr, dfp_minibatch_size=settings.minibatch_size,
                   replay_capacity=settings.replay_capacity, updates_per_iteration=settings.updates_per_iteration,
                   episodes_per_iteration=settings.episodes_per_iteration, learning_starts=settings.learning_starts,

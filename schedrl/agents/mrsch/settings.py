@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from schedrl.agents.runners import RunnerSettings
+
 
 @dataclass(frozen=True)
-class DFPSettings:
+class DFPSettings(RunnerSettings):
     """How DFP trains MRSch (`dfp.build_dfp_config`)."""
 
     lr: float = 1e-4
@@ -28,12 +30,6 @@ class DFPSettings:
     """Smallest ε (our choice; the paper does not give one)."""
     seed: int = 0
     """Seed of RLlib (env seeds, network init) and of the replay sampling."""
-    num_env_runners: int = 0
-    """Env-runner processes (0: sample in the driver)."""
-    num_envs_per_env_runner: int = 1
-    """Envs stepped by each env runner."""
-    num_gpus_per_learner: float = 0.0
-    """GPUs per learner."""
     env_runner_resources: Mapping[str, float] = field(default_factory=dict)
     """Custom Ray resources each env runner needs (placement on a cluster)."""
     max_env_runner_restarts: int = 3
@@ -41,7 +37,7 @@ class DFPSettings:
 
 
 @dataclass(frozen=True)
-class ScalarSettings:
+class ScalarSettings(RunnerSettings):
     """How PPO trains the scalar-reward baseline (MRSch §IV-D: a policy-gradient agent)."""
 
     lr: float = 3e-4
@@ -64,12 +60,6 @@ class ScalarSettings:
     """Hidden layers of the policy and value MLPs."""
     seed: int = 0
     """RLlib seed."""
-    num_env_runners: int = 0
-    """Env-runner processes (0: sample in the driver)."""
-    num_envs_per_env_runner: int = 1
-    """Envs stepped by each env runner."""
-    num_gpus_per_learner: float = 0.0
-    """GPUs per learner."""
     env_runner_resources: Mapping[str, float] = field(default_factory=dict)
     """Custom Ray resources each env runner needs."""
     max_env_runner_restarts: int = 3

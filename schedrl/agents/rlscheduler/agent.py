@@ -20,6 +20,7 @@ from schedrl.agents.rlscheduler.config import REWARD_BASELINES, RLSchedulerEnvCo
 from schedrl.agents.rlscheduler.env import load_env_workload, sim_config_for
 from schedrl.agents.rlscheduler.observation import JobFeatures
 from schedrl.agents.rlscheduler.settings import TARGET_KL_KEY, VF_LR_KEY, WARM_START_KEY, PPOSettings
+from schedrl.agents.runners import runner_options
 from schedrl.envs.episodes import training_end
 from schedrl.scenarios.workload import cleaning_for
 
@@ -114,9 +115,7 @@ class RLSchedulerAgent(Agent):
                                    key_features=parse_key_features(args.key_features),
                                    train_fraction=1.0 if args.train_fraction is None else args.train_fraction,
                                    validation_share=getattr(args, "validation_share", 0.25))
-        ppo = PPOSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
-                          num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
-                          env_runner_resources=args.runner_resources, warm_start=args.warm_start,
+        ppo = PPOSettings(**runner_options(args), warm_start=args.warm_start,
                           warm_start_episodes=args.warm_start_episodes, warm_start_epochs=args.warm_start_epochs,
                           warm_start_smoothing=args.warm_start_smoothing or 0.0,
                           overlap_sampling=bool(getattr(args, "overlap_sampling", False)))

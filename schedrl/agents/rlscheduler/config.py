@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar, Mapping
 
+from schedrl.agents.dictconfig import DictConfig
 from schedrl.metrics import METRICS
 from schedrl.sim.config import BACKFILLS, PRESETS
 
@@ -21,8 +22,12 @@ EVAL_SEQUENCE_LENGTH = 1024
 
 
 @dataclass(frozen=True)
-class RLSchedulerEnvConfig:
+class RLSchedulerEnvConfig(DictConfig):
     """What an `RLSchedulerEnv` simulates and rewards. Unknown keys are rejected by `from_dict`."""
+
+    dict_label = "RLScheduler env"
+    tuple_fields = {"starts": int, "train_starts": int, "key_features": str}
+    dict_fields = {"norm": None}
 
     DERIVED_FIELDS: ClassVar[tuple[str, ...]] = ("train_starts", "filter_phase1_episodes", "filter_phase1_iterations")
     """Filled in from the data by `RLSchedulerAgent.prepare` (trajectory filtering); never set by hand."""
@@ -72,21 +77,6 @@ class RLSchedulerEnvConfig:
     norm: Mapping[str, float] = field(default_factory=dict)
     """Normalisation constants (see `JobFeatures`); empty: derived from this trace. Saved with checkpoints."""
 
-    @classmethod
-    def from_dict(cls, config: Mapping[str, Any] | None) -> "RLSchedulerEnvConfig":
-        config = dict(config or {})
-        config.pop("num_envs", None)  # RLlib's vector entry point passes it; handled by the vector env
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(f"unknown RLScheduler env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
-        for key in ("starts", "train_starts"):
-            if key in config:
-                config[key] = tuple(int(s) for s in config[key])
-        if "norm" in config:
-            config["norm"] = dict(config["norm"])
-        return cls(**config)
-
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
             raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {self.metric!r}")
@@ -112,11 +102,3 @@ class RLSchedulerEnvConfig:
         if not 0.0 < self.validation_share < 1.0:
             raise ValueError(f"validation_share must be in (0, 1) (the held-out part is split between validation "
                              f"and evaluation); got {self.validation_share}")
-
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        out["starts"] = list(self.starts)
-        out["train_starts"] = list(self.train_starts)
-        out["key_features"] = list(self.key_features)
-        out["norm"] = dict(self.norm)
-        return out

@@ -36,6 +36,7 @@ from ray.rllib.utils.typing import ModuleID
 
 from schedrl.agents.overlapped_ppo import OVERLAP_KEY, OverlappedPPO
 from schedrl.agents.rlscheduler.modules import module_spec
+from schedrl.agents.runners import with_runners
 from schedrl.agents.rlscheduler.settings import (  # noqa: F401  (re-exported)
     KL_STOP_FACTOR, POLICY_EARLY_STOPPED_KEY, POLICY_UPDATE_STEPS_KEY, TARGET_KL_KEY, VF_LR_KEY, WARM_START_KEY,
     PPOSettings,
@@ -67,13 +68,12 @@ def build_ppo_config(
     if isinstance(env, str) and ":" not in env and env.startswith("schedrl/"):
         env = f"schedrl.envs:{env}"
     vectorize_mode = gym.VectorizeMode.VECTOR_ENTRY_POINT if vector_entry_point else gym.VectorizeMode.SYNC
+    config = (PPOConfig(algo_class=OverlappedPPO)
+              .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+              .environment(env=env, env_config=dict(env_config)))
     return (
-        PPOConfig(algo_class=OverlappedPPO)
-        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        .environment(env=env, env_config=dict(env_config))
-        .env_runners(
-            num_env_runners=settings.num_env_runners,
-            num_envs_per_env_runner=settings.num_envs_per_env_runner,
+        with_runners(
+            config, settings,
             gym_env_vectorize_mode=vectorize_mode,
             # overlapping: a runner holds a sampling call and a weight update queued behind it
             max_requests_in_flight_per_env_runner=2 if settings.overlap_sampling else 1,
@@ -81,15 +81,9 @@ def build_ppo_config(
             # for the sampling in flight; these connectors hold no state (no observation filters), so overlapping skips it
             merge_env_runner_states=False if settings.overlap_sampling else "training_only",
             broadcast_env_runner_states=not settings.overlap_sampling,
-            custom_resources_per_env_runner=dict(settings.env_runner_resources or {}),
-        )
-        .fault_tolerance(
-            restart_failed_env_runners=settings.restart_failed_env_runners,
-            max_num_env_runner_restarts=settings.max_env_runner_restarts,
         )
         .learners(
             num_learners=0,
-            num_gpus_per_learner=settings.num_gpus_per_learner,
             learner_class=RLSchedulerPPOLearner,
             learner_config_dict={VF_LR_KEY: settings.vf_lr, TARGET_KL_KEY: settings.target_kl,
                                  WARM_START_KEY: warm_start_spec(settings), OVERLAP_KEY: settings.overlap_sampling},

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from schedrl.agents.rlscheduler.warm_start import AUTO_CLONES, check_teacher
+from schedrl.agents.runners import RunnerSettings
 
 VF_LR_KEY = "vf_lr"
 """``learner_config_dict`` key: learning rate of the value-network optimizer."""
@@ -24,7 +24,7 @@ KL_STOP_FACTOR = 1.5
 
 
 @dataclass(frozen=True)
-class PPOSettings:
+class PPOSettings(RunnerSettings):
     """PPO hyperparameters; defaults are RLScheduler's (paper §V-A and the authors' code).
 
     "Authors' code" is DIR-LAB/deep-batch-scheduler, ``ppo-pick-jobs.py`` (the ``ppo()``
@@ -59,10 +59,6 @@ class PPOSettings:
     """Sampling processes; 0 samples in the driver (tests, debugging)."""
     num_envs_per_env_runner: int = 4  # ours: vectorising pays more than runners on few cores
     """Environments stepped together by each env runner."""
-    num_gpus_per_learner: float = 0.0  # ours: the kernel network is too small to gain from a GPU
-    """GPUs for the (single, local) learner."""
-    seed: int | None = 0  # authors' code: ppo(seed=0)
-    """Seed for RLlib (modules, env runners, env resets); None leaves runs unseeded."""
     warm_start: str | None = None  # ours; the paper starts from random weights
     """Behaviour-clone this heuristic (or `auto`: the best on the training sequences) before PPO; None: off."""
     warm_start_episodes: int = 64  # ours: 16k decisions, ~4 s of demonstrations on one core
@@ -75,12 +71,6 @@ class PPOSettings:
     warm_start_smoothing: float = 0.0  # ours
     """Label smoothing of the clone: this share of the target spread over the valid actions, so a clone that
     matches its teacher exactly (key features) still explores under PPO. 0: plain cross-entropy."""
-    env_runner_resources: Mapping[str, float] | None = None
-    """Custom Ray resources each env runner requires (``{"sampler": 1}``): runners go only to nodes declaring them."""
-    restart_failed_env_runners: bool = True
-    """Restart an env runner whose process or node died (a Ray actor restart) and keep training."""
-    max_env_runner_restarts: int = 10  # ours: rides out a few node losses; a crash loop still ends the run
-    """Restarts allowed per env runner; training fails once every runner is dead for good."""
     overlap_sampling: bool = False  # ours (`schedrl/agents/overlapped_ppo.py`)
     """Env runners sample the next batch while the learner trains on the last one (one update of staleness);
     needs num_env_runners >= 1."""

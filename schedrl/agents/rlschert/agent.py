@@ -20,6 +20,7 @@ from schedrl.agents.rlschert.keys import METRIC
 from schedrl.agents.rlschert.settings import (
     DISCOUNTS, IMITATION_START, IMITATION_STEPS, KILL_HEADS, MODELS, NO_IMITATION, WARM_START_KEY, DeepRMSettings, RLSchertSettings,
 )
+from schedrl.agents.runners import runner_options
 
 CONFIG_PATHS: dict[str, tuple[str, ...]] = {
     "lr": ("lr",), "entropy_coeff": ("entropy_coeff",), "clip_param": ("clip_param",), "gamma": ("gamma",),
@@ -111,12 +112,10 @@ class RLSchertAgent(Agent):
                               predictable=getattr(args, "predictable", 1.0),
                               work_conserving=bool(getattr(args, "work_conserving", False)),
                               teacher=getattr(args, "teacher", "saf"))
-        fields: dict[str, Any] = dict(model=args.model, kill_head=getattr(args, "kill_head", "flat"),
-                                      seed=getattr(args, "seed", 0),
-                                      num_env_runners=getattr(args, "num_env_runners", 0),
-                                      num_envs_per_env_runner=getattr(args, "envs_per_runner", None) or 4,
-                                      num_gpus_per_learner=getattr(args, "num_gpus_per_learner", 0.0) or 0.0,
-                                      env_runner_resources=getattr(args, "runner_resources", None))
+        runners = runner_options(args, seed=0, num_env_runners=0, env_runner_resources=None)
+        fields: dict[str, Any] = dict(runners, model=args.model, kill_head=getattr(args, "kill_head", "flat"),
+                                      num_envs_per_env_runner=runners.get("num_envs_per_env_runner") or 4,
+                                      num_gpus_per_learner=runners.get("num_gpus_per_learner") or 0.0)
         if args.lr is not None:
             fields["lr"] = args.lr
         if args.batch_size is not None:

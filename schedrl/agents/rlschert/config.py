@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
 
+from schedrl.agents.dictconfig import DictConfig
 from schedrl.dtsim import DTSimConfig, JobTable, load_jobs, synthetic_jobs
 from schedrl.dtsim.jobs import VASP_FILENAME, shared_data_dir
 
@@ -29,8 +29,11 @@ the same sequences by `schedrl evaluate A B` (how they schedule: kills, estimate
 
 
 @dataclass(frozen=True)
-class RLSchertEnvConfig:
+class RLSchertEnvConfig(DictConfig):
     """What an `RLSchertEnv` simulates and rewards; defaults are RLSchert Table 2. Unknown keys are rejected by `from_dict`."""
+
+    dict_label = "RLSchert env"
+    tuple_fields = {"sequence_seeds": int}
 
     res_slot: int = 20
     """Resource units in the pool (RLSchert Table 2: 12 to 24; one unit = 10 cores)."""
@@ -100,21 +103,6 @@ class RLSchertEnvConfig:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false; got {getattr(self, name)!r}")
         self.dtsim_config()  # the cluster's own checks (positive sizes, job_len <= horizon, ...)
-
-    @classmethod
-    def from_dict(cls, config: Mapping[str, Any] | None) -> "RLSchertEnvConfig":
-        config = dict(config or {})
-        config.pop("num_envs", None)  # RLlib's vector entry point passes it
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(f"unknown RLSchert env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
-        if "sequence_seeds" in config:
-            config["sequence_seeds"] = tuple(int(s) for s in config["sequence_seeds"])
-        return cls(**config)
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "sequence_seeds": list(self.sequence_seeds)}
 
     @property
     def teacher_label(self) -> str:

@@ -34,6 +34,7 @@ from ray.rllib.utils.typing import ModuleID
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.keys import OBS_TEACHER
 from schedrl.agents.rlschert.modules import module_spec
+from schedrl.agents.runners import with_runners
 from schedrl.agents.rlschert.settings import (
     IMITATION_LOSS_KEY, IMITATION_WEIGHT_KEY, KL_STOP_FACTOR_KEY, POLICY_STEPS_KEY, SCHEDULE_KEY,
     TARGET_KL_KEY, TEACHER_AGREEMENT_KEY, VALUE_AFTER_STOP_KEY, VALUE_STEPS_KEY, WARM_START_KEY, DISCOUNT_KEY,
@@ -142,16 +143,12 @@ def build_ppo_config(settings: RLSchertSettings, env: str | type, env_config: Ma
     s = settings
     if s.kill_head != "flat":  # the paper's network keeps its old spec, so earlier checkpoints load unchanged
         model_config = {"kill_head": s.kill_head, **dict(model_config or {})}
+    config = (PPOConfig()
+              .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+              .environment(env=env, env_config=dict(env_config)))
     return (
-        PPOConfig()
-        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        .environment(env=env, env_config=dict(env_config))
-        .env_runners(num_env_runners=s.num_env_runners, num_envs_per_env_runner=s.num_envs_per_env_runner,
-                     gym_env_vectorize_mode=gym.VectorizeMode.SYNC,
-                     custom_resources_per_env_runner=dict(s.env_runner_resources or {}))
-        .fault_tolerance(restart_failed_env_runners=s.restart_failed_env_runners,
-                         max_num_env_runner_restarts=s.max_env_runner_restarts)
-        .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner, learner_class=RLSchertPPOLearner,
+        with_runners(config, s, gym_env_vectorize_mode=gym.VectorizeMode.SYNC)
+        .learners(num_learners=0, learner_class=RLSchertPPOLearner,
                   learner_config_dict={SCHEDULE_KEY: [list(p) for p in s.imitation_schedule],
                                        TARGET_KL_KEY: s.target_kl, KL_STOP_FACTOR_KEY: s.kl_stop_factor,
                                        VALUE_AFTER_STOP_KEY: s.value_after_kl_stop,

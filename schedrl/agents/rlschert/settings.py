@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from schedrl.agents.runners import RunnerSettings
+
 MODELS = ("mlp", "cnn")
 """Networks (RLSchert Table 3: ppo_bs128_mlp64_64, ppo_bs128_cnn); the first is the default."""
 KILL_HEADS = ("flat", "slots")
@@ -63,7 +65,7 @@ def check_schedule(schedule: Sequence[Sequence[float]]) -> tuple[tuple[int, floa
 
 
 @dataclass(frozen=True)
-class RLSchertSettings:
+class RLSchertSettings(RunnerSettings):
     """PPO with the imitation term (RLSchert §3.5, Table 4), env runners and seeds."""
 
     lr: float = 1e-4  # RLSchert Table 4
@@ -119,16 +121,6 @@ class RLSchertSettings:
     """Sampling processes; 0 samples in the driver."""
     num_envs_per_env_runner: int = 4
     """Environments stepped together by each env runner."""
-    num_gpus_per_learner: float = 0.0
-    """GPUs for the (single, local) learner."""
-    seed: int | None = 0
-    """Seed for RLlib (modules, env runners, env resets); None leaves runs unseeded."""
-    env_runner_resources: Mapping[str, float] | None = None
-    """Custom Ray resources each env runner requires."""
-    restart_failed_env_runners: bool = True
-    """Restart an env runner whose process or node died and keep training."""
-    max_env_runner_restarts: int = 10
-    """Restarts allowed per env runner."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "imitation_schedule", check_schedule(self.imitation_schedule))
