@@ -20,7 +20,7 @@ from schedrl.eval.compare import choose_starts, compare
 from schedrl.eval.policies import FunctionPolicy
 
 
-def main(argv: list[str] | None = None) -> str:
+def main(argv: list[str] | None = None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", default="default", help="catalog name or SWF path")
     parser.add_argument("--steps", type=int, default=5000, help="MaskablePPO training steps (env decisions)")
@@ -32,8 +32,9 @@ def main(argv: list[str] | None = None) -> str:
     # the env's settings as keyword arguments; MaskablePPO finds its action_masks() method
     env = gym.make("schedrl/RLScheduler-v0", trace=args.trace, sequence_length=args.jobs, metric="bsld",
                    reward_baseline="sjf")
-    model = MaskablePPO("MultiInputPolicy", env, n_steps=512, batch_size=128, learning_rate=1e-3, seed=args.seed,
-                        verbose=0)
+    n_steps = min(512, args.steps)  # env steps per rollout
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=n_steps, batch_size=min(128, n_steps), learning_rate=1e-3,
+                        seed=args.seed, verbose=0)
     model.learn(total_timesteps=args.steps)
 
     def act(observation):
@@ -44,9 +45,8 @@ def main(argv: list[str] | None = None) -> str:
     starts = choose_starts(base.workload, args.jobs, args.sequences, seed=args.seed + 1)
     result = compare(base.workload, ["fcfs", "sjf", policy], ["none"], starts, args.jobs, metric="bsld",
                      config=base.sim_config, progress=False)
-    table = result.to_text()
-    print(table)
-    return table
+    print(result.to_text())
+    return result
 
 
 if __name__ == "__main__":
