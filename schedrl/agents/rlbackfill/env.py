@@ -64,6 +64,9 @@ class RLBackfillEnv(ContinuedEpisodes, gym.Env):
             "context": gym.spaces.Box(0.0, 1.0, (len(CONTEXT_FEATURES),), np.float32),
             "action_mask": gym.spaces.Box(0.0, 1.0, (n,), np.float32)})
         self.action_space = MaskedDiscrete(n)
+        # one base object: a heuristic keeps no state between simulations (`random`'s stream position is the
+        # simulator's), and building one draws its random numbers
+        self.base = make_base(cfg.base)
         self._base_values: dict[tuple[int, int], float] = {}
         self.sim: Simulator | None = None
         self.candidates = np.zeros(0, np.int64)
@@ -73,7 +76,7 @@ class RLBackfillEnv(ContinuedEpisodes, gym.Env):
         """The base's metric with first-fit backfilling on the sequence at `start` (cached per sequence)."""
         key = (int(start), len(jobs))
         if start < 0 or key not in self._base_values:
-            schedule = make_base(self.config.base).run(Simulator(jobs, self.base_config))
+            schedule = self.base.run(Simulator(jobs, self.base_config))
             value = summarize(schedule).value(self.config.metric)
             if start < 0:
                 return value
@@ -92,7 +95,6 @@ class RLBackfillEnv(ContinuedEpisodes, gym.Env):
             episode = self.episodes.for_reset(self.np_random, options)
             self.start, self.jobs = episode.start, episode.jobs
             self.sim = Simulator(episode.jobs, self.sim_config)
-            self.base = make_base(self.config.base)  # a fresh random stream for `random`, as the base's own run has
             self.decisions = self.skips = 0
             cands = next_decision(self.sim, self.base, self.config.skip, self.config.slots)
             if cands is not None:

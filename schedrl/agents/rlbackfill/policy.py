@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from schedrl.agents.rlbackfill.config import base_label, make_base
-from schedrl.agents.rlbackfill.decisions import choices, forced
+from schedrl.agents.rlbackfill.decisions import choices, forced, next_decision
 from schedrl.agents.rlbackfill.inference import rows_with_context
 from schedrl.agents.rlbackfill.observation import Normalisation, Observer
 from schedrl.sim.simulator import Simulator
@@ -35,13 +35,18 @@ class RLBackfillPolicy:
         self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]), self.slots, self.skip)
         self.name = name or f"RL-BF({base_label(self.base_name)})"
         self.device = next(module.parameters()).device
-        self._base_for: Simulator | None = None
 
     def pick(self, sim: Simulator) -> int:
-        """The base heuristic's pick."""
-        if self._base_for is not sim:  # a fresh base per simulation (the `random` heuristic's stream restarts)
-            self.base, self._base_for = make_base(self.base_name), sim
+        """The base heuristic's pick (a heuristic keeps no state between simulations: `random`'s stream position is
+        the simulator's)."""
         return int(self.base.pick(sim))
+
+    def run(self, sim: Simulator):
+        """Schedule the whole workload: the base's picks and the forced backfills in compiled code, `backfill(sim)` at
+        every choice (the env's decision points); the same schedule as `sim.run(self)`."""
+        while next_decision(sim, self.base, self.skip, self.slots) is not None:
+            sim.backfill(self.backfill(sim))
+        return sim.schedule()
 
     def scores(self, obs: Mapping[str, np.ndarray]) -> np.ndarray:
         """The kernel's score of every row of one observation (unmasked)."""

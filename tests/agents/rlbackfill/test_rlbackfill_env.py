@@ -9,7 +9,7 @@ import pytest
 
 from rlbackfill_cases import OFFSET, long_before_short, write_swf
 from schedrl.agents.rlbackfill.config import RLBackfillEnvConfig, make_base
-from schedrl.agents.rlbackfill.decisions import choices, forced
+from schedrl.agents.rlbackfill.decisions import apply, choices, forced, next_decision
 from schedrl.agents.rlbackfill.env import RLBackfillEnv, relative
 from schedrl.agents.rlbackfill.observation import CONTEXT_FEATURES, JOB_FEATURES
 from schedrl.cli.main import main
@@ -91,6 +91,24 @@ def test_a_chosen_candidate_never_delays_the_reservation(name):
     for job, times in shadows.items():
         assert start[job] <= min(times) + 1e-9, (job, start[job], times)
     assert chosen_later > 3 and info["metric_value"] != info["base_value"]
+
+
+@pytest.mark.parametrize("base", ["f1", "random", "wfp3"])
+@pytest.mark.parametrize("skip", [False, True])
+def test_the_compiled_picks_between_choices_are_the_bases_picks(base, skip):
+    env = real_env("dras-sdsc-sp2", length=1024, base=base)
+    jobs = env.episodes.for_reset(np.random.default_rng(0), {"start": 40000}).jobs
+    schedules, seen = [], []
+    for compiled in (True, False):
+        sim, rng, points = Simulator(jobs, env.sim_config), np.random.default_rng(3), []
+        while (cands := next_decision(sim, make_base(base), skip, 8, compiled=compiled)) is not None:
+            points.append((sim.now, cands.tolist()))
+            action = int(rng.integers(len(cands) + skip))
+            apply(sim, cands, 8 if action == len(cands) else action, 8)  # with skip: sometimes start none
+        schedules.append(sim.schedule().start)
+        seen.append(points)
+    assert seen[0] == seen[1] and len(seen[0]) > 10
+    np.testing.assert_array_equal(schedules[0], schedules[1])
 
 
 def test_the_decision_of_the_hand_computed_case():

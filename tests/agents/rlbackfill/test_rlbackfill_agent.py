@@ -1,0 +1,100 @@
+"""Learned backfilling through the shared commands: `schedrl train`, `evaluate`, `select`, `export` (its ray-free
+network makes the checkpoint's backfill choices) and the tune files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schedrl.cli.main import main
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, ray_session):
+    out = tmp_path_factory.mktemp("rl-backfill") / "run"
+    code = main(["train", "rl-backfill", "--iterations", "1", "--batch-size", "256", "--sequence-length", "256",
+                 "--validation-sequences", "1", "--validation-jobs", "512", "--eval-sequences", "2",
+                 "--eval-jobs", "512", "--trial-cpus", "1", "--out", str(out)])
+    assert code == 0
+    return out
+
+
+def checkpoint_of(run: Path) -> Path:
+    return sorted(run.glob("rl-backfill/*/checkpoint_*"))[-1]
+
+
+def test_train_records_the_semantics_and_evaluates_against_the_base_with_easy(trained):
+    record = json.loads((trained / "schedrl_run.json").read_text())
+    assert record["agent"] == "rl-backfill" and record["env_config"]["base"] == "f1"
+    assert record["env_config"]["norm"]["time_scale"] > 0
+    assert record["sim_config"]["backfill"] == "easy" and record["sim_config"]["backfill_choice"] == "policy"
+    evaluation = json.loads((trained / "evaluation.json").read_text())
+    assert [r["policy"] for r in evaluation["results"]] == ["F1+EASY", "FCFS+EASY", "SJF+EASY", "RL"]
+    assert all(np.isfinite(r["mean"]) for r in evaluation["results"])
+
+
+def test_evaluate_and_select_load_the_checkpoint(trained, capsys):
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.agents.rlbackfill.policy import RLBackfillPolicy
+
+    checkpoint = checkpoint_of(trained)
+    assert isinstance(load_policy(checkpoint), RLBackfillPolicy)
+    capsys.readouterr()
+    assert main(["evaluate", str(checkpoint), "--sequences", "2", "--jobs", "512", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    # beside its baselines, each under its own semantics (first-fit backfilling), as `train`'s final table
+    assert [r["policy"] for r in result["results"]] == ["F1+EASY", "FCFS+EASY", "SJF+EASY", "RL"]
+    assert main(["select", str(trained), "--sequences", "1", "--jobs", "512"]) == 0
+    assert json.loads((trained / "selection.json").read_text())["best"]
+
+
+def test_the_export_makes_the_checkpoints_backfill_choices(trained, tmp_path):
+    from schedrl.agents.checkpoint import export_policy, load_policy
+    from schedrl.scenarios.scoring import run_policy
+    from schedrl.sim import Simulator
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.cleaning import CleaningRules
+    from schedrl.workload.sampling import sequence
+    from schedrl.zoo import decisions
+
+    checkpoint = checkpoint_of(trained)
+    export_policy(checkpoint, tmp_path / "export", check_jobs=256)
+    jobs = sequence(load_trace("default", CleaningRules.preset("default")), 36000, 1024)
+    config = load_policy(checkpoint).record.sim_config
+    assert config.backfill_choice == "policy"
+
+    def run(policy):
+        return run_policy(policy, Simulator(jobs, config)).start
+
+    original, starts = decisions.logged(load_policy(checkpoint), run)
+    exported, exported_starts = decisions.logged(load_policy(str(tmp_path / "export")), run)
+    assert decisions.first_difference(original, exported) is None
+    np.testing.assert_array_equal(starts, exported_starts)
+    backfills = sum(name == "backfill" for name, _ in original.calls)
+    assert backfills > 20, backfills  # the comparison covers backfill choices
+
+
+def test_the_inference_network_is_the_policy_part_alone(trained):
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.agents.rlbackfill.inference import inference_network
+
+    module = load_policy(checkpoint_of(trained)).module
+    net = inference_network(module)
+    assert set(net.state_dict()) == {k for k in module.state_dict() if k.startswith("kernel.")}
+    with pytest.raises(ValueError, match="not a learned-backfilling policy module"):
+        inference_network(object())
+
+
+def test_the_tune_files_are_valid():
+    from schedrl.training.sweep_file import load_sweep
+
+    paths = sorted((REPO / "tune_configs").glob("rl_backfill_*.yaml"))
+    assert paths
+    for path in paths:
+        spec = load_sweep(path)
+        assert spec.agent == "rl-backfill", path
