@@ -1,12 +1,9 @@
-"""End-to-end RLScheduler training on RLlib: learning on a workload with a known best order,
-the Tune-driven `train` with a checkpoint round trip, and the README's main-job command."""
+"""End-to-end RLScheduler training on RLlib: learning on a workload with a known best order, and
+the Tune-driven `train` with a checkpoint round trip. (The README's main-job command runs in
+tests/docs/test_doc_commands.py.)"""
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -146,33 +143,3 @@ def test_train_driver_checkpoint_restores_and_evaluates(tmp_path, ray_session):
     workload = load_trace("default")
     result = compare(workload, ["sjf", f"checkpoint:{ckpt}"], ["none", "easy"], [0, 100], 64, progress=False)
     assert all(np.isfinite(result.mean(b, p)) for b in ("none", "easy") for p in result.policies)
-
-
-def readme_command(marker: str) -> str:
-    text = (REPO / "README.md").read_text()
-    block = re.search(rf"<!-- {marker} -->\s*```bash\n(.+?)\n```", text, re.S)
-    assert block, f"README has no {marker} block"
-    return block.group(1).strip()
-
-
-def test_readme_main_job_runs_on_a_tiny_budget(tmp_path):
-    """The README's main-job command, minus the set-up, with a tiny budget appended (later flags win)."""
-    command = readme_command("main-job")
-    schedrl_part = command[command.index("schedrl train"):].split()
-    assert schedrl_part[:2] == ["schedrl", "train"]
-    args = schedrl_part[1:]
-    out = tmp_path / "runs"
-    args[args.index("--out") + 1] = str(out)
-    tiny = ["--iterations", "1", "--batch-size", "128", "--epochs", "1", "--sequence-length", "32",
-            "--eval-sequences", "1", "--eval-jobs", "64", "--filter-iterations", "1"]
-    env = {**os.environ, "RAY_BACKEND_LOG_LEVEL": "fatal"}
-    proc = subprocess.run([sys.executable, "-m", "schedrl", *args, *tiny], capture_output=True, text=True,
-                          timeout=600, env=env, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "iter    1" in proc.stdout and "RL" in proc.stdout
-    assert (out / "evaluation.md").exists() and (out / "training_curve.png").exists()
-
-
-def test_readme_test_command_is_what_ci_runs():
-    ci = (REPO / ".ci" / "run").read_text()
-    assert readme_command("test-command") in ci
