@@ -258,6 +258,7 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
     from schedrl.eval.compare import Comparison
     from schedrl.eval.leaderboard import own_semantics
     from schedrl.scenarios import scoring
+    from schedrl.scenarios.scenario import recorded_sha256
 
     if args.traces is not None or args.online or args.metrics is not None or args.shares or args.kiviat or args.bars:
         raise UsageError("--scenario makes the scenario's table: drop --traces, --online and the methods-table options")
@@ -292,8 +293,8 @@ def on_scenario(args: argparse.Namespace, policies) -> int:
     print(f"schedrl evaluate: {scoring.describe(scenario, scores.sequences, len(workload))}", file=sys.stderr)
     for p in policies:
         trained = p.record.scenario or {}
-        if trained.get("sha256") != scenario.sha256():
-            where = (f"scenario {trained['name']} (definition {trained['sha256'][:12]})" if trained
+        if recorded_sha256(trained) != scenario.sha256():
+            where = (f"scenario {trained['name']} (definition {recorded_sha256(trained)[:12]})" if trained
                      else f"trace {dict(p.record.env_config).get('trace')}")
             print(f"schedrl evaluate: note: this {p.record.agent} checkpoint trained on {where}", file=sys.stderr)
     result = Comparison.from_scores(scores, trained=labels)

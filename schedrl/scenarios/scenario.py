@@ -81,6 +81,27 @@ class BaselineSpec:
                 if v is not None}
 
 
+UNJUDGED_KEYS = ("description", "paper", "agents")
+"""Keys of a definition that do not change how a policy is trained and judged: left out of its hash."""
+
+
+def definition_sha256(definition: Mapping[str, Any]) -> str:
+    """The hash of a scenario definition (a `Scenario.to_dict()`, e.g. one a run record stored): sorted JSON of every
+    key but `UNJUDGED_KEYS`."""
+    judged = {k: v for k, v in definition.items() if k not in UNJUDGED_KEYS}
+    return hashlib.sha256(json.dumps(judged, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def recorded_sha256(recorded: Mapping[str, Any] | None) -> str | None:
+    """The hash, by today's rule, of the scenario a run record stored (`Scenario.record()`): recomputed from the
+    definition it kept (records written before the rule hashed the prose too), else the hash it holds."""
+    if not recorded:
+        return None
+    if isinstance(recorded.get("definition"), Mapping):
+        return definition_sha256(recorded["definition"])
+    return recorded.get("sha256")
+
+
 _TOP_KEYS = ("name", "description", "paper", "agents", "workload", "sim", "cluster", "split", "validation",
              "evaluation", "metric", "baselines", "reference", "options")
 
@@ -304,9 +325,10 @@ class Scenario:
         return out
 
     def sha256(self) -> str:
-        """Hash of the canonical definition (`to_dict` as sorted JSON): what run records store."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        """Hash of what the scenario judges by: the canonical definition (`to_dict` as sorted JSON) without its prose
+        and its list of agents (`UNJUDGED_KEYS`), so that a new agent entering a scenario, or a reworded
+        description, leaves the hash that run records and zoo policies store unchanged."""
+        return definition_sha256(self.to_dict())
 
     def record(self) -> dict[str, Any]:
         """What a run record keeps of its scenario: the name, the hash and the definition itself."""

@@ -33,7 +33,10 @@ def machine_of(sim) -> dict[str, float]:
 
 def scenario_of(record: Mapping[str, Any]) -> dict[str, str] | str:
     scenario = record.get("scenario")
-    return {"name": scenario["name"], "sha256": scenario["sha256"]} if scenario else NONE
+    if not scenario:
+        return NONE
+    from schedrl.scenarios.scenario import recorded_sha256
+    return {"name": scenario["name"], "sha256": recorded_sha256(scenario)}
 
 
 def command_of(record: Mapping[str, Any]) -> str:
