@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from schedrl.agents.base import Agent, Baseline, Prepared
 from schedrl.agents.rlbackfill import ENV_ID
 from schedrl.agents.rlbackfill.config import TUNED_PREFIX, RLBackfillEnvConfig, base_label, make_base
+from schedrl.agents.runners import RunnerSettings, runner_options, with_runners
 from schedrl.envs.episodes import training_end
 from schedrl.scenarios.workload import cleaning_for
 
@@ -20,8 +21,9 @@ OTHER_BASELINES = ("fcfs", "sjf", "f1")
 
 
 @dataclass(frozen=True)
-class RLBackfillSettings:
-    """PPO settings (RLlib's PPO learner) and the kernel network."""
+class RLBackfillSettings(RunnerSettings):
+    """PPO settings (RLlib's PPO learner) and the kernel network; env runners, seed and restarts come from
+    `RunnerSettings` (four envs in the driver by default)."""
 
     lr: float = 3e-4
     """Learning rate."""
@@ -41,16 +43,8 @@ class RLBackfillSettings:
     """Entropy bonus."""
     hidden: tuple[int, ...] = (32, 16, 8)
     """Widths of the kernel's hidden layers."""
-    num_env_runners: int = 0
-    """Sampling processes (0: in the trainer)."""
     num_envs_per_env_runner: int = 4
     """Envs per runner."""
-    num_gpus_per_learner: float = 0.0
-    """GPUs for the learner (the network is tiny: none)."""
-    seed: int | None = 0
-    """Seed."""
-    env_runner_resources: Mapping[str, float] | None = None
-    """Custom Ray resources each env runner requires."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
@@ -131,10 +125,7 @@ class RLBackfillAgent(Agent):
                                   window=args.window, skip=bool(args.skip), sequence_length=args.sequence_length,
                                   train_fraction=args.train_fraction, validation_share=args.validation_share,
                                   **({"slots": args.slots} if args.slots is not None else {}))
-        settings = RLBackfillSettings(num_env_runners=args.num_env_runners,
-                                      num_envs_per_env_runner=args.envs_per_runner,
-                                      num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
-                                      env_runner_resources=args.runner_resources)
+        settings = RLBackfillSettings(**runner_options(args))
         overrides = {"train_batch_size_per_learner": args.batch_size, "minibatch_size": args.minibatch_size,
                      "num_epochs": args.epochs, "lr": args.lr, "entropy_coeff": args.entropy_coeff,
                      "hidden": _hidden(args.hidden)}
@@ -198,11 +189,8 @@ class RLBackfillAgent(Agent):
         from ray.rllib.algorithms.ppo import PPOConfig
 
         s = settings
-        return (PPOConfig()
-                .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict())
-                .env_runners(num_env_runners=s.num_env_runners, num_envs_per_env_runner=s.num_envs_per_env_runner,
-                             custom_resources_per_env_runner=dict(s.env_runner_resources or {}))
-                .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner)
+        return (with_runners(PPOConfig().environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict()), s)
+                .learners(num_learners=0)
                 .training(lr=s.lr, train_batch_size_per_learner=s.train_batch_size_per_learner,
                           minibatch_size=s.minibatch_size, num_epochs=s.num_epochs, entropy_coeff=s.entropy_coeff,
                           gamma=s.gamma, lambda_=s.lambda_, clip_param=s.clip_param, vf_clip_param=float("inf"))

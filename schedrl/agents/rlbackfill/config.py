@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
+from schedrl.agents.dictconfig import DictConfig
 from schedrl.metrics import METRICS
 from schedrl.sim.config import BACKFILLS, PRESETS, SimConfig
 from schedrl.workload.workload import Workload
@@ -52,8 +53,12 @@ def check_base(base: str) -> str:
 
 
 @dataclass(frozen=True)
-class RLBackfillEnvConfig:
+class RLBackfillEnvConfig(DictConfig):
     """What an `RLBackfillEnv` simulates and rewards. Unknown keys are rejected by `from_dict`."""
+
+    dict_label = "rl-backfill env"
+    tuple_fields = {"starts": int}
+    dict_fields = {"norm": float}
 
     trace: str = "default"
     """Catalog name or SWF path of the workload."""
@@ -113,23 +118,6 @@ class RLBackfillEnvConfig:
             raise ValueError(f"train_fraction must be in (0, 1]; got {self.train_fraction}")
         if not 0.0 < self.validation_share < 1.0:
             raise ValueError(f"validation_share must be in (0, 1); got {self.validation_share}")
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> "RLBackfillEnvConfig":
-        data = dict(data or {})
-        data.pop("num_envs", None)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown rl-backfill env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
-        if "starts" in data:
-            data["starts"] = tuple(int(s) for s in data["starts"])
-        if "norm" in data:
-            data["norm"] = dict(data["norm"])
-        return cls(**data)
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "starts": list(self.starts), "norm": dict(self.norm)}
 
     def base_sim_config(self) -> SimConfig:
         """The base's own semantics: the same discipline and backfilling, candidates started first-fit."""

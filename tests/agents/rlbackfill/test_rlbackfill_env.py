@@ -13,7 +13,6 @@ from schedrl.agents.rlbackfill.decisions import apply, choices, forced, next_dec
 from schedrl.agents.rlbackfill.env import RLBackfillEnv, relative
 from schedrl.agents.rlbackfill.observation import CONTEXT_FEATURES, JOB_FEATURES
 from schedrl.cli.main import main
-from schedrl.metrics import summarize
 from schedrl.sim import Simulator
 from shared_traces import shared_trace
 
