@@ -13,6 +13,7 @@ from schedrl.agents.dras.keys import (
     INFO_JOB, INFO_LEVEL, INFO_METRIC, INFO_METRICS, INFO_START, METRIC, OBS_ACTION_MASK, OBS_LEVEL, OBS_STATE,
 )
 from schedrl.agents.dras.observation import StateBuilder, StateScales, state_rows
+from schedrl.agents.steps import checked_action
 from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum, training_end
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
@@ -181,17 +182,13 @@ class DRASEnv(ContinuedEpisodes, gym.Env):
     def render(self):
         return render(self.sim, self.render_mode)
 
+    def _masked(self, a: int) -> str:
+        what = "backfill candidates" if self.level == LEVEL_BACKFILL else (
+            "waiting jobs" if self.config.two_level else "waiting jobs that fit now")
+        return f"action {a} is masked at level {self.level}: only slots {np.flatnonzero(self._mask).tolist()} hold {what}"
+
     def step(self, action):
-        if self.sim is None:
-            raise RuntimeError("call reset() before step()")
-        if self.level == LEVEL_DONE:
-            raise RuntimeError("the episode is over: call reset()")
-        a = int(action)
-        if not 0 <= a < self.config.window or self._mask[a] == 0.0:
-            what = "backfill candidates" if self.level == LEVEL_BACKFILL else (
-                "waiting jobs" if self.config.two_level else "waiting jobs that fit now")
-            valid = np.flatnonzero(self._mask).tolist()
-            raise ValueError(f"action {a} is masked at level {self.level}: only slots {valid} hold {what}")
+        a = checked_action(self.sim, self.level == LEVEL_DONE, action, self._mask, self._masked)
         j = int(self._slots[a])
         level = self.level
         wait_max = float(self.sim.now - self.sim.state.submit[self.sim.queue].min())

@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from schedrl.agents.dictconfig import DictConfig
+from schedrl.agents.steps import checked_action
 from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
@@ -122,13 +123,8 @@ class LinearEnv(ContinuedEpisodes, gym.Env):
         return {"jobs": jobs, "action_mask": self._mask.copy()}
 
     def step(self, action):
-        if self.sim is None:
-            raise RuntimeError("call reset() before step()")
-        if self.sim.done:
-            raise RuntimeError("the episode is over: call reset()")
-        a = int(action)
-        if not 0 <= a < SLOTS or self._mask[a] == 0:
-            raise ValueError(f"action {a} is masked: only slots 0..{len(self._visible) - 1} hold waiting jobs")
+        a = checked_action(self.sim, self.sim is not None and self.sim.done, action, self._mask, lambda a: (
+            f"action {a} is masked: only slots 0..{len(self._visible) - 1} hold waiting jobs"))
         self.sim.pick(int(self._visible[a]))
         if self.sim.advance() == FINISHED:
             bsld = summarize(self.sim.schedule()).value("bsld")

@@ -14,6 +14,7 @@ from schedrl.agents.mrsch.keys import (
 )
 from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, observe
 from schedrl.agents.mrsch.workload import load_workload
+from schedrl.agents.steps import checked_action
 from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
@@ -147,15 +148,9 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
         return render(self.sim, self.render_mode)
 
     def step(self, action):
-        if self.sim is None:
-            raise RuntimeError("call reset() before step()")
-        if self.sim.done:
-            raise RuntimeError("the episode is over: call reset()")
-        a = int(action)
-        if not 0 <= a < self.config.window or self._mask[a] == 0.0:
-            valid = ", ".join(str(int(i)) for i in np.flatnonzero(self._mask))
-            raise ValueError(f"action {a} is masked: the valid slots now are {valid}"
-                             + (" (fit_first: the jobs that fit now)" if self.config.fit_first else ""))
+        a = checked_action(self.sim, self.sim is not None and self.sim.done, action, self._mask, lambda a: (
+            f"action {a} is masked: the valid slots now are {', '.join(str(int(i)) for i in np.flatnonzero(self._mask))}"
+            + (" (fit_first: the jobs that fit now)" if self.config.fit_first else "")))
         job = int(self._window[a])
         self.sim.pick(job)
         if self.sim.advance() == FINISHED:

@@ -14,6 +14,7 @@ from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
 from schedrl.envs.settings import env_config
 from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
+from schedrl.agents.steps import checked_action
 from schedrl.metrics import BSLD_TAU, METRICS, summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
 from schedrl.sim.state import NOW
@@ -207,13 +208,8 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         return float(np.dot(self._dense_weight, np.maximum(until - st.submit, 0.0)))
 
     def step(self, action):
-        if self.sim is None:
-            raise RuntimeError("call reset() before step()")
-        if self.sim.done:
-            raise RuntimeError("the episode is over: call reset()")
-        a = int(action)
-        if not 0 <= a < MAX_OBSV_SIZE or self._mask[a] == 0.0:
-            raise ValueError(f"action {a} is masked: only slots 0..{len(self._visible) - 1} hold waiting jobs")
+        a = checked_action(self.sim, self.sim is not None and self.sim.done, action, self._mask, lambda a: (
+            f"action {a} is masked: only slots 0..{len(self._visible) - 1} hold waiting jobs"))
         job = int(self._visible[a])
         self.sim.pick(job)
         code = self.sim.advance()
