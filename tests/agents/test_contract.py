@@ -66,27 +66,21 @@ def test_no_new_simulator_branches_above_the_scenario_layer(attribute):
 
 RUNNER_FIELDS = ("num_env_runners", "num_envs_per_env_runner", "num_gpus_per_learner", "seed", "env_runner_resources",
                  "restart_failed_env_runners", "max_env_runner_restarts")
+
+
+def _runners(runners: int, envs: int, restarts: int = 10, resources=None) -> dict:
+    return dict(num_env_runners=runners, num_envs_per_env_runner=envs, num_gpus_per_learner=0.0, seed=0,
+                env_runner_resources=resources, restart_failed_env_runners=True, max_env_runner_restarts=restarts)
+
+
 RUNNER_DEFAULTS = {
-    "rlscheduler": dict(num_env_runners=1, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
-                        env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
-    "dras-pg": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
-                    env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
-    "dras-dql": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
-                     env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
-    "decima-pg": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
-                      env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+    "rlscheduler": _runners(1, 4),
+    **{name: _runners(0, 1) for name in ("dras-pg", "dras-dql", "decima-pg")},
     # MRSch had no restart_failed_env_runners field: its configs set True; the linear example had no restart fields:
-    # RLlib's defaults (True, 1000) applied. Those values are now its declared defaults.
-    "mrsch": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
-                  env_runner_resources={}, restart_failed_env_runners=True, max_env_runner_restarts=3),
-    "mrsch-scalar": dict(num_env_runners=0, num_envs_per_env_runner=1, num_gpus_per_learner=0.0, seed=0,
-                         env_runner_resources={}, restart_failed_env_runners=True, max_env_runner_restarts=3),
-    "linear": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
-                   env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=1000),
-    "rlschert": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
-                     env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
-    "deeprm": dict(num_env_runners=0, num_envs_per_env_runner=4, num_gpus_per_learner=0.0, seed=0,
-                   env_runner_resources=None, restart_failed_env_runners=True, max_env_runner_restarts=10),
+    # RLlib's defaults (True, 1000) applied. Those values are now their declared defaults.
+    **{name: _runners(0, 1, restarts=3, resources={}) for name in ("mrsch", "mrsch-scalar")},
+    "linear": _runners(0, 4, restarts=1000),
+    **{name: _runners(0, 4) for name in ("rlschert", "deeprm")},
 }
 """Each agent's settings-class runner defaults as they were before the runner settings were shared (0eef690), and
 what its RLlib config got."""
