@@ -43,19 +43,20 @@ def main() -> None:
         workload = load_env_workload(env)
         record = json.loads((run / "schedrl_run.json").read_text())
         evaluation = json.loads((run / "evaluation.json").read_text())
-        validation_zone = agent.split_range(env, len(workload), validation=True)
-        evaluation_zone = agent.split_range(env, len(workload))
+        judge = agent.judge(env)
+        validation_zone = judge.split_range(len(workload), validation=True)
+        evaluation_zone = judge.split_range(len(workload))
         sets = {"run's validation": (record["validation"]["starts"], record["validation"]["length"]),
                 "run's evaluation": (evaluation["starts"], evaluation["jobs"]),
                 "validation zone, disjoint": (tiles(*validation_zone, args.jobs), args.jobs),
                 "evaluation zone, disjoint": (tiles(*evaluation_zone, args.jobs), args.jobs)}
         scores: dict[str, dict[str, list[float]]] = {name: {} for name in sets}
         for name, (starts, length) in sets.items():
-            scores[name].update(agent.score_baselines(env, workload, starts, length))
+            scores[name].update(judge.score_baselines(workload, starts, length))
         for checkpoint in sorted(trial.glob("checkpoint_*")):
             policy = load_policy(checkpoint)
             for name, (starts, length) in sets.items():
-                scores[name][checkpoint.name] = agent.score_policy(policy, env, workload, starts, length)
+                scores[name][checkpoint.name] = judge.score_policy(policy, workload, starts, length)
         disjoint = scores["evaluation zone, disjoint"]
         heuristics = [k for k in disjoint if not k.startswith("checkpoint_")]
         best = min(heuristics, key=lambda k: np.mean(disjoint[k]))

@@ -48,8 +48,9 @@ def main() -> None:
     module = spec.build()
     defaults = RLSchertSettings().warm_start_spec()
     # the held-out seeds of `schedrl train --eval-sequences N --seed S` (the driver's evaluation seeds: 20,000 + S)
-    seeds = agent.evaluation_ids(config, None, args.sequences, 20_000 + args.seed, 0)
-    baselines = {k: float(np.mean(v)) for k, v in agent.baseline_values(config, seeds).items()}
+    judge = agent.judge(config)
+    seeds = judge.evaluation_ids(None, args.sequences, 20_000 + args.seed, 0)
+    baselines = {k: float(np.mean(v)) for k, v in judge.score_baselines(None, seeds, 0).items()}
     print("heuristics: " + ", ".join(f"{k} {v:.2f}" for k, v in baselines.items()))
     if args.kill:  # how rare the labels the clone must learn to kill from are
         demos = Demonstrations()

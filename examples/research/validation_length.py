@@ -39,7 +39,8 @@ def main() -> None:
     env = RLSchedulerEnvConfig.from_dict(params["env_config"])
     workload = load_env_workload(env)
     evaluation = json.loads((run / "evaluation.json").read_text())
-    lo, hi = agent.split_range(env, len(workload), validation=True)
+    judge = agent.judge(env)
+    lo, hi = judge.split_range(len(workload), validation=True)
     rng = np.random.default_rng(args.seed)
     short = [lo + int(s) for s in rng.integers(0, hi - lo - args.short + 1, args.sequences)]
     long = [lo + int(s) for s in rng.integers(0, hi - lo - args.long + 1, args.sequences)]
@@ -47,7 +48,7 @@ def main() -> None:
           f"{args.sequences} x {args.long} starts {long}; evaluation {len(evaluation['starts'])} x {evaluation['jobs']}")
     for checkpoint in sorted(trial.glob("checkpoint_*")):
         policy = load_policy(checkpoint)
-        values = [np.mean(agent.score_policy(policy, env, workload, starts, length))
+        values = [np.mean(judge.score_policy(policy, workload, starts, length))
                   for starts, length in ((short, args.short), (long, args.long),
                                          (evaluation["starts"], evaluation["jobs"]))]
         print(f"{checkpoint.name} (iteration {int(checkpoint.name.split('_')[1]) + 1}): "
