@@ -72,4 +72,7 @@ def run_show(args: argparse.Namespace) -> int:
         print(json.dumps({k: v for k, v in exported.data.items() if k != "record"}, indent=2))
     else:
         print(markdown(exported))
+        fields = next(e.fields for e in manifest.entries() if e.name == args.name)
+        if fields.get("seeds"):
+            print("\n".join(["## Seeds", ""] + manifest.seed_rows(fields)))
     return 0

@@ -92,6 +92,31 @@ def entry_fields(exported: Exported, directory: str) -> dict[str, Any]:
             "weights": {k: weights[k] for k in ("file", "bytes", "sha256", "precision", "parameters")}}
 
 
+def _same_command(a: str, b: str) -> bool:
+    """Two training commands that differ at most in `--out DIR` and `--seed N`."""
+    def core(command: str) -> str:
+        return re.sub(r"\s--(out|seed)[ =]\S+", "", command).strip()
+    return core(a) == core(b)
+
+
+def seed_rows(fields: dict[str, Any]) -> list[str]:
+    """The manifest's `seeds` record of an entry as text lines: the spread over three seeds of the same training
+    command that the experiment logs hold (each value is that log's; tests/zoo check them against it)."""
+    seeds = fields.get("seeds")
+    if not seeds:
+        return []
+    lines = [f"three seeds of `{seeds['command']}` ({seeds['metric']}; {seeds['source']}):"]
+    for row in seeds["rows"]:
+        values = row["values"]
+        mean = sum(values.values()) / len(values)
+        spread = ", ".join(f"seed {k} {v:,.2f}" for k, v in sorted(values.items()))
+        lines.append(f"  {row['set']}: {spread}; mean {mean:,.2f}, range {max(values.values()) - min(values.values()):,.2f}"
+                     f" ({row['reference']} {row['reference_value']:,.2f})")
+    if seeds.get("note"):
+        lines.append(f"  {seeds['note']}")
+    return lines
+
+
 def add(source: str | Path, name: str, path: Path | None = None, replace: bool = False) -> Entry:
     """Copy the exported policy in `source` into the zoo as `name` and record it in the manifest."""
     path = path or manifest_path()
@@ -113,6 +138,9 @@ def add(source: str | Path, name: str, path: Path | None = None, replace: bool =
     copied.check_weights()
     (target / CARD_FILE).write_text(markdown(copied))
     fields = entry_fields(copied, target.relative_to(path.parent).as_posix())
+    before = data["policies"].get(name, {})
+    if "seeds" in before and _same_command(before.get("command", ""), fields["command"]):
+        fields["seeds"] = before["seeds"]  # the documented spread of the command stays with a retrained seed
     data["policies"][name] = fields
     path.parent.mkdir(parents=True, exist_ok=True)
     data["format"] = FORMAT
