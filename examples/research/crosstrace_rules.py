@@ -15,7 +15,7 @@ a grid of the simplex (`--step`). The corners are the heuristics themselves, a c
 CKPT --traces ...` uses for a checkpoint trained elsewhere (`--seed 1`, the whole trace); a second draw
 (`--check-seed`) rescores the rules that pass.
 
-    python examples/research/crosstrace_rules.py                 # 66 rules x 5 traces x 10 sequences, about 10 min per core
+    python examples/research/crosstrace_rules.py    # 66 rules x 5 traces x 10 sequences, about 10 min per core
     python examples/research/crosstrace_rules.py --step 0.05 --workers 2
 """
 

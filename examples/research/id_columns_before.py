@@ -6,7 +6,8 @@ never trained on, read by first-layer weights still at their random start. Now a
 lacks stays 0 on every trace (`JobFeatures.id_fields`). This runs any `schedrl` command with every id column
 read as before, so the two can be compared on the same checkpoint (docs/experiments/rlscheduler.md, "The id columns"):
 
-    python examples/research/id_columns_before.py evaluate CHECKPOINT --traces SDSC-SP2,HPC2N,CTC-SP2,SDSC-BLUE --markdown
+    python examples/research/id_columns_before.py evaluate CHECKPOINT \
+        --traces SDSC-SP2,HPC2N,CTC-SP2,SDSC-BLUE --markdown
 """
 
 from __future__ import annotations

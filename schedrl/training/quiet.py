@@ -22,11 +22,12 @@ checks that none comes back and that no line repeats):
   a bottleneck" (three lines, every few seconds in a run of short iterations). Tune forces a snapshot of the
   experiment state whenever a trial has written `num_to_keep` checkpoints since the last one; with a checkpoint
   at every validated iteration and 5 kept, short iterations make those snapshots frequent. The bottleneck it
-  warns of is not there: measured on this project's 2-core machine, a snapshot takes 0.02 s (Tune's own
-  "Wrote ... in 0.0207s") and a DRAS-PG checkpoint 0.014-0.041 s (1.3 MB), against iterations of 1.6 s or more
-  (1,600 decisions at about 1,000 env steps/s). `TUNE_WARN_EXCESSIVE_EXPERIMENT_CHECKPOINT_SYNC_THRESHOLD_S=0`,
-  the setting the warning itself names, turns that warning off. Tune's measured warning,
-  that one snapshot took longer than 30 s (`TUNE_WARN_SLOW_EXPERIMENT_CHECKPOINT_SYNC_THRESHOLD_S`), stays on:
+  warns of is not there: measured on this project's 2-core machine, a snapshot (a copy of the experiment's few
+  state files) took 0.02 s (Tune's own "Wrote ... in 0.0207s" at the end of a run), and a checkpoint 0.014-0.18 s
+  (1.0-1.1 MB; `examples/research/checkpoint_cost.py`, DRAS-PG and RLScheduler), at most a few percent of an
+  iteration (DRAS-PG's 1,600 decisions take 1.6 s at 1,000 env steps/s). The setting the warning itself names,
+  `TUNE_WARN_EXCESSIVE_EXPERIMENT_CHECKPOINT_SYNC_THRESHOLD_S=0`, turns it off. Tune's measured warning, that one
+  snapshot took longer than 30 s (`TUNE_WARN_SLOW_EXPERIMENT_CHECKPOINT_SYNC_THRESHOLD_S`), stays on:
   it reports a real bottleneck when there is one.
 - Ray's C++ line "logging.cc:303: Set ray log level from environment variable RAY_BACKEND_LOG_LEVEL to 3": printed
   because `schedrl train` and `schedrl tune` set that variable (to `fatal`) to quiet Ray's C++ logger. They no

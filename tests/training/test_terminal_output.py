@@ -3,10 +3,10 @@ own lines, none of Ray's, Tune's or RLlib's notices (`schedrl/training/quiet.py`
 over and over.
 
 The run is a subprocess, as from a shell, on the session's Ray instance (`RAY_ADDRESS`, so it starts no Ray of its
-own); the variables this process has that would quiet a notice for it are removed from its environment. Ray's token
-notice, printed where a run starts a Ray instance of its own, is checked on Ray's own function that prints it. A checkpoint
-at every iteration with one kept makes Tune snapshot its experiment state after every iteration: the condition of
-its "snapshotting has been triggered multiple times" warning, within one short run.
+own); the variables this process has that would quiet a notice for it are removed from its environment. Ray's
+token notice, printed where a run starts a Ray instance of its own, is checked on Ray's own function that prints it.
+A checkpoint at every iteration with one kept makes Tune snapshot its experiment state after every iteration: the
+condition of its "snapshotting has been triggered multiple times" warning, within one short run.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from shared_traces import REPO
 from schedrl.training.quiet import ENVIRONMENT
 
 TINY = ["--trace", "default", "--iterations", "4", "--batch-size", "128", "--epochs", "1", "--sequence-length", "32",
-        "--envs-per-runner", "1", "--num-env-runners", "0", "--trial-cpus", "1", "--no-filtering", "--warm-start", "none",
+        "--envs-per-runner", "1", "--num-env-runners", "0", "--trial-cpus", "1", "--no-filtering",
+        "--warm-start", "none",
         "--validation-sequences", "1", "--validation-jobs", "64", "--validate-every", "1", "--checkpoint-every", "1",
         "--keep-checkpoints", "1", "--eval-sequences", "1", "--eval-jobs", "64"]
 
@@ -46,8 +47,9 @@ STAMP = re.compile(r"^(\(\w+ pid=\d+\)\s*)?\[?\d{4}-\d\d-\d\d[ T][\d:,.]+\]?\s*(
 
 def train_output(tmp_path, env: dict[str, str]) -> tuple[int, str]:
     """Exit status and combined stdout and stderr of a tiny `schedrl train rlscheduler` run in a subprocess."""
-    proc = subprocess.run([sys.executable, "-m", "schedrl", "train", "rlscheduler", *TINY, "--out", str(tmp_path / "run")],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300, cwd=REPO, env=env)
+    argv = [sys.executable, "-m", "schedrl", "train", "rlscheduler", *TINY, "--out", str(tmp_path / "run")]
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300, cwd=REPO,
+                          env=env)
     return proc.returncode, proc.stdout
 
 

@@ -1,5 +1,5 @@
-"""`examples/research/crosstrace_rules.py` (docs/experiments/rlscheduler.md, "Cross-trace generalisation"): the corners of its rule
-simplex schedule exactly as the heuristics do, and a mix is a rule of its own."""
+"""`examples/research/crosstrace_rules.py` (docs/experiments/rlscheduler.md, "Cross-trace generalisation"): the
+corners of its rule simplex schedule exactly as the heuristics do, and a mix is a rule of its own."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`examples/research/f1_neighbourhood.py` (docs/experiments/rlscheduler.md, "What limits the gain over F1"): its rules and its
-lookahead reduce to F1 where they must, and the hindsight lookahead never does worse than F1."""
+"""`examples/research/f1_neighbourhood.py` (docs/experiments/rlscheduler.md, "What limits the gain over F1"): its
+rules and its lookahead reduce to F1 where they must, and the hindsight lookahead never does worse than F1."""
 
 from __future__ import annotations
 

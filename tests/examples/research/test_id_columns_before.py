@@ -1,5 +1,5 @@
-"""`examples/research/id_columns_before.py` (docs/experiments/rlscheduler.md, "The id columns"): it reads every id column as
-before 2026-11-26, in its own process, and leaves the library's reading alone elsewhere."""
+"""`examples/research/id_columns_before.py` (docs/experiments/rlscheduler.md, "The id columns"): it reads every id
+column as before 2026-11-26, in its own process, and leaves the library's reading alone elsewhere."""
 
 from __future__ import annotations
 
