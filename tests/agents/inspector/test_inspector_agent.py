@@ -95,3 +95,17 @@ def test_the_tune_file_is_valid():
     for path in sorted((REPO / "tune_configs").glob("inspector_*.yaml")):
         spec = load_sweep(path)
         assert spec.agent == "inspector", path
+
+
+def test_the_probe_reports_reject_probabilities_and_random_rejections(trained, capsys):
+    checkpoint = checkpoint_of(trained)
+    capsys.readouterr()
+    assert main(["inspector", "probe", str(checkpoint), "--scenario", "default"]) == 0
+    out = capsys.readouterr().out
+    assert "reject probability at the" in out and "ms each" in out
+    # rejecting with probability 0 is the base itself: every row's mean, best and worst are the base's value
+    assert main(["inspector", "probe", "--random", "0", "--draws", "2", "--scenario", "default"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert len(rows) == 5 and all(row[1] == row[2] == row[3] == row[4] for row in rows)
+    assert main(["inspector", "probe"]) == 2
+    assert capsys.readouterr().err.strip() == "schedrl inspector: error: give a checkpoint or --random P (not both)"
