@@ -51,6 +51,9 @@ EXEMPT = {  # a regular expression matching the command's start -> why it does n
               "trains at tiny sizes in tests/agents",
     "tune tune_configs/linear_example.yaml --out": "trains a two-trial sweep; tests/agents/linear runs this file",
     "slurm ": "needs a Slurm cluster; tests/slurm runs it on a private one",
+    "leaderboard$": "every standard scenario with every zoo policy, networks deciding in a Python loop: minutes, and "
+                    "more as the zoo grows (the slow test of tests/eval/test_leaderboard_published.py and "
+                    "benchmarks/bench_leaderboard.py run it); the same code runs here on --scenarios default,lublin1",
 }
 
 OVERRIDES = {  # a regular expression matching the command's start -> options appended here, and why
@@ -65,7 +68,7 @@ OVERRIDES = {  # a regular expression matching the command's start -> options ap
 TRACES = [  # a command mentioning the pattern needs these files of ../shared (skipped without them, failed on CI)
     (r"SDSC-SP2|dras-sdsc-sp2|mrsch", ["traces/SDSC-SP2-1998-4.2-cln.swf.gz"]),
     (r"lublin_256|lublin1", ["traces/lublin_256.swf.gz"]),
-    (r"^leaderboard$|^scenarios check$", ["traces/SDSC-SP2-1998-4.2-cln.swf.gz", "traces/lublin_256.swf.gz",
+    (r"^scenarios check$", ["traces/SDSC-SP2-1998-4.2-cln.swf.gz", "traces/lublin_256.swf.gz",
                                           "traces/HPC2N-2002-2.2-cln.swf.gz", "traces/SDSC-BLUE-2000-4.2-cln.swf.gz",
                                           "data/theta-cqgym/train.swf.gz", "data/rlschert-vasp-jobs.csv.gz"]),
 ]
