@@ -78,7 +78,10 @@ def _type_name(hint) -> str:
     if hint is type(None):
         return "null"
     if typing.get_origin(hint) is tuple:
-        return f"a list of {_type_name(typing.get_args(hint)[0])}"
+        args = typing.get_args(hint)
+        if args and args[-1] is not Ellipsis:  # a fixed-length tuple: (timestep, weight)
+            return f"a list [{', '.join(_type_name(a) for a in args)}]"
+        return f"a list of {_type_name(args[0])}"
     if typing.get_origin(hint) in (Mapping, dict):
         return "a mapping"
     return getattr(hint, "__name__", str(hint))
@@ -126,7 +129,12 @@ def _coerce(value, hint):
     if origin is tuple:
         if not isinstance(value, (list, tuple)):
             raise _TypeMismatch
-        return tuple(_coerce(v, typing.get_args(hint)[0]) for v in value)
+        args = typing.get_args(hint)
+        if args and args[-1] is not Ellipsis:  # fixed length, one type per place
+            if len(value) != len(args):
+                raise _TypeMismatch
+            return tuple(_coerce(v, a) for v, a in zip(value, args))
+        return tuple(_coerce(v, args[0]) for v in value)
     if origin in (Mapping, dict):
         if not isinstance(value, Mapping):
             raise _TypeMismatch
