@@ -31,7 +31,7 @@ class CheckpointMethod:
         path = Path(path)
         loaded = load_policy(path) if loaded is None else loaded  # CheckpointError / FileNotFoundError naming the file
         agent = get_agent(loaded.record.agent)
-        if not getattr(agent, "discrete_time", False) or not issubclass(agent.env_config_class, RLSchertEnvConfig):
+        if not issubclass(agent.env_config_class, RLSchertEnvConfig):  # the discrete-time cluster's agents
             raise ValueError(f"{path} is a {agent.name} checkpoint; the sweep runs checkpoints of the discrete-time "
                              "agents (rlschert, deeprm)")
         self.agent = agent
