@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import math
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -15,8 +12,6 @@ import schedrl  # noqa: F401  (registers the envs)
 from schedrl.eval.compare import compare
 from schedrl.eval.policies import FunctionPolicy
 from schedrl.heuristics import get_heuristic
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sb3_maskable_ppo.py"
 
 
 @pytest.fixture(scope="module")
@@ -102,16 +97,3 @@ def test_function_policy_needs_an_env_that_observes_any_simulator():
     dras = gym.make("schedrl/DRAS-v0", trace="default", sequence_length=40, window=8)
     with pytest.raises(ValueError, match="DRASEnv has no observation_of"):
         FunctionPolicy.for_env(lambda obs: 0, dras)
-
-
-def test_sb3_maskable_ppo_example_trains_and_compares():
-    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (optional: pip install -e '.[sb3]')")
-    spec = importlib.util.spec_from_file_location("sb3_maskable_ppo", EXAMPLE)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
-    text = example.main(["--steps", "1024", "--jobs", "32", "--sequences", "2"])
-    title, header, _, row = text.splitlines()
-    assert "mean over 2 sequences of 32 jobs" in title
-    assert header.split() == ["backfill", "FCFS", "SJF", "MaskablePPO"]
-    values = [float(v.rstrip("*")) for v in row.split()[1:]]
-    assert len(values) == 3 and all(math.isfinite(v) and v >= 1.0 for v in values)  # bsld >= 1
