@@ -111,8 +111,17 @@ def test_the_api_stack_notice_is_dropped_and_the_loggers_other_records_kept(capl
     from schedrl.training.quiet import install_filters
 
     install_filters()
-    logger = logging.getLogger("ray.rllib.algorithms.algorithm_config")
-    with caplog.at_level(logging.WARNING):
-        logger.warning("You are running PPO on the new API stack! This is the new default behavior for this algorithm.")
-        logger.warning("`lr_schedule` is deprecated")
-    assert [r.getMessage() for r in caplog.records] == ["`lr_schedule` is deprecated"]
+    name = "ray.rllib.algorithms.algorithm_config"
+    logger = logging.getLogger(name)
+    # caplog's handler on the logger itself: once Ray has configured its loggers (earlier tests in the session),
+    # they no longer propagate to the root logger where caplog listens by default
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(logging.WARNING, logger=name):
+            logger.warning("You are running PPO on the new API stack! This is the new default behavior for this "
+                           "algorithm.")
+            logger.warning("`lr_schedule` is deprecated")
+    finally:
+        logger.removeHandler(caplog.handler)
+    messages = {r.getMessage() for r in caplog.records if r.name == name}  # a record may reach caplog's handler twice
+    assert messages == {"`lr_schedule` is deprecated"}

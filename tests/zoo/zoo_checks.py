@@ -114,6 +114,8 @@ RAY_FREE = """
 import json, sys
 sys.modules["ray"] = None  # `import ray` raises ImportError from here on
 sys.path.insert(0, {here!r})
+import torch
+torch.set_num_threads({threads})  # the parent's: float sums, and so near ties of a barely trained network, depend on it
 from schedrl.agents.checkpoint import load_policy
 from zoo_checks import episodes
 out = {{}}
@@ -127,7 +129,10 @@ print(json.dumps(out))
 def ray_free(jobs: dict[str, tuple[str, list[int], int]]) -> dict:
     """`episodes` of each exported policy (name -> (directory or zoo:NAME, ids, length)), run in a child process
     where ray cannot be imported."""
-    done = subprocess.run([sys.executable, "-c", RAY_FREE.format(here=str(HERE)), json.dumps(jobs)],
+    import torch
+
+    script = RAY_FREE.format(here=str(HERE), threads=torch.get_num_threads())
+    done = subprocess.run([sys.executable, "-c", script, json.dumps(jobs)],
                           capture_output=True, text=True, timeout=600, env={**os.environ})
     assert done.returncode == 0, done.stderr[-4000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
