@@ -151,10 +151,19 @@ def compare(workload: Workload, policies: list, backfills: list[str], starts: li
         for b in backfills:
             cfg = replace(config, backfill=b)
             for p in names:
+                own = replace(cfg, backfill_choice=backfill_choice(resolved[p], cfg.backfill_choice))
                 vals = []
                 for s in starts:
-                    schedule = run_policy(resolved[p], Simulator(sequence(workload, s, length), cfg))
+                    schedule = run_policy(resolved[p], Simulator(sequence(workload, s, length), own))
                     vals.append(summarize(schedule).value(metric))
                     bar.update()
                 result.values[(b, p)] = vals
     return result
+
+
+def backfill_choice(policy, default: str = "first-fit") -> str:
+    """Who chooses the backfilled job when `policy` runs: what a trained policy's run record says it was trained
+    with ("policy" for learned backfilling and DRAS's level 2, so it is scored on the decisions it learned;
+    "first-fit": the simulator, in queue order); `default` for a policy without a record (a heuristic, an object)."""
+    sim = getattr(getattr(policy, "record", None), "sim_config", None)
+    return default if sim is None else sim.backfill_choice

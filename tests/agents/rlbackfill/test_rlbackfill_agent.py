@@ -4,6 +4,7 @@ network makes the checkpoint's backfill choices) and the tune files."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +78,35 @@ def test_the_export_makes_the_checkpoints_backfill_choices(trained, tmp_path):
     np.testing.assert_array_equal(starts, exported_starts)
     backfills = sum(name == "backfill" for name, _ in original.calls)
     assert backfills > 20, backfills  # the comparison covers backfill choices
+
+
+def test_compare_scores_the_checkpoint_on_the_backfills_it_learned(trained, capsys):
+    """`compare --policies checkpoint:` runs a learned-backfilling policy with its backfill choice (the run record's
+    `backfill_choice="policy"`), not the simulator's first fit (where it would be its base with EASY)."""
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.metrics import summarize
+    from schedrl.scenarios.scoring import run_policy
+    from schedrl.sim import Simulator
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.cleaning import CleaningRules
+    from schedrl.workload.sampling import sequence
+
+    checkpoint = checkpoint_of(trained)
+    config = load_policy(checkpoint).record.sim_config
+    assert config.backfill_choice == "policy" and config.backfill == "easy"
+    capsys.readouterr()
+    assert main(["compare", "--trace", "default", "--backfill", "easy", "--policies", f"checkpoint:{checkpoint}",
+                 "--starts", "36000,38000", "--jobs", "512", "--json", "--no-progress"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["results"]
+    workload = load_trace("default", CleaningRules.preset("default"))
+    first_fit = []
+    for value, start in zip(row["per_sequence"], (36000, 38000)):
+        jobs = sequence(workload, start, 512)
+        own = summarize(run_policy(load_policy(checkpoint), Simulator(jobs, config))).value("bsld")
+        assert value == pytest.approx(own, rel=1e-12)
+        other = replace(config, backfill_choice="first-fit")
+        first_fit.append(summarize(run_policy(load_policy(checkpoint), Simulator(jobs, other))).value("bsld"))
+    assert first_fit != row["per_sequence"]  # the check can tell the two semantics apart
 
 
 def test_the_inference_network_is_the_policy_part_alone(trained):
