@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "zoo": ("schedrl.cli.zoo", "the trained policies shipped with schedrl: `zoo list`, `zoo show NAME`; use one as zoo:NAME"),
     "dtsim": ("schedrl.cli.forward", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
     "predict": ("schedrl.cli.forward", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
+    "hindsight": ("schedrl.cli.hindsight", "a decision class's perfect-knowledge bound over a base rule (inspector, backfill) on a scenario's sequences"),
     "leaderboard": ("schedrl.cli.leaderboard", "every scenario's heuristics and policies on its evaluation sequences, paired with its reference heuristic"),
     "slurm": ("schedrl.cli.slurm", "a policy ordering a Slurm partition's queue (`slurm run`, `--shadow`), its report, `slurm reset`"),
     "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),

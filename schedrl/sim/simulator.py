@@ -37,6 +37,10 @@ _APPLY_ERRORS = {
 }
 
 
+_SHARED = frozenset({"submit", "run", "limit", "req", "cap", "cfg"})
+"""State arrays no step writes (`est` is revisable): `Simulator.copy` shares them."""
+
+
 class Policy(Protocol):
     """What `Simulator.run` asks a policy; only `pick` is required.
 
@@ -301,6 +305,15 @@ class Simulator:
         if not 0 <= j < len(self.workload):
             raise IndexError(f"job {j} is out of range: the workload has {len(self.workload)} jobs")
         engine.revise_estimate(self.state_ref, j, float(seconds))
+
+    def copy(self) -> "Simulator":
+        """An independent simulator in this one's state, e.g. to try a decision and see how the sequence ends (the
+        hindsight bounds, `schedrl.eval.hindsight`). The inputs that never change (submit and run times, limits,
+        requests, capacity, configuration) are shared; everything a step writes is copied."""
+        other = object.__new__(Simulator)
+        other.workload, other.config, other.resources = self.workload, self.config, self.resources
+        other.state = SimArrays(*(a if name in _SHARED else a.copy() for name, a in zip(SimArrays._fields, self.state)))
+        return other
 
     def run(self, policy: Policy) -> Schedule:
         """Run to completion, asking `policy` at every decision point (see `Policy`)."""
