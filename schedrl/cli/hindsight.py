@@ -30,6 +30,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="backfill: try only the first K candidates (queue order) at a decision (default: all)")
     p.add_argument("--skip", action="store_true",
                    help="backfill: also try starting none of the candidates until the next event")
+    p.add_argument("--depth", type=int, default=1,
+                   help="inspector: also try rejecting 2..M times in a row at a point (M + 1 rollouts instead of 2; "
+                        "default 1)")
     p.add_argument("--verify", action="store_true",
                    help="simulate the base's own option at every decision too, and check it against the cached value "
                         "(twice the rollouts)")
@@ -45,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.sequences is not None and args.sequences < 1:
         raise UsageError(f"--sequences must be >= 1, got {args.sequences}")
+    if args.depth < 1:
+        raise UsageError(f"--depth must be >= 1, got {args.depth}")
     if args.candidates is not None and args.candidates < 1:
         raise UsageError(f"--candidates must be >= 1, got {args.candidates}")
     try:
@@ -55,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
         hs.check_decision(scenario, args.decision)
         if args.decision != "backfill" and (args.candidates is not None or args.skip):
             raise ValueError("--candidates and --skip are options of --decision backfill")
+        if args.decision != "inspector" and args.depth != 1:
+            raise ValueError("--depth is an option of --decision inspector")
         try:
             hs.make_base(args.base)
         except ValueError as e:
@@ -64,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     say = lambda m: print(f"schedrl hindsight: {m}", file=sys.stderr, flush=True)  # noqa: E731
     try:
         result = hs.hindsight(scenario, args.decision, args.base, args.part, args.sequences,
-                              candidates=args.candidates, skip=args.skip, verify=args.verify, progress=say)
+                              candidates=args.candidates, skip=args.skip, depth=args.depth, verify=args.verify, progress=say)
     except ValueError as e:
         raise UsageError(str(e)) from None
     print(json.dumps(result, indent=1) if args.json else hs.to_markdown(result), end="\n" if args.json else "")

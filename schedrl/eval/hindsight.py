@@ -104,15 +104,20 @@ def _improves(metric: str) -> Callable[[float, float], bool]:
 class HindsightInspector:
     """The inspector with perfect knowledge of the future (a one-step rollout of the base rule; see the module).
 
-    A simulator policy (`defer`, `pick`); run it with `sim.run(policy)` under the base's own `SimConfig`. Counters of
-    the last simulation: `inspections` (scheduling points where a rejection was allowed), `changed` (rejections),
-    `rollouts` (sequences simulated to the end) and `value` (the chosen metric value: the schedule's at the end)."""
+    A simulator policy (`defer`, `pick`); run it with `sim.run(policy)` under the base's own `SimConfig`. `depth`
+    M > 1 also tries rejecting 2..M times in a row (the base's next proposals too, at the next events), each then
+    continued by the base: M + 1 options per point instead of 2; a plan of several rejections is an option again at
+    the next point, so the value still only goes down. Counters of the last simulation: `inspections` (scheduling
+    points where a rejection was allowed), `changed` (rejections), `rollouts` (sequences simulated to the end) and
+    `value` (the chosen metric value: the schedule's at the end)."""
 
     decision = "inspector"
 
-    def __init__(self, base: str | Any = "f1", metric: str = "bsld", verify: bool = False):
+    def __init__(self, base: str | Any = "f1", metric: str = "bsld", verify: bool = False, depth: int = 1):
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1 (rejections in a row tried at a point), got {depth}")
         self.base = make_base(base) if isinstance(base, str) else base
-        self.metric, self.verify = metric, verify
+        self.metric, self.verify, self.depth = metric, verify, int(depth)
         self._better = _improves(metric)
         self._rollouts = _Rollouts(self.base, metric, self._better)
         self._for: Simulator | None = None
@@ -123,32 +128,56 @@ class HindsightInspector:
         self._rollouts = _Rollouts(self.base, self.metric, self._better)
         self.inspections = self.changed = 0
         self.value: float | None = None
+        self._plan = 0  # rejections still planned after this point (depth > 1)
 
     @property
     def rollouts(self) -> int:
         return self._rollouts.count
+
+    def _option(self, j: int, m: int) -> Callable[[Simulator], None]:
+        """Accept `j` (m = 0), or reject now and at the next m - 1 points (where an event is left), as this policy
+        would carry it out."""
+        if m == 0:
+            return lambda s: s.pick(j)
+
+        def reject(s: Simulator) -> None:
+            s.defer()
+            for _ in range(m - 1):
+                if s.advance() != DECIDE_PICK:
+                    return
+                proposal = int(self.base.pick(s))
+                if not s.has_event:
+                    s.pick(proposal)
+                    return
+                s.defer()
+        return reject
 
     def defer(self, sim: Simulator) -> bool:
         """Reject (True) where rejecting, then the base, ends the sequence better than accepting, then the base."""
         if self._for is not sim:
             self._reset(sim)
         j = self._proposal = int(self.base.pick(sim))
-        if not sim.has_event:  # a rejection would wait for ever: always accepted
+        planned, self._plan = self._plan, 0
+        if not sim.has_event:  # a rejection would wait for ever: always accepted (a plan of rejections ends here)
             return False
         self.inspections += 1
-        accept = self.value
-        if accept is None or self.verify:
-            found = self._rollouts.value(sim, lambda s: s.pick(j))
-            if accept is not None and found != accept:
-                raise AssertionError(f"the base's continuation changed between decisions: {found!r} != {accept!r}")
-            accept = found
-        reject = self._rollouts.value(sim, lambda s: s.defer())
-        if self._better(reject, accept):
-            self.value, self._proposal = reject, -1
-            self.changed += 1
-            return True
-        self.value = accept
-        return False
+        known = self.value
+        best: tuple[int, float] | None = None
+        for m in range(self.depth + 1):
+            if m == planned and known is not None and not self.verify:
+                value = known  # the trajectory valued at the previous point
+            else:
+                value = self._rollouts.value(sim, self._option(j, m))
+                if m == planned and known is not None and value != known:
+                    raise AssertionError(f"the planned continuation changed between decisions: {value!r} != {known!r}")
+            if best is None or self._better(value, best[1]):
+                best = (m, value)
+        m, self.value = best
+        if m == 0:
+            return False
+        self._plan, self._proposal = m - 1, -1
+        self.changed += 1
+        return True
 
     def pick(self, sim: Simulator) -> int:
         """The base's proposal (the one `defer` accepted)."""
@@ -280,7 +309,7 @@ def base_label(scenario, base: str) -> str:
 
 
 def hindsight(scenario, decision: str, base: str = "f1", part: str = "evaluation", sequences: int | None = None, *,
-              candidates: int | None = None, skip: bool = False, verify: bool = False,
+              candidates: int | None = None, skip: bool = False, depth: int = 1, verify: bool = False,
               progress: Callable[[str], None] | None = None, data=None) -> dict:
     """The hindsight policy of `decision` over `base` against the base alone on the scenario's sequences of `part`
     (the first `sequences` of them: a subsample of the fixed ones, not a redraw), as a JSON-ready dict: per-sequence
@@ -310,7 +339,7 @@ def hindsight(scenario, decision: str, base: str = "f1", part: str = "evaluation
         t0 = time.perf_counter()
         base_metrics = summarize(make_base(base).run(Simulator(jobs, scenario.sim)))
         if decision == "inspector":
-            policy = HindsightInspector(base, metric, verify=verify)
+            policy = HindsightInspector(base, metric, verify=verify, depth=depth)
             schedule = Simulator(jobs, scenario.sim).run(policy)
             counts = policy.inspections, policy.changed
         else:
@@ -340,7 +369,8 @@ def hindsight(scenario, decision: str, base: str = "f1", part: str = "evaluation
             "base_label": label, "metric": metric, "part": part,
             "sequences": {"starts": [int(s) for s in seqs.ids], "length": seqs.length, "overlapping": seqs.overlapping,
                           "independent": k, "zone": [lo, hi - 1], "subsample": sequences is not None},
-            "options": {"candidates": candidates, "skip": skip} if decision == "backfill" else {},
+            "options": {"candidates": candidates, "skip": skip} if decision == "backfill" else
+            ({"depth": depth} if depth > 1 else {}),
             "rows": [{"start": r.start, "base": r.base.value(metric), "hindsight": r.hindsight.value(metric),
                       "base_max_wait": r.base.max_wait, "hindsight_max_wait": r.hindsight.max_wait,
                       "base_utilization": r.base.utilization, "hindsight_utilization": r.hindsight.utilization,

@@ -55,12 +55,13 @@ INSPECTOR_CONFIGS = {"paw": SimConfig(), "rlscheduler": SimConfig.preset("rlsche
                                                                                     backfill="easy")}
 
 
+@pytest.mark.parametrize("depth", [1, 2])
 @pytest.mark.parametrize("name", INSPECTOR_CONFIGS)
-def test_the_hindsight_inspector_rejects_the_blocking_job(name):
+def test_the_hindsight_inspector_rejects_the_blocking_job(name, depth):
     config = INSPECTOR_CONFIGS[name]
     jobs = block_then_burst()
     assert base_value(jobs, config, "bsld") == pytest.approx(44.91, abs=0.01)
-    policy = HindsightInspector("f1", "bsld", verify=True)
+    policy = HindsightInspector("f1", "bsld", verify=True, depth=depth)
     schedule = Simulator(jobs, config).run(policy)
     assert summarize(schedule).avg_bsld == pytest.approx(1.0036, abs=1e-3)
     assert schedule.start[0] > OFFSET + 60 and (schedule.start[1:] < schedule.start[0]).all()  # the eight first
@@ -105,15 +106,16 @@ def _lublin(seed: int, n: int = 80) -> Workload:
     return generate_lublin(n, nodes=32, seed=seed)
 
 
-@pytest.mark.parametrize("metric", ["bsld", "wait"])
+@pytest.mark.parametrize("metric, depth", [("bsld", 1), ("wait", 1), ("bsld", 3)])
 @pytest.mark.parametrize("name", INSPECTOR_CONFIGS)
-def test_the_hindsight_inspector_is_never_worse_than_its_base(name, metric):
+def test_the_hindsight_inspector_is_never_worse_than_its_base(name, metric, depth):
     config = INSPECTOR_CONFIGS[name]
     gains = []
     for seed in range(4):
         jobs = _lublin(seed)
         base = base_value(jobs, config, metric)
-        policy = HindsightInspector("f1", metric, verify=True)  # the cached accept value is checked at every point
+        # the cached value of the chosen continuation is simulated again and checked at every point
+        policy = HindsightInspector("f1", metric, verify=True, depth=depth)
         value = summarize(Simulator(jobs, config).run(policy)).value(metric)
         assert value <= base * (1 + 1e-12), (seed, value, base)
         assert policy.value == pytest.approx(value, rel=1e-12)
@@ -204,6 +206,8 @@ def test_the_cli_prints_the_table_and_json(tmp_path, capsys):
     (["--scenario", "rlschert-vasp", "--decision", "inspector"], "runs on the discrete-time cluster"),
     (["--scenario", "default", "--decision", "inspector", "--sequences", "0"], "--sequences must be >= 1"),
     (["--scenario", "default", "--decision", "inspector", "--skip"], "options of --decision backfill"),
+    (["--scenario", "dras-sdsc-sp2", "--decision", "backfill", "--depth", "2"], "--depth is an option of --decision inspector"),
+    (["--scenario", "default", "--decision", "inspector", "--depth", "0"], "--depth must be >= 1"),
 ])
 def test_bad_input_is_one_error_line(argv, message, capsys):
     assert main(["hindsight", *argv]) == 2
