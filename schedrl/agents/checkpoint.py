@@ -239,18 +239,8 @@ def check_episodes(judge, workload, validation: Mapping[str, Any],
     """Where an export is checked, as (sequence ids, length) groups: the run's validation sequences (if it had any),
     and `CHECK_SEQUENCES` of `jobs` jobs from the validation zone (from anywhere in the trace where that zone is
     shorter: this checks arithmetic, not skill), as a short validation sequence may hold no choice at all."""
-    import numpy as np
-
     groups = [(list(validation["starts"]), int(validation["length"]))] if validation.get("starts") else []
-    if judge.generated:
-        length = judge.sequence_length
-        return groups + [(judge.evaluation_ids(workload, CHECK_SEQUENCES, 0, length, validation=True), length)]
-    lo, hi = judge.split_range(len(workload), validation=True)
-    if hi - lo < jobs:
-        lo, hi = 0, len(workload)
-    length = min(jobs, hi - lo)
-    starts = np.random.default_rng(0).integers(lo, hi - length + 1, CHECK_SEQUENCES)
-    return groups + [([int(s) for s in starts], length)]
+    return groups + [judge.check_sequences(workload, CHECK_SEQUENCES, jobs)]
 
 
 def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None = None, precision: str = "auto",
@@ -302,8 +292,7 @@ def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None 
     if first is not None:
         raise CheckpointError(f"{path}: the exported network decides differently from the checkpoint (decision {first} "
                               f"of {len(full_log.calls)} on {where}); not exported")
-    counted = f"{len(full_log.calls)} decisions" + (f" ({full_log.choices} picks among several jobs)"
-                                                    if not judge.generated else "")
+    counted = judge.decisions_note(len(full_log.calls), full_log.choices)
     log(f"export: {counted} on {where} identical to the checkpoint's")
     chosen, why = precision, f"{precision}, as asked"
     if precision != "fp32":

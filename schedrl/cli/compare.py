@@ -87,9 +87,12 @@ def run_scenario(args: argparse.Namespace) -> int:
     else:  # several: a table row each, not a change of the scenario
         args.explicit = args.explicit - {"backfill"}
     scenario = scenario_with_options(args, {"sequences": "sequences", "jobs": "jobs", "seed": "seed"})
-    if scenario.generated:
-        raise UsageError(f"scenario {scenario.name!r} runs on the discrete-time cluster: compare its heuristics with "
-                         f"`schedrl dtsim fidelity`, a checkpoint with `schedrl evaluate CKPT --scenario {scenario.name}`")
+    try:
+        scenario.trace_only(f"scenario {scenario.name!r} runs on the discrete-time cluster: compare its heuristics "
+                            f"with `schedrl dtsim fidelity`, a checkpoint with `schedrl evaluate CKPT --scenario "
+                            f"{scenario.name}`")
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if given(args, "starts"):
         raise UsageError("--starts and --scenario: a scenario fixes its sequences (--sequences, --jobs and --seed "
                          "redraw them in its evaluation zone)")

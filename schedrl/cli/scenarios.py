@@ -42,14 +42,6 @@ def _scenario(text: str):
         raise UsageError(str(e)) from None
 
 
-def _where(s) -> str:
-    if s.generated:
-        c = s.cluster
-        return f"{c.get('jobs', 'vasp')} jobs, job_rate {c.get('job_rate', 0.7)}"
-    w = s.workload
-    return w.trace + (f" +{w.augment}" if w.augment else "")
-
-
 def run_list(args: argparse.Namespace) -> int:
     from schedrl.scenarios.registry import standard, user_files
 
@@ -64,7 +56,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([{**s.to_dict(), "sha256": s.sha256()} for s in found.values()], indent=2))
     else:
-        rows = [(s.name, _where(s), s.metric, s.reference, ",".join(s.agents) or "any") for s in found.values()]
+        rows = [(s.name, s.data_summary(), s.metric, s.reference, ",".join(s.agents) or "any") for s in found.values()]
         head = ("name", "data", "metric", "reference", "agents")
         widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
         for row in [head] + rows:
@@ -85,7 +77,7 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"# scenario {s.name}, definition sha256 {s.sha256()}")
         print(yaml.safe_dump(s.to_dict(), sort_keys=False, allow_unicode=True, width=100).rstrip())
         return 0
-    print(describe(s))
+    print(s.describe())
     if args.sequences:
         from schedrl.cli.main import UsageError
         from schedrl.scenarios import scoring
@@ -94,46 +86,11 @@ def run_show(args: argparse.Namespace) -> int:
             data = scoring.load(s, note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
             for part in scoring.PARTS:
                 seqs = scoring.sequences(s, data, part)
-                what = "seeds" if s.generated else "starts"
                 note = " (overlapping windows)" if seqs.overlapping else ""
-                print(f"{part} {what}{note}: {', '.join(map(str, seqs.ids))}")
+                print(f"{part} {s.id_kind}{note}: {', '.join(map(str, seqs.ids))}")
         except ValueError as e:
             raise UsageError(str(e)) from None
     return 0
-
-
-def describe(s) -> str:
-    """A scenario in full, for people."""
-    lines = [f"{s.name}: {s.description}"]
-    if s.paper:
-        lines.append(f"  from:        {s.paper}")
-    lines.append(f"  agents:      {', '.join(s.agents) or 'any'}")
-    if s.generated:
-        lines.append("  data:        generated sequences on the discrete-time cluster: "
-                     + ", ".join(f"{k}={v}" for k, v in s.cluster.items()))
-        for part in ("validation", "evaluation"):
-            seq = getattr(s, part)
-            lines.append(f"  {part + ':':<12} {seq.count} sequences (seed {seq.seed})")
-    else:
-        w = s.workload
-        lines.append(f"  trace:       {w.trace} (cleaning {w.cleaning_preset}"
-                     + (f", augmented {w.augment} seed {w.augment_seed}" if w.augment else "") + ")")
-        sim = s.sim
-        lines.append(f"  simulator:   {sim.discipline}" + (f" (window {sim.window})" if sim.window else "")
-                     + f", backfill {sim.backfill}, allocation {sim.allocation}, event order {sim.event_order}, "
-                     + ("walltime kill" if sim.kill_at_limit else "no walltime kill"))
-        lines.append(f"  split:       training on the first {s.split.train_fraction:.0%}; validation the first "
-                     f"{s.split.validation_share:.0%} of the rest, evaluation the remainder")
-        for part in ("validation", "evaluation"):
-            seq = getattr(s, part)
-            lines.append(f"  {part + ':':<12} {seq.count} sequences of {seq.jobs} jobs (seed {seq.seed})")
-    lines.append(f"  metric:      {s.metric}")
-    lines.append(f"  baselines:   {', '.join(s.labels())}")
-    lines.append(f"  reference:   {s.reference} (the best baseline on the validation sequences)")
-    for agent, opts in s.options.items():
-        lines.append(f"  options {agent}: " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in opts.items()))
-    lines.append(f"  sha256:      {s.sha256()}")
-    return "\n".join(lines)
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -85,9 +85,11 @@ def from_scenario(args: argparse.Namespace) -> None:
     from schedrl.scenarios import scoring
 
     scenario = scenario_with_options(args)
-    if scenario.generated:
-        raise UsageError(f"scenario {scenario.name!r} runs on the discrete-time cluster: `schedrl dtsim fidelity` "
-                         "simulates its heuristics")
+    try:
+        scenario.trace_only(f"scenario {scenario.name!r} runs on the discrete-time cluster: `schedrl dtsim fidelity` "
+                            "simulates its heuristics")
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     w = scenario.workload
     args.trace, args.cleaning, args.augment, args.augment_seed = w.trace, w.cleaning, w.augment, w.augment_seed
     args.preset = w.preset if w.preset != "standard" else None

@@ -155,13 +155,12 @@ def apply_scenario(args: argparse.Namespace):
     for dest, value in scenario.agent_options(args.agent).items():
         if hasattr(args, dest) and not given(args, dest):
             setattr(args, dest, value)
-    if not scenario.generated and not given(args, "eval_starts"):
-        workload = scoring.load(scenario)
-        args.eval_starts = ",".join(map(str, scoring.sequences(scenario, workload, "evaluation").ids))
+    if not given(args, "eval_starts"):
+        starts = scoring.pinned_starts(scenario)
+        if starts is not None:
+            args.eval_starts = ",".join(map(str, starts))
     print(f"schedrl train: scenario {scenario.name} (definition {scenario.sha256()[:12]}): "
-          + ("generated sequences on the discrete-time cluster" if scenario.generated else
-             f"{scenario.workload.trace}, {scenario.metric}, the final table on its {scenario.evaluation.count} "
-             f"evaluation sequences of {scenario.evaluation.jobs} jobs"), file=sys.stderr)
+          f"{scenario.training_summary()}", file=sys.stderr)
     return scenario
 
 

@@ -34,8 +34,7 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
     trained = dict(record.env_config)
     env = agent.env_config_class.from_dict(trained)
     judge = agent.judge(env)
-    if judge.generated:
-        raise ValueError(f"{agent.name} runs on the discrete-time cluster: it has no traces to cross")
+    judge.trace_only(f"{agent.name} runs on the discrete-time cluster: it has no traces to cross")
     rows = []
     for trace in traces:
         own = trace == trained.get("trace")
@@ -53,7 +52,7 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
             starts = [lo + s for s in choose_starts(workload[lo:hi], jobs, sequences, seed)]
             config = evaluation_sim(record.sim_config, chosen, preset=preset, **dict(sim_options or {}))
             baselines = judge.baselines
-            if any(b.sim is not None or b.make is not None for b in baselines):
+            if judge.runs_baselines:
                 target = agent.judge(env_for_trace(env, trace, filled.cleaning)) if not own else judge
                 values = target.score_baselines(workload, starts, jobs, sim_config=config, seed=policy_seed)
                 values["RL"] = target.score_policy(policy, workload, starts, jobs)

@@ -96,27 +96,20 @@ def own_semantics(scenario: Scenario, policy):
     """What a trained policy (one with a run `record`) runs under on `scenario`: the scenario's semantics with the
     decisions it was trained to make (DRAS's choice of the backfilled job), or on the discrete-time cluster, the
     cluster as its env saw it (DeepRM's pre-run estimates). None for other policies (the scenario's own)."""
-    from dataclasses import replace
+    from schedrl.agents import get_agent
 
     record = getattr(policy, "record", None)
     if record is None:
         return None
-    if scenario.generated:
-        from schedrl.agents import get_agent
-
-        agent = get_agent(record.agent)
-        env = agent.env_config_class.from_dict(dict(record.env_config))
-        seen = env.dtsim_config()
-        return replace(scenario.dtsim_config(), estimates=seen.estimates, requeue_estimate=seen.requeue_estimate)
-    if record.sim_config is None:
-        return None
-    return replace(scenario.sim, backfill_choice=record.sim_config.backfill_choice)
+    agent = get_agent(record.agent)
+    return scenario.semantics_for(agent.judge(agent.env_config_class.from_dict(dict(record.env_config))),
+                                  record.sim_config)
 
 
 def independent_windows(scenario: Scenario, data, seqs: scoring.Sequences) -> int:
     """How many of the sequences count as independent samples: all of them, unless trace windows overlap; then the
     number of disjoint windows of their length that fit in the evaluation zone."""
-    if scenario.generated or not seqs.overlapping:
+    if not seqs.overlapping:
         return len(seqs.ids)
     lo, hi = scenario.split.zone(len(data))
     return max(1, min(len(seqs.ids), (hi - lo) // seqs.length))
@@ -167,7 +160,7 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
     return {"scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
             "metric": metric, "lower_is_better": lower, "reference": reference, "second_best": second,
             "sequences": {"ids": seqs.ids, "length": seqs.length, "overlapping": seqs.overlapping, "independent": k,
-                          "kind": "seeds" if scenario.generated else "starts"},
+                          "kind": scenario.id_kind},
             "rows": rows, "failed": failed, "seconds": time.perf_counter() - started}
 
 

@@ -222,9 +222,8 @@ def methods_table(policies: list, workload, starts: list[int], jobs: int, column
     first = policies[0].record
     agent = get_agent(first.agent)
     judge = agent.judge(agent.env_config_class.from_dict(dict(first.env_config)))
-    if judge.generated:
-        raise ValueError(f"{agent.name} runs on the discrete-time cluster: a methods table needs event-simulator "
-                         "agents (the RLSchert/DeepRM comparison is `schedrl evaluate CKPT`)")
+    judge.trace_only(f"{agent.name} runs on the discrete-time cluster: a methods table needs event-simulator agents "
+                     "(the RLSchert/DeepRM comparison is `schedrl evaluate CKPT`)")
     labels = unique_labels([p.record.agent for p in policies], [b.name for b in judge.baselines])
     table = MethodsTable(getattr(workload, "name", "trace"), [int(s) for s in starts], jobs, note, list(columns),
                          trained=labels)
@@ -232,8 +231,7 @@ def methods_table(policies: list, workload, starts: list[int], jobs: int, column
     for label, policy in zip(labels, policies):
         other = get_agent(policy.record.agent)
         theirs = other.judge(other.env_config_class.from_dict(dict(policy.record.env_config)))
-        if theirs.generated:
-            raise ValueError(f"{label} runs on the discrete-time cluster and cannot join a trace's methods table")
+        theirs.trace_only(f"{label} runs on the discrete-time cluster and cannot join a trace's methods table")
         table.methods[label] = theirs.policy_metrics(policy, workload, starts, jobs)
     for c in columns:  # a util:NAME column on a trace without that resource: say so before printing
         column_value(next(iter(table.methods.values()))[0], c)

@@ -123,6 +123,32 @@ class Judge(ABC):
         agree); none for trace sequences, which are positions in a trace."""
         return {}
 
+    def trace_only(self, message: str) -> None:
+        """ValueError(`message`) where this judge's sequences are generated: a protocol of trace windows (RLScheduler
+        Table VII's cross-trace table, the methods x metrics table) refuses it with its own words."""
+
+    @property
+    def runs_baselines(self) -> bool:
+        """Whether the baselines must be run by the judge (`score_baselines`: each under its own semantics, a built
+        policy such as MRSch's GA, or the discrete-time cluster's heuristics) rather than as named heuristics under
+        one `SimConfig` (`schedrl.eval.compare`)."""
+        return True
+
+    @abstractmethod
+    def check_shares_table(self, other: "Judge", who: str, host: str) -> None:
+        """ValueError where the policy `other` judges (`who`: "PATH is a AGENT checkpoint") cannot be one more column
+        of this judge's table of `host` (the first checkpoint's agent): another simulator."""
+
+    @abstractmethod
+    def check_sequences(self, data, count: int, jobs: int) -> tuple[list[int], int]:
+        """(ids, length) of `count` short seeded sequences (`jobs` long where they are trace windows) of the validation
+        part, where an export is checked decision by decision (`schedrl.agents.checkpoint.check_episodes`)."""
+
+    def decisions_note(self, calls: int, choices: int) -> str:
+        """"N decisions" a policy made on the check sequences, with how many were picks among several jobs where that
+        is counted (trace windows)."""
+        return f"{calls} decisions"
+
 
 def _value(m: Any, metric: str) -> float:
     return float(m[metric]) if isinstance(m, Mapping) else m.value(metric)
@@ -204,6 +230,28 @@ class TraceJudge(Judge):
         inside = sum(int(s) < train_end for s in ids)
         return f"NOT held out: {inside} of {len(ids)} sequences start inside the training range 0..{train_end - 1}"
 
+    @property
+    def runs_baselines(self) -> bool:
+        return any(b.sim is not None or b.make is not None for b in self.baselines)
+
+    def check_shares_table(self, other: Judge, who: str, host: str) -> None:
+        if other.generated:
+            raise ValueError(f"{who} (the discrete-time cluster): it cannot share a table with {host} (the event "
+                             "simulator)")
+
+    def check_sequences(self, data, count: int, jobs: int) -> tuple[list[int], int]:
+        import numpy as np
+
+        lo, hi = self.split_range(len(data), validation=True)
+        if hi - lo < jobs:
+            lo, hi = 0, len(data)
+        length = min(jobs, hi - lo)
+        starts = np.random.default_rng(0).integers(lo, hi - length + 1, count)
+        return [int(s) for s in starts], length
+
+    def decisions_note(self, calls: int, choices: int) -> str:
+        return f"{calls} decisions ({choices} picks among several jobs)"
+
     def policy_metrics(self, policy, data, ids, length: int) -> list:
         from schedrl.metrics import summarize
         from schedrl.scenarios.scoring import run_policy
@@ -255,6 +303,17 @@ class GeneratedJudge(Judge):
 
     def sequence_fields(self) -> dict[str, Any]:
         return dict(self.fields)
+
+    def trace_only(self, message: str) -> None:
+        raise ValueError(message)
+
+    def check_shares_table(self, other: Judge, who: str, host: str) -> None:
+        if not other.generated:
+            raise ValueError(f"{who} (the event simulator): it cannot share a table with {host} (the discrete-time "
+                             "cluster)")
+
+    def check_sequences(self, data, count: int, jobs: int) -> tuple[list[int], int]:
+        return self.evaluation_ids(data, count, 0, self.sequence_length, validation=True), self.sequence_length
 
     def policy_metrics(self, policy, data, ids, length: int) -> list:
         from schedrl.dtsim.episodes import run_episodes

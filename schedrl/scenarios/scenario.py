@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from schedrl.scenarios.split import Split
 from schedrl.scenarios.workload import WorkloadSpec
@@ -199,6 +199,64 @@ class Scenario:
         """Sequences are generated on the discrete-time cluster (seeds), not windows of a trace."""
         return self.cluster is not None
 
+    @property
+    def id_kind(self) -> str:
+        """What a sequence id is: `starts` (positions in the trace) or `seeds` (generated sequences)."""
+        return "seeds" if self.generated else "starts"
+
+    def trace_only(self, message: str) -> None:
+        """ValueError(`message`) where this scenario's sequences are generated: a command or protocol that needs trace
+        windows (`simulate`, `compare`, the inspector's probe) refuses it with its own words."""
+        if self.generated:
+            raise ValueError(message)
+
+    def data_summary(self) -> str:
+        """The data in a few words (`schedrl scenarios list`): the trace (and augmentation), or the generated jobs."""
+        if self.generated:
+            return f"{self.cluster.get('jobs', 'vasp')} jobs, job_rate {self.cluster.get('job_rate', 0.7)}"
+        w = self.workload
+        return w.trace + (f" +{w.augment}" if w.augment else "")
+
+    def training_summary(self) -> str:
+        """What training on this scenario is judged on, in one phrase (`schedrl train --scenario`)."""
+        if self.generated:
+            return "generated sequences on the discrete-time cluster"
+        return (f"{self.workload.trace}, {self.metric}, the final table on its {self.evaluation.count} evaluation "
+                f"sequences of {self.evaluation.jobs} jobs")
+
+    def describe(self) -> str:
+        """The scenario in full, for people (`schedrl scenarios show NAME`)."""
+        lines = [f"{self.name}: {self.description}"]
+        if self.paper:
+            lines.append(f"  from:        {self.paper}")
+        lines.append(f"  agents:      {', '.join(self.agents) or 'any'}")
+        if self.generated:
+            lines.append("  data:        generated sequences on the discrete-time cluster: "
+                         + ", ".join(f"{k}={v}" for k, v in self.cluster.items()))
+            for part in ("validation", "evaluation"):
+                seq = getattr(self, part)
+                lines.append(f"  {part + ':':<12} {seq.count} sequences (seed {seq.seed})")
+        else:
+            w = self.workload
+            lines.append(f"  trace:       {w.trace} (cleaning {w.cleaning_preset}"
+                         + (f", augmented {w.augment} seed {w.augment_seed}" if w.augment else "") + ")")
+            sim = self.sim
+            lines.append(f"  simulator:   {sim.discipline}" + (f" (window {sim.window})" if sim.window else "")
+                         + f", backfill {sim.backfill}, allocation {sim.allocation}, event order {sim.event_order}, "
+                         + ("walltime kill" if sim.kill_at_limit else "no walltime kill"))
+            lines.append(f"  split:       training on the first {self.split.train_fraction:.0%}; validation the first "
+                         f"{self.split.validation_share:.0%} of the rest, evaluation the remainder")
+            for part in ("validation", "evaluation"):
+                seq = getattr(self, part)
+                lines.append(f"  {part + ':':<12} {seq.count} sequences of {seq.jobs} jobs (seed {seq.seed})")
+        lines.append(f"  metric:      {self.metric}")
+        lines.append(f"  baselines:   {', '.join(self.labels())}")
+        lines.append(f"  reference:   {self.reference} (the best baseline on the validation sequences)")
+        for agent, opts in self.options.items():
+            lines.append(f"  options {agent}: " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in opts.items()))
+        lines.append(f"  sha256:      {self.sha256()}")
+        return "\n".join(lines)
+
     def labels(self) -> list[str]:
         return [b.name(self.sim) for b in self.baselines]
 
@@ -262,6 +320,53 @@ class Scenario:
         if problems:
             raise ValueError(f"{name} with these options does not train on scenario {self.name!r}: "
                              + "; ".join(problems))
+
+    def check_cluster(self, judge, who: str) -> None:
+        """ValueError where the policy `judge` scores (`agent.judge(env)` of its run) was trained on another cluster than
+        this generated scenario's (the fields that decide a seeded sequence differ); trace scenarios have none."""
+        if not self.generated:
+            return
+        fields = judge.sequence_fields()
+        differ = [f"{k} {fields[k]!r} vs {v!r}" for k, v in self.cluster.items() if k in fields and fields[k] != v]
+        if differ:
+            raise ValueError(f"{who} was trained on another cluster than scenario {self.name!r} ({', '.join(differ)})")
+
+    def semantics_for(self, judge, trained_sim: SimConfig | None = None):
+        """What a trained policy runs under on this scenario, given its own run's `judge`: the scenario's `SimConfig`
+        with the decisions it was trained to make (`trained_sim`'s `backfill_choice`, default the judge's: DRAS's
+        choice of the backfilled job), or on the discrete-time cluster, the scenario's cluster as the policy's env
+        saw it (DeepRM's pre-run estimates). None where the policy has no semantics of its own to keep."""
+        from dataclasses import replace
+
+        if self.generated:
+            seen = getattr(judge, "cluster", None)
+            if seen is None:
+                return None
+            return replace(self.dtsim_config(), estimates=seen.estimates, requeue_estimate=seen.requeue_estimate)
+        trained_sim = trained_sim if trained_sim is not None else judge.sim
+        if trained_sim is None:
+            return None
+        return replace(self.sim, backfill_choice=trained_sim.backfill_choice)
+
+    def applicable_overrides(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Of the env values a sweep file gives beside `scenario:` (`overridden`'s keywords, plus `sequences` and
+        `jobs` of its `evaluate:`), those that change this scenario: on a trace scenario the ones that differ from
+        its own; on a generated one only the count of sequences (its cluster is fixed by the definition)."""
+        if self.generated:
+            return {k: v for k, v in given.items() if k == "sequences"}
+        return {k: v for k, v in given.items()
+                if getattr(self.workload, k, getattr(self.sim, k, getattr(self, k, None))) != v}
+
+    def final_evaluation(self, given: Collection[str]) -> dict[str, Any]:
+        """How a training run's final table follows this scenario, as the `EvaluateSpec` fields to set, given which of
+        `sequences`, `starts` and `traces` the run set itself: a trace scenario pins its fixed evaluation sequences
+        (`from_scenario`, with their count and length) unless the run gives its own starts or traces; a generated
+        one gives its count of seeds unless the run gives one."""
+        if self.generated:
+            return {} if "sequences" in given else {"sequences": self.evaluation.count}
+        if {"starts", "traces"} & set(given):
+            return {}
+        return {"from_scenario": True, "jobs": self.evaluation.jobs, "sequences": self.evaluation.count}
 
     def check_agent(self, agent: str) -> None:
         if self.agents and agent not in self.agents:

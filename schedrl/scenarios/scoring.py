@@ -87,6 +87,15 @@ def sequences(scenario: Scenario, data, part: str = "evaluation") -> Sequences:
     return Sequences(part, starts, spec.jobs, overlapping=len(starts) * spec.jobs > hi - lo)
 
 
+def pinned_starts(scenario: Scenario) -> list[int] | None:
+    """The evaluation sequences a training run on `scenario` pins as its final table's start positions (`schedrl
+    train --scenario` passes them as `--eval-starts`): a trace scenario's fixed starts; None on a generated scenario,
+    whose seeds the agent's judge draws from the count of sequences the scenario gives it."""
+    if scenario.generated:
+        return None
+    return sequences(scenario, load(scenario), "evaluation").ids
+
+
 def describe(scenario: Scenario, seqs: Sequences, n_jobs: int) -> str:
     """One line saying which scenario (and definition) and which of its sequences a table is on."""
     lo, hi = scenario.split.zone(n_jobs)

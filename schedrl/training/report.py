@@ -20,6 +20,7 @@ from schedrl.agents.checkpoint import load_policy
 from schedrl.agents.trial_keys import RESULT_KEY, TRAIN_METRIC, VALIDATION_KEY, best_heuristic
 from schedrl.eval import paired
 from schedrl.eval.compare import choose_starts
+from schedrl.eval.evaluation import Evaluation  # noqa: F401  (re-exported)
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
 from schedrl.training.sweep import group_label, trial_group, trial_values
@@ -428,59 +429,6 @@ def plot_curve(df, validation: dict, path: Path) -> str | None:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return str(path)
-
-
-@dataclass
-class Evaluation:
-    """A trained policy next to its agent's baselines on fixed held-out sequences."""
-
-    trace: str
-    metric: str
-    starts: list[int]
-    jobs: int
-    values: dict[str, list[float]]
-    """Column label -> per-sequence values (baselines first, the trained policy last)."""
-    note: str = "held out"
-    """Where the sequences come from relative to training (`evaluation_note`)."""
-    trained: tuple[str, ...] | None = None
-    """The columns of trained policies (None: "RL" and "RL online" where present); the rest are baselines."""
-
-    def mean(self, label: str) -> float:
-        return float(np.mean(self.values[label]))
-
-    def comparisons(self) -> list[dict]:
-        """Each trained column against the best baseline, paired over the sequences (`schedrl.eval.paired`)."""
-        return paired.comparisons(self.values, self.trained or ("RL", "RL online"), self.metric)
-
-    def comparison_lines(self) -> list[str]:
-        return paired.lines(self.comparisons(), self.metric)
-
-    @property
-    def best(self) -> str:
-        means = {k: self.mean(k) for k in self.values}
-        return (min if METRICS[self.metric][1] else max)(means, key=means.get)
-
-    def to_dict(self) -> dict:
-        return {"trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.jobs, "note": self.note,
-                "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v} for k, v in self.values.items()],
-                "comparisons": self.comparisons()}
-
-    def _cells(self) -> tuple[list[str], list[str]]:
-        header = list(self.values)
-        return header, [f"{self.mean(k):.2f}" + ("*" if k == self.best else "") for k in header]
-
-    def to_markdown(self) -> str:
-        header, cells = self._cells()
-        return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header), "| " + " | ".join(cells) + " |"]
-                         + ["", *self.comparison_lines()] * bool(self.comparisons()))
-
-    def to_text(self) -> str:
-        header, cells = self._cells()
-        widths = [max(len(h), len(c)) for h, c in zip(header, cells)]
-        title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs "
-                 f"({self.note}; * = best)")
-        return "\n".join([title, "  ".join(h.rjust(w) for h, w in zip(header, widths)),
-                          "  ".join(c.rjust(w) for c, w in zip(cells, widths)), *self.comparison_lines()])
 
 
 def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dict:

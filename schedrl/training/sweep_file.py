@@ -214,26 +214,19 @@ def _scenario_checked(r: SpecReader, scenario, env, space: dict, evaluate: Evalu
     env_raw = raw.get("env") if isinstance(raw.get("env"), Mapping) else {}
     given = {k: getattr(env, k) for k in SCENARIO_OVERRIDES
              if k in env_raw and f"env.{k}" not in space and hasattr(env, k)}
-    if not scenario.generated:
-        given = {k: v for k, v in given.items()
-                 if getattr(scenario.workload, k, getattr(scenario.sim, k, getattr(scenario, k, None))) != v}
     evaluate_raw = raw.get("evaluate") if isinstance(raw.get("evaluate"), Mapping) else {}
     if "sequences" in evaluate_raw:
         given["sequences"] = evaluate.sequences
     if "jobs" in evaluate_raw:
         given["jobs"] = evaluate.jobs
     try:
-        scenario = scenario.overridden(**{k: v for k, v in given.items() if not (scenario.generated and k != "sequences")})
+        scenario = scenario.overridden(**scenario.applicable_overrides(given))
         if not any(k.startswith("env.") for k in space):
             scenario.check_trains(r.agent.name, r.agent.judge(env))
     except ValueError as e:
         r.fail(f"scenario: {e}")
-    if scenario.generated:
-        return scenario, evaluate if "sequences" in evaluate_raw else replace(evaluate, sequences=scenario.evaluation.count)
-    if evaluate.starts or evaluate.traces:
-        return scenario, evaluate
-    return scenario, replace(evaluate, from_scenario=True, jobs=scenario.evaluation.jobs,
-                             sequences=scenario.evaluation.count)
+    own = {k for k in ("sequences",) if k in evaluate_raw} | {k for k in ("starts", "traces") if getattr(evaluate, k)}
+    return scenario, replace(evaluate, **scenario.final_evaluation(own))
 
 
 def _param_space_entries(r: SpecReader, raw, env_fixed: dict, ppo_fixed: dict, model_fixed: bool):

@@ -83,9 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.random is not None and not (0.0 <= args.random <= 1.0 and args.draws >= 1):
             raise ValueError(f"--random must be in [0, 1] and --draws >= 1, got {args.random} and {args.draws}")
         scenario = get_scenario(args.scenario)
-        if scenario.generated:
-            raise ValueError(f"scenario {scenario.name!r} is generated on the discrete-time cluster; the inspector "
-                             "runs on trace scenarios")
+        scenario.trace_only(f"scenario {scenario.name!r} is generated on the discrete-time cluster; the inspector "
+                            "runs on trace scenarios")
         data = scoring.load(scenario)
         seqs = scoring.sequences(scenario, data, args.part)
         length = getattr(scenario, args.part).jobs

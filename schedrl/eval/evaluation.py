@@ -1,0 +1,68 @@
+"""`Evaluation`: trained policies next to their agent's baselines on fixed held-out sequences, one table.
+
+`schedrl train`'s final table (`schedrl.training.report.final_evaluation`) and `schedrl evaluate`'s single-metric and
+discrete-time tables (`schedrl.eval.evaluate`) are one: the mean per column, then each trained column paired with the
+best baseline (`schedrl.eval.paired.comparisons`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedrl.eval import paired
+from schedrl.metrics import METRICS
+
+
+@dataclass
+class Evaluation:
+    """A trained policy next to its agent's baselines on fixed held-out sequences."""
+
+    trace: str
+    metric: str
+    starts: list[int]
+    jobs: int
+    values: dict[str, list[float]]
+    """Column label -> per-sequence values (baselines first, the trained policy last)."""
+    note: str = "held out"
+    """Where the sequences come from relative to training (`evaluation_note`)."""
+    trained: tuple[str, ...] | None = None
+    """The columns of trained policies (None: "RL" and "RL online" where present); the rest are baselines."""
+
+    def mean(self, label: str) -> float:
+        return float(np.mean(self.values[label]))
+
+    def comparisons(self) -> list[dict]:
+        """Each trained column against the best baseline, paired over the sequences (`schedrl.eval.paired`)."""
+        return paired.comparisons(self.values, self.trained or ("RL", "RL online"), self.metric)
+
+    def comparison_lines(self) -> list[str]:
+        return paired.lines(self.comparisons(), self.metric)
+
+    @property
+    def best(self) -> str:
+        means = {k: self.mean(k) for k in self.values}
+        return (min if METRICS[self.metric][1] else max)(means, key=means.get)
+
+    def to_dict(self) -> dict:
+        return {"trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.jobs, "note": self.note,
+                "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v} for k, v in self.values.items()],
+                "comparisons": self.comparisons()}
+
+    def _cells(self) -> tuple[list[str], list[str]]:
+        header = list(self.values)
+        return header, [f"{self.mean(k):.2f}" + ("*" if k == self.best else "") for k in header]
+
+    def to_markdown(self) -> str:
+        header, cells = self._cells()
+        return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header), "| " + " | ".join(cells) + " |"]
+                         + ["", *self.comparison_lines()] * bool(self.comparisons()))
+
+    def to_text(self) -> str:
+        header, cells = self._cells()
+        widths = [max(len(h), len(c)) for h, c in zip(header, cells)]
+        title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs "
+                 f"({self.note}; * = best)")
+        return "\n".join([title, "  ".join(h.rjust(w) for h, w in zip(header, widths)),
+                          "  ".join(c.rjust(w) for c, w in zip(cells, widths)), *self.comparison_lines()])
