@@ -7,12 +7,15 @@ Table VII) lives in `schedrl.eval.crosstrace`. Each returns a table object with 
 form (`render`): a `schedrl.eval.compare.Comparison`, a `schedrl.eval.evaluation.Evaluation` or a
 `schedrl.eval.methods.MethodsTable`. Bad input is a ValueError with one line naming what and where.
 
+Where the sequences are trace windows that must share jobs (a zone shorter than their total length), every
+paired interval counts only the disjoint windows that fit (`Judge.independent`, `schedrl.eval.paired`).
+
 The CLI (`schedrl.cli.evaluate`) only parses the options into a `Request`, calls these and prints.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable, Sequence
 
 from schedrl.eval.as_trained import Given, as_trained, evaluation_sim
@@ -166,8 +169,9 @@ def evaluate(policies: Sequence, paths: Sequence[str], request: Request = Reques
     if request.online:
         raise ValueError("--online reports beside the agent's own baselines: drop --policies")
     heuristics = list(request.policies) if request.policies else list(dict.fromkeys(b.policy for b in baselines))
-    return compare(workload, heuristics + [f"checkpoint:{paths[0]}"], backfills, starts, request.jobs, metric, config,
-                   seed=request.policy_seed)
+    result = compare(workload, heuristics + [f"checkpoint:{paths[0]}"], backfills, starts, request.jobs, metric, config,
+                     seed=request.policy_seed)
+    return Overlapping.of(result, judge.independent(workload, starts, request.jobs))
 
 
 def methods_output(policies, paths, workload, starts, request: Request, columns, config: SimConfig, own_trace: bool,
@@ -225,7 +229,8 @@ def baselines_table(judge, policy, path: str, workload, starts, request: Request
                                                                request.jobs, seed=request.policy_seed,
                                                                progress=lambda text: say(f"RL {text}"))
         values["RL online"] = [m.value(metric) for m in online]
-    return Evaluation(workload.name, metric, [int(s) for s in starts], request.jobs, values, note)
+    return Evaluation(workload.name, metric, [int(s) for s in starts], request.jobs, values, note,
+                      independent=judge.independent(workload, starts, request.jobs))
 
 
 def evaluate_generated(policies, paths, request: Request = Request()):
@@ -262,7 +267,8 @@ def evaluate_generated(policies, paths, request: Request = Request()):
     for label, (_, theirs, policy) in zip(labels, columns):
         values[label] = theirs.score_policy(policy, workload, ids, length)
     note = "given seeds" if given else "held-out seeds"
-    return Evaluation(agent.name, judge.metric, ids, length, values, note, tuple(labels))
+    return Evaluation(agent.name, judge.metric, ids, length, values, note, tuple(labels),
+                      independent=judge.independent(workload, ids, length))
 
 
 def on_scenario(policies, paths, scenario, *, say: Say = _quiet, note: Say = _quiet):
@@ -293,7 +299,34 @@ def on_scenario(policies, paths, scenario, *, say: Say = _quiet, note: Say = _qu
             where = (f"scenario {trained['name']} (definition {recorded_sha256(trained)[:12]})" if trained
                      else f"trace {dict(p.record.env_config).get('trace')}")
             say(f"note: this {p.record.agent} checkpoint trained on {where}")
-    return Comparison.from_scores(scores, trained=labels)
+    return Overlapping.of(Comparison.from_scores(scores, trained=labels), scores.sequences.independent)
+
+
+@dataclass
+class Overlapping(Comparison):
+    """A `Comparison` whose paired intervals count only `independent` of its sequences (overlapping trace windows:
+    the disjoint ones that fit; `schedrl.eval.paired.comparisons`)."""
+
+    independent: int | None = None
+
+    @classmethod
+    def of(cls, table: Comparison, independent: int | None) -> Comparison:
+        """`table` with its intervals counting `independent` sequences; `table` itself where they are all of them."""
+        if independent is None or independent >= len(table.starts):
+            return table
+        return cls(**{f.name: getattr(table, f.name) for f in fields(Comparison)}, independent=independent)
+
+    def comparisons(self) -> list[dict]:
+        from schedrl.eval import paired
+        from schedrl.eval.policies import policy_label
+
+        out = []
+        for b in self.backfills:
+            values = {self.labels.get(p) or policy_label(p): self.values[(b, p)] for p in self.policies}
+            trained = [self.labels.get(p) or policy_label(p) for p in self.trained]
+            out += [{"backfill": b, **c} for c in paired.comparisons(values, trained, self.metric,
+                                                                      independent=self.independent)]
+        return out
 
 
 def render(table, fmt: str = "text", plot: str | None = None) -> str:

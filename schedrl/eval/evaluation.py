@@ -2,7 +2,7 @@
 
 `schedrl train`'s final table (`schedrl.training.report.final_evaluation`) and `schedrl evaluate`'s single-metric and
 discrete-time tables (`schedrl.eval.evaluate`) are one: the mean per column, then each trained column paired with the
-best baseline (`schedrl.eval.paired.comparisons`).
+best baseline (`schedrl.eval.paired.comparisons`), with the interval counting only the independent sequences.
 """
 
 from __future__ import annotations
@@ -29,13 +29,17 @@ class Evaluation:
     """Where the sequences come from relative to training (`evaluation_note`)."""
     trained: tuple[str, ...] | None = None
     """The columns of trained policies (None: "RL" and "RL online" where present); the rest are baselines."""
+    independent: int | None = None
+    """How many of the sequences count as independent samples (`Judge.independent`; None: all of them): where trace
+    windows must share jobs, the paired intervals count only the disjoint windows that fit."""
 
     def mean(self, label: str) -> float:
         return float(np.mean(self.values[label]))
 
     def comparisons(self) -> list[dict]:
         """Each trained column against the best baseline, paired over the sequences (`schedrl.eval.paired`)."""
-        return paired.comparisons(self.values, self.trained or ("RL", "RL online"), self.metric)
+        return paired.comparisons(self.values, self.trained or ("RL", "RL online"), self.metric,
+                                  independent=self.independent)
 
     def comparison_lines(self) -> list[str]:
         return paired.lines(self.comparisons(), self.metric)

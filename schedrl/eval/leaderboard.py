@@ -107,12 +107,9 @@ def own_semantics(scenario: Scenario, policy):
 
 
 def independent_windows(scenario: Scenario, data, seqs: scoring.Sequences) -> int:
-    """How many of the sequences count as independent samples: all of them, unless trace windows overlap; then the
-    number of disjoint windows of their length that fit in the evaluation zone."""
-    if not seqs.overlapping:
-        return len(seqs.ids)
-    lo, hi = scenario.split.zone(len(data))
-    return max(1, min(len(seqs.ids), (hi - lo) // seqs.length))
+    """How many of the sequences count as independent samples (`schedrl.scenarios.scoring.Sequences.independent`; of
+    a subsample of them, no more than it holds)."""
+    return min(len(seqs.ids), seqs.independent)
 
 
 def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: int | None = None,

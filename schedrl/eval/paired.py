@@ -4,7 +4,12 @@ Evaluation sequences differ in difficulty by orders of magnitude, so two means a
 Pairing by sequence removes the difficulty: `comparisons` reports the difference of the means (as a % of the
 baseline's), the 95% Student's t interval of the mean per-sequence difference in the same unit, and on how many
 sequences the policy is better, equal and worse; `lines` words it, with a verdict. Used by `schedrl train`'s
-final table, `schedrl evaluate` and the multi-seed protocol (`schedrl.training.report`).
+final table, `schedrl evaluate`, `select`, the multi-seed protocol (`schedrl.training.report`) and the leaderboard.
+
+Trace windows that must share jobs (ten 1,024-job windows in Lublin-1's 2,250-job evaluation zone) are not
+independent samples: the callers pass `independent` (`Judge.independent`, `scoring.Sequences.independent`), and the
+interval then counts only the disjoint windows that fit, as if only those had been drawn. A comparison says so
+(`independent` in its dict, "overlapping: interval from 2 disjoint windows" in its line).
 """
 
 from __future__ import annotations
@@ -25,9 +30,14 @@ def t975(df: int) -> float:
     return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
 
 
-def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], metric: str, place: int = 1) -> list[dict]:
+def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], metric: str, place: int = 1,
+                independent: int | None = None) -> list[dict]:
     """Each of the `trained` columns of `values` (label -> per-sequence values) against the best of the others
-    (`place` 2: the second best, e.g. RLScheduler Table VII's bar; the last one where there are fewer)."""
+    (`place` 2: the second best, e.g. RLScheduler Table VII's bar; the last one where there are fewer).
+
+    `independent`: how many of the sequences count as independent samples where they overlap (`against`'s rule, from
+    `Judge.independent` or `schedrl.scenarios.scoring.Sequences.independent`); a comparison then carries
+    `independent` too, and its interval counts only that many."""
     trained = [k for k in trained if k in values]
     baselines = [k for k in values if k not in trained]
     if not trained or not baselines:
@@ -42,12 +52,14 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
     for label in trained:
         diff = np.asarray(values[label], dtype=float) - base
         n, scale = len(diff), abs(float(base.mean())) or 1.0
-        half = t975(n - 1) * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
+        k = n if independent is None else max(1, min(n, int(independent)))
+        half = t975(k - 1) * float(diff.std(ddof=1)) / math.sqrt(k) if k > 1 else 0.0
         better = int(np.sum(diff < 0 if lower else diff > 0))
         equal = int(np.sum(diff == 0))
         mean = float(diff.mean())
-        out.append({"policy": label, "baseline": best, "sequences": n, "difference_pct": 100.0 * mean / scale,
-                    "ci95_pct": None if n < 2 else [100.0 * (mean - half) / scale, 100.0 * (mean + half) / scale],
+        out.append({"policy": label, "baseline": best, "sequences": n, **({"independent": k} if k < n else {}),
+                    "difference_pct": 100.0 * mean / scale,
+                    "ci95_pct": None if k < 2 else [100.0 * (mean - half) / scale, 100.0 * (mean + half) / scale],
                     "better": better, "equal": equal, "worse": n - better - equal, **({"place": place} if place > 1 else {})})
     return out
 
@@ -91,10 +103,19 @@ def verdict(c: dict, metric: str) -> str:
     return "better" if (c["difference_pct"] < 0) == lower_is_better(metric) else "worse"
 
 
-def against_second_best(values: Mapping[str, Sequence[float]], label: str, metric: str) -> dict:
+def against_second_best(values: Mapping[str, Sequence[float]], label: str, metric: str,
+                        independent: int | None = None) -> dict:
     """`label`'s column against the second best of the others (RLScheduler Table VII's bar), with its `verdict`."""
-    (c,) = comparisons(values, (label,), metric, place=2)
-    return {**c, "verdict": verdict(c, metric)}
+    (c,) = comparisons(values, (label,), metric, place=2, independent=independent)
+    return {**c, "verdict": _strict(c, metric)}
+
+
+def _strict(c: dict, metric: str) -> str:
+    """`verdict`, but "not distinguishable" where overlapping sequences leave no interval and they disagree."""
+    said = verdict(c, metric)
+    if c["ci95_pct"] is None and c["sequences"] > 1 and said in ("better", "worse") and c[said] < c["sequences"]:
+        return "not distinguishable"
+    return said
 
 
 def short(c: dict, interval: bool = True) -> str:
@@ -111,13 +132,16 @@ def lines(found: list[dict], metric: str) -> list[str]:
     """One sentence per comparison, ending in its verdict (better / worse / not distinguishable / the same)."""
     out = []
     for c in found:
-        said = verdict(c, metric)
+        said = _strict(c, metric)
         said = _LONG.get(said, said)
         interval = c["ci95_pct"]
         interval = f"; 95% CI of the paired mean difference {interval[0]:+.1f}% to {interval[1]:+.1f}%" if interval else ""
         which = "the best baseline" if c.get("place", 1) == 1 else "the second-best baseline" if c["place"] == 2 \
             else f"baseline number {c['place']} by mean"
+        k = c.get("independent", c["sequences"])
+        overlap = "" if k >= c["sequences"] else (f" (overlapping: interval from {k} disjoint windows)" if k > 1
+                                                  else " (overlapping: 1 disjoint window, no interval)")
         out.append(f"{c['policy']} vs {c['baseline']} ({which}): {c['difference_pct']:+.1f}%{interval}; "
                    f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} "
-                   f"sequences: {said}")
+                   f"sequences{overlap}: {said}")
     return out

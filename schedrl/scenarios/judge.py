@@ -149,6 +149,12 @@ class Judge(ABC):
         is counted (trace windows)."""
         return f"{calls} decisions"
 
+    @abstractmethod
+    def independent(self, data, ids: Sequence[int], length: int) -> int:
+        """How many of the sequences `ids` count as independent samples for a paired interval
+        (`schedrl.eval.paired`): all of them, unless they are trace windows that must share jobs
+        (`schedrl.scenarios.scoring.independent_windows`)."""
+
 
 def _value(m: Any, metric: str) -> float:
     return float(m[metric]) if isinstance(m, Mapping) else m.value(metric)
@@ -252,6 +258,21 @@ class TraceJudge(Judge):
     def decisions_note(self, calls: int, choices: int) -> str:
         return f"{calls} decisions ({choices} picks among several jobs)"
 
+    def independent(self, data, ids: Sequence[int], length: int) -> int:
+        """The windows were drawn from a zone (the evaluation or validation zone that holds them all), else from the
+        stretch of trace from the first start to the last window's end: where that room is shorter than their total
+        length, only the disjoint windows that fit in it count."""
+        from schedrl.scenarios.scoring import independent_starts
+
+        if len(ids) < 2:
+            return len(ids)
+        first, end = min(int(s) for s in ids), max(int(s) for s in ids) + length
+        for validation in (False, True):
+            lo, hi = self.split_range(len(data), validation)
+            if lo <= first and end <= hi:
+                return independent_starts(ids, length, hi - lo)
+        return independent_starts(ids, length)
+
     def policy_metrics(self, policy, data, ids, length: int) -> list:
         from schedrl.metrics import summarize
         from schedrl.scenarios.scoring import run_policy
@@ -314,6 +335,9 @@ class GeneratedJudge(Judge):
 
     def check_sequences(self, data, count: int, jobs: int) -> tuple[list[int], int]:
         return self.evaluation_ids(data, count, 0, self.sequence_length, validation=True), self.sequence_length
+
+    def independent(self, data, ids: Sequence[int], length: int) -> int:
+        return len(ids)  # seeded sequences share no job
 
     def policy_metrics(self, policy, data, ids, length: int) -> list:
         from schedrl.dtsim.episodes import run_episodes

@@ -27,6 +27,32 @@ class Sequences:
     """Jobs per sequence (trace scenarios) or arrival steps (generated: `simu_len`)."""
     overlapping: bool = False
     """Trace windows that share jobs (a zone shorter than count x length): they are not independent samples."""
+    independent: int | None = None
+    """How many of them count as independent samples (`independent_windows`; None: all of them)."""
+
+    def __post_init__(self) -> None:
+        if self.independent is None:
+            self.independent = len(self.ids)
+
+
+def independent_windows(count: int, length: int, room: int) -> int:
+    """How many of `count` windows of `length` jobs drawn from `room` jobs count as independent samples in a paired
+    interval: all of them where they fit side by side; else only the disjoint windows of their length that fit in the
+    room (at least 1). Lublin-1's evaluation zone of 2,250 jobs holds two disjoint 1,024-job windows, so its ten
+    evaluation sequences count as 2. Conservative: it ignores what the extra overlapping windows do add."""
+    if count * length <= room:
+        return count
+    return max(1, min(count, room // max(1, length)))
+
+
+def independent_starts(starts, length: int, room: int | None = None) -> int:
+    """`independent_windows` of the windows of `length` jobs at `starts`, drawn from `room` jobs (default: the stretch
+    of trace from the first start to the last window's end, for starts given by hand)."""
+    if len(starts) < 2:
+        return len(starts)
+    if room is None:
+        room = max(int(s) for s in starts) + length - min(int(s) for s in starts)
+    return independent_windows(len(starts), length, room)
 
 
 @dataclass
@@ -84,7 +110,8 @@ def sequences(scenario: Scenario, data, part: str = "evaluation") -> Sequences:
         raise ValueError(f"scenario {scenario.name!r}: {part} sequences of {spec.jobs} jobs do not fit its {hi - lo} "
                          f"{part} jobs (positions {lo}..{hi - 1} of {data.name!r})")
     starts = [lo + s for s in choose_starts(data[lo:hi], spec.jobs, spec.count, spec.seed, warn=lambda m: None)]
-    return Sequences(part, starts, spec.jobs, overlapping=len(starts) * spec.jobs > hi - lo)
+    return Sequences(part, starts, spec.jobs, overlapping=len(starts) * spec.jobs > hi - lo,
+                     independent=independent_windows(len(starts), spec.jobs, hi - lo))
 
 
 def pinned_starts(scenario: Scenario) -> list[int] | None:

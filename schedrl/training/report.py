@@ -144,8 +144,9 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
             metric = judge.metric
             if trace is None:
                 trace = getattr(workload, "name", agent.name)
-            (versus,) = paired.comparisons({**per_sequence, "RL": rl}, ("RL",), metric)
-            second = paired.against_second_best({**per_sequence, "RL": rl}, "RL", metric)  # Table VII's bar
+            k = judge.independent(workload, starts, length)  # overlapping windows: only the disjoint ones count
+            (versus,) = paired.comparisons({**per_sequence, "RL": rl}, ("RL",), metric, independent=k)
+            second = paired.against_second_best({**per_sequence, "RL": rl}, "RL", metric, independent=k)  # Table VII's bar
             lower = METRICS[metric][1]
             best_h = (min if lower else max)(values, key=values.get)
             rl_value = float(np.mean(rl))
@@ -440,7 +441,8 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     values = judge.score_baselines(workload, starts, length)
     values["RL"] = judge.score_policy(load_policy(checkpoint), workload, starts, length)
     evaluation = Evaluation(getattr(workload, "name", agent.name), judge.metric, [int(s) for s in starts], length,
-                            values, judge.evaluation_note(workload, starts, length))
+                            values, judge.evaluation_note(workload, starts, length),
+                            independent=judge.independent(workload, starts, length))
     (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
     (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
     log(evaluation.to_text())

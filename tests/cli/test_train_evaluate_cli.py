@@ -107,6 +107,31 @@ def test_evaluate_defaults_to_the_training_trace_and_backfill(trained, capsys):
     assert text.splitlines()[-1].startswith("RL vs ") and "of 1 sequences" in text.splitlines()[-1]
 
 
+def test_evaluate_on_overlapping_sequences_prints_the_interval_of_the_disjoint_windows(trained, capsys):
+    """Five 64-job windows within 128 jobs share jobs: the paired interval counts the 2 disjoint ones that fit (wider
+    than a t interval over all five), and the table says so."""
+    from schedrl.eval import paired
+
+    starts = "100,116,132,148,164"
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), "--starts", starts, "--jobs", "64", "--metric", "bsld"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert "of 5 sequences (overlapping: interval from 2 disjoint windows): " in line
+    assert main(["evaluate", str(trained), "--starts", starts, "--jobs", "64", "--metric", "bsld", "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    (c,) = table["comparisons"]
+    assert c["independent"] == 2 and c["sequences"] == 5
+    values = {("RL" if r["policy"].startswith("checkpoint:") else r["policy"]): r["per_sequence"]
+              for r in table["results"]}
+    (naive,) = paired.comparisons(values, ["RL"], "bsld")
+    width = lambda x: x["ci95_pct"][1] - x["ci95_pct"][0]  # noqa: E731
+    assert width(naive) == 0 or width(c) > width(naive)  # zero only where RL ties its baseline on every window
+    assert c["difference_pct"] == pytest.approx(naive["difference_pct"])
+    # drawn in no zone and not overlapping: every sequence counts, as before
+    assert main(["evaluate", str(trained), "--starts", "100,300", "--jobs", "64", "--metric", "bsld", "--json"]) == 0
+    assert "independent" not in json.loads(capsys.readouterr().out)["comparisons"][0]
+
+
 def test_checkpoint_is_a_simulate_policy(trained, capsys):
     capsys.readouterr()
     assert main(["simulate", "--trace", "default", "--policy", f"checkpoint:{trained}", "--start", "10",

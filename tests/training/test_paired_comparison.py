@@ -131,3 +131,45 @@ def test_the_generalisation_matrix_pairs_each_policy_with_the_second_best():
     assert "| second-best heuristic | " + f"{np.mean(a['SJF']):.2f} (SJF) | {np.mean(b['SJF']):.2f} (SJF) |" in text
     assert "| best heuristic | " + f"{np.mean(F1):.2f} (F1) | {np.mean(F1):.2f} (UNICEP) |" in text
     assert generalisation_markdown(evaluation[:1], ["lublin"]) == []  # one trace: no matrix
+
+
+def test_overlapping_sequences_count_only_the_independent_ones_in_every_table():
+    """`comparisons(independent=k)`: the interval of k samples (sd / sqrt(k), k - 1 degrees of freedom), wider than
+    the t interval over all n; the comparison and its line say so. `Evaluation.independent` passes it on."""
+    from schedrl.eval import paired
+
+    rl = [v * (0.8 if i % 3 else 1.05) for i, v in enumerate(F1)]
+    values = {"F1": F1, "SJF": [v * 1.3 for v in F1], "RL": rl}
+    (naive,) = paired.comparisons(values, ["RL"], "bsld")
+    (honest,) = paired.comparisons(values, ["RL"], "bsld", independent=2)
+    diff = np.subtract(rl, F1)
+    half = t975(1) * diff.std(ddof=1) / np.sqrt(2)
+    assert "independent" not in naive and honest["independent"] == 2 and honest["sequences"] == 10
+    assert honest["difference_pct"] == naive["difference_pct"]  # the estimate stays; only the interval widens
+    assert honest["ci95_pct"] == pytest.approx([100 * (diff.mean() - half) / np.mean(F1),
+                                                100 * (diff.mean() + half) / np.mean(F1)])
+    width = lambda c: c["ci95_pct"][1] - c["ci95_pct"][0]  # noqa: E731
+    assert width(honest) > width(naive)
+    assert paired.comparisons(values, ["RL"], "bsld", independent=10) == [naive]  # all of them: as before
+    e = Evaluation("t", "bsld", list(range(10)), 1024, values, independent=2)
+    assert e.comparisons() == [honest]
+    assert "of 10 sequences (overlapping: interval from 2 disjoint windows):" in e.to_text()
+    (one,) = paired.comparisons(values, ["RL"], "bsld", independent=1)
+    assert one["ci95_pct"] is None
+    line = paired.lines([one], "bsld")[0]
+    assert "1 disjoint window, no interval" in line and line.endswith("not distinguishable from it on these sequences")
+
+
+def test_the_judges_and_scenarios_count_the_disjoint_windows_that_fit_where_the_sequences_were_drawn():
+    from schedrl.scenarios.judge import TraceJudge
+    from schedrl.scenarios.scoring import independent_windows
+
+    assert independent_windows(10, 1024, 2250) == 2 and independent_windows(2, 1024, 2250) == 2
+    assert independent_windows(3, 1024, 100) == 1 and independent_windows(10, 100, 1000) == 10
+    judge = TraceJudge(load=lambda: None, metric="bsld", baselines=(), sequence_length=64,
+                       held_out=lambda n: (700, n))  # 1000 jobs: validation 700..774, evaluation 775..999
+    data = range(1000)
+    assert judge.independent(data, [775, 800, 850, 900], 100) == 2  # drawn in the 225-job evaluation zone
+    assert judge.independent(data, [775, 900], 100) == 2
+    assert judge.independent(data, [0, 10, 20, 30, 64], 64) == 2  # no zone holds them: the 128 jobs they span
+    assert judge.independent(data, [0, 200, 400], 64) == 3
