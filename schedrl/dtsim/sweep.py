@@ -3,10 +3,14 @@
 
 For each value of the swept setting, `sweep` draws the same seeded sequences as `fidelity` does at that
 setting (`fidelity_sequences`) and runs on them every Table 7 heuristic (Random seeded as `fidelity`
-seeds it; with `kill`, also with the rule-based kill policy) and every extra `Method` (a trained
-checkpoint, built by its agent: `Agent.dtsim_method`). A method that cannot run at a value
-(a checkpoint whose observation shape depends on res_slot) raises `SkipCell`; its cell is left empty
-with the reason as a note. numpy only: methods bring their own imports.
+seeds it; with `kill`, also with the rule-based kill policy) and every extra `Method`: any object with a
+`label` and `policy_at(config, table)`. This module knows no agent and no checkpoint. `schedrl dtsim sweep
+--checkpoint` builds a method for each checkpoint whose agent declares the optional `DTSimSweep` capability
+(`dtsim_method(path, label, loaded)` in `schedrl.agents.base`; RLSchert and DeepRM, as
+`schedrl.agents.rlschert.sweep.CheckpointMethod`) and refuses any other agent's checkpoint with one line
+(`schedrl.cli.dtsim.sweep_agent`). A method that cannot run at a value (a checkpoint whose observation shape
+depends on res_slot) raises `SkipCell`; its cell is left empty with the reason as a note. numpy only: methods
+bring their own imports.
 """
 
 from __future__ import annotations
