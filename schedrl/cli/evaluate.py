@@ -65,7 +65,8 @@ def request(args: argparse.Namespace):
                    augment=getattr(args, "augment", None), augment_seed=getattr(args, "augment_seed", 0),
                    discipline=args.discipline, event_order=args.event_order, allocation=args.allocation,
                    no_kill=args.no_kill, window=args.window,
-                   policies=tuple(parse_list(args.policies, what="policy")) if args.policies is not None else None,
+                   policies=None if args.policies is None else tuple(parse_list(args.policies, what="policy"))
+                   if args.policies else (),
                    sequences=args.sequences, jobs=args.jobs, seed=args.seed, policy_seed=args.policy_seed,
                    starts=tuple(parse_starts(args.starts) or ()) or None, metric=args.metric, metrics=args.metrics,
                    shares=args.shares, kiviat=args.kiviat, bars=args.bars, online=args.online)

@@ -132,6 +132,19 @@ def test_evaluate_on_overlapping_sequences_prints_the_interval_of_the_disjoint_w
     assert "independent" not in json.loads(capsys.readouterr().out)["comparisons"][0]
 
 
+def test_evaluate_is_a_python_call_that_the_cli_only_prints(trained, capsys):
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.eval.evaluate import Request, evaluate, render
+
+    said = []
+    table = evaluate([load_policy(trained)], [str(trained)], Request(sequences=2, jobs=64, metric="bsld"),
+                     say=said.append)
+    assert any(line.startswith("as trained: trace default") for line in said)
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), "--sequences", "2", "--jobs", "64", "--metric", "bsld"]) == 0
+    assert capsys.readouterr().out == render(table) + "\n"
+
+
 def test_checkpoint_is_a_simulate_policy(trained, capsys):
     capsys.readouterr()
     assert main(["simulate", "--trace", "default", "--policy", f"checkpoint:{trained}", "--start", "10",
