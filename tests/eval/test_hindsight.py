@@ -220,3 +220,21 @@ def test_check_decision():
     check_decision(get_scenario("lublin1-bf"), "backfill")
     with pytest.raises(ValueError, match="unknown decision class"):
         check_decision(get_scenario("default"), "reorder")
+
+
+def test_the_experiment_log_commands_parse():
+    """Every `schedrl hindsight` command of docs/experiments/hindsight.md is one today's parser takes."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from schedrl.cli.main import build_parser
+
+    text = (Path(__file__).resolve().parents[2] / "docs/experiments/hindsight.md").read_text()
+    code = "\n".join(text.split("```")[1::2]) + "\n" + "\n".join(re.findall(r"^#### `([^`]*)`", text, re.M))
+    commands = [line.split(" #")[0].strip().split("schedrl ", 1)[1] for line in code.replace("\\\n", " ").splitlines()
+                if "schedrl hindsight" in line]
+    assert len(commands) >= 8
+    for command in commands:
+        args = build_parser("hindsight").parse_args(shlex.split(command))
+        assert args.command == "hindsight" and args.decision in ("inspector", "backfill")
