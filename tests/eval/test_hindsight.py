@@ -238,3 +238,28 @@ def test_the_experiment_log_commands_parse():
     for command in commands:
         args = build_parser("hindsight").parse_args(shlex.split(command))
         assert args.command == "hindsight" and args.decision in ("inspector", "backfill")
+
+
+def test_a_tuned_rule_as_the_base(tmp_path, capsys):
+    """`--base tuned:FILE`: a rule with F1's weights, fitted on the embedded trace, is F1 to the bit (the same base
+    values and bound as `--base f1`); the same rule labelled as another trace's is one error line."""
+    from schedrl.heuristics.tuned import STARTS, TunedRule, normalisation
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.cleaning import CleaningRules
+
+    trace = load_trace("default", CleaningRules.preset("default"))
+    rule = TunedRule.from_coefficients(STARTS["f1"], normalisation(trace, 28_000),
+                                       {"name": trace.name, "sha256": trace.sha256})
+    rule.save(tmp_path / "f1-weights.json")
+    path = small_scenario(tmp_path)
+    tuned = hindsight(str(path), "inspector", f"tuned:{tmp_path / 'f1-weights.json'}", sequences=1)
+    f1 = hindsight(str(path), "inspector", "f1", sequences=1)
+    assert tuned["rows"][0]["base"] == f1["rows"][0]["base"] and tuned["rows"][0]["hindsight"] == f1["rows"][0]["hindsight"]
+    assert tuned["base_label"] == "TUNED"
+    data = json.loads((tmp_path / "f1-weights.json").read_text())
+    data["trace"] = {"name": "SDSC-SP2", "sha256": "2bb635f4b5793f52bd49ccb8fd913d95f9c5be6346925162cadcaf0117e28cf2"}
+    (tmp_path / "other.json").write_text(json.dumps(data))
+    assert main(["hindsight", "--scenario", str(path), "--decision", "inspector", "--sequences", "1",
+                 "--base", f"tuned:{tmp_path / 'other.json'}"]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(err) == 1 and "fitted on trace SDSC-SP2" in err[0] and err[0].startswith("schedrl hindsight: error: "), err
