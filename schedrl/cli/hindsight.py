@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     say = lambda m: print(f"schedrl hindsight: {m}", file=sys.stderr, flush=True)  # noqa: E731
     try:
         result = hs.hindsight(scenario, args.decision, args.base, args.part, args.sequences,
-                              candidates=args.candidates, skip=args.skip, depth=args.depth, verify=args.verify, progress=say)
+                              candidates=args.candidates, skip=args.skip, depth=args.depth, verify=args.verify,
+                              progress=say)
     except ValueError as e:
         raise UsageError(str(e)) from None
     print(json.dumps(result, indent=1) if args.json else hs.to_markdown(result), end="\n" if args.json else "")

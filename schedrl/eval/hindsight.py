@@ -32,14 +32,15 @@ from typing import Any, Callable
 import numpy as np
 
 from schedrl.heuristics import keys
-from schedrl.sim import DECIDE_BACKFILL, DECIDE_PICK, FINISHED, Simulator
+from schedrl.sim import DECIDE_PICK, Simulator
 from schedrl.sim.engine import STUCK
 
 DECISIONS = ("inspector", "backfill")
 """The decision classes with a hindsight policy."""
 BACKFILL_CLASS_RULES = ("easy", "rlscheduler")
 """Backfilling rules whose candidates the backfill class chooses among (learned backfilling's)."""
-_JOB_MEANS = {"bsld": "bsld", "wait": "wait", "turnaround": "turnaround", "slowdown": "slowdown"}
+_JOB_MEANS = ("bsld", "wait", "turnaround", "slowdown")
+"""Metrics that are the mean of a per-job array of `schedrl.metrics.jobs.job_metrics` (read without `summarize`)."""
 
 
 def metric_value(sim: Simulator, metric: str) -> float:
@@ -50,7 +51,7 @@ def metric_value(sim: Simulator, metric: str) -> float:
 
     schedule = sim.schedule()
     if metric in _JOB_MEANS:
-        return float(job_metrics(schedule)[_JOB_MEANS[metric]].mean())
+        return float(job_metrics(schedule)[metric].mean())
     return summarize(schedule).value(metric)
 
 
@@ -74,8 +75,8 @@ def _compiled(base, sim: Simulator) -> tuple:
 class _Rollouts:
     """The base rule continued to the end of the sequence from a copy of a simulator, after one action."""
 
-    def __init__(self, base, metric: str, better: Callable[[float, float], bool]):
-        self.base, self.metric, self.better = base, metric, better
+    def __init__(self, base, metric: str):
+        self.base, self.metric = base, metric
         self.count = 0
         self._fast: tuple | None = None
         self._for: Simulator | None = None
@@ -119,13 +120,13 @@ class HindsightInspector:
         self.base = make_base(base) if isinstance(base, str) else base
         self.metric, self.verify, self.depth = metric, verify, int(depth)
         self._better = _improves(metric)
-        self._rollouts = _Rollouts(self.base, metric, self._better)
+        self._rollouts = _Rollouts(self.base, metric)
         self._for: Simulator | None = None
         self._proposal = -1
 
     def _reset(self, sim: Simulator) -> None:
         self._for = sim
-        self._rollouts = _Rollouts(self.base, self.metric, self._better)
+        self._rollouts = _Rollouts(self.base, self.metric)
         self.inspections = self.changed = 0
         self.value: float | None = None
         self._plan = 0  # rejections still planned after this point (depth > 1)
@@ -207,13 +208,14 @@ class HindsightBackfill:
     def sim_config(config):
         """The base's `SimConfig` with every backfill a decision."""
         if config.backfill not in BACKFILL_CLASS_RULES:
-            raise ValueError(f"the backfill decision class needs EASY-style backfilling ({', '.join(BACKFILL_CLASS_RULES)}"
-                             f"), not {config.backfill!r}")
+            rules = ", ".join(BACKFILL_CLASS_RULES)
+            raise ValueError(f"the backfill decision class needs EASY-style backfilling ({rules}), not "
+                             f"{config.backfill!r}")
         return replace(config, backfill_choice="policy")
 
     def _reset(self, sim: Simulator) -> None:
         self._for = sim
-        self._rollouts = _Rollouts(self.base, self.metric, self._better)
+        self._rollouts = _Rollouts(self.base, self.metric)
         self.decisions = self.changed = 0
         self.value: float | None = None
 
@@ -397,7 +399,8 @@ def to_markdown(result: dict) -> str:
     for r in result["rows"]:
         diff = 100.0 * (r["hindsight"] - r["base"]) / abs(r["base"]) if r["base"] else math.nan
         lines.append(f"| {r['start']} | {r['base']:,.2f} | {r['hindsight']:,.2f} | {diff:+.1f}% | "
-                     f"{r['base_max_wait']:,.0f} | {r['hindsight_max_wait']:,.0f} | {100 * r['base_utilization']:.1f}% | "
+                     f"{r['base_max_wait']:,.0f} | {r['hindsight_max_wait']:,.0f} | "
+                     f"{100 * r['base_utilization']:.1f}% | "
                      f"{100 * r['hindsight_utilization']:.1f}% | {r['decisions']:,} | {r['changed']:,} | "
                      f"{r['rollouts']:,} | {r['seconds']:.1f} |")
     b, h = result["base_summary"], result["hindsight_summary"]

@@ -88,7 +88,8 @@ def test_the_hindsight_backfill_starts_the_short_candidate_first():
     policy = HindsightBackfill("f1", "bsld", verify=True)
     schedule = policy.run(Simulator(jobs, HindsightBackfill.sim_config(base)))
     assert schedule.start.tolist() == [OFFSET, OFFSET + 1000, OFFSET + 12, OFFSET + 2]
-    assert policy.decisions == 1 and policy.changed == 1 and summarize(schedule).avg_bsld == pytest.approx(3.5, abs=0.01)
+    assert policy.decisions == 1 and policy.changed == 1
+    assert summarize(schedule).avg_bsld == pytest.approx(3.5, abs=0.01)
     # limited to the first candidate, the choice is first fit's
     policy = HindsightBackfill("f1", "bsld", candidates=1)
     schedule = policy.run(Simulator(jobs, HindsightBackfill.sim_config(base)))
@@ -181,7 +182,8 @@ def test_hindsight_on_a_scenario(tmp_path):
     assert result["base_label"] == "F1" and result["metric"] == "bsld"
     assert all(r["hindsight"] <= r["base"] for r in result["rows"])
     c = result["comparison"]
-    assert c["baseline"] == "F1" and c["sequences"] == 2 and c["verdict"] in ("better", "the same", "not distinguishable")
+    assert c["baseline"] == "F1" and c["sequences"] == 2
+    assert c["verdict"] in ("better", "the same", "not distinguishable")
     text = to_markdown(result)
     assert "hindsight inspector over F1" in text and "paired vs F1" in text and str(result["rows"][0]["start"]) in text
 
@@ -206,7 +208,8 @@ def test_the_cli_prints_the_table_and_json(tmp_path, capsys):
     (["--scenario", "rlschert-vasp", "--decision", "inspector"], "runs on the discrete-time cluster"),
     (["--scenario", "default", "--decision", "inspector", "--sequences", "0"], "--sequences must be >= 1"),
     (["--scenario", "default", "--decision", "inspector", "--skip"], "options of --decision backfill"),
-    (["--scenario", "dras-sdsc-sp2", "--decision", "backfill", "--depth", "2"], "--depth is an option of --decision inspector"),
+    (["--scenario", "dras-sdsc-sp2", "--decision", "backfill", "--depth", "2"],
+     "--depth is an option of --decision inspector"),
     (["--scenario", "default", "--decision", "inspector", "--depth", "0"], "--depth must be >= 1"),
 ])
 def test_bad_input_is_one_error_line(argv, message, capsys):
@@ -254,7 +257,8 @@ def test_a_tuned_rule_as_the_base(tmp_path, capsys):
     path = small_scenario(tmp_path)
     tuned = hindsight(str(path), "inspector", f"tuned:{tmp_path / 'f1-weights.json'}", sequences=1)
     f1 = hindsight(str(path), "inspector", "f1", sequences=1)
-    assert tuned["rows"][0]["base"] == f1["rows"][0]["base"] and tuned["rows"][0]["hindsight"] == f1["rows"][0]["hindsight"]
+    assert tuned["rows"][0]["base"] == f1["rows"][0]["base"]
+    assert tuned["rows"][0]["hindsight"] == f1["rows"][0]["hindsight"]
     assert tuned["base_label"] == "TUNED"
     data = json.loads((tmp_path / "f1-weights.json").read_text())
     data["trace"] = {"name": "SDSC-SP2", "sha256": "2bb635f4b5793f52bd49ccb8fd913d95f9c5be6346925162cadcaf0117e28cf2"}
@@ -262,4 +266,5 @@ def test_a_tuned_rule_as_the_base(tmp_path, capsys):
     assert main(["hindsight", "--scenario", str(path), "--decision", "inspector", "--sequences", "1",
                  "--base", f"tuned:{tmp_path / 'other.json'}"]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
-    assert len(err) == 1 and "fitted on trace SDSC-SP2" in err[0] and err[0].startswith("schedrl hindsight: error: "), err
+    assert len(err) == 1 and "fitted on trace SDSC-SP2" in err[0], err
+    assert err[0].startswith("schedrl hindsight: error: "), err
