@@ -55,21 +55,41 @@ def metric_value(sim: Simulator, metric: str) -> float:
     return summarize(schedule).value(metric)
 
 
-def make_base(base: str):
-    """The base rule as a policy: a heuristic name or `tuned:FILE` (the inspector's own `make_base`)."""
-    from schedrl.agents.inspector.config import make_base as make
+TUNED_PREFIX = "tuned:"
+"""`--base tuned:FILE`: a rule fitted by `schedrl tuned fit`."""
 
-    return make(base)
+
+def make_base(base: str):
+    """The base rule as a policy: a heuristic name (`schedrl.heuristics.HEURISTICS`) or `tuned:FILE`. ValueError
+    naming the valid names for an unknown one; a tuned file that cannot be read is the tuned rule's one-line error."""
+    from schedrl.heuristics import HEURISTICS, get_heuristic
+
+    if base.startswith(TUNED_PREFIX):
+        from schedrl.heuristics.tuned import load_rule
+
+        path = base[len(TUNED_PREFIX):]
+        if not path:
+            raise ValueError("--base tuned:FILE needs the file of a rule fitted by `schedrl tuned fit`")
+        return load_rule(path)
+    if base.lower() not in HEURISTICS:
+        raise ValueError(f"unknown base heuristic {base!r}; choose one of {', '.join(HEURISTICS)}, or tuned:FILE")
+    return get_heuristic(base.lower())
 
 
 def _compiled(base, sim: Simulator) -> tuple:
-    from schedrl.agents.rlbackfill.decisions import compiled_base
+    """(kind, coefficients, processors, random numbers) of the base for `keys.run_rule`: the compiled form of a
+    heuristic or a tuned rule (a rule fitted on another trace is refused, as its own `run` refuses it)."""
+    from schedrl.heuristics.heuristic import Heuristic
+    from schedrl.heuristics.tuned import TunedRule
 
-    fast = compiled_base(base, sim)
-    if fast is None:
-        raise ValueError(f"a hindsight rollout needs a base with a compiled key (a heuristic or a tuned rule), got "
-                         f"{type(base).__name__}")
-    return fast
+    procs = np.asarray(sim.workload.procs_req, dtype=np.float64)
+    if type(base) is Heuristic:
+        return base.kind, keys.NO_COEFFICIENTS, procs, base._rand
+    if type(base) is TunedRule:
+        base._check(sim.workload)
+        return keys.LINEAR, base.coefficients, procs, base._rand
+    raise ValueError(f"a hindsight rollout needs a base with a compiled key (a heuristic or a tuned rule), got "
+                     f"{type(base).__name__}")
 
 
 class _Rollouts:
@@ -188,7 +208,7 @@ class HindsightInspector:
 class HindsightBackfill:
     """Learned backfilling with perfect knowledge of the future (a one-step rollout of the base with EASY first-fit).
 
-    A simulator policy (`pick`, `backfill`, and the fast `run(sim)`); it must run under `backfill_choice="policy"`
+    A simulator policy (`pick`, `backfill`; `run(sim)` checks the semantics and runs it); it must run under `backfill_choice="policy"`
     (`sim_config`). `candidates`: how many candidates (the first, in queue order) are tried at a decision (None:
     all); `skip`: also try starting none of them until the next event. Counters as `HindsightInspector`'s:
     `decisions` (backfill points with a choice), `changed` (where the choice was not the first candidate)."""
@@ -256,16 +276,11 @@ class HindsightBackfill:
         return choice
 
     def run(self, sim: Simulator):
-        """Schedule the whole workload (the base's picks and single candidates in compiled code); the same schedule
-        as `sim.run(self)`."""
-        from schedrl.agents.rlbackfill.decisions import next_decision
-
+        """Schedule the whole workload (`sim.run(self)`, after checking the semantics)."""
         if sim.config.backfill_choice != "policy":
             raise ValueError("HindsightBackfill runs under backfill_choice='policy' (HindsightBackfill.sim_config)")
         self._reset(sim)
-        while (cands := next_decision(sim, self.base, self.skip, len(sim.workload))) is not None:
-            sim.backfill(self._choose(sim, cands))
-        return sim.schedule()
+        return sim.run(self)
 
 
 # --- scoring on a scenario ---------------------------------------------------------------------------------------

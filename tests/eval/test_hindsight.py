@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
+from schedrl.agents.rlbackfill.decisions import next_decision
 from schedrl.cli.main import main
 from schedrl.eval.hindsight import HindsightBackfill, HindsightInspector, check_decision, hindsight, to_markdown
 from schedrl.heuristics import get_heuristic
@@ -139,10 +140,20 @@ def test_the_hindsight_backfill_is_never_worse_than_first_fit(config):
             assert value <= base * (1 + 1e-12), (seed, skip, value, base)
             gains.append(base - value)
             decisions += policy.decisions
-        # the protocol's path (`sim.run`, asking `backfill` at every point) gives the same schedule as `run`
-        again = Simulator(jobs, HindsightBackfill.sim_config(config)).run(HindsightBackfill("f1", "bsld"))
-        first = HindsightBackfill("f1", "bsld").run(Simulator(jobs, HindsightBackfill.sim_config(config)))
-        np.testing.assert_array_equal(again.start, first.start)
+        # its decision points are learned backfilling's: replaying its choices at the agent's points (compiled
+        # picks and forced single candidates in between) gives the same schedule
+        chosen = []
+        policy = HindsightBackfill("f1", "bsld")
+        choose = policy._choose
+        policy._choose = lambda sim, cands: chosen.append(choose(sim, cands)) or chosen[-1]
+        schedule = policy.run(Simulator(jobs, HindsightBackfill.sim_config(config)))
+        replay = Simulator(jobs, HindsightBackfill.sim_config(config))
+        f1, points = get_heuristic("f1"), 0
+        while next_decision(replay, f1, False, len(jobs)) is not None:
+            replay.backfill(chosen[points])
+            points += 1
+        assert points == len(chosen) == policy.decisions
+        np.testing.assert_array_equal(replay.schedule().start, schedule.start)
     assert decisions > 0 and max(gains) > 0
 
 
