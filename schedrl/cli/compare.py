@@ -67,11 +67,10 @@ def run(args: argparse.Namespace) -> int:
         warn_walltime_kills([sequence(workload, s, args.jobs) for s in sorted(set(starts))], config)
         result = compare(workload, policies, backfills, starts, args.jobs, args.metric, config,
                          seed=args.seed, progress=False if args.no_progress else None)
-        from schedrl.eval.evaluate import Overlapping
         from schedrl.scenarios.scoring import independent_starts
 
         # a checkpoint's interval counts the disjoint windows that fit where the starts came from
-        result = Overlapping.of(result, independent_starts(starts, args.jobs, None if args.starts else len(workload)))
+        result = result.counting(independent_starts(starts, args.jobs, None if args.starts else len(workload)))
     except ValueError as e:
         raise UsageError(str(e)) from None
     return show(result, args)
@@ -112,9 +111,8 @@ def run_scenario(args: argparse.Namespace) -> int:
                         else list(dict.fromkeys(b.policy for b in scenario.baselines)))
             result = compare(workload, policies, backfills or [scenario.sim.backfill], seqs.ids, seqs.length,
                              scenario.metric, scenario.sim, seed=0, progress=False if args.no_progress else None)
-        from schedrl.eval.evaluate import Overlapping
 
-        result = Overlapping.of(result, seqs.independent)  # a checkpoint's interval: the disjoint windows only
+        result = result.counting(seqs.independent)  # a checkpoint's interval: the disjoint windows only
     except ValueError as e:
         raise UsageError(str(e)) from None
     return show(result, args)

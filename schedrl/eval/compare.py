@@ -34,6 +34,14 @@ class Comparison:
     labels: dict = field(default_factory=dict)  # policy name -> table column label where not `policy_label(name)`
     trained: list = field(default_factory=list)
     """Names of the trained policies (`checkpoint:` specs): each is paired with the best other policy per backfill."""
+    independent: int | None = None
+    """How many of the sequences the paired intervals count (overlapping trace windows: the disjoint ones that fit,
+    `schedrl.scenarios.scoring.independent_windows`); None: all of them."""
+
+    def counting(self, independent: int | None) -> "Comparison":
+        """This table with its paired intervals counting `independent` of its sequences (None or all: unchanged)."""
+        self.independent = independent if independent is not None and independent < len(self.starts) else None
+        return self
 
     @classmethod
     def from_scores(cls, scores, trained: list[str] = ()) -> "Comparison":
@@ -63,7 +71,8 @@ class Comparison:
         for b in self.backfills:
             values = {self.labels.get(p) or policy_label(p): self.values[(b, p)] for p in self.policies}
             trained = [self.labels.get(p) or policy_label(p) for p in self.trained]
-            out += [{"backfill": b, **c} for c in paired.comparisons(values, trained, self.metric)]
+            out += [{"backfill": b, **c}
+                    for c in paired.comparisons(values, trained, self.metric, independent=self.independent)]
         return out
 
     def comparison_lines(self) -> list[str]:

@@ -15,7 +15,7 @@ The CLI (`schedrl.cli.evaluate`) only parses the options into a `Request`, calls
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from schedrl.eval.as_trained import Given, as_trained, evaluation_sim
@@ -171,7 +171,7 @@ def evaluate(policies: Sequence, paths: Sequence[str], request: Request = Reques
     heuristics = list(request.policies) if request.policies else list(dict.fromkeys(b.policy for b in baselines))
     result = compare(workload, heuristics + [f"checkpoint:{paths[0]}"], backfills, starts, request.jobs, metric, config,
                      seed=request.policy_seed)
-    return Overlapping.of(result, judge.independent(workload, starts, request.jobs))
+    return result.counting(judge.independent(workload, starts, request.jobs))
 
 
 def methods_output(policies, paths, workload, starts, request: Request, columns, config: SimConfig, own_trace: bool,
@@ -299,34 +299,7 @@ def on_scenario(policies, paths, scenario, *, say: Say = _quiet, note: Say = _qu
             where = (f"scenario {trained['name']} (definition {recorded_sha256(trained)[:12]})" if trained
                      else f"trace {dict(p.record.env_config).get('trace')}")
             say(f"note: this {p.record.agent} checkpoint trained on {where}")
-    return Overlapping.of(Comparison.from_scores(scores, trained=labels), scores.sequences.independent)
-
-
-@dataclass
-class Overlapping(Comparison):
-    """A `Comparison` whose paired intervals count only `independent` of its sequences (overlapping trace windows:
-    the disjoint ones that fit; `schedrl.eval.paired.comparisons`)."""
-
-    independent: int | None = None
-
-    @classmethod
-    def of(cls, table: Comparison, independent: int | None) -> Comparison:
-        """`table` with its intervals counting `independent` sequences; `table` itself where they are all of them."""
-        if independent is None or independent >= len(table.starts):
-            return table
-        return cls(**{f.name: getattr(table, f.name) for f in fields(Comparison)}, independent=independent)
-
-    def comparisons(self) -> list[dict]:
-        from schedrl.eval import paired
-        from schedrl.eval.policies import policy_label
-
-        out = []
-        for b in self.backfills:
-            values = {self.labels.get(p) or policy_label(p): self.values[(b, p)] for p in self.policies}
-            trained = [self.labels.get(p) or policy_label(p) for p in self.trained]
-            out += [{"backfill": b, **c} for c in paired.comparisons(values, trained, self.metric,
-                                                                      independent=self.independent)]
-        return out
+    return Comparison.from_scores(scores, trained=labels).counting(scores.sequences.independent)
 
 
 def render(table, fmt: str = "text", plot: str | None = None) -> str:
