@@ -23,7 +23,13 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
     f = actions.add_parser("fit", help="fit a rule by CMA-ES on the trace's training zone, keep the best on validation",
                            description="Fit a priority rule linear in the jobs' log features (docs/agents/tuned-rule.md).")
-    f.add_argument("--trace", required=True, metavar="NAME|PATH", help="catalog name or SWF file")
+    f.add_argument("--scenario", metavar="NAME|FILE", default=None,
+                   help="fit on a named scenario (`schedrl scenarios list`) or a scenario file: its trace, cleaning, "
+                        "simulator semantics (discipline, window, backfilling, event order), metric, training zone "
+                        "and validation sequences, so the rule is judged as its agents are (`schedrl compare "
+                        "--scenario NAME --policies f1,tuned:FILE`). --trace, --cleaning, --backfill and --metric "
+                        "given with it override the scenario's")
+    f.add_argument("--trace", metavar="NAME|PATH", help="catalog name or SWF file (required without --scenario)")
     f.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default",
                    help="trace cleaning preset (default: default)")
     f.add_argument("--backfill", choices=("none", "easy", "conservative"), default="none",
@@ -78,6 +84,10 @@ def run_fit(args: argparse.Namespace) -> int:
     from schedrl.duration import parse_duration
     from schedrl.heuristics.tuned import FitSettings, fit
 
+    if args.scenario is not None:
+        return run_fit_scenario(args)
+    if args.trace is None:
+        raise UsageError("give --trace (a catalog name or an SWF file) or --scenario")
     try:
         budget = parse_duration(args.budget, "--budget")
         settings = FitSettings(metric=args.metric, budget_s=budget, seed=args.seed, window_jobs=args.window_jobs,
@@ -108,6 +118,53 @@ def run_fit(args: argparse.Namespace) -> int:
     rule.save(args.out)
     print(f"rule written to {args.out}; score it on the held-out evaluation sequences with "
           f"`schedrl tuned evaluate {args.out}`")
+    return 0
+
+
+def run_fit_scenario(args: argparse.Namespace) -> int:
+    """`tuned fit --scenario`: training windows from the scenario's training zone, the rule kept on its validation
+    sequences, under its semantics and metric."""
+    from schedrl.cli.main import UsageError
+    from schedrl.cli.options import given, scenario_with_options
+    from schedrl.duration import parse_duration
+    from schedrl.heuristics.tuned import FitSettings, fit
+    from schedrl.scenarios import scoring
+
+    fixed = [f"--{d.replace('_', '-')}" for d in ("train_fraction", "validation_share", "validation_sequences")
+             if given(args, d)]
+    if fixed:
+        raise UsageError(f"--scenario fixes the split and the validation sequences: drop {', '.join(fixed)}")
+    scenario = scenario_with_options(args)
+    try:
+        scenario.trace_only(f"scenario {scenario.name!r} runs on the discrete-time cluster: a tuned rule ranks the "
+                            "jobs of a trace (fit it on a trace scenario)")
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    try:
+        budget = parse_duration(args.budget, "--budget")
+        settings = FitSettings(metric=scenario.metric, budget_s=budget, seed=args.seed, window_jobs=args.window_jobs,
+                               windows=args.windows, start=args.start)
+        workload = scoring.load(scenario, note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
+        n = len(workload)
+        train_end = scenario.split.training_range(n)[1]
+        if train_end >= n:
+            raise ValueError(f"scenario {scenario.name!r} trains on the whole trace (train_fraction 1): a rule "
+                             "kept on validation jobs it was fitted on would be judged on them; fit it on a scenario "
+                             "with a held-out part")
+        validation = scoring.sequences(scenario, workload, "validation")
+        record = {"split": {"train": [0, train_end], "validation": list(scenario.split.zone(n, validation=True)),
+                            "evaluation": list(scenario.split.zone(n)),
+                            "train_fraction": scenario.split.train_fraction,
+                            "validation_share": scenario.split.validation_share},
+                  "scenario": scenario.record()}
+        trace = {"name": workload.name, "sha256": workload.sha256, "cleaning": scenario.workload.cleaning_preset, "jobs": n}
+        rule = fit(workload, scenario.sim, settings, train_end, validation.ids, validation.length, trace, record,
+                   log=lambda line: print(line, flush=True))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    rule.save(args.out)
+    print(f"rule written to {args.out}; score it on the scenario's held-out evaluation sequences with "
+          f"`schedrl compare --scenario {scenario.name} --policies {scenario.reference.lower()},tuned:{args.out}`")
     return 0
 
 

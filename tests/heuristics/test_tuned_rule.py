@@ -208,3 +208,38 @@ def test_cli_fits_evaluates_and_compares(default, tmp_path, capsys):
                                                                  rule.coefficients)))
     assert tuned["mean"] == pytest.approx(np.mean(scores(default, SimConfig(), "bsld", result["starts"], 256,
                                                          rule.coefficients)))
+
+
+def test_cli_fits_on_a_scenario_under_its_semantics_and_validation_sequences(default, tmp_path, capsys):
+    """`tuned fit --scenario`: the scenario's semantics (here a 10-job list window with EASY, average wait), its
+    training zone and its validation sequences; the rule then scores on the scenario like any policy."""
+    import yaml
+
+    from schedrl.scenarios import get_scenario, scoring, standard
+
+    d = standard()["default"].to_dict()
+    d.pop("name")
+    d.update(metric="wait", reference="F1+EASY", baselines=[{"policy": "f1", "label": "F1+EASY"}],
+             validation={"count": 2, "jobs": 256, "seed": 0}, evaluation={"count": 2, "jobs": 256, "seed": 0},
+             sim={"discipline": "list", "window": 10, "backfill": "easy"})
+    path = tmp_path / "site.yaml"
+    path.write_text(yaml.safe_dump(d))
+    scenario = get_scenario(str(path))
+    out = tmp_path / "rule.json"
+    status, text, err = cli(capsys, "tuned", "fit", "--scenario", str(path), "--budget", "2s", "--window-jobs",
+                            "256", "--windows", "2", "--out", str(out))
+    assert status == 0, err
+    assert "kept the rule of generation" in text and f"compare --scenario site --policies f1+easy,tuned:{out}" in text
+    rule = load_rule(out)
+    assert SimConfig.from_dict(rule.record["sim_config"]) == scenario.sim
+    assert rule.record["metric"] == "wait" and rule.record["scenario"]["name"] == "site"
+    validation = scoring.sequences(scenario, scoring.load(scenario), "validation")
+    assert rule.record["validation"]["starts"] == validation.ids and rule.record["validation"]["jobs"] == 256
+    assert rule.record["split"]["train"] == [0, 28_000]
+    status, _, err = cli(capsys, "tuned", "fit", "--scenario", str(path), "--validation-share", "0.5", "--out",
+                         str(out))
+    assert_one_error(status, err, r"^schedrl tuned: error: --scenario fixes the split .*drop --validation-share")
+    status, _, err = cli(capsys, "tuned", "fit", "--scenario", "rlschert-vasp", "--out", str(out))
+    assert_one_error(status, err, r"^schedrl tuned: error: scenario 'rlschert-vasp' runs on the discrete-time")
+    status, _, err = cli(capsys, "tuned", "fit", "--out", str(out))
+    assert_one_error(status, err, r"^schedrl tuned: error: give --trace .* or --scenario")
