@@ -12,8 +12,14 @@ from typing import Any, Mapping
 from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge, held_out_after
 from schedrl.agents.inspector import ENV_ID
 from schedrl.agents.inspector.config import InspectorEnvConfig, TUNED_PREFIX, base_label, make_base
+from schedrl.duration import parse_duration
 from schedrl.envs.episodes import training_end
 from schedrl.scenarios.workload import cleaning_for
+
+STARVATION_WAIT = "24h"
+"""`schedrl train inspector`'s starvation guard (`--starvation-wait`): DRAS's 24 h. Without it a policy trained on
+bounded slowdown learned to hold back long jobs (Lublin-1, seed 1: bsld 23.5 vs F1's 219, at twice F1's longest wait
+and 44% utilisation against 76%; docs/experiments/inspector.md)."""
 
 OTHER_BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
 """Shown beside the base heuristic: RLScheduler Table V's heuristics (SchedInspector's bases)."""
@@ -97,7 +103,7 @@ class InspectorAgent(Agent):
     settings_class = InspectorSettings
     models = ("mlp",)
     settings_section = "ppo"
-    env_searchable = ("trace", "base", "backfill", "metric", "sequence_length")
+    env_searchable = ("trace", "base", "backfill", "metric", "sequence_length", "starvation_wait")
 
     # ---------------------------------------------------------------- configuration
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
@@ -114,6 +120,9 @@ class InspectorAgent(Agent):
                             "or not, until the next event (default none)")
         p.add_argument("--window", type=int, default=0,
                        help="0: pick-and-wait (default); N: list scheduling from the first N waiting jobs (DRAS's)")
+        p.add_argument("--starvation-wait", default=STARVATION_WAIT, metavar="DURATION",
+                       help="starvation guard: a proposal that has waited this long is always accepted (e.g. 12h, "
+                            "90m; 0: off; default 24h, as DRAS's guard)")
         p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (default 256)")
         p.add_argument("--train-fraction", type=float, default=0.7,
                        help="train on the first FRACTION of the cleaned trace (default 0.7)")
@@ -132,6 +141,8 @@ class InspectorAgent(Agent):
         env = InspectorEnvConfig(trace=args.trace, cleaning=cleaning_for(args.preset, args.cleaning),
                                  preset=args.preset, base=args.base, metric=args.metric, backfill=args.backfill,
                                  window=args.window, sequence_length=args.sequence_length,
+                                 starvation_wait=parse_duration(getattr(args, "starvation_wait", STARVATION_WAIT),
+                                                                 "--starvation-wait"),
                                  train_fraction=args.train_fraction, validation_share=args.validation_share)
         settings = InspectorSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                                      num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,

@@ -78,6 +78,9 @@ class InspectorEnvConfig:
     """Share of the held-out part (its first jobs) that validation sequences come from."""
     norm: Mapping[str, float] = field(default_factory=dict)
     """Normalisation constants (`observation.Normalisation`); empty: from this trace's training part."""
+    starvation_wait: float = 0.0
+    """Starvation guard, seconds (0: off): a proposal that has waited this long cannot be rejected (`env.reject_allowed`).
+    0 here so that run records written before the guard keep their meaning; `schedrl train inspector` sets 24 h."""
 
     def __post_init__(self) -> None:
         from schedrl.workload.cleaning import CleaningRules
@@ -98,6 +101,8 @@ class InspectorEnvConfig:
             raise ValueError(f"train_fraction must be in (0, 1]; got {self.train_fraction}")
         if not 0.0 < self.validation_share < 1.0:
             raise ValueError(f"validation_share must be in (0, 1); got {self.validation_share}")
+        if not self.starvation_wait >= 0:
+            raise ValueError(f"starvation_wait must be >= 0 seconds (0: off); got {self.starvation_wait}")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "InspectorEnvConfig":

@@ -23,10 +23,13 @@ OBS_FEATURES = "features"
 OBS_ACTION_MASK = "action_mask"
 
 
-def reject_allowed(sim: Simulator) -> bool:
+def reject_allowed(sim: Simulator, proposal: int = -1, starvation_wait: float = 0.0) -> bool:
     """A rejection waits for the next event: with no job running and none to arrive there is none (a deadlock), so
-    such a point is always accepted."""
-    return sim.has_event
+    such a point is always accepted. The starvation guard (`starvation_wait` > 0 seconds): a proposal that has
+    waited that long is always accepted, so a policy cannot win on the mean by holding back a few jobs for ever."""
+    if not sim.has_event:
+        return False
+    return starvation_wait <= 0 or proposal < 0 or sim.now - sim.state.submit[proposal] < starvation_wait
 
 
 def relative(value: float, base: float, metric: str) -> float:
@@ -97,7 +100,8 @@ class InspectorEnv(ContinuedEpisodes, gym.Env):
 
     def _observe(self) -> dict[str, np.ndarray]:
         self.proposal = int(self.base.pick(self.sim))
-        self._mask = np.array([1.0, float(reject_allowed(self.sim))], np.float32)
+        self._mask = np.array([1.0, float(reject_allowed(self.sim, self.proposal, self.config.starvation_wait))],
+                              np.float32)
         self.action_space.set_mask(self._mask)
         return {OBS_FEATURES: self.observer.build(self.sim, self.proposal), OBS_ACTION_MASK: self._mask.copy()}
 

@@ -27,6 +27,8 @@ class InspectorPolicy:
         self.module = module
         self.env_config = dict(env_config)
         self.base_name = str(self.env_config.get("base", "f1"))
+        self.starvation_wait = float(self.env_config.get("starvation_wait", 0.0))
+        """The guard the policy was trained with (`InspectorEnvConfig.starvation_wait`; 0 in records before it)."""
         self.base = make_base(self.base_name)
         self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]))
         self.name = name or f"RL({base_label(self.base_name)})"
@@ -48,7 +50,7 @@ class InspectorPolicy:
     def defer(self, sim: Simulator) -> bool:
         """True: reject the base's proposal (nothing starts until the next event); never where no event is left."""
         j = self._propose(sim)
-        if not reject_allowed(sim) or self.reject_logit(self.observer.build(sim, j)) <= 0.0:
+        if not reject_allowed(sim, j, self.starvation_wait) or self.reject_logit(self.observer.build(sim, j)) <= 0.0:
             self._proposed = (sim, j)
             return False
         self._proposed = None

@@ -28,7 +28,7 @@ def reject_probabilities(policy, sim_config, sequences) -> np.ndarray:
     class Asked:
         def defer(self, sim):
             j = policy._propose(sim)
-            if reject_allowed(sim):
+            if reject_allowed(sim, j, policy.starvation_wait):
                 out.append(1.0 / (1.0 + np.exp(-policy.reject_logit(policy.observer.build(sim, j)))))
             return False
 

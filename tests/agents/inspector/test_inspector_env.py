@@ -102,6 +102,22 @@ def test_accepting_every_proposal_reproduces_the_base_heuristic_exactly(base, ba
     assert steps >= 512 - (env.sim.schedule().mode == 3).sum()  # one inspection per start the base chose
 
 
+def test_the_starvation_guard_masks_rejecting_a_proposal_that_has_waited_long_enough():
+    """With `starvation_wait` 30 s the blocking job (proposed at once) can be rejected, and after the burst arrives 60 s
+    later, proposed again, it cannot: it has waited 60 s. Without the guard it still can."""
+    for guard, allowed in ((30.0, 0.0), (0.0, 1.0)):
+        env = env_on(block_then_burst(), base="f1", starvation_wait=guard)
+        obs, _ = env.reset()
+        assert list(obs["action_mask"]) == [1.0, 1.0]
+        obs, *_ = env.step(REJECT)  # the burst arrives, F1 proposes its short jobs, then the blocking job again
+        while env.proposal != 0:
+            obs, *_ = env.step(ACCEPT)
+        assert len(env.sim.running()) == 8  # an event (a completion) is left to wait for: only the guard masks
+        assert env.sim.now - env.sim.state.submit[0] >= 60 and obs["action_mask"][1] == allowed
+    with pytest.raises(ValueError, match="starvation_wait must be >= 0"):
+        InspectorEnvConfig(starvation_wait=-1.0)
+
+
 def test_every_episode_ends_under_random_decisions():
     config = InspectorEnvConfig(trace="default", base="f1", sequence_length=128, train_fraction=0.7)
     env = InspectorEnv(config)
@@ -178,3 +194,32 @@ def test_a_tuned_rule_is_a_base_and_one_fitted_on_another_trace_is_refused(tmp_p
                                base=f"tuned:{tmp_path / 'f1.json'}", sequence_length=9, train_fraction=1.0)
     with pytest.raises(RuleError, match="fitted on trace"):
         agent.prepare(other, None, {}, log=lambda line: None)
+
+
+def test_the_greedy_policy_keeps_the_guard_it_was_trained_with():
+    """A policy that always wants to reject (a module whose reject logit is large) rejects a proposal until it has
+    waited `starvation_wait`; without the guard (records before it) it rejects while any event is left."""
+    import torch
+
+    from schedrl.agents.inspector.observation import Normalisation
+    from schedrl.agents.inspector.policy import InspectorPolicy
+
+    class AlwaysReject(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bias = torch.nn.Parameter(torch.tensor([0.0, 10.0]))
+
+        def pi(self, x):
+            return self.bias.expand(x.shape[0], 2)
+
+    workload = block_then_burst()
+    norm = Normalisation.from_trace(workload).to_dict()
+    starts = {}
+    for guard in (30.0, 0.0):
+        policy = InspectorPolicy(AlwaysReject(), {"base": "f1", "norm": norm, "starvation_wait": guard})
+        starts[guard] = Simulator(workload, InspectorEnvConfig(base="f1").sim_config()).run(policy).start
+    # guarded: each job is rejected until it has waited 30 s or nothing is left to wait for, then accepted, so
+    # seven of the burst start together at the first completion
+    np.testing.assert_array_equal(starts[30.0] - OFFSET, [260, 60] + [160] * 7)
+    # unguarded: every proposal is rejected while an event is left, so the jobs run one at a time
+    np.testing.assert_array_equal(starts[0.0] - OFFSET, [860, 60, 160, 260, 360, 460, 560, 660, 760])
