@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
+from schedrl.agents.dictconfig import DictConfig
 from schedrl.metrics import METRICS
 from schedrl.sim.config import BACKFILLS, PRESETS, SimConfig
 from schedrl.workload.workload import Workload
@@ -48,8 +49,12 @@ def check_base(base: str) -> str:
 
 
 @dataclass(frozen=True)
-class InspectorEnvConfig:
+class InspectorEnvConfig(DictConfig):
     """What an `InspectorEnv` simulates and rewards. Unknown keys are rejected by `from_dict`."""
+
+    dict_label = "inspector env"
+    tuple_fields = {"starts": int}
+    dict_fields = {"norm": None}
 
     trace: str = "default"
     """Catalog name or SWF path of the workload."""
@@ -103,23 +108,6 @@ class InspectorEnvConfig:
             raise ValueError(f"validation_share must be in (0, 1); got {self.validation_share}")
         if not self.starvation_wait >= 0:
             raise ValueError(f"starvation_wait must be >= 0 seconds (0: off); got {self.starvation_wait}")
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> "InspectorEnvConfig":
-        data = dict(data or {})
-        data.pop("num_envs", None)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown inspector env option(s): {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
-        if "starts" in data:
-            data["starts"] = tuple(int(s) for s in data["starts"])
-        if "norm" in data:
-            data["norm"] = dict(data["norm"])
-        return cls(**data)
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "starts": list(self.starts), "norm": dict(self.norm)}
 
     def sim_config(self) -> SimConfig:
         discipline = "list" if self.window > 0 else "pick-and-wait"
