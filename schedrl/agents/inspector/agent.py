@@ -21,6 +21,17 @@ STARVATION_WAIT = "24h"
 bounded slowdown learned to hold back long jobs (Lublin-1, seed 1: bsld 23.5 vs F1's 219, at twice F1's longest wait
 and 44% utilisation against 76%; docs/experiments/inspector.md)."""
 
+
+
+def starvation_wait(value: str | float) -> float:
+    """`--starvation-wait`'s value in seconds: a duration (`24h`, `90m`), or `0` / `off` for no guard."""
+    if isinstance(value, str) and value.strip().lower() in ("0", "0s", "0m", "0h", "off", "none"):
+        return 0.0
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
+        return 0.0
+    return parse_duration(value, "--starvation-wait")
+
+
 OTHER_BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
 """Shown beside the base heuristic: RLScheduler Table V's heuristics (SchedInspector's bases)."""
 
@@ -141,8 +152,7 @@ class InspectorAgent(Agent):
         env = InspectorEnvConfig(trace=args.trace, cleaning=cleaning_for(args.preset, args.cleaning),
                                  preset=args.preset, base=args.base, metric=args.metric, backfill=args.backfill,
                                  window=args.window, sequence_length=args.sequence_length,
-                                 starvation_wait=parse_duration(getattr(args, "starvation_wait", STARVATION_WAIT),
-                                                                 "--starvation-wait"),
+                                 starvation_wait=starvation_wait(getattr(args, "starvation_wait", STARVATION_WAIT)),
                                  train_fraction=args.train_fraction, validation_share=args.validation_share)
         settings = InspectorSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
                                      num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,

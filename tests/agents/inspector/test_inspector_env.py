@@ -157,6 +157,7 @@ def test_bad_bases_and_options_are_one_clear_error(tmp_path):
     (["--base", "tuned:/nonexistent/rule.json"], "no such tuned-rule file"),
     (["--window", "-2"], "window must be >= 0"),
     (["--initial-reject", "1.5"], "initial_reject=1.5 must be in (0, 1)"),
+    (["--starvation-wait", "soon"], "--starvation-wait must look like 90s, 20m or 1.5h; got 'soon'"),
 ])
 def test_the_cli_prints_one_error_line(argv, message, tmp_path, capsys):
     from schedrl.cli.main import main
@@ -165,6 +166,13 @@ def test_the_cli_prints_one_error_line(argv, message, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and "error: " in err[0] and message in err[0], err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("value,seconds", [("0", 0.0), ("off", 0.0), ("24h", 86400.0), ("90m", 5400.0), (0, 0.0)])
+def test_the_starvation_wait_option_reads_durations_and_0_or_off_for_no_guard(value, seconds):
+    from schedrl.agents.inspector.agent import starvation_wait
+
+    assert starvation_wait(value) == seconds
 
 
 def test_a_tuned_rule_is_a_base_and_one_fitted_on_another_trace_is_refused(tmp_path):
