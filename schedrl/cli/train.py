@@ -59,7 +59,9 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
                         "leave; under RAY_ADDRESS, 1). Two runs side by side on one machine: give each --trial-cpus 1")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--validation-sequences", type=int, default=5,
-                   help="sequences the greedy policy is scored on every iteration (default 5)")
+                   help="sequences the greedy policy is scored on every iteration (default 5, seeded by --seed; "
+                        "with --scenario and neither this nor --validation-jobs: the scenario's fixed validation "
+                        "sequences, the same for every seed)")
     p.add_argument("--validation-jobs", type=int, default=None, metavar="N",
                    help="jobs per validation sequence (default: the agent's choice; RLScheduler: --eval-jobs, "
                         "capped by the validation zone; the others: the training episode's length)")
@@ -125,6 +127,7 @@ def build_spec(args: argparse.Namespace):
                "validation_jobs": getattr(args, "validation_jobs", None),
                "validate_every": args.validate_every,
                "keep_checkpoints": args.keep_checkpoints or None,
+               "validation_from_scenario": getattr(args, "validation_from_scenario", False),
                **agent.preparation_options(args)}
     trial_cpus = getattr(args, "trial_cpus", None)
     if trial_cpus is None:
@@ -155,6 +158,8 @@ def apply_scenario(args: argparse.Namespace):
     for dest, value in scenario.agent_options(args.agent).items():
         if hasattr(args, dest) and not given(args, dest):
             setattr(args, dest, value)
+    # validation on the scenario's fixed sequences (the same for every seed) unless the command line sets its own
+    args.validation_from_scenario = not (given(args, "validation_sequences") or given(args, "validation_jobs"))
     if not given(args, "eval_starts"):
         starts = scoring.pinned_starts(scenario)
         if starts is not None:

@@ -78,15 +78,22 @@ def env_key(env_config: Mapping, searched: tuple[str, ...]) -> str:
 
 
 def validation_spec(agent, env, workload, sequences: int, seed: int | None, jobs: int | None = None,
-                    evaluation_jobs: int = 1024) -> dict:
-    """Seeded validation sequences (`Judge.evaluation_ids`) of `jobs` jobs (None: `Judge.validation_length`) and
-    each baseline's mean on them."""
+                    evaluation_jobs: int = 1024, scenario: Mapping | None = None) -> dict:
+    """The validation sequences and each baseline's mean on them: the scenario's fixed ones (`scenario`: its
+    run-record form, where the run validates on them: `TrainingOptions.validation_from_scenario`), else seeded ones
+    (`Judge.evaluation_ids`, seed 10,000 + the run's) of `jobs` jobs (None: `Judge.validation_length`)."""
     from schedrl.metrics import METRICS
 
     judge = agent.judge(env)
-    length = jobs or judge.validation_length(workload, evaluation_jobs)
     metric = judge.metric
-    ids = judge.evaluation_ids(workload, sequences, 10_000 + (seed or 0), length, validation=True)
+    if scenario is not None:
+        from schedrl.scenarios import Scenario, scoring
+
+        fixed = scoring.sequences(Scenario.from_dict(scenario["definition"]), workload, "validation")
+        ids, length = list(fixed.ids), fixed.length
+    else:
+        length = jobs or judge.validation_length(workload, evaluation_jobs)
+        ids = judge.evaluation_ids(workload, sequences, 10_000 + (seed or 0), length, validation=True)
     heuristics = {k: float(np.mean(v)) for k, v in judge.score_baselines(workload, ids, length).items()} if ids else {}
     return {"starts": ids, "length": length, "metric": metric, "heuristics": heuristics,
             "lower_is_better": METRICS[metric][1]}
@@ -117,8 +124,10 @@ def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
         label = group_label(variant)
         prepared = agent.prepare(env, spec.settings, options, lambda text, label=label: log(f"[{label}] {text}"))
         workload = agent.judge(prepared.env_config).load()
+        fixed = spec.scenario if spec.training.validation_from_scenario else None
         validation = validation_spec(agent, prepared.env_config, workload, spec.training.validation_sequences,
-                                     getattr(spec.settings, "seed", 0), spec.training.validation_jobs, spec.evaluate.jobs)
+                                     getattr(spec.settings, "seed", 0), spec.training.validation_jobs, spec.evaluate.jobs,
+                                     fixed)
         validation["every"] = spec.training.validate_every
         if validation["starts"]:
             log(f"[{label}] " + describe_validation(agent, prepared.env_config, workload, validation))

@@ -97,6 +97,10 @@ class TrainingOptions:
     keep_checkpoints: int | None = 5
     """Checkpoints kept per trial: the best by validation (by recency without validation), plus always the
     latest (for resuming); None keeps every one."""
+    validation_from_scenario: bool = False
+    """Set by `--scenario` / a sweep file's `scenario:` when the run sets neither `validation_sequences` nor
+    `validation_jobs` (not a YAML key): validate on the scenario's fixed validation sequences (the same for every
+    seed), resolved where the trace is loaded (`training.driver.validation_spec`)."""
 
     def __post_init__(self) -> None:
         if self.validation_jobs is not None and self.validation_jobs < 1:

@@ -176,6 +176,10 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
                f"with it, got {training.validate_every}")
     if scenario is not None:
         scenario, evaluate = _scenario_checked(r, scenario, env, space, evaluate, original)
+        training_raw = original.get("training") if isinstance(original.get("training"), Mapping) else {}
+        if not {"validation_sequences", "validation_jobs"} & set(training_raw) \
+                and not any(f"env.{k}" in space for k in SCENARIO_OVERRIDES):
+            training = replace(training, validation_from_scenario=True)
     spec = SweepSpec(name=name, agent=agent, env=env, settings=ppo, model=model, param_space=space, scheduler=scheduler,
                      scheduler_options=options, stop=stop, resources=resources, training=training, evaluate=evaluate,
                      num_samples=num_samples, metric=metric, mode=mode, source=source,

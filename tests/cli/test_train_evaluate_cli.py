@@ -408,6 +408,24 @@ def test_train_on_a_scenario_records_it_and_explicit_options_win(ray_session, tm
     assert evaluation["starts"][0] >= 31000  # the scenario's evaluation zone
 
 
+def test_train_on_a_scenario_validates_on_its_fixed_sequences_whatever_the_seed(ray_session, tmp_path):
+    """Every seed of a scenario run is validated on the scenario's fixed validation sequences (its checkpoint is
+    chosen on the same jobs); an explicit --validation-sequences goes back to seeded ones."""
+    from schedrl.scenarios import scoring, standard
+
+    scenario = standard()["default"]
+    fixed = scoring.sequences(scenario, scoring.load(scenario), "validation")
+    seen = []
+    for seed, extra in (("1", []), ("2", []), ("2", ["--validation-sequences", "2"])):
+        out = tmp_path / f"run{seed}{len(extra)}"
+        assert main(["train", "rlscheduler", *TINY, "--iterations", "1", "--seed", seed, "--scenario", "default",
+                     *extra, "--out", str(out)]) == 0
+        record = json.loads(next(out.rglob("schedrl_run.json")).read_text())
+        seen.append((record["validation"]["starts"], record["validation"]["length"]))
+    assert seen[0] == seen[1] == (list(fixed.ids), fixed.length)
+    assert len(seen[2][0]) == 2 and seen[2][0] != list(fixed.ids)[:2]
+
+
 @pytest.mark.parametrize("args, message", [
     (["train", "dras-pg", "--scenario", "default"], r"scenario 'default' is defined for rlscheduler, linear, .*not dras-pg"),
     (["train", "rlscheduler", "--scenario", "lubin1"], r"unknown scenario 'lubin1'; did you mean 'lublin1'"),

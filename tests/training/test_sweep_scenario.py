@@ -25,6 +25,26 @@ def test_a_scenario_sets_the_env_and_the_final_evaluation_sequences():
     assert (length, starts) == (1024, scoring.sequences(s, scoring.load(s), "evaluation").ids)
 
 
+def test_a_scenario_fixes_the_validation_sequences_unless_the_file_sets_its_own():
+    from schedrl.agents import get_agent
+    from schedrl.training.driver import validation_spec
+
+    s = standard()["default"]
+    fixed = scoring.sequences(s, scoring.load(s), "validation")
+    agent = get_agent("rlscheduler")
+    for seed in (0, 3):
+        spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", "ppo": {"seed": seed}, **STOP})
+        assert spec.training.validation_from_scenario
+        v = validation_spec(agent, spec.env, agent.judge(spec.env).load(), spec.training.validation_sequences, seed,
+                            scenario=spec.scenario)
+        assert (v["starts"], v["length"]) == (list(fixed.ids), fixed.length)
+    own = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", "training": {"validation_sequences": 2},
+                           **STOP})
+    searched = sweep_from_dict({"agent": "rlscheduler", "scenario": "default",
+                                "env": {"trace": {"grid": ["default", "lublin_256"]}}, **STOP})
+    assert not own.training.validation_from_scenario and not searched.training.validation_from_scenario
+
+
 def test_explicit_keys_win_and_the_recorded_scenario_says_so():
     spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", "env": {"metric": "wait"},
                             "evaluate": {"sequences": 3, "jobs": 256}, **STOP})
