@@ -176,6 +176,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from schedrl.eval.compare import choose_starts, compare
     from schedrl.eval.policies import policy_label
     from schedrl.heuristics.tuned import load_rule
+    from schedrl.scenarios.scoring import independent_windows
     from schedrl.sim.config import SimConfig
 
     rule = load_rule(args.rule)
@@ -201,12 +202,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     values = {result.labels.get(p) or policy_label(p): result.values[(config.backfill, p)] for p in result.policies}
     versus = [{**c, "verdict": paired.verdict(c, env.metric)} for c in
-              paired.comparisons({k: values[k] for k in ("F1", rule.name) if k in values}, [rule.name], env.metric)]
+              paired.comparisons({k: values[k] for k in ("F1", rule.name) if k in values}, [rule.name], env.metric,
+                                 independent=independent_windows(len(starts), args.jobs, hi - lo))]
     if args.json:
         print(json.dumps({**result.to_dict(), "versus_f1": versus}, indent=2))
         return 0
     print(result.to_markdown() if args.markdown else result.to_text())
     for c in versus:
         print(f"{rule.name} paired against F1 (per-sequence difference, % of F1's mean, 95% CI): {paired.short(c)}; "
-              f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} sequences")
+              f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} sequences"
+              + (f" (they overlap: the interval counts {c['independent']} independent windows)"
+                 if c.get("independent", c["sequences"]) < c["sequences"] else ""))
     return 0

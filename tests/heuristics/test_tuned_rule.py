@@ -199,6 +199,10 @@ def test_cli_fits_evaluates_and_compares(default, tmp_path, capsys):
     result = json.loads(text)
     assert all(31_000 <= s <= 40_000 - 256 for s in result["starts"])
     assert result["versus_f1"][0]["baseline"] == "F1" and result["versus_f1"][0]["policy"] == "TUNED"
+    assert "independent" not in result["versus_f1"][0]  # two 256-job windows fit side by side
+    status, text, err = cli(capsys, "tuned", "evaluate", str(out), "--sequences", "12", "--jobs", "1024", "--json")
+    assert status == 0, err  # twelve 1,024-job windows in a 9,000-job zone overlap: 8 disjoint ones fit
+    assert json.loads(text)["versus_f1"][0]["independent"] == 8
     status, text, err = cli(capsys, "compare", "--trace", "default", "--jobs", "256", "--starts", "31000,32000",
                             "--policies", f"f1,tuned:{out}", "--json")
     assert status == 0, err
