@@ -27,3 +27,17 @@ def parse_duration(value: str | float | None, what: str = "duration", *, bare_se
         raise ValueError(f"{what} {value.strip()} has no unit: write {number}s, {number}m or {number}h "
                          f"(seconds, minutes, hours)")
     return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
+def parse_duration_or_off(value: str | float, what: str = "duration") -> float:
+    """`parse_duration`, where `0` (with or without a unit) or `off` means none: 0.0 (an option whose default is on,
+    such as the inspector's `--starvation-wait 24h`)."""
+    if isinstance(value, bool):
+        return parse_duration(value, what)  # refused with the usual message
+    if isinstance(value, str):
+        m = _DURATION.fullmatch(value)
+        if value.strip().lower() in ("off", "none") or (m and float(m.group(1)) == 0):
+            return 0.0
+    elif value == 0:
+        return 0.0
+    return parse_duration(value, what)

@@ -211,6 +211,5 @@ def run_evaluate(args: argparse.Namespace) -> int:
     for c in versus:
         print(f"{rule.name} paired against F1 (per-sequence difference, % of F1's mean, 95% CI): {paired.short(c)}; "
               f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} sequences"
-              + (f" (they overlap: the interval counts {c['independent']} independent windows)"
-                 if c.get("independent", c["sequences"]) < c["sequences"] else ""))
+              f"{paired.overlap_note(c)}")
     return 0

@@ -124,6 +124,14 @@ def short(c: dict, interval: bool = True) -> str:
     return f"{c['baseline']} {c['difference_pct']:+.1f}%{bounds}, {c['verdict']}"
 
 
+def overlap_note(c: dict) -> str:
+    """" (overlapping: interval from 2 disjoint windows)" for a comparison whose sequences overlap, else ""."""
+    k = c.get("independent", c["sequences"])
+    if k >= c["sequences"]:
+        return ""
+    return f" (overlapping: interval from {k} disjoint windows)" if k > 1 else " (overlapping: 1 disjoint window, no interval)"
+
+
 _LONG = {"the same": "the same schedule quality on every sequence",
          "not distinguishable": "not distinguishable from it on these sequences"}
 
@@ -138,10 +146,7 @@ def lines(found: list[dict], metric: str) -> list[str]:
         interval = f"; 95% CI of the paired mean difference {interval[0]:+.1f}% to {interval[1]:+.1f}%" if interval else ""
         which = "the best baseline" if c.get("place", 1) == 1 else "the second-best baseline" if c["place"] == 2 \
             else f"baseline number {c['place']} by mean"
-        k = c.get("independent", c["sequences"])
-        overlap = "" if k >= c["sequences"] else (f" (overlapping: interval from {k} disjoint windows)" if k > 1
-                                                  else " (overlapping: 1 disjoint window, no interval)")
         out.append(f"{c['policy']} vs {c['baseline']} ({which}): {c['difference_pct']:+.1f}%{interval}; "
                    f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} "
-                   f"sequences{overlap}: {said}")
+                   f"sequences{overlap_note(c)}: {said}")
     return out

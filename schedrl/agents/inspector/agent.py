@@ -12,24 +12,19 @@ from typing import Any, Mapping
 from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge, held_out_after
 from schedrl.agents.inspector import ENV_ID
 from schedrl.agents.inspector.config import InspectorEnvConfig, TUNED_PREFIX, base_label, make_base
-from schedrl.duration import parse_duration
+from schedrl.duration import parse_duration_or_off
 from schedrl.envs.episodes import training_end
 from schedrl.scenarios.workload import cleaning_for
 
 STARVATION_WAIT = "24h"
 """`schedrl train inspector`'s starvation guard (`--starvation-wait`): DRAS's 24 h. Without it a policy trained on
 bounded slowdown learned to hold back long jobs (Lublin-1, seed 1: bsld 23.5 vs F1's 219, at twice F1's longest wait
-and 44% utilisation against 76%; docs/experiments/inspector.md)."""
-
+and 44% utilisation against 76%; docs/agents/inspector.md)."""
 
 
 def starvation_wait(value: str | float) -> float:
     """`--starvation-wait`'s value in seconds: a duration (`24h`, `90m`), or `0` / `off` for no guard."""
-    if isinstance(value, str) and value.strip().lower() in ("0", "0s", "0m", "0h", "off", "none"):
-        return 0.0
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
-        return 0.0
-    return parse_duration(value, "--starvation-wait")
+    return parse_duration_or_off(value, "--starvation-wait")
 
 
 OTHER_BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
