@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import math
+import re
 import time
 import traceback
 from dataclasses import dataclass
@@ -294,7 +295,7 @@ def plot(result: dict, path) -> None:
 # ---------------------------------------------------------------------------- the committed results
 README_MARK = ("<!-- leaderboard:start -->", "<!-- leaderboard:end -->")
 """The README's summary sits between these lines, rendered from docs/leaderboard.json (`publish`)."""
-PUBLISHED = ("docs/leaderboard.json", "docs/leaderboard.md", "docs/leaderboard.png")
+PUBLISHED = ("docs/leaderboard.json", "docs/leaderboard.md", "docs/leaderboard.png", "docs/zoo.md")
 
 
 def readme_block(result: dict) -> str:
@@ -316,6 +317,60 @@ def docs_page(result: dict) -> str:
             "page, docs/leaderboard.json, docs/leaderboard.png and the README's summary with "
             "`schedrl leaderboard --publish .` from the repository root (real traces in ../shared or "
             "`$SCHEDRL_TRACE_PATH`).\n\n![leaderboard](leaderboard.png)\n\n" + to_markdown(result))
+
+
+def zoo_page(result: dict, policies=None) -> str:
+    """docs/zoo.md: every zoo policy (the manifest's entries, or `policies`) with its training command, seed, budget,
+    weights and its row of the board in `result` (ratio to the scenario's reference and the paired verdict)."""
+    from schedrl.zoo.manifest import entries, seed_rows
+
+    policies = entries() if policies is None else policies
+    rows = {r["method"]: (b, r) for b in result["scenarios"] for r in b["rows"]}
+    total = sum(e.fields["weights"]["bytes"] for e in policies)
+    lines = ["# Model zoo", "",
+             "Trained policies shipped inside the package (`schedrl/zoo/policies/`), one per agent and standard scenario. "
+             "Each is the network's weights alone (`weights.pt`, read with `torch.load(weights_only=True)`: no pickle, no "
+             "code runs when it loads) and a JSON record of the architecture, normalisation, environment and scenario "
+             "(`policy.json`); it runs with torch and numpy, without Ray. `zoo:NAME` works wherever a checkpoint does:", "",
+             "```bash", "schedrl zoo list", "schedrl zoo show rlscheduler-default-s0",
+             "schedrl evaluate zoo:rlscheduler-default-s0 --scenario default",
+             "schedrl compare --scenario lublin1 --policies f1,sjf,zoo:rlscheduler-lublin1-s0", "```", "",
+             "Each was trained for 30 minutes on the 2-core machine by the command below (a `tune_configs/zoo_*.yaml` "
+             "file holds the same run with three seeds), exported by `schedrl export CKPT --out DIR --add`, which checks "
+             "that the export makes the checkpoint's decisions on whole episodes (half precision only where no decision "
+             "changes). The last column is the policy's row of the [leaderboard](leaderboard.md): its mean over the "
+             "scenario's evaluation sequences relative to the scenario's reference heuristic, and the paired verdict. "
+             "Rendered from `schedrl/zoo/manifest.json` and docs/leaderboard.json by `schedrl leaderboard --publish .`.",
+             "", f"{len(policies)} policies, {total:,} bytes of weights in all.", "",
+             "| policy | agent | scenario | seed | budget | weights | validation | leaderboard: x reference, verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    for e in policies:
+        f, w = e.fields, e.fields["weights"]
+        budget = f["budget"]
+        spent = ", ".join(part for part in (
+            f"{budget['iterations']} iterations" if budget.get("iterations") is not None else "",
+            f"{budget['seconds']:,.0f} s" if budget.get("seconds") is not None else "") if part) or "-"
+        board = rows.get(e.name)
+        if board:
+            b, r = board
+            verdict = r["vs_reference"]["verdict"] if r.get("vs_reference") else "-"
+            placed = f"{r['ratio_to_reference']:.3f}x {b['reference']}, {verdict}"
+        else:
+            placed = "not on the board"
+        lines.append(f"| `{e.name}` | {f['agent']} | `{f['scenario']['name']}` | {f['seed']} | "
+                     f"{spent} | {w['bytes']:,} B {w['precision']} | "
+                     f"{f['metric']} {f['validation_score']:,.2f} | {placed} |")
+    lines += ["", "## Training commands", "",
+              "The seed is the command's `--seed` (`--out` is shown as `runs/NAME`; the recorded one is on the policy's "
+              "card, `schedrl zoo show NAME`); `budget` above is what the kept checkpoint had used (training ran "
+              "for the whole 30 minutes and kept its best-validation checkpoint).", ""]
+    for e in policies:
+        command = re.sub(r"(\s--out[ =])\S+", rf"\g<1>runs/{e.name}", e.fields["command"])
+        lines += [f"### {e.name}", "", "```bash", command, "```", ""]
+        spread = seed_rows(e.fields)
+        if spread:
+            lines += ["```text", *spread, "```", ""]
+    return "\n".join(lines)
 
 
 def stable(result: dict) -> dict:
@@ -340,10 +395,11 @@ def publish(result: dict, root) -> list:
     start, end = text.find(README_MARK[0]), text.find(README_MARK[1])
     if start < 0 or end < start:
         raise ValueError(f"{readme}: no {README_MARK[0]} ... {README_MARK[1]} block to write the summary into")
-    json_path, md_path, png_path = (root / p for p in PUBLISHED)
+    json_path, md_path, png_path, zoo_path = (root / p for p in PUBLISHED)
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(stable(result), indent=1) + "\n")
     md_path.write_text(docs_page(result))
     plot(result, png_path)
+    zoo_path.write_text(zoo_page(result))
     readme.write_text(text[:start] + readme_block(result) + text[end + len(README_MARK[1]):])
-    return [json_path, md_path, png_path, readme]
+    return [json_path, md_path, png_path, zoo_path, readme]

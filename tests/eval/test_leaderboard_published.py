@@ -25,6 +25,24 @@ def test_the_docs_table_is_rendered_from_the_committed_json():
     assert (REPO / "docs" / "leaderboard.md").read_text() == lb.docs_page(PUBLISHED)
 
 
+def test_the_zoo_page_is_rendered_from_the_manifest_and_the_committed_json():
+    assert (REPO / "docs" / "zoo.md").read_text() == lb.zoo_page(PUBLISHED)
+
+
+def test_each_agent_page_names_its_zoo_policies():
+    from schedrl.zoo.manifest import entries
+
+    pages = {"rlscheduler": "rlscheduler", "linear": "linear", "inspector": "inspector", "rl-backfill": "rl-backfill",
+             "dras-pg": "dras", "dras-dql": "dras", "decima-pg": "dras", "mrsch": "mrsch", "mrsch-scalar": "mrsch",
+             "rlschert": "rlschert", "deeprm": "rlschert"}
+    for entry in entries():
+        page = REPO / "docs" / "agents" / f"{pages[entry.fields['agent']]}.md"
+        text = page.read_text()
+        section = text[text.index("## Zoo policies"):]
+        section = section[:section.index("\n## ", 3)]
+        assert f"`{entry.name}`" in section, f"{page.name}'s Zoo policies section does not name {entry.name}"
+
+
 def test_the_committed_board_covers_every_standard_scenario_and_zoo_policy():
     from schedrl.scenarios import standard
     from schedrl.zoo.manifest import entries
