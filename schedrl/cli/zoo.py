@@ -18,7 +18,41 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     show.add_argument("name", metavar="NAME")
     show.add_argument("--json", action="store_true", help="its policy.json (name, card, architecture, weights) without the run record")
     show.set_defaults(run=run_show)
+    rule = sub.add_parser("add-rule", help="keep a tuned rule (`schedrl tuned fit --scenario NAME --out FILE`) in the "
+                          "zoo, so `zoo:NAME` and the leaderboard find it")
+    rule.add_argument("file", metavar="FILE", help="the rule's JSON file")
+    rule.add_argument("--name", required=True, help="its zoo name (lowercase letters, digits, '.', '_', '-')")
+    rule.add_argument("--command", dest="fit_command", help="the command that fitted it, for the manifest (default: `schedrl tuned fit "
+                      "--scenario S --budget B --seed N --out FILE` from what the file records)")
+    rule.add_argument("--replace", action="store_true", help="replace a tuned rule of the same name")
+    rule.set_defaults(run=run_add_rule)
     return p
+
+
+def run_add_rule(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from schedrl.cli.main import UsageError
+    from schedrl.zoo import manifest
+    from schedrl.zoo.store import ZooError
+
+    command = args.fit_command
+    if command is None:
+        try:
+            record = json.loads(Path(args.file).read_text())
+            budget = float(record["budget_s"])
+            command = (f"schedrl tuned fit --scenario {record['scenario']['name']} --budget "
+                       f"{f'{budget / 60:g}m' if budget % 60 == 0 else f'{budget:g}s'} --seed {record['seed']} "
+                       f"--out {Path(args.file).name}")
+        except (OSError, ValueError, KeyError, TypeError):
+            command = None  # add_rule says what is wrong with the file
+    try:
+        entry = manifest.add_rule(args.file, args.name, command or "unknown", replace=args.replace)
+    except ZooError as e:
+        raise UsageError(str(e)) from None
+    print(f"added the tuned rule to the zoo as zoo:{args.name} ({entry.root / entry.fields['file']}, "
+          f"{entry.fields['bytes']:,} bytes); fitted by: {entry.fields['command']}")
+    return 0
 
 
 def _entries():
@@ -27,7 +61,7 @@ def _entries():
     from schedrl.zoo.store import ZooError
 
     try:
-        return manifest.entries()
+        return manifest.entries(), manifest.rules()
     except ZooError as e:
         raise UsageError(str(e)) from None
 
@@ -36,11 +70,11 @@ def run_list(args: argparse.Namespace) -> int:
     from schedrl.zoo import manifest
     from schedrl.zoo.card import NONE
 
-    found = _entries()
+    found, rules = _entries()
     if args.json:
-        print(json.dumps({e.name: e.fields for e in found}, indent=2))
+        print(json.dumps({e.name: e.fields for e in found + rules}, indent=2))
         return 0
-    if not found:
+    if not found and not rules:
         print(f"the zoo is empty ({manifest.manifest_path()}); `schedrl export CKPT --out DIR --add` adds a policy")
         return 0
     head = ("name", "agent", "scenario", "trace", "machine", "validation", "weights")
@@ -52,6 +86,11 @@ def run_list(args: argparse.Namespace) -> int:
         rows.append((e.name, f["agent"], scenario, f["trace"]["name"], machine,
                      NONE if f["validation_score"] is None else f"{f['metric']} {f['validation_score']:.4g}",
                      f"{f['weights']['bytes'] / 1024:.1f} KB {f['weights']['precision']}"))
+    for e in rules:  # tuned rules (`schedrl tuned fit --scenario`): a JSON file of coefficients
+        f = e.fields
+        rows.append((e.name, "tuned", f["scenario"]["name"], f["trace"]["name"], NONE,
+                     NONE if f["validation_score"] is None else f"{f['metric']} {f['validation_score']:.4g}",
+                     f"{f['bytes'] / 1024:.1f} KB json"))
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     for row in [head] + rows:
         print("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
@@ -65,6 +104,9 @@ def run_show(args: argparse.Namespace) -> int:
     from schedrl.zoo.store import ZooError
 
     try:
+        rule = manifest.rule_file(args.name)
+        if rule is not None:
+            return _show_rule(args, rule)
         exported = manifest.find(args.name)
     except ZooError as e:
         raise UsageError(str(e)) from None
@@ -75,4 +117,32 @@ def run_show(args: argparse.Namespace) -> int:
         fields = next(e.fields for e in manifest.entries() if e.name == args.name)
         if fields.get("seeds"):
             print("\n".join(["## Seeds", ""] + manifest.seed_rows(fields)))
+    return 0
+
+
+def _show_rule(args: argparse.Namespace, path) -> int:
+    """A tuned rule of the zoo: its file as JSON (--json), else what it is, how it was fitted and its coefficients."""
+    from schedrl.heuristics.tuned import load_rule
+    from schedrl.zoo import manifest
+
+    fields = next(e.fields for e in manifest.rules() if e.name == args.name)
+    if args.json:
+        print(path.read_text().rstrip())
+        return 0
+    rule = load_rule(path)
+    validation = rule.record.get("validation") or {}
+    lines = [f"# {args.name}", "",
+             f"A priority rule linear in the jobs' log features (`schedrl tuned fit`), fitted on scenario "
+             f"`{fields['scenario']['name']}` (trace {fields['trace']['name']}, metric {fields['metric']}).", "",
+             f"- command: `{fields['command']}`", f"- seed: {fields['seed']}",
+             f"- budget: {fields['budget']['seconds']:,.0f} s" if fields["budget"].get("seconds") else "- budget: -",
+             f"- validation: {fields['metric']} {validation.get('score', float('nan')):.4g} "
+             f"(F1 {validation.get('f1', float('nan')):.4g}) on {len(validation.get('starts', []))} sequences of "
+             f"{validation.get('jobs', '?')} jobs",
+             f"- file: {path} ({fields['bytes']:,} bytes, sha256 {fields['sha256'][:12]}...)", "",
+             "| term | weight | scale |", "|---|--:|--:|"]
+    record = json.loads(path.read_text())
+    for term, weight, scale in zip(record["features"], record["weights"], record["normalisation"]["scales"]):
+        lines.append(f"| `{term}` | {weight:+.4f} | {scale:g} |")
+    print("\n".join(lines))
     return 0

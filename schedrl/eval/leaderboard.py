@@ -75,11 +75,12 @@ def entry_points() -> list[Entrant]:
 
 
 def zoo_entrants() -> list[Entrant]:
-    """The zoo's trained policies (`schedrl zoo list`), each entered on the scenario it was trained on."""
-    from schedrl.zoo.manifest import entries
+    """The zoo's trained policies and tuned rules (`schedrl zoo list`), each entered on the scenario it was trained or
+    fitted on."""
+    from schedrl.zoo.manifest import entries, rules
 
     out = []
-    for entry in entries():
+    for entry in entries() + rules():
         scenario = entry.fields.get("scenario")
         name = scenario.get("name") if isinstance(scenario, dict) else None
         if name:
@@ -100,7 +101,7 @@ def own_semantics(scenario: Scenario, policy):
     from schedrl.agents import get_agent
 
     record = getattr(policy, "record", None)
-    if record is None:
+    if not hasattr(record, "agent"):  # a heuristic, a tuned rule (its `record` is how it was fitted), an outside one
         return None
     agent = get_agent(record.agent)
     return scenario.semantics_for(agent.judge(agent.env_config_class.from_dict(dict(record.env_config))),
@@ -319,14 +320,32 @@ def docs_page(result: dict) -> str:
             "`$SCHEDRL_TRACE_PATH`).\n\n![leaderboard](leaderboard.png)\n\n" + to_markdown(result))
 
 
-def zoo_page(result: dict, policies=None) -> str:
-    """docs/zoo.md: every zoo policy (the manifest's entries, or `policies`) with its training command, seed, budget,
-    weights and its row of the board in `result` (ratio to the scenario's reference and the paired verdict)."""
-    from schedrl.zoo.manifest import entries, seed_rows
+def zoo_page(result: dict, policies=None, tuned=None) -> str:
+    """docs/zoo.md: every zoo policy and tuned rule (the manifest's, or `policies` and `tuned`) with its training
+    command, seed, budget and size, and its row of the board in `result` (ratio to the scenario's reference and the
+    paired verdict)."""
+    from schedrl.zoo.manifest import entries, rules, seed_rows
 
     policies = entries() if policies is None else policies
+    tuned = rules() if tuned is None else tuned
     rows = {r["method"]: (b, r) for b in result["scenarios"] for r in b["rows"]}
-    total = sum(e.fields["weights"]["bytes"] for e in policies)
+
+    def placed(name: str) -> str:
+        if name not in rows:
+            return "not on the board"
+        b, r = rows[name]
+        verdict = r["vs_reference"]["verdict"] if r.get("vs_reference") else "-"
+        return f"{r['ratio_to_reference']:.3f}x {b['reference']}, {verdict}"
+
+    def spent(budget: dict) -> str:
+        return ", ".join(part for part in (
+            f"{budget['iterations']} iterations" if budget.get("iterations") is not None else "",
+            f"{budget['seconds']:,.0f} s" if budget.get("seconds") is not None else "") if part) or "-"
+
+    def score(f: dict) -> str:
+        return "-" if f["validation_score"] is None else f"{f['metric']} {f['validation_score']:,.2f}"
+
+    total = sum(e.fields["weights"]["bytes"] for e in policies) + sum(e.fields["bytes"] for e in tuned)
     lines = ["# Model zoo", "",
              "Trained policies shipped inside the package (`schedrl/zoo/policies/`), one per agent and standard scenario. "
              "Each is the network's weights alone (`weights.pt`, read with `torch.load(weights_only=True)`: no pickle, no "
@@ -341,30 +360,32 @@ def zoo_page(result: dict, policies=None) -> str:
              "changes). The last column is the policy's row of the [leaderboard](leaderboard.md): its mean over the "
              "scenario's evaluation sequences relative to the scenario's reference heuristic, and the paired verdict. "
              "Rendered from `schedrl/zoo/manifest.json` and docs/leaderboard.json by `schedrl leaderboard --publish .`.",
-             "", f"{len(policies)} policies, {total:,} bytes of weights in all.", "",
+             "", f"{len(policies)} policies and {len(tuned)} tuned rules, {total:,} bytes in all.", "",
              "| policy | agent | scenario | seed | budget | weights | validation | leaderboard: x reference, verdict |",
              "|---|---|---|---|---|---|---|---|"]
     for e in policies:
         f, w = e.fields, e.fields["weights"]
-        budget = f["budget"]
-        spent = ", ".join(part for part in (
-            f"{budget['iterations']} iterations" if budget.get("iterations") is not None else "",
-            f"{budget['seconds']:,.0f} s" if budget.get("seconds") is not None else "") if part) or "-"
-        board = rows.get(e.name)
-        if board:
-            b, r = board
-            verdict = r["vs_reference"]["verdict"] if r.get("vs_reference") else "-"
-            placed = f"{r['ratio_to_reference']:.3f}x {b['reference']}, {verdict}"
-        else:
-            placed = "not on the board"
-        lines.append(f"| `{e.name}` | {f['agent']} | `{f['scenario']['name']}` | {f['seed']} | "
-                     f"{spent} | {w['bytes']:,} B {w['precision']} | "
-                     f"{f['metric']} {f['validation_score']:,.2f} | {placed} |")
+        lines.append(f"| `{e.name}` | {f['agent']} | `{f['scenario']['name']}` | {f['seed']} | {spent(f['budget'])} | "
+                     f"{w['bytes']:,} B {w['precision']} | {score(f)} | {placed(e.name)} |")
+    if tuned:
+        lines += ["", "## Tuned rules", "",
+                  "The [tuned-rule baseline](agents/tuned-rule.md): a priority rule linear in the jobs' log features, "
+                  "fitted by CMA-ES on the scenario's training zone for 30 minutes and chosen on its validation "
+                  "sequences (`schedrl tuned fit --scenario NAME`), kept as its JSON file (`schedrl/zoo/rules/`, added "
+                  "by `schedrl zoo add-rule FILE --name NAME`). `zoo:NAME` uses one wherever a policy name is taken "
+                  "(`compare --policies`, `simulate --policy`); the leaderboard enters it on its scenario.", "",
+                  "| rule | scenario | seed | budget | file | validation | leaderboard: x reference, verdict |",
+                  "|---|---|---|---|---|---|---|"]
+        for e in tuned:
+            f = e.fields
+            lines.append(f"| `{e.name}` | `{f['scenario']['name']}` | {f['seed']} | {spent(f['budget'])} | "
+                         f"{f['bytes']:,} B JSON | {score(f)} | {placed(e.name)} |")
     lines += ["", "## Training commands", "",
               "The seed is the command's `--seed` (`--out` is shown as `runs/NAME`; the recorded one is on the policy's "
-              "card, `schedrl zoo show NAME`); `budget` above is what the kept checkpoint had used (training ran "
-              "for the whole 30 minutes and kept its best-validation checkpoint).", ""]
-    for e in policies:
+              "card, `schedrl zoo show NAME`). A policy's `budget` above is what its kept checkpoint had used (training "
+              "ran for the whole 30 minutes and kept its best-validation checkpoint); a tuned rule's is the fit's whole "
+              "budget.", ""]
+    for e in policies + tuned:
         command = re.sub(r"(\s--out[ =])\S+", rf"\g<1>runs/{e.name}", e.fields["command"])
         lines += [f"### {e.name}", "", "```bash", command, "```", ""]
         spread = seed_rows(e.fields)

@@ -37,8 +37,17 @@ def resolve_policy(spec, seed: int = 0):
 
         return load_policy(spec[len(CHECKPOINT_PREFIX):])
     if spec.startswith(ZOO_PREFIX):  # a policy of schedrl's zoo (`schedrl zoo list`), loaded without ray
-        from schedrl.agents.checkpoint import load_policy
+        from schedrl.agents.checkpoint import CheckpointError, load_policy
+        from schedrl.heuristics.tuned import load_rule
+        from schedrl.zoo.manifest import rule_file
+        from schedrl.zoo.store import ZooError
 
+        try:
+            rule = rule_file(spec[len(ZOO_PREFIX):])
+        except ZooError as e:
+            raise CheckpointError(str(e)) from None
+        if rule is not None:  # a tuned rule the zoo keeps: its JSON file, checked against the manifest's sha256
+            return load_rule(rule)
         return load_policy(spec)
     if spec.startswith(TUNED_PREFIX):
         from schedrl.heuristics.tuned import load_rule

@@ -69,10 +69,41 @@ def entries(path: Path | None = None) -> list[Entry]:
     return [Entry(name, dict(fields), path.parent) for name, fields in sorted(_read_manifest(path)["policies"].items())]
 
 
+def rules(path: Path | None = None) -> list[Entry]:
+    """The zoo's tuned rules (`schedrl tuned fit` files, `rules/NAME.json`), by name. Their fields: file (relative to
+    the manifest's directory), agent (`tuned`), scenario, seed, command, budget, trace, metric, validation_score,
+    schedrl_version, bytes, sha256."""
+    path = path or manifest_path()
+    return [Entry(name, dict(fields), path.parent)
+            for name, fields in sorted((_read_manifest(path).get("rules") or {}).items())]
+
+
+def rule_file(name: str, path: Path | None = None) -> Path | None:
+    """The file of the zoo's tuned rule `name`, checked against its sha256 (ZooError, one line, when it is missing or
+    changed); None when `name` is not a tuned rule of the zoo."""
+    from schedrl.zoo.store import file_sha256
+
+    entry = next((e for e in rules(path) if e.name == name), None)
+    if entry is None:
+        return None
+    file = entry.root / entry.fields["file"]
+    if not file.is_file():
+        raise ZooError(f"{file}: missing (zoo:{name} is a tuned rule listed in {entry.root / MANIFEST_FILE})")
+    actual = file_sha256(file)
+    if actual != entry.fields["sha256"]:
+        raise ZooError(f"{file}: checksum mismatch (sha256 {actual[:12]}..., the manifest records "
+                       f"{entry.fields['sha256'][:12]}...): the file is corrupt or was changed; copy it again")
+    return file
+
+
 def find(name: str, path: Path | None = None) -> Exported:
     """The zoo policy `name` (ZooError with the closest names for an unknown one)."""
     known = {e.name: e for e in entries(path)}
+    if name not in known and any(r.name == name for r in rules(path)):
+        raise ZooError(f"zoo:{name} is a tuned rule, not a trained network: use it where a policy name is taken "
+                       f"(`schedrl compare --policies f1,zoo:{name}`, `simulate --policy`, the leaderboard)")
     if name not in known:
+        known.update({r.name: r for r in rules(path)})
         close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
         close += [n for n in known if name.lower() in n and n not in close][: 3 - len(close)]
         hint = f"did you mean {', '.join(close)}?" if close else \
@@ -115,6 +146,48 @@ def seed_rows(fields: dict[str, Any]) -> list[str]:
     if seeds.get("note"):
         lines.append(f"  {seeds['note']}")
     return lines
+
+
+def add_rule(source: str | Path, name: str, command: str, path: Path | None = None, replace: bool = False) -> Entry:
+    """Copy the tuned-rule file `source` (`schedrl tuned fit --scenario ... --out FILE`) into the zoo as `name` and
+    record it, with the `command` that fitted it, in the manifest's `rules`."""
+    from schedrl.heuristics.tuned import RuleError, load_rule
+    from schedrl.zoo.store import file_sha256
+
+    path = path or manifest_path()
+    if not NAME_PATTERN.fullmatch(name):
+        raise ZooError(f"zoo name {name!r}: use lowercase letters, digits, '.', '_' and '-' (e.g. tuned-sdsc-sp2-s0)")
+    try:
+        rule = load_rule(source)
+    except RuleError as e:
+        raise ZooError(str(e)) from None
+    record = rule.record
+    scenario = record.get("scenario")
+    if not isinstance(scenario, dict) or not scenario.get("name"):
+        raise ZooError(f"{source}: fitted without --scenario; the zoo keeps rules of a named scenario "
+                       "(`schedrl tuned fit --scenario NAME`), which the leaderboard enters them on")
+    data = _read_manifest(path)
+    data.setdefault("rules", {})
+    if name in data["rules"] or name in data["policies"]:
+        if not replace or name in data["policies"]:
+            raise ZooError(f"zoo:{name} exists already ({path}); choose another name")
+    target = path.parent / "rules" / f"{name}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if Path(source).resolve() != target.resolve():
+        shutil.copy2(source, target)
+    validation = record.get("validation") or {}
+    from schedrl import __version__
+
+    fields = {"file": target.relative_to(path.parent).as_posix(), "agent": "tuned",
+              "scenario": {"name": scenario["name"], "sha256": scenario.get("sha256")}, "seed": record.get("seed"),
+              "command": command, "budget": {"seconds": record.get("budget_s")}, "trace": dict(rule.trace),
+              "metric": record.get("metric"), "validation_score": validation.get("score"),
+              "schedrl_version": __version__, "bytes": target.stat().st_size, "sha256": file_sha256(target)}
+    data["rules"][name] = fields
+    data["rules"] = dict(sorted(data["rules"].items()))
+    data["format"] = FORMAT
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return Entry(name, fields, path.parent)
 
 
 def add(source: str | Path, name: str, path: Path | None = None, replace: bool = False) -> Entry:

@@ -30,12 +30,12 @@ def test_the_zoo_page_is_rendered_from_the_manifest_and_the_committed_json():
 
 
 def test_each_agent_page_names_its_zoo_policies():
-    from schedrl.zoo.manifest import entries
+    from schedrl.zoo.manifest import entries, rules
 
     pages = {"rlscheduler": "rlscheduler", "linear": "linear", "inspector": "inspector", "rl-backfill": "rl-backfill",
              "dras-pg": "dras", "dras-dql": "dras", "decima-pg": "dras", "mrsch": "mrsch", "mrsch-scalar": "mrsch",
-             "rlschert": "rlschert", "deeprm": "rlschert"}
-    for entry in entries():
+             "rlschert": "rlschert", "deeprm": "rlschert", "tuned": "tuned-rule"}
+    for entry in entries() + rules():
         page = REPO / "docs" / "agents" / f"{pages[entry.fields['agent']]}.md"
         text = page.read_text()
         section = text[text.index("## Zoo policies"):]
@@ -45,13 +45,13 @@ def test_each_agent_page_names_its_zoo_policies():
 
 def test_the_committed_board_covers_every_standard_scenario_and_zoo_policy():
     from schedrl.scenarios import standard
-    from schedrl.zoo.manifest import entries
+    from schedrl.zoo.manifest import entries, rules
 
     boards = {b["scenario"]: b for b in PUBLISHED["scenarios"]}
     assert set(boards) == set(standard()) and not PUBLISHED["skipped"]
     for b in boards.values():
         assert b["sha256"] == standard()[b["scenario"]].sha256()
-    for entry in entries():
+    for entry in entries() + rules():
         scenario = entry.fields["scenario"]["name"]
         assert entry.name in {r["method"] for r in boards[scenario]["rows"]}, entry.name
 
