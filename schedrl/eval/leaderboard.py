@@ -108,6 +108,28 @@ def own_semantics(scenario: Scenario, policy):
                                   record.sim_config)
 
 
+def held_out(policy, scenario: Scenario, seqs: scoring.Sequences, data) -> bool:
+    """False when `policy` is a trained one whose training drew from the jobs of the evaluation sequences (an agent
+    without a training split, such as `linear`); True otherwise (heuristics, outside policies, generated sequences)."""
+    from schedrl.agents import get_agent
+
+    record = getattr(policy, "record", None)
+    if not hasattr(record, "agent") or scenario.id_kind != "starts":
+        return True
+    try:
+        agent = get_agent(record.agent)
+        judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
+        train_end = judge.held_out_range(len(data))[0]
+    except (AttributeError, TypeError, ValueError):
+        return True
+    # no training split (train_end 0): training drew from the whole trace (`TraceJudge.evaluation_note` says the same)
+    return train_end > 0 and all(int(s) >= train_end for s in seqs.ids)
+
+
+def _name(row: dict) -> str:
+    return row["method"] + (" (not held out)" if row.get("held_out") is False else "")
+
+
 def independent_windows(scenario: Scenario, data, seqs: scoring.Sequences) -> int:
     """How many of the sequences count as independent samples (`schedrl.scenarios.scoring.Sequences.independent`; of
     a subsample of them, no more than it holds)."""
@@ -122,7 +144,7 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
     data = scoring.load(scenario)
     scores = scoring.score(scenario, data=data, progress=progress)
     kinds = {label: "heuristic" for label in scores.metrics}
-    failed = []
+    failed, trained_on_them = [], set()
     for e in entrants:
         try:
             policy = e.make(scenario)
@@ -138,6 +160,8 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
             continue
         scores.metrics.update(scored.metrics)
         kinds[e.label] = e.kind
+        if not held_out(policy, scenario, scored.sequences, data):
+            trained_on_them.add(e.label)
     values = scores.values()
     metric, reference = scenario.metric, scenario.reference
     lower = lower_is_better(metric)
@@ -154,6 +178,8 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
             row["vs_reference"] = paired.against(values, label, reference, metric, independent=k)
         if kinds[label] != "heuristic" and label != second:
             row["vs_second_best"] = paired.against(values, label, second, metric, independent=k)
+        if label in trained_on_them:
+            row["held_out"] = False
         rows.append(row)
     seqs = scores.sequences
     return {"scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
@@ -232,7 +258,7 @@ def to_markdown(result: dict) -> str:
                 "|---|---|---|---|---|---|"]
         for r in b["rows"]:
             v = r.get("vs_reference")
-            out.append(f"| {r['method']} | {r['kind']} | {_cell(r['mean'], b['metric'])} | "
+            out.append(f"| {_name(r)} | {r['kind']} | {_cell(r['mean'], b['metric'])} | "
                        f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {v['verdict'] if v else '-'} |")
         for f in b["failed"]:
             out.append(f"| {f['method']} | {f['kind']} | failed: {f['error']} | | | |")
@@ -247,7 +273,7 @@ def summary_markdown(result: dict) -> str:
     lines = ["| scenario | metric | reference | methods (x reference, verdict) |", "|---|---|---|---|"]
     for b in result["scenarios"]:
         learned = [r for r in b["rows"] if r["kind"] != "heuristic"]
-        cells = "; ".join(f"{r['method']} {r['ratio_to_reference']:.3f}x, {r['vs_reference']['verdict']}"
+        cells = "; ".join(f"{_name(r)} {r['ratio_to_reference']:.3f}x, {r['vs_reference']['verdict']}"
                           for r in learned if "vs_reference" in r) or "no trained policy yet"
         lines.append(f"| {b['scenario']} | {b['metric']} | {b['reference']} | {cells} |")
     return "\n".join(lines) + "\n"

@@ -128,3 +128,17 @@ def test_a_zoo_rule_is_scored_on_the_board(tmp_path, monkeypatch):
     assert not result["failed"], result["failed"]
     row = next(r for r in result["rows"] if r["method"] == "tuned-default")
     assert row["kind"] == "zoo" and np.isfinite(row["mean"])
+
+
+def test_a_policy_trained_on_the_evaluation_jobs_is_marked_not_held_out():
+    from schedrl.eval.leaderboard import _name, held_out
+    from schedrl.eval.policies import resolve_policy
+    from schedrl.scenarios import scoring, standard
+
+    scenario = standard()["default"]
+    data = scoring.load(scenario)
+    seqs = scoring.sequences(scenario, data, "evaluation")
+    assert not held_out(resolve_policy("zoo:linear-default-s0"), scenario, seqs, data)  # no training split
+    assert held_out(resolve_policy("zoo:rlscheduler-default-s0"), scenario, seqs, data)  # trained on the first 70%
+    assert held_out(resolve_policy("f1"), scenario, seqs, data)
+    assert _name({"method": "m", "held_out": False}) == "m (not held out)" and _name({"method": "m"}) == "m"
