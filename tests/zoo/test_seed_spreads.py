@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _anchor(heading: str) -> str:
-    return re.sub(r"[^\w\- ]", "", heading.lower()).strip().replace(" ", "-")
+    """The heading's anchor as MkDocs (Python-Markdown's toc) makes it: runs of spaces and hyphens become one '-'."""
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", heading.lower()).strip())
 
 
 def _section(source: str) -> str:
