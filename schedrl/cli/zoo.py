@@ -141,7 +141,7 @@ def _show_rule(args: argparse.Namespace, path) -> int:
              f"{validation.get('jobs', '?')} jobs",
              f"- file: {path} ({fields['bytes']:,} bytes, sha256 {fields['sha256'][:12]}...)", "",
              "| term | weight | scale |", "|---|--:|--:|"]
-    record = json.loads(path.read_text())
+    record = rule.to_dict()
     for term, weight, scale in zip(record["features"], record["weights"], record["normalisation"]["scales"]):
         lines.append(f"| `{term}` | {weight:+.4f} | {scale:g} |")
     print("\n".join(lines))

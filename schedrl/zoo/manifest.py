@@ -81,29 +81,26 @@ def rules(path: Path | None = None) -> list[Entry]:
 def rule_file(name: str, path: Path | None = None) -> Path | None:
     """The file of the zoo's tuned rule `name`, checked against its sha256 (ZooError, one line, when it is missing or
     changed); None when `name` is not a tuned rule of the zoo."""
-    from schedrl.zoo.store import file_sha256
+    from schedrl.zoo.store import check_file
 
     entry = next((e for e in rules(path) if e.name == name), None)
     if entry is None:
         return None
     file = entry.root / entry.fields["file"]
-    if not file.is_file():
-        raise ZooError(f"{file}: missing (zoo:{name} is a tuned rule listed in {entry.root / MANIFEST_FILE})")
-    actual = file_sha256(file)
-    if actual != entry.fields["sha256"]:
-        raise ZooError(f"{file}: checksum mismatch (sha256 {actual[:12]}..., the manifest records "
-                       f"{entry.fields['sha256'][:12]}...): the file is corrupt or was changed; copy it again")
+    check_file(file, entry.fields["sha256"], "the manifest",
+               f"zoo:{name} is a tuned rule listed in {entry.root / MANIFEST_FILE}", "copy it again")
     return file
 
 
 def find(name: str, path: Path | None = None) -> Exported:
     """The zoo policy `name` (ZooError with the closest names for an unknown one)."""
     known = {e.name: e for e in entries(path)}
-    if name not in known and any(r.name == name for r in rules(path)):
-        raise ZooError(f"zoo:{name} is a tuned rule, not a trained network: use it where a policy name is taken "
-                       f"(`schedrl compare --policies f1,zoo:{name}`, `simulate --policy`, the leaderboard)")
     if name not in known:
-        known.update({r.name: r for r in rules(path)})
+        tuned = {r.name for r in rules(path)}
+        if name in tuned:
+            raise ZooError(f"zoo:{name} is a tuned rule, not a trained network: use it where a policy name is taken "
+                           f"(`schedrl compare --policies f1,zoo:{name}`, `simulate --policy`, the leaderboard)")
+        known = [*known, *tuned]
         close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
         close += [n for n in known if name.lower() in n and n not in close][: 3 - len(close)]
         hint = f"did you mean {', '.join(close)}?" if close else \
@@ -148,6 +145,21 @@ def seed_rows(fields: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _check_name(name: str, example: str) -> None:
+    if not NAME_PATTERN.fullmatch(name):
+        raise ZooError(f"zoo name {name!r}: use lowercase letters, digits, '.', '_' and '-' (e.g. {example})")
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    """The manifest back to `path`, its policies and rules sorted by name."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data["format"] = FORMAT
+    for key in ("policies", "rules"):
+        if key in data:
+            data[key] = dict(sorted(data[key].items()))
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
 def add_rule(source: str | Path, name: str, command: str, path: Path | None = None, replace: bool = False) -> Entry:
     """Copy the tuned-rule file `source` (`schedrl tuned fit --scenario ... --out FILE`) into the zoo as `name` and
     record it, with the `command` that fitted it, in the manifest's `rules`."""
@@ -155,8 +167,7 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
     from schedrl.zoo.store import file_sha256
 
     path = path or manifest_path()
-    if not NAME_PATTERN.fullmatch(name):
-        raise ZooError(f"zoo name {name!r}: use lowercase letters, digits, '.', '_' and '-' (e.g. tuned-sdsc-sp2-s0)")
+    _check_name(name, "tuned-sdsc-sp2-s0")
     try:
         rule = load_rule(source)
     except RuleError as e:
@@ -184,17 +195,14 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
               "metric": record.get("metric"), "validation_score": validation.get("score"),
               "schedrl_version": __version__, "bytes": target.stat().st_size, "sha256": file_sha256(target)}
     data["rules"][name] = fields
-    data["rules"] = dict(sorted(data["rules"].items()))
-    data["format"] = FORMAT
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    _write(path, data)
     return Entry(name, fields, path.parent)
 
 
 def add(source: str | Path, name: str, path: Path | None = None, replace: bool = False) -> Entry:
     """Copy the exported policy in `source` into the zoo as `name` and record it in the manifest."""
     path = path or manifest_path()
-    if not NAME_PATTERN.fullmatch(name):
-        raise ZooError(f"zoo name {name!r}: use lowercase letters, digits, '.', '_' and '-' (e.g. rlscheduler-sdsc-sp2)")
+    _check_name(name, "rlscheduler-sdsc-sp2")
     exported = read(source)
     exported.check_weights()
     data = _read_manifest(path)
@@ -215,8 +223,5 @@ def add(source: str | Path, name: str, path: Path | None = None, replace: bool =
     if "seeds" in before and _same_command(before.get("command", ""), fields["command"]):
         fields["seeds"] = before["seeds"]  # the documented spread of the command stays with a retrained seed
     data["policies"][name] = fields
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data["format"] = FORMAT
-    data["policies"] = dict(sorted(data["policies"].items()))
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    _write(path, data)
     return Entry(name, fields, path.parent)

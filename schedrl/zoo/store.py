@@ -30,6 +30,16 @@ class ZooError(ValueError):
     """An exported policy or a zoo name that cannot be used; the message is one line naming the file or name."""
 
 
+def check_file(path: Path, expected: str, recorder: str, missing: str, fix: str) -> None:
+    """ZooError (one line naming `path`) unless the file is there with the sha256 `expected` that `recorder` records."""
+    if not path.is_file():
+        raise ZooError(f"{path}: missing ({missing})")
+    actual = file_sha256(path)
+    if actual != expected:
+        raise ZooError(f"{path}: checksum mismatch (sha256 {actual[:12]}..., {recorder} records {expected[:12]}...): "
+                       f"the file is corrupt or was changed; {fix}")
+
+
 def file_sha256(path: str | Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -77,13 +87,8 @@ class Exported:
 
     def check_weights(self) -> None:
         """ZooError (one line) unless the weights file is there and has the sha256 `policy.json` records."""
-        path, expected = self.weights_file, self.data["weights"]["sha256"]
-        if not path.is_file():
-            raise ZooError(f"{path}: missing (an exported policy is {POLICY_FILE} and {WEIGHTS_FILE} together)")
-        actual = file_sha256(path)
-        if actual != expected:
-            raise ZooError(f"{path}: checksum mismatch (sha256 {actual[:12]}..., {POLICY_FILE} records "
-                           f"{expected[:12]}...): the file is corrupt or was changed; copy or export it again")
+        check_file(self.weights_file, self.data["weights"]["sha256"], POLICY_FILE,
+                   f"an exported policy is {POLICY_FILE} and {WEIGHTS_FILE} together", "copy or export it again")
 
     def weights(self) -> dict:
         """The state dict, checked against its sha256, read as tensors only and in float32."""
