@@ -18,23 +18,35 @@ from schedrl.agents import agent_commands
 # `schedrl traces ...` never pays for torch or ray
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "traces": ("schedrl.cli.traces", "list, inspect, fetch and generate workload traces"),
-    "scenarios": ("schedrl.cli.scenarios", "the named setups (data, semantics, split, metric, baselines) policies are trained and judged on"),
+    "scenarios": ("schedrl.cli.scenarios", "list, show and check the named setups policies are trained and judged on"),
     "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
-    "compare": ("schedrl.cli.compare", "run several policies on the same sequences (RLScheduler Table V style)"),
-    "train": ("schedrl.cli.train", "train an agent (Ray RLlib) as a one-trial Ray Tune run: `schedrl train AGENT --help`"),
+    "compare": ("schedrl.cli.compare", "run several policies on the same job sequences and print them side by side"),
+    "train": ("schedrl.cli.train", "train an agent with Ray RLlib (`schedrl train AGENT --help` for its options)"),
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
-    "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
-    "tuned": ("schedrl.cli.tuned", "fit a priority rule linear in the jobs' log features to a trace (CMA-ES) and evaluate it"),
-    "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
-    "export": ("schedrl.cli.export", "export a checkpoint as a policy that loads without ray or pickles (weights, architecture, model card)"),
-    "zoo": ("schedrl.cli.zoo", "the trained policies shipped with schedrl: `zoo list`, `zoo show NAME`; use one as zoo:NAME"),
-    "dtsim": ("schedrl.cli.forward", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
-    "predict": ("schedrl.cli.forward", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
-    "hindsight": ("schedrl.cli.hindsight", "a decision class's perfect-knowledge bound over a base rule (inspector, backfill) on a scenario's sequences"),
-    "leaderboard": ("schedrl.cli.leaderboard", "every scenario's heuristics and policies on its evaluation sequences, paired with its reference heuristic"),
-    "slurm": ("schedrl.cli.slurm", "a policy ordering a Slurm partition's queue (`slurm run`, `--shadow`), its report, `slurm reset`"),
-    "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
+    "evaluate": ("schedrl.cli.evaluate", "score a trained checkpoint or zoo policy against the heuristics on held-out sequences"),
+    "tuned": ("schedrl.cli.tuned", "fit a linear priority rule to a scenario (CMA-ES, no RL) and evaluate it"),
+    "select": ("schedrl.cli.select", "choose a training run's best checkpoint on validation sequences"),
+    "export": ("schedrl.cli.export", "turn a checkpoint into a small policy that loads without Ray or pickles"),
+    "zoo": ("schedrl.cli.zoo", "list and show the trained policies shipped with schedrl (use one as zoo:NAME)"),
+    "dtsim": ("schedrl.cli.forward", "run heuristics and checkpoints on the discrete-time cluster of DeepRM and RLSchert, across loads and settings"),
+    "predict": ("schedrl.cli.forward", "train or evaluate a predictor of jobs' remaining run time on an SWF trace"),
+    "hindsight": ("schedrl.cli.hindsight", "how much rejecting or choosing backfills could gain with perfect knowledge of the future"),
+    "leaderboard": ("schedrl.cli.leaderboard", "score every heuristic and shipped policy on every scenario against its reference"),
+    "slurm": ("schedrl.cli.slurm", "let a policy order a Slurm partition's queue (or shadow it), report, reset"),
+    "bench": ("schedrl.cli.bench", "run the speed benchmarks of a source checkout"),
 }
+
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("data", ("traces", "scenarios")),
+    ("simulate and compare", ("simulate", "compare", "leaderboard", "hindsight")),
+    ("train", ("train", "tune", "tuned", "select")),
+    ("evaluate and ship", ("evaluate", "export", "zoo")),
+    ("deploy", ("slurm",)),
+)
+"""`schedrl --help` lists the subcommands by task; any not named here (an agent's own tool, `dtsim`, `predict`,
+`bench`) is listed under "more tools"."""
+
+GETTING_STARTED = "docs/guides/getting-started.md"
 
 EXIT_INPUT_ERROR = 2
 
@@ -53,8 +65,55 @@ class UsageError(ValueError):
     """A bad command-line option or value; printed as one line, exit status 2."""
 
 
+def did_you_mean(value: str, choices, what: str) -> str:
+    """"unknown WHAT 'value' (did you mean X?); choose from A, B, ..." for a misspelled name."""
+    import difflib
+
+    choices = sorted(str(c) for c in choices)
+    close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown {what} {value!r}{hint}; choose from {', '.join(choices)}"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: `schedrl train rlscheduler: error: ...` and status 2, never the usage block
+    first (`--help` shows it), and "did you mean" for a misspelled subcommand or agent."""
+
+    def error(self, message: str):  # noqa: D102 (argparse's hook)
+        import re
+
+        match = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if match:
+            dest, value, listed = match.groups()
+            choices = re.findall(r"'([^']*)'", listed) or [c.strip() for c in listed.split(",")]
+            what = {"COMMAND": "command", "AGENT": "agent", "ACTION": "action"}.get(dest)
+            if what:
+                message = did_you_mean(value, choices, what)
+            else:  # an option's value: argparse's words, with the hint
+                message = f"argument {dest}: invalid choice: " + did_you_mean(value, choices, "")[len("unknown  "):]
+        self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+
+    def format_help(self) -> str:
+        if self.prog != "schedrl":
+            return super().format_help()
+        listed = [name for _, names in GROUPS for name in names]
+        groups = [*GROUPS, ("more tools", tuple(n for n in SUBCOMMANDS if n not in listed))]
+        width = max(len(n) for n in SUBCOMMANDS) + 2
+        lines = [self.format_usage().rstrip(), "", self.description or "", "",
+                 f"New here? {GETTING_STARTED} goes from install to a trained policy judged against the heuristics.",
+                 "`schedrl COMMAND --help` lists a command's options."]
+        for title, names in groups:
+            names = [n for n in names if n in SUBCOMMANDS]
+            if names:
+                lines += ["", f"{title}:"] + [f"  {n:<{width}}{SUBCOMMANDS[n][1]}" for n in names]
+        lines += ["", "options:", "  -h, --help  show this help message and exit",
+                  "  --version   show the version and exit"]
+        return "\n".join(lines) + "\n"
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="schedrl", description="RL batch-job schedulers for HPC, on Ray RLlib.")
+    parser = Parser(prog="schedrl", description="Reinforcement-learning batch-job schedulers for HPC, judged against "
+                                                "the classic heuristics.")
     parser.add_argument("--version", action="version", version=f"schedrl {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():

@@ -66,6 +66,13 @@ def _entries():
         raise UsageError(str(e)) from None
 
 
+def readable(value: float) -> str:
+    """A score as people read it: 34,316.70, 219.21, 0.9823 (never 3.432e+04)."""
+    if value != value:  # nan
+        return "-"
+    return f"{value:,.2f}" if abs(value) >= 1 else f"{value:.4f}"
+
+
 def run_list(args: argparse.Namespace) -> int:
     from schedrl.zoo import manifest
     from schedrl.zoo.card import NONE
@@ -84,12 +91,12 @@ def run_list(args: argparse.Namespace) -> int:
         scenario = f["scenario"] if isinstance(f["scenario"], str) else f["scenario"]["name"]
         machine = ", ".join(f"{k} {v:g}" for k, v in f["machine"].items())
         rows.append((e.name, f["agent"], scenario, f["trace"]["name"], machine,
-                     NONE if f["validation_score"] is None else f"{f['metric']} {f['validation_score']:.4g}",
+                     NONE if f["validation_score"] is None else f"{f['metric']} {readable(f['validation_score'])}",
                      f"{f['weights']['bytes'] / 1024:.1f} KB {f['weights']['precision']}"))
     for e in rules:  # tuned rules (`schedrl tuned fit --scenario`): a JSON file of coefficients
         f = e.fields
         rows.append((e.name, "tuned", f["scenario"]["name"], f["trace"]["name"], NONE,
-                     NONE if f["validation_score"] is None else f"{f['metric']} {f['validation_score']:.4g}",
+                     NONE if f["validation_score"] is None else f"{f['metric']} {readable(f['validation_score'])}",
                      f"{f['bytes'] / 1024:.1f} KB json"))
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     for row in [head] + rows:
@@ -136,8 +143,8 @@ def _show_rule(args: argparse.Namespace, path) -> int:
              f"`{fields['scenario']['name']}` (trace {fields['trace']['name']}, metric {fields['metric']}).", "",
              f"- command: `{fields['command']}`", f"- seed: {fields['seed']}",
              f"- budget: {fields['budget']['seconds']:,.0f} s" if fields["budget"].get("seconds") else "- budget: -",
-             f"- validation: {fields['metric']} {validation.get('score', float('nan')):.4g} "
-             f"(F1 {validation.get('f1', float('nan')):.4g}) on {len(validation.get('starts', []))} sequences of "
+             f"- validation: {fields['metric']} {readable(validation.get('score', float('nan')))} "
+             f"(F1 {readable(validation.get('f1', float('nan')))}) on {len(validation.get('starts', []))} sequences of "
              f"{validation.get('jobs', '?')} jobs",
              f"- file: {path} ({fields['bytes']:,} bytes, sha256 {fields['sha256'][:12]}...)", "",
              "| term | weight | scale |", "|---|--:|--:|"]

@@ -380,7 +380,7 @@ def zoo_page(result: dict, policies=None, tuned=None) -> str:
              "```bash", "schedrl zoo list", "schedrl zoo show rlscheduler-default-s0",
              "schedrl evaluate zoo:rlscheduler-default-s0 --scenario default",
              "schedrl compare --scenario lublin1 --policies f1,sjf,zoo:rlscheduler-lublin1-s0", "```", "",
-             "Each was trained for 30 minutes on the 2-core machine by the command below (a `tune_configs/zoo_*.yaml` "
+             "Each was trained for 30 minutes by the command below (a `tune_configs/zoo_*.yaml` "
              "file holds the same run with three seeds), exported by `schedrl export CKPT --out DIR --add`, which checks "
              "that the export makes the checkpoint's decisions on whole episodes (half precision only where no decision "
              "changes). The last column is the policy's row of the [leaderboard](leaderboard.md): its mean over the "
@@ -414,7 +414,8 @@ def zoo_page(result: dict, policies=None, tuned=None) -> str:
     for e in policies + tuned:
         command = re.sub(r"(\s--out[ =])\S+", rf"\g<1>runs/{e.name}", e.fields["command"])
         lines += [f"### {e.name}", "", "```bash", command, "```", ""]
-        spread = seed_rows(e.fields)
+        # the spread over seeds, without the note on how the shipped run went (that is its experiment log's)
+        spread = seed_rows({**e.fields, "seeds": {**e.fields["seeds"], "note": None}} if e.fields.get("seeds") else e.fields)
         if spread:
             lines += ["```text", *spread, "```", ""]
     return "\n".join(lines)
@@ -449,4 +450,6 @@ def publish(result: dict, root) -> list:
     plot(result, png_path)
     zoo_path.write_text(zoo_page(result))
     readme.write_text(text[:start] + readme_block(result) + text[end + len(README_MARK[1]):])
-    return [json_path, md_path, png_path, zoo_path, readme]
+    from schedrl.eval.pages import update_pages  # the agent pages' "Where it stands today"
+
+    return [json_path, md_path, png_path, zoo_path, readme, *update_pages(result, root)]

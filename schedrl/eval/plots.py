@@ -14,6 +14,11 @@ def pyplot():
     return plt
 
 
+GANTT_KEY = {0: "not started by a decision", 1: "started when it fit", 2: "started at its reservation",
+             3: "backfilled"}
+"""The Gantt chart's colours: how the simulator started each job (`schedrl.sim.MODE_NAMES`)."""
+
+
 def gantt(schedule, path: str, title: str = "", max_jobs: int = 2000) -> None:
     """Each job as a bar over [start, end) at the processor offset it could occupy (first fit on a line)."""
     plt = pyplot()
@@ -35,7 +40,12 @@ def gantt(schedule, path: str, title: str = "", max_jobs: int = 2000) -> None:
     ax.set_xlabel("hours since first submit")
     ax.set_ylabel(schedule.resources[0])
     ax.set_ylim(0, cap)
-    ax.set_title(title or "schedule (blue ready, orange reserved, green backfilled)")
+    ax.set_title(title or "schedule")
+    from matplotlib.patches import Patch
+
+    used = sorted({int(m) for m in schedule.mode[:n]})
+    ax.legend(handles=[Patch(color=colors[m], label=GANTT_KEY[m]) for m in used], fontsize="small",
+              loc="upper left", bbox_to_anchor=(1.0, 1.0), title="how each job started")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -54,7 +54,11 @@ def resolve_policy(spec, seed: int = 0):
 
         return load_rule(spec[len(TUNED_PREFIX):])
     if spec.lower() not in HEURISTICS:
-        raise ValueError(f"unknown policy {spec!r}: use a heuristic ({', '.join(HEURISTICS)}), tuned:FILE, "
+        import difflib
+
+        close = difflib.get_close_matches(spec.lower(), list(HEURISTICS), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(f"unknown policy {spec!r}{hint}: use a heuristic ({', '.join(HEURISTICS)}), tuned:FILE, "
                          "checkpoint:PATH or zoo:NAME")
     return get_heuristic(spec, seed)
 

@@ -444,7 +444,11 @@ def train(spec: SweepSpec, out: str | Path, *, resume: bool = False, train_args:
     warm = first_result_entries(result.metrics_dataframe, "schedrl/warm_start/")
     if warm:
         summary["warm_start"] = warm
-    summary["curve"] = plot_curve(result.metrics_dataframe, record.validation, out / "training_curve.png")
+    from schedrl.training.report import best_checkpoint
+
+    picked = best_checkpoint(spec, result)
+    kept = (int(picked[2]), float(picked[1])) if picked is not None else None
+    summary["curve"] = plot_curve(result.metrics_dataframe, record.validation, out / "training_curve.png", kept)
     summary["evaluation"] = final_evaluation(spec, record, checkpoint, out, log)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary

@@ -402,34 +402,69 @@ def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
 # ---------------------------------------------------------------- a single run
 
 
-def plot_curve(df, validation: dict, path: Path) -> str | None:
-    """Training and validation metric vs iteration, the baselines as horizontal lines."""
+def plot_curve(df, validation: dict, path: Path, kept: tuple[int, float] | None = None) -> str | None:
+    """Training and validation metric vs iteration, the baselines as horizontal lines, and the kept checkpoint
+    (`kept`: its iteration and validation score) marked.
 
+    The axis is sized to what can be compared: a heuristic more than `FAR` times the best one (FCFS at 40x F1 on
+    bounded slowdown) would squash every other line into the bottom pixels, so it is named in a note instead of
+    drawn, and the axis is logarithmic where the drawn values still span more than a factor of 5."""
     if df is None or len(df) == 0:
         return None
     from schedrl.eval.plots import pyplot
 
     metric = validation.get("metric", "metric")
+    lower = validation.get("lower_is_better", METRICS.get(metric, (None, True))[1])
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.5))
     it = df["training_iteration"]
+    drawn: list[float] = []
     train_col = f"env_runners/{TRAIN_METRIC}"
+    valid_col = f"{RESULT_KEY}/validation"
     if train_col in df:
         ax.plot(it, df[train_col], label=f"training episodes ({metric})", alpha=0.6)
-    if f"{RESULT_KEY}/validation" in df:
-        ax.plot(it, df[f"{RESULT_KEY}/validation"], label="validation (greedy)", linewidth=2)
-    for i, (name, value) in enumerate(sorted(validation.get("heuristics", {}).items(), key=lambda kv: kv[1])):
+    if valid_col in df:
+        ax.plot(it, df[valid_col], label="validation (greedy)", linewidth=2, marker="." if len(df) < 40 else None)
+        drawn += [float(v) for v in df[valid_col] if v == v]
+    heuristics = sorted(validation.get("heuristics", {}).items(), key=lambda kv: kv[1], reverse=not lower)
+    best = heuristics[0][1] if heuristics else None
+    left_out = []
+    for i, (name, value) in enumerate(heuristics):
+        far = best is not None and best > 0 and value > 0 and max(value / best, best / value) > FAR
+        if far:
+            left_out.append(f"{name} {value:,.2f}")
+            continue
         ax.axhline(value, linestyle="--", linewidth=1, color=f"C{i + 2}", label=f"{name} (validation)")
+        drawn.append(float(value))
+    if kept is not None:
+        iteration, value = kept
+        ax.plot([iteration], [value], marker="*", markersize=14, color="black", linestyle="none",
+                label=f"kept checkpoint (iteration {iteration}, {value:,.2f})")
+        drawn.append(float(value))
+    if train_col in df and drawn:  # the training curve may start far above: it must not set the axis
+        low, high = min(drawn), max(drawn)
+        values = [float(v) for v in df[train_col] if v == v]
+        if values:
+            low, high = min(low, min(values)), max(high, min(max(values), high * 1.5))
+        if high > low:
+            ax.set_ylim(low / 1.1 if low > 0 else low, high * 1.1)
     ax.set_xlabel("training iteration")
-    ax.set_ylabel(f"avg {metric}")
-    values = [v for v in df.get(f"{RESULT_KEY}/validation", []) if v == v and v > 0]
-    if values and max(values) / min(values) > 20:
+    ax.set_ylabel(f"avg {metric}" + (" (lower is better)" if lower else " (higher is better)"))
+    positive = [v for v in drawn if v > 0]
+    if positive and max(positive) / min(positive) > 5:
         ax.set_yscale("log")
-    ax.legend(fontsize="small")
+    if left_out:
+        ax.text(0.99, 0.01, f"off the chart (over {FAR:g}x the best heuristic): " + ", ".join(left_out),
+                transform=ax.transAxes, ha="right", va="bottom", fontsize="x-small", color="dimgrey")
+    ax.legend(fontsize="small", loc="upper right")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return str(path)
+
+
+FAR = 5.0
+"""`plot_curve` leaves out a heuristic more than this many times the best one (either way)."""
 
 
 def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dict:

@@ -1,6 +1,10 @@
 """The per-agent pages (docs/agents/): every option of `schedrl train AGENT --help` is documented, the commands use a
 standard scenario where one exists, the summary tables link to experiment-log entries that exist, every relative
-link of the agent pages and the experiment logs resolves (file and anchor), and no page cites a numbered issue."""
+link of the agent pages and the experiment logs resolves (file and anchor), and no page cites a numbered issue.
+
+They are a manual, not a lab notebook: each at most about 2,000 words, with no run log (dated runs, run times, the
+machine's load) anywhere outside docs/experiments/, and their "Where it stands today" rendered from the committed
+leaderboard."""
 from __future__ import annotations
 
 import argparse
@@ -85,18 +89,20 @@ def test_the_page_has_the_sections_a_reader_looks_for(page):
     headings = set(re.findall(r"^## (.+)$", text, re.M))
     assert {"Options", "Zoo policies", "What it reproduces"} <= headings, headings
     table = text.split("## What it reproduces", 1)[1]
-    header = "| result | paper | ours | budget | seeds | verdict | log |"
+    header = "| result | paper | ours | protocol | budget | seeds | verdict | log |"
     assert header in table, f"docs/agents/{page}: no summary table with the columns {header}"
     rows = [r for r in table.split(header, 1)[1].splitlines()[1:] if r.startswith("|") and not re.fullmatch(r"[|:\- ]+", r)]
     assert rows
     if page in LOGS:
         for row in rows:
-            assert f"](../experiments/{page}#" in row, f"docs/agents/{page}: a row without its log entry: {row[:80]}"
+            tested = [t for t in re.findall(r"`(tests/[\w/.-]+\.py)`", row) if (REPO / t).is_file()]
+            assert f"](../experiments/{page}#" in row or tested, \
+                f"docs/agents/{page}: a row without its log entry (or the test that checks it): {row[:80]}"
 
 
 def test_user_facing_pages_cite_no_numbered_issue():
     cited = []
-    for path in sorted((DOCS / "agents").glob("*.md")):
+    for path in sorted([*(DOCS / "agents").rglob("*.md"), DOCS / "architecture.md"]):
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if re.search(r"\bissues?\b", line, re.I) or re.search(r"(?<![\w(/#])#\d+\b", line):
                 cited.append(f"{path.relative_to(REPO)}:{number}: {line.strip()[:100]}")
@@ -127,7 +133,7 @@ def anchors(path: Path) -> set[str]:
     return found
 
 
-LINKED = sorted([*(DOCS / "agents").glob("*.md"), *(DOCS / "experiments").glob("*.md")])
+LINKED = sorted([*(DOCS / "agents").rglob("*.md"), *(DOCS / "experiments").glob("*.md")])
 
 
 @pytest.mark.parametrize("page", LINKED, ids=[str(p.relative_to(DOCS)) for p in LINKED])
@@ -146,3 +152,81 @@ def test_every_relative_link_resolves(page):
         elif anchor and path.suffix == ".md" and anchor not in anchors(path):
             broken.append(f"{target}: no heading with that anchor")
     assert not broken, f"{page.relative_to(REPO)}:\n" + "\n".join(broken)
+
+
+# ---------------------------------------------------------------------------------------------- a manual
+
+WORDS = 2100
+"""An agent page's length: "about 2,000 words" (the implementation in detail has its own page, the runs their log)."""
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_an_agent_page_is_about_2000_words_at_most(page):
+    words = len((DOCS / "agents" / page).read_text().split())
+    assert words <= WORDS, (f"docs/agents/{page}: {words} words; move the implementation detail to "
+                            f"docs/agents/details/ and dated runs to docs/experiments/")
+
+
+RUN_LOG = re.compile(r"\b20\d\d-\d\d-\d\d\b|\bUTC\b|load average|\b2-core\b|shared 2 cores|\bnice -n\b|loaded machine"
+                     r"|\bbeside (?:one|two|three|another|other|the)\b[^.|]{0,40}\b(?:trainings?|runs?|fits?)\b", re.I)
+"""What a run log says and a manual does not: a date, a clock time, the machine's load, what else was running."""
+
+MANUAL = sorted([*(DOCS / "agents").rglob("*.md"), *(DOCS / "guides").glob("*.md"), DOCS / "zoo.md", DOCS / "index.md",
+                 DOCS / "architecture.md", REPO / "README.md"])
+
+
+@pytest.mark.parametrize("page", MANUAL, ids=[str(p.relative_to(REPO)) for p in MANUAL])
+def test_no_run_log_outside_the_experiment_logs(page):
+    found = []
+    fence = False
+    for number, line in enumerate(page.read_text().splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        prose = re.sub(r"\]\([^)]*\)", "]()", line)  # a link's target may name an entry's date
+        if not fence and RUN_LOG.search(prose):
+            found.append(f"{page.relative_to(REPO)}:{number}: {line.strip()[:120]}")
+    assert not found, "run logs belong in docs/experiments/ (dated entries):\n" + "\n".join(found)
+
+
+def test_the_run_log_check_catches_a_run_log():
+    for line in ("Run on 2026-11-26 from 15:12 UTC", "at a load average of about 11", "beside three trainings",
+                 "on the shared 2-core machine", "10 min, shared 2 cores"):
+        assert RUN_LOG.search(line), line
+    for line in ("one env runner per two cores", "[log](../experiments/dras.md#2026-11-23-speed)", "the base runs"):
+        assert not RUN_LOG.search(re.sub(r"\]\([^)]*\)", "]()", line)), line
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_where_it_stands_is_rendered_from_the_committed_leaderboard(page):
+    import json
+
+    from schedrl.eval.pages import BLOCK, render
+
+    text = (DOCS / "agents" / page).read_text()
+    assert "\n## Where it stands today\n" in text, f"docs/agents/{page}: no 'Where it stands today' section"
+    section = text.split("\n## Where it stands today\n", 1)[1].split("\n## ", 1)[0]
+    assert BLOCK.search(section), f"docs/agents/{page}: its standing is not between leaderboard markers"
+    board = json.loads((DOCS / "leaderboard.json").read_text())
+    assert render(text, board) == text, (f"docs/agents/{page} does not show docs/leaderboard.json: run "
+                                         "`python -m schedrl.eval.pages` (or `schedrl leaderboard --publish .`)")
+
+
+def test_every_zoo_policy_stands_on_its_agents_page():
+    """Each zoo policy on the board appears in the block of the page of the agent that made it."""
+    import json
+
+    from schedrl.eval.pages import BLOCK
+    from schedrl.zoo.manifest import entries, rules
+
+    blocks = {}
+    for page in PAGES:
+        for match in BLOCK.finditer((DOCS / "agents" / page).read_text()):
+            for agent in match.group("agents").split(","):
+                blocks[agent] = match.group(0)
+    board = json.loads((DOCS / "leaderboard.json").read_text())
+    on_board = {r["method"] for b in board["scenarios"] for r in b["rows"]}
+    for e in [*entries(), *rules()]:
+        if e.name in on_board:
+            assert e.fields["agent"] in blocks, f"no agent page has a leaderboard block for {e.fields['agent']}"
+            assert f"`{e.name}`" in blocks[e.fields["agent"]], e.name

@@ -21,9 +21,9 @@ OLD_COMMIT = "0eef690ef8c5325dfbcc53b9880f60ca5eee34d4"
 
 MOVED = {
     "docs/rlscheduler.md": ["docs/experiments/rlscheduler.md", "docs/agents/rlscheduler.md"],
-    "docs/dras.md": ["docs/experiments/dras.md", "docs/agents/dras.md"],
-    "docs/mrsch.md": ["docs/experiments/mrsch.md", "docs/agents/mrsch.md"],
-    "docs/rlschert.md": ["docs/experiments/rlschert.md", "docs/agents/rlschert.md"],
+    "docs/dras.md": ["docs/experiments/dras.md", "docs/agents/dras.md", "docs/agents/details/dras.md"],
+    "docs/mrsch.md": ["docs/experiments/mrsch.md", "docs/agents/mrsch.md", "docs/agents/details/mrsch.md"],
+    "docs/rlschert.md": ["docs/experiments/rlschert.md", "docs/agents/rlschert.md", "docs/agents/details/rlschert.md"],
     "docs/tuned_rule.md": ["docs/experiments/tuned-rule.md", "docs/agents/tuned-rule.md"],
 }
 

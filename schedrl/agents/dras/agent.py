@@ -57,7 +57,7 @@ class _DRASFamily(Agent):
     two_level: ClassVar[bool] = True
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
-        p.add_argument("--window", type=int, default=10, help="W, jobs visible to the agent (paper: 50 on Theta)")
+        p.add_argument("--window", type=int, default=10, help="W, jobs visible to the agent (default 10; the paper used 50 on Theta)")
         p.add_argument("--reward", choices=REWARDS, default="capability", help="Eq. (1) capability or Eq. (2) capacity")
         p.add_argument("--weights", default=None, metavar="W1,W2,W3", help="Eq. (1) weights (default 1/3 each)")
         p.add_argument("--priority-fraction", type=float, default=None,
@@ -72,7 +72,7 @@ class _DRASFamily(Agent):
                        help="training jobsets in order (§III-D): sampled, real, synthetic with N episodes per env, "
                             "e.g. sampled:200,real:200,synthetic (default: real)")
         p.add_argument("--model", default="scaled", help=f"network: {', '.join(self.models)} (default scaled)")
-        p.add_argument("--lr", type=float, default=None, help="Adam learning rate (paper: 1e-3)")
+        p.add_argument("--lr", type=float, default=None, help="Adam learning rate (default 1e-3, as in the paper)")
 
     def _env_config(self, args: argparse.Namespace) -> DRASEnvConfig:
         weights = {}

@@ -41,7 +41,7 @@ class _MRSchBase(Agent):
 
         p.add_argument("--augment", default="S4", help=f"MRSch workload preset: {', '.join(MRSCH_PRESETS)} or none (default S4)")
         p.add_argument("--augment-seed", type=int, default=0, help="seed of the augmentation draws (default 0)")
-        p.add_argument("--window", type=int, default=10, help="jobs the agent picks from (paper: 10)")
+        p.add_argument("--window", type=int, default=10, help="jobs the agent picks from (default 10, as in the paper)")
         p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (default 256)")
         p.add_argument("--train-fraction", type=float, default=TRAIN_FRACTION,
                        help="training starts come from this first share of the trace (default 0.7)")

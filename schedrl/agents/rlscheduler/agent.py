@@ -62,18 +62,26 @@ class RLSchedulerAgent(Agent):
                             "same sequence")
         p.add_argument("--dense-reward", action="store_true",
                        help="pay the same episode return as it accrues: after every decision, minus the waiting cost "
-                            "since the previous one (bsld, wait, turnaround, slowdown; ours, paper: at the end)")
+                            "since the previous one (bsld, wait, turnaround, slowdown; ours: the paper pays it at the end)")
         p.add_argument("--model", default="kernel", help=f"policy network: {', '.join(self.models)} (default kernel)")
-        p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (paper: 256)")
-        p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (paper: 100 x 256)")
-        p.add_argument("--epochs", type=int, default=None, help="update passes per iteration (paper: 80, KL early stop)")
-        p.add_argument("--minibatch-size", type=int, default=None, help="SGD minibatch (paper: the whole batch)")
-        p.add_argument("--target-kl", type=float, default=None, help="KL early-stopping target (paper: 0.01)")
-        p.add_argument("--lr", type=float, default=None, help="policy learning rate (paper: 3e-4)")
-        p.add_argument("--vf-lr", type=float, default=None, help="value learning rate (paper: 1e-3)")
+        p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (default 256, as in the paper)")
+        sized = machine_defaults(os.cpu_count() or 1)  # what this machine gets unless an option is given
+        paper = PPOSettings()
+        p.add_argument("--batch-size", type=int, default=None,
+                       help=f"env steps per iteration (default {sized['--batch-size']}; the paper used 100 x 256)")
+        p.add_argument("--epochs", type=int, default=None,
+                       help=f"update passes per iteration (default {sized['--epochs']}; the paper used 80, with KL "
+                            "early stopping)")
+        p.add_argument("--minibatch-size", type=int, default=None,
+                       help=f"SGD minibatch (default {sized['--minibatch-size']}; the paper used the whole batch)")
+        p.add_argument("--target-kl", type=float, default=None,
+                       help=f"KL early-stopping target (default {paper.target_kl}, as in the paper)")
+        p.add_argument("--lr", type=float, default=None, help=f"policy learning rate (default {paper.lr:g}, as in the paper)")
+        p.add_argument("--vf-lr", type=float, default=None,
+                       help=f"value learning rate (default {paper.vf_lr:g}, as in the paper)")
         p.add_argument("--warm-start", default=None, metavar="HEURISTIC",
                        help="behaviour-clone a heuristic before PPO: auto (the best on the training sequences), none, "
-                            "or one of fcfs, sjf, wfp3, unicep, f1, saf, smallest (machine default: auto; paper: none)")
+                            "or one of fcfs, sjf, wfp3, unicep, f1, saf, smallest (default auto; the paper had no warm start: none)")
         p.add_argument("--warm-start-episodes", type=int, default=64,
                        help="training sequences the warm-start teacher schedules (default 64)")
         p.add_argument("--warm-start-epochs", type=int, default=16,
@@ -90,13 +98,14 @@ class RLSchedulerAgent(Agent):
         p.add_argument("--overlap-sampling", action=argparse.BooleanOptionalAction, default=False,
                        help="env runners sample the next batch while the learner trains on the last one (ours; needs "
                             "--num-env-runners >= 1; one update of staleness; docs/experiments/rlscheduler.md, 'Throughput'); "
-                            "machine default: on wherever there is an env runner")
+                            "default: on wherever there is an env runner")
         p.add_argument("--paper-defaults", action="store_true",
-                       help="the paper's PPO configuration (100 x 256-step batches, 80 full-batch epochs) instead of "
-                            "settings sized for this machine (see `machine_defaults`)")
+                       help="the paper's PPO configuration (100 x 256-step batches, 80 full-batch epochs, no warm "
+                            "start, the whole trace) instead of the defaults sized for this machine: "
+                            + " ".join(k if v is True else f"{k} {v}" for k, v in sized.items()))
         p.add_argument("--train-fraction", type=float, default=None,
                        help="train on the first FRACTION of the cleaned trace; validation and evaluation sequences "
-                            "come from the rest (machine default 0.7; paper: 1, the whole trace for both)")
+                            "come from the rest (default 0.7; the paper used the whole trace for both: 1)")
         p.add_argument("--validation-share", type=float, default=0.25,
                        help="share of the held-out part (its first jobs) the validation sequences come from; the "
                             "final evaluation takes the rest (default 0.25)")

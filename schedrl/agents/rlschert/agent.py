@@ -71,10 +71,10 @@ class RLSchertAgent(Agent):
                            help="how the network scores kills: flat (default, the paper's: the output layer's 8 kill "
                                 "logits) or slots (ours: one small MLP shared by the 8 running slots scores each "
                                 "slot's kill from its features; docs/experiments/rlschert.md)")
-        p.add_argument("--lr", type=float, default=None, help="learning rate (RLSchert Table 4: 1e-4)")
+        p.add_argument("--lr", type=float, default=None, help="learning rate (default 1e-4, as in the paper)")
         p.add_argument("--batch-size", type=int, default=None, help="env steps per iteration (default 4096)")
         p.add_argument("--gamma", type=float, default=None,
-                       help="discount per decision (RLSchert Table 4: 0.99; 1.0 removes the gain of putting off "
+                       help="discount per decision (default 0.99, as in the paper; 1.0 removes the gain of putting off "
                             "the next time step with kills and allocations, docs/experiments/rlschert.md)")
         p.add_argument("--discount", choices=DISCOUNTS, default=None,
                        help="apply gamma per decision (default; RLlib's GAE) or per time step (ours: kills and "

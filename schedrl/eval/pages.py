@@ -1,0 +1,109 @@
+"""The agent pages' "Where it stands today": each page's zoo policies and tuned rules as the committed leaderboard
+(docs/leaderboard.json) scores them, rendered between markers of the README's form.
+
+A page marks its block with the agents it covers (the names `schedrl train` takes; `tuned` for the tuned rules)::
+
+    <!-- leaderboard:dras-pg,dras-dql,decima-pg:start -->
+    ...rendered, never edited by hand...
+    <!-- leaderboard:dras-pg,dras-dql,decima-pg:end -->
+
+`schedrl leaderboard --publish ROOT` rewrites every such block from the board it publishes; `python -m
+schedrl.eval.pages [ROOT]` rewrites them from the committed docs/leaderboard.json alone, and tests/docs checks that
+the pages match it.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+BLOCK = re.compile(r"<!-- leaderboard:(?P<agents>[a-z0-9,-]+):start -->\n.*?<!-- leaderboard:(?P=agents):end -->",
+                   re.S)
+PAGES = "docs/agents"
+
+
+def _agents_of_methods() -> dict[str, str]:
+    """Every zoo policy's and tuned rule's name -> the agent that made it (the manifest's)."""
+    from schedrl.zoo.manifest import entries, rules
+
+    return {e.name: e.fields["agent"] for e in [*entries(), *rules()]}
+
+
+def _pct(value: float) -> str:
+    return f"{value:+.1f}%".replace("-", "−")
+
+
+def _versus(c: dict | None) -> str:
+    if not c:
+        return "–"
+    low, high = c["ci95_pct"]
+    note = f", over {c['independent']} independent windows" if c.get("independent") not in (None, c["sequences"]) else ""
+    return (f"{_pct(c['difference_pct'])} [{_pct(low)}, {_pct(high)}]{note}, "
+            f"better on {c['better']} of {c['sequences']}")
+
+
+def block(result: dict, agents: list[str], owners: dict[str, str] | None = None) -> str:
+    """The markdown between the markers for `agents`: one row per board row of a policy those agents made."""
+    owners = _agents_of_methods() if owners is None else owners
+    rows = []
+    for b in result["scenarios"]:
+        reference = next((r for r in b["rows"] if r["method"] == b["reference"]), None)
+        for r in b["rows"]:
+            if owners.get(r["method"]) not in agents:
+                continue
+            mean = f"{r['mean']:,.2f}"
+            ref = f"{b['reference']} {reference['mean']:,.2f}" if reference else b["reference"]
+            verdict = (r.get("vs_reference") or {}).get("verdict", "–")
+            held = "" if r.get("held_out", True) else " (not held out)"
+            rows.append(f"| `{r['method']}`{held} | `{b['scenario']}` | {b['metric']} {mean} | {ref} | "
+                        f"{r['ratio_to_reference']:.3f}x | {_versus(r.get('vs_reference'))} | {verdict} |")
+    text = ("Rendered from [docs/leaderboard.json](../leaderboard.md) by `schedrl leaderboard --publish`: each policy's "
+            "mean over its scenario's evaluation sequences, as a ratio to the scenario's reference heuristic, with the "
+            "paired difference and its 95% interval (\"not distinguishable\": the interval holds 0). The protocol is "
+            "the scenario's, as [scenarios](../scenarios.md) defines it.\n\n")
+    if not rows:
+        return text + "No policy of this agent is on the board yet.\n"
+    return (text + "| policy | scenario | mean | reference | x reference | vs reference: diff [95% CI] | verdict |\n"
+            "|---|---|--:|---|--:|---|---|\n" + "\n".join(rows) + "\n")
+
+
+def render(text: str, result: dict, owners: dict[str, str] | None = None) -> str:
+    """`text` with every marked block rewritten from `result`."""
+    owners = _agents_of_methods() if owners is None else owners
+
+    def fill(match: re.Match) -> str:
+        name = match.group("agents")
+        return (f"<!-- leaderboard:{name}:start -->\n{block(result, name.split(','), owners)}"
+                f"<!-- leaderboard:{name}:end -->")
+
+    return BLOCK.sub(fill, text)
+
+
+def update_pages(result: dict, root) -> list[Path]:
+    """Rewrite the marked blocks of every page under ROOT/docs/agents from `result`; returns the pages changed."""
+    owners = _agents_of_methods()
+    changed = []
+    for path in sorted((Path(root) / PAGES).glob("*.md")):
+        text = path.read_text()
+        new = render(text, result, owners)
+        if new != text:
+            path.write_text(new)
+            changed.append(path)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    root = Path(argv[0] if argv else ".")
+    board = root / "docs" / "leaderboard.json"
+    if not board.is_file():
+        print(f"error: {board}: no such file (run from the repository root, or give it)", file=sys.stderr)
+        return 2
+    for path in update_pages(json.loads(board.read_text()), root):
+        print(f"rewrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
