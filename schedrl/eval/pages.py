@@ -7,6 +7,9 @@ A page marks its block with the agents it covers (the names `schedrl train` take
     ...rendered, never edited by hand...
     <!-- leaderboard:dras-pg,dras-dql,decima-pg:end -->
 
+The README holds the plain answer to "do the learned schedulers win?" between `<!-- leaderboard:answer:start -->`
+and `<!-- leaderboard:answer:end -->`, rendered from the same board (`answer`).
+
 `schedrl leaderboard --publish ROOT` rewrites every such block from the board it publishes; `python -m
 schedrl.eval.pages [ROOT]` rewrites them from the committed docs/leaderboard.json alone, and tests/docs checks that
 the pages match it.
@@ -18,8 +21,8 @@ import re
 import sys
 from pathlib import Path
 
-BLOCK = re.compile(r"<!-- leaderboard:(?P<agents>[a-z0-9,-]+):start -->\n.*?<!-- leaderboard:(?P=agents):end -->",
-                   re.S)
+BLOCK = re.compile(r"<!-- leaderboard:(?P<agents>(?!answer:)[a-z0-9,-]+):start -->\n.*?"
+                   r"<!-- leaderboard:(?P=agents):end -->", re.S)
 PAGES = "docs/agents"
 
 
@@ -43,6 +46,43 @@ def _versus(c: dict | None) -> str:
             f"better on {c['better']} of {c['sequences']}")
 
 
+def verdict(row: dict) -> str:
+    """The row's verdict against the reference: corrected for multiple comparisons where the board did that."""
+    c = row.get("vs_reference") or {}
+    if "verdict_holm" in c:
+        return f"{c['verdict_holm']} (Holm-corrected)"
+    return c.get("verdict", "–")
+
+
+def answer(result: dict) -> str:
+    """The README's plain answer to "do the learned schedulers win?", from the board's verdicts."""
+    wins, scored, rows, close, worse = [], 0, 0, 0, 0
+    for b in result["scenarios"]:
+        learned = [r for r in b["rows"] if r.get("kind") != "heuristic"]
+        scored += bool(learned)
+        for r in learned:
+            c = r.get("vs_reference") or {}
+            rows += 1
+            close += abs(r["ratio_to_reference"] - 1) <= 0.05
+            worse += c.get("verdict_holm", c.get("verdict")) == "worse"
+            if c.get("verdict_holm", c.get("verdict")) == "better":
+                where = " (transfer)" if r.get("trained") == "transfer" else ""
+                wins.append(f"`{r['method']}`{where} on `{b['scenario']}` ({r['ratio_to_reference']:.3f}x "
+                            f"{b['reference']})")
+    head = "**Do the learned schedulers win?** "
+    if not wins:
+        return (head + f"Not yet: on none of the {scored} scenarios with a trained policy is one significantly better "
+                f"than the best heuristic there (the reference); of the {rows} trained policies' rows, {close} are "
+                f"within 5% of it either way and {worse} are significantly worse.\n")
+    return (head + f"Rarely: of the {scored} scenarios with a trained policy, a policy is significantly better than "
+            f"the best heuristic there (the reference) only as {'; '.join(wins)}; of the {rows} trained policies' "
+            f"rows, {close} are within 5% of the reference either way and {worse} are significantly worse.\n")
+
+
+README_ANSWER = ("<!-- leaderboard:answer:start -->", "<!-- leaderboard:answer:end -->")
+"""The README's plain answer sits between these lines, above the summary (`update_pages`)."""
+
+
 def block(result: dict, agents: list[str], owners: dict[str, str] | None = None) -> str:
     """The markdown between the markers for `agents`: one row per board row of a policy those agents made."""
     owners = _agents_of_methods() if owners is None else owners
@@ -54,10 +94,11 @@ def block(result: dict, agents: list[str], owners: dict[str, str] | None = None)
                 continue
             mean = f"{r['mean']:,.2f}"
             ref = f"{b['reference']} {reference['mean']:,.2f}" if reference else b["reference"]
-            verdict = (r.get("vs_reference") or {}).get("verdict", "–")
             held = "" if r.get("held_out", True) else " (not held out)"
-            rows.append(f"| `{r['method']}`{held} | `{b['scenario']}` | {b['metric']} {mean} | {ref} | "
-                        f"{r['ratio_to_reference']:.3f}x | {_versus(r.get('vs_reference'))} | {verdict} |")
+            where = {"here": "trained here", "transfer": "transfer"}.get(r.get("trained"), "")
+            rows.append(f"| `{r['method']}`{held} | `{b['scenario']}`{', ' + where if where else ''} | "
+                        f"{b['metric']} {mean} | {ref} | {r['ratio_to_reference']:.3f}x | "
+                        f"{_versus(r.get('vs_reference'))} | {verdict(r)} |")
     text = ("Rendered from [docs/leaderboard.json](../leaderboard.md) by `schedrl leaderboard --publish`: each policy's "
             "mean over its scenario's evaluation sequences, as a ratio to the scenario's reference heuristic, with the "
             "paired difference and its 95% interval (\"not distinguishable\": the interval holds 0). The protocol is "
@@ -90,7 +131,23 @@ def update_pages(result: dict, root) -> list[Path]:
         if new != text:
             path.write_text(new)
             changed.append(path)
+    readme = Path(root) / "README.md"
+    if readme.is_file():
+        text = readme.read_text()
+        new = render_answer(text, result)
+        if new != text:
+            readme.write_text(new)
+            changed.append(readme)
     return changed
+
+
+def render_answer(text: str, result: dict) -> str:
+    """`text` with its answer block (if any) rewritten from `result`."""
+    start, end = README_ANSWER
+    i, j = text.find(start), text.find(end)
+    if i < 0 or j < i:
+        return text
+    return text[:i] + f"{start}\n{answer(result)}{end}" + text[j + len(end):]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -230,3 +230,29 @@ def test_every_zoo_policy_stands_on_its_agents_page():
         if e.name in on_board:
             assert e.fields["agent"] in blocks, f"no agent page has a leaderboard block for {e.fields['agent']}"
             assert f"`{e.name}`" in blocks[e.fields["agent"]], e.name
+
+
+def test_the_readme_answers_do_the_learned_schedulers_win_from_the_board():
+    """One sentence above the results table, rendered from docs/leaderboard.json, so a republish keeps it true."""
+    import json
+
+    from schedrl.eval.pages import README_ANSWER, answer, render_answer
+
+    text = (REPO / "README.md").read_text()
+    start, end = README_ANSWER
+    assert start in text and end in text, "README: no answer block above the results"
+    assert text.index(end) < text.index("<!-- leaderboard:start -->"), "README: the answer comes above the table"
+    board = json.loads((DOCS / "leaderboard.json").read_text())
+    assert render_answer(text, board) == text, "README's answer is not docs/leaderboard.json's: run `python -m schedrl.eval.pages`"
+    assert answer(board).startswith("**Do the learned schedulers win?** ")
+
+
+def test_the_answer_names_a_significant_win():
+    from schedrl.eval.pages import answer
+
+    row = {"method": "p", "kind": "zoo", "ratio_to_reference": 0.8, "trained": "transfer",
+           "vs_reference": {"verdict": "better", "verdict_holm": "better"}}
+    board = {"scenarios": [{"scenario": "s", "reference": "F1", "rows": [row]}]}
+    assert "`p` (transfer) on `s` (0.800x F1)" in answer(board)
+    row["vs_reference"]["verdict_holm"] = "not distinguishable"
+    assert answer(board).startswith("**Do the learned schedulers win?** Not yet")

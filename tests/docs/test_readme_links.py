@@ -19,7 +19,8 @@ def test_every_relative_link_of_the_readme_exists():
 
 
 def test_the_readme_is_an_overview():
-    own = re.sub(r"<!-- leaderboard:start -->.*?<!-- leaderboard:end -->", "", README, flags=re.S)  # rendered
+    # rendered from docs/leaderboard.json: the summary and the plain answer above it
+    own = re.sub(r"<!-- leaderboard(:[a-z]+|):start -->.*?<!-- leaderboard\1:end -->", "", README, flags=re.S)
     words = len(own.split())
     assert words <= 1200, f"README has {words} words outside the leaderboard block; the manual is docs/"
     for line in own.splitlines():

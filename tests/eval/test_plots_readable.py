@@ -1,0 +1,138 @@
+"""Every figure schedrl draws reads at a glance: it has a legend (what each colour means), no two tick labels
+overlap (matplotlib reports each label's extent on the rendered canvas), and the lines a reader compares are not
+squashed into a few pixels by one far-off baseline.
+
+Each plot function is run on small inputs and checked at the moment it saves its figure.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+from matplotlib.figure import Figure  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def saved(monkeypatch):
+    """The figures saved while the test runs, drawn, as they were at `savefig`."""
+    figures = []
+    original = Figure.savefig
+
+    def record(self, *args, **kwargs):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        if not hasattr(self.canvas, "get_renderer"):
+            FigureCanvasAgg(self)
+        self.canvas.draw()
+        self.schedrl_overlaps = overlapping(self)  # now: closing the figure takes its renderer away
+        figures.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", record)
+    return figures
+
+
+def tick_labels(ax):
+    labels = []
+    for axis in (ax.xaxis, ax.yaxis):
+        for text in [*axis.get_majorticklabels(), *axis.get_minorticklabels()]:
+            if text.get_visible() and text.get_text().strip():
+                labels.append(text)
+    return labels
+
+
+def overlapping(fig) -> list[str]:
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for axis in (ax.xaxis, ax.yaxis):
+            texts = [t for t in [*axis.get_majorticklabels(), *axis.get_minorticklabels()]
+                     if t.get_visible() and t.get_text().strip()]
+            boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+            for i, (a, box_a) in enumerate(boxes):
+                for b, box_b in boxes[i + 1:]:
+                    if box_a.overlaps(box_b):
+                        found.append(f"{ax.get_title() or 'axes'}: tick labels {a!r} and {b!r} overlap")
+    return found
+
+
+def check_readable(fig) -> None:
+    assert fig.legends or any(ax.get_legend() for ax in fig.axes), "no legend: nothing says what the colours mean"
+    problems = getattr(fig, "schedrl_overlaps", None)
+    problems = overlapping(fig) if problems is None else problems
+    assert not problems, "\n".join(problems)
+
+
+def test_the_check_sees_overlapping_labels_and_a_missing_legend():
+    import matplotlib.pyplot as plt
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig, ax = plt.subplots(figsize=(2, 2))
+    FigureCanvasAgg(fig)
+    ax.set_xticks(range(20), [f"label {i}" for i in range(20)])
+    fig.canvas.draw()
+    assert overlapping(fig)
+    with pytest.raises(AssertionError, match="no legend"):
+        check_readable(fig)
+    plt.close(fig)
+
+
+def test_training_curve(saved, tmp_path):
+    import pandas as pd
+
+    from schedrl.agents.trial_keys import RESULT_KEY, TRAIN_METRIC
+    from schedrl.training.report import plot_curve
+
+    it = np.arange(1, 41)
+    df = pd.DataFrame({"training_iteration": it,
+                       f"env_runners/{TRAIN_METRIC}": 400 * np.exp(-it / 8) + 200,
+                       f"{RESULT_KEY}/validation": 300 * np.exp(-it / 10) + 190})
+    validation = {"metric": "bsld", "heuristics": {"F1": 180.04, "SJF": 231.55, "WFP3": 540.3, "FCFS": 8523.7}}
+    plot_curve(df, validation, tmp_path / "curve.png", kept=(36, 190.9))
+    (fig,) = saved
+    check_readable(fig)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(label.startswith("kept checkpoint (iteration 36") for label in labels), labels
+    assert not any("FCFS" in label for label in labels), "FCFS at 47x F1 squashes the other lines: leave it out"
+    assert any("FCFS 8,523.70" in t.get_text() for t in ax.texts), "a heuristic left out is named on the figure"
+    low, high = ax.get_ylim()
+    assert high < 2000, f"the axis reaches {high:.0f}: the lines that matter sit in the bottom pixels"
+
+
+def test_gantt_has_a_colour_key_whatever_the_title(saved, tmp_path):
+    from schedrl.eval.policies import resolve_policy
+    from schedrl.scenarios.scoring import run_policy
+    from schedrl.eval.plots import gantt
+    from schedrl.sim import SimConfig, Simulator
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.sampling import sequence
+
+    workload = sequence(load_trace("default"), 0, 300)
+    schedule = run_policy(resolve_policy("sjf"), Simulator(workload, SimConfig(backfill="easy")))
+    gantt(schedule, str(tmp_path / "gantt.png"), title="sjf on default[0:300]")
+    (fig,) = saved
+    check_readable(fig)
+    keys = {t.get_text() for t in fig.axes[0].get_legend().get_texts()}
+    assert "backfilled" in keys and "started when it fit" in keys, keys
+
+
+def test_comparison_bars(saved, tmp_path):
+    from schedrl.eval.compare import compare
+    from schedrl.eval.plots import comparison_bars
+    from schedrl.workload.catalog import load_trace
+
+    result = compare(load_trace("default"), ["fcfs", "sjf", "f1"], ["none", "easy"], starts=[0, 2000], length=128)
+    comparison_bars(result, str(tmp_path / "bars.png"))
+    (fig,) = saved
+    check_readable(fig)
