@@ -416,16 +416,18 @@ def plot_curve(df, validation: dict, path: Path, kept: tuple[int, float] | None 
     metric = validation.get("metric", "metric")
     lower = validation.get("lower_is_better", METRICS.get(metric, (None, True))[1])
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(10, 4.5))
     it = df["training_iteration"]
     drawn: list[float] = []
     train_col = f"env_runners/{TRAIN_METRIC}"
     valid_col = f"{RESULT_KEY}/validation"
     if train_col in df:
         ax.plot(it, df[train_col], label=f"training episodes ({metric})", alpha=0.6)
-    if valid_col in df:
-        ax.plot(it, df[valid_col], label="validation (greedy)", linewidth=2, marker="." if len(df) < 40 else None)
-        drawn += [float(v) for v in df[valid_col] if v == v]
+    if valid_col in df:  # validated every k-th iteration only (NaN between): join the validated points
+        scored = df[[valid_col, "training_iteration"]].dropna()
+        ax.plot(scored["training_iteration"], scored[valid_col], label="validation (greedy)", linewidth=2,
+                marker="o", markersize=3)
+        drawn += [float(v) for v in scored[valid_col]]
     heuristics = sorted(validation.get("heuristics", {}).items(), key=lambda kv: kv[1], reverse=not lower)
     best = heuristics[0][1] if heuristics else None
     left_out = []
@@ -456,7 +458,7 @@ def plot_curve(df, validation: dict, path: Path, kept: tuple[int, float] | None 
     if left_out:
         ax.text(0.99, 0.01, f"off the chart (over {FAR:g}x the best heuristic): " + ", ".join(left_out),
                 transform=ax.transAxes, ha="right", va="bottom", fontsize="x-small", color="dimgrey")
-    ax.legend(fontsize="small", loc="upper right")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
