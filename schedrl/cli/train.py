@@ -7,7 +7,6 @@ adds its own (`Agent.add_arguments`). `schedrl train AGENT --help` lists both.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import replace
 
@@ -27,20 +26,15 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     for agent_name in AGENTS:
         agent = get_agent(agent_name)
         sub = agents.add_parser(agent_name, help=agent.summary, description=f"train {agent.summary}")
-        add_common_arguments(sub, agent_name)
+        add_common_arguments(sub)
         agent.add_arguments(sub.add_argument_group(f"{agent_name} options"))
         sub.set_defaults(run=run)
     return p
 
 
-def add_common_arguments(p: argparse.ArgumentParser, agent: str | None = None) -> None:
-    """The options every agent takes; `agent` only words the help of the two whose default an agent sizes itself
-    (RLScheduler's `machine_defaults`)."""
-    sized = {}
-    if agent == "rlscheduler":
-        from schedrl.agents.rlscheduler.agent import machine_defaults
-
-        sized = machine_defaults(os.cpu_count() or 1)
+def add_common_arguments(p: argparse.ArgumentParser) -> None:
+    """The options every agent takes, with their defaults (an agent that sizes one for the machine, as RLScheduler
+    does, says so in that option's help from its `add_arguments`)."""
     p.add_argument("--scenario", metavar="NAME|FILE", default=None,
                    help="a named scenario (`schedrl scenarios list`) or a scenario YAML file: its trace, cleaning, "
                         "semantics, metric, split and the agent's options for it; the final table is on its fixed "
@@ -54,11 +48,8 @@ def add_common_arguments(p: argparse.ArgumentParser, agent: str | None = None) -
                    help=f"stop after this much training time, e.g. 20m (default: {DEFAULT_TIME_BUDGET} "
                         "when --iterations is not given either)")
     p.add_argument("--num-env-runners", type=int, default=0,
-                   help="env-runner processes (0: sample in the trainer; default "
-                        + (f"{sized['--num-env-runners']} on this machine: one per two cores, at least 1)" if sized
-                           else "0)"))
-    p.add_argument("--envs-per-runner", type=int, default=4,
-                   help=f"environments per env runner (default {sized.get('--envs-per-runner', 4)})")
+                   help="env-runner processes (0: sample in the trainer; default 0)")
+    p.add_argument("--envs-per-runner", type=int, default=4, help="environments per env runner (default 4)")
     p.add_argument("--runner-resource", action="append", default=[], metavar="NAME=AMOUNT",
                    help="custom Ray resource each env runner requires, placing runners on nodes started with "
                         "--resources '{\"NAME\": ...}' (repeatable)")
@@ -77,7 +68,7 @@ def add_common_arguments(p: argparse.ArgumentParser, agent: str | None = None) -
                         "capped by the validation zone; the others: the training episode's length)")
     p.add_argument("--validate-every", type=int, default=1, metavar="K",
                    help="validate at iteration 1 and every K-th only, and checkpoint only there (validation is "
-                        f"wall time outside --time-budget; default {sized.get('--validate-every', 1)})")
+                        "wall time outside --time-budget; default 1)")
     p.add_argument("--eval-starts", metavar="I,J,...", help="fixed held-out evaluation starts for the final table")
     p.add_argument("--eval-sequences", type=int, default=10, help="random evaluation sequences (default 10)")
     p.add_argument("--eval-jobs", type=int, default=1024, help="jobs per evaluation sequence (default 1024)")

@@ -67,6 +67,15 @@ class RLSchedulerAgent(Agent):
         p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (default 256, as in the paper)")
         sized = machine_defaults(os.cpu_count() or 1)  # what this machine gets unless an option is given
         paper = PPOSettings()
+        shared = {  # the shared options whose default this agent sizes for the machine: say the real one
+            "--num-env-runners": f"env-runner processes (0: sample in the trainer; default {sized['--num-env-runners']} "
+                                 "on this machine: one per two cores, at least 1, at most 8)",
+            "--envs-per-runner": f"environments per env runner (default {sized['--envs-per-runner']})",
+            "--validate-every": "validate at iteration 1 and every K-th only, and checkpoint only there (validation is "
+                                f"wall time outside --time-budget; default {sized['--validate-every']})"}
+        for action in getattr(p, "_actions", ()):  # an argument group shares its parser's actions
+            if action.option_strings and action.option_strings[0] in shared:
+                action.help = shared[action.option_strings[0]]
         p.add_argument("--batch-size", type=int, default=None,
                        help=f"env steps per iteration (default {sized['--batch-size']}; the paper used 100 x 256)")
         p.add_argument("--epochs", type=int, default=None,
