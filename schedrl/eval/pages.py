@@ -42,15 +42,21 @@ def _versus(c: dict | None) -> str:
         return "–"
     low, high = c["ci95_pct"]
     note = f", over {c['independent']} independent windows" if c.get("independent") not in (None, c["sequences"]) else ""
+    mde = f"; smallest detectable {c['mde_pct']:.1f}%" if c.get("mde_pct") is not None else ""
     return (f"{_pct(c['difference_pct'])} [{_pct(low)}, {_pct(high)}]{note}, "
-            f"better on {c['better']} of {c['sequences']}")
+            f"better on {c['better']} of {c['sequences']}{mde}")
 
 
-def verdict(row: dict) -> str:
-    """The row's verdict against the reference: corrected for multiple comparisons where the board did that."""
+def final(c: dict) -> str | None:
+    """A comparison's verdict as the board gives it: corrected for multiple comparisons where it did that."""
+    return c.get("verdict_corrected", c.get("verdict_holm", c.get("verdict")))
+
+
+def verdict(row: dict, correction: str = "") -> str:
+    """The row's verdict against the reference, saying when it is corrected for multiple comparisons."""
     c = row.get("vs_reference") or {}
-    if "verdict_holm" in c:
-        return f"{c['verdict_holm']} (Holm-corrected)"
+    if "verdict_corrected" in c or "verdict_holm" in c:
+        return f"{final(c)} ({correction or 'Holm'}-corrected)"
     return c.get("verdict", "–")
 
 
@@ -64,19 +70,22 @@ def answer(result: dict) -> str:
             c = r.get("vs_reference") or {}
             rows += 1
             close += abs(r["ratio_to_reference"] - 1) <= 0.05
-            worse += c.get("verdict_holm", c.get("verdict")) == "worse"
-            if c.get("verdict_holm", c.get("verdict")) == "better":
+            worse += final(c) == "worse"
+            if final(c) == "better":
                 where = " (transfer)" if r.get("trained") == "transfer" else ""
                 wins.append(f"`{r['method']}`{where} on `{b['scenario']}` ({r['ratio_to_reference']:.3f}x "
                             f"{b['reference']})")
     head = "**Do the learned schedulers win?** "
+    c = result.get("correction") or {}
+    corrected = (f", verdicts corrected for {c['comparisons']} comparisons ({c['method']})"
+                 if c.get("method") and c.get("comparisons") else "")
     if not wins:
         return (head + f"Not yet: on none of the {scored} scenarios with a trained policy is one significantly better "
-                f"than the best heuristic there (the reference); of the {rows} trained policies' rows, {close} are "
+                f"than the best heuristic there (the reference){corrected}; of the {rows} trained policies' rows, {close} are "
                 f"within 5% of it either way and {worse} are significantly worse.\n")
-    return (head + f"Rarely: of the {scored} scenarios with a trained policy, a policy is significantly better than "
-            f"the best heuristic there (the reference) only as {'; '.join(wins)}; of the {rows} trained policies' "
-            f"rows, {close} are within 5% of the reference either way and {worse} are significantly worse.\n")
+    return (head + f"Sometimes: {len(wins)} of the {rows} trained policies' rows are significantly better than the "
+            f"best heuristic of their scenario (its reference){corrected}: {'; '.join(wins)}. Of all {rows}, {close} "
+            f"are within 5% of the reference either way and {worse} are significantly worse.\n")
 
 
 README_ANSWER = ("<!-- leaderboard:answer:start -->", "<!-- leaderboard:answer:end -->")
@@ -86,6 +95,7 @@ README_ANSWER = ("<!-- leaderboard:answer:start -->", "<!-- leaderboard:answer:e
 def block(result: dict, agents: list[str], owners: dict[str, str] | None = None) -> str:
     """The markdown between the markers for `agents`: one row per board row of a policy those agents made."""
     owners = _agents_of_methods() if owners is None else owners
+    correction = (result.get("correction") or {}).get("method", "")
     rows = []
     for b in result["scenarios"]:
         reference = next((r for r in b["rows"] if r["method"] == b["reference"]), None)
@@ -98,7 +108,7 @@ def block(result: dict, agents: list[str], owners: dict[str, str] | None = None)
             where = {"here": "trained here", "transfer": "transfer"}.get(r.get("trained"), "")
             rows.append(f"| `{r['method']}`{held} | `{b['scenario']}`{', ' + where if where else ''} | "
                         f"{b['metric']} {mean} | {ref} | {r['ratio_to_reference']:.3f}x | "
-                        f"{_versus(r.get('vs_reference'))} | {verdict(r)} |")
+                        f"{_versus(r.get('vs_reference'))} | {verdict(r, correction)} |")
     text = ("Rendered from [docs/leaderboard.json](../leaderboard.md) by `schedrl leaderboard --publish`: each policy's "
             "mean over its scenario's evaluation sequences, as a ratio to the scenario's reference heuristic, with the "
             "paired difference and its 95% interval (\"not distinguishable\": the interval holds 0). The protocol is "
