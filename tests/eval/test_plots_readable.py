@@ -65,8 +65,13 @@ def overlapping(fig) -> list[str]:
     return found
 
 
+def has_key(fig) -> bool:
+    """A legend, or a colour bar (a matrix's key to its colours)."""
+    return bool(fig.legends) or any(ax.get_legend() or getattr(ax, "_colorbar", None) for ax in fig.axes)
+
+
 def check_readable(fig) -> None:
-    assert fig.legends or any(ax.get_legend() for ax in fig.axes), "no legend: nothing says what the colours mean"
+    assert has_key(fig), "no legend: nothing says what the colours mean"
     problems = getattr(fig, "schedrl_overlaps", None)
     problems = overlapping(fig) if problems is None else problems
     assert not problems, "\n".join(problems)
