@@ -162,7 +162,10 @@ WORDS = 2100
 
 @pytest.mark.parametrize("page", PAGES)
 def test_an_agent_page_is_about_2000_words_at_most(page):
-    words = len((DOCS / "agents" / page).read_text().split())
+    from schedrl.eval.pages import BLOCK
+
+    # what the page says; its standing is rendered from the board and grows with it (transfer rows)
+    words = len(BLOCK.sub("", (DOCS / "agents" / page).read_text()).split())
     assert words <= WORDS, (f"docs/agents/{page}: {words} words; move the implementation detail to "
                             f"docs/agents/details/ and dated runs to docs/experiments/")
 
