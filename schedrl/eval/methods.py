@@ -191,10 +191,14 @@ def bars(table: MethodsTable, path: str | Path, columns: list[str] | None = None
             if k in table.trained:
                 bar.set_hatch("//")
         ax.set_title(header(c) + (" (%)" if percent else ""), fontsize="medium")
-        ax.set_xticks(x, methods, rotation=60, ha="right", fontsize="small")
-    fig.suptitle(f"{table.trace}: {len(table.starts)} sequences x {table.jobs} jobs (hatched: trained)",
-                 fontsize="medium")
-    fig.tight_layout()
+        ax.set_xticks(x, methods, rotation=90, fontsize="small")  # upright labels would overlap
+    fig.suptitle(f"{table.trace}: {len(table.starts)} sequences x {table.jobs} jobs", fontsize="medium")
+    from matplotlib.patches import Patch
+
+    fig.legend(handles=[Patch(facecolor="white", edgecolor="black", label="heuristic"),
+                        Patch(facecolor="white", edgecolor="black", hatch="//", label="trained policy")],
+               loc="upper left", fontsize="small", ncol=2)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))  # room above the panels for the title and the key
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return str(path)

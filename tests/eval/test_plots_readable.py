@@ -141,3 +141,53 @@ def test_comparison_bars(saved, tmp_path):
     comparison_bars(result, str(tmp_path / "bars.png"))
     (fig,) = saved
     check_readable(fig)
+
+
+def methods_table():
+    from types import SimpleNamespace
+
+    from schedrl.eval.methods import MethodsTable
+
+    def metrics(scale):
+        return SimpleNamespace(avg_wait=1000.0 * scale, max_wait=9000.0 * scale, avg_slowdown=3.0 * scale,
+                               utilization=0.8 / scale)
+
+    table = MethodsTable("SDSC-SP2", [0, 1024], 1024, "", ["wait", "max_wait", "slowdown", "utilization"],
+                         trained=["dras-pg"])
+    for name, scale in (("FCFS+EASY", 1.2), ("SJF+EASY", 1.0), ("Optimization", 1.4), ("dras-pg", 1.1)):
+        table.methods[name] = [metrics(scale), metrics(scale * 1.05)]
+    return table
+
+
+def test_methods_bars_and_kiviat(saved, tmp_path):
+    from schedrl.eval.methods import bars, kiviat
+
+    bars(methods_table(), tmp_path / "bars.png")
+    kiviat(methods_table(), tmp_path / "kiviat.png")
+    assert len(saved) == 2
+    for fig in saved:
+        check_readable(fig)
+
+
+def test_dtsim_sweep_plot(saved, tmp_path):
+    from schedrl.dtsim.sweep import Cell, SweepResult, plot
+
+    values = [0.55, 0.65, 0.75, 0.85, 0.95]
+    result = SweepResult("job_rate", values, ["SJF", "SJF+kill", "SAF"],
+                         settings={"sequences": 4, "seed": 0})
+    for i, m in enumerate(result.methods):
+        result.cells[m] = [Cell((8.0 + i + 20 * v, 9.0 + i + 20 * v)) for v in values]
+    plot(result, str(tmp_path / "sweep.png"))
+    (fig,) = saved
+    check_readable(fig)
+
+
+def test_mrsch_goal_plot(saved, tmp_path):
+    from schedrl.agents.mrsch.goals import plot_goals
+
+    traces = [{"augment": a, "resources": ["nodes", "bb"], "start": 100, "jobs": 50,
+               "hours": [0.0, 1.0, 2.0, 3.0], "goals": [[0.6, 0.4], [0.5, 0.5], [0.7, 0.3], [0.6, 0.4]]}
+              for a in ("S3", "S5")]
+    plot_goals(traces, "bb", str(tmp_path / "goals.png"))
+    (fig,) = saved
+    check_readable(fig)
