@@ -54,7 +54,7 @@ INTEGRATION_DIRS = ("integration", "slurm")
 _TESTS = Path(__file__).resolve().parent
 # names pytest itself accepts in a -m expression beside the registered markers
 _BUILTIN_MARKERS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings",
-                              "tryfirst", "trylast", "no_cover"})
+                              "tryfirst", "trylast", "no_cover", "xdist_group"})
 
 
 def _is_integration(item: pytest.Item) -> bool:
@@ -69,11 +69,34 @@ def _is_integration(item: pytest.Item) -> bool:
     return bool(parts) and parts[0] in INTEGRATION_DIRS
 
 
+# tests that share one instance run on one xdist worker (`--dist loadgroup`): the session's Ray (`ray_session`), the
+# two-node cluster, the private Slurm. Two Ray instances on two cores would each starve the other.
+XDIST_GROUPS = {"ray_session": "ray", "ray_cluster": "ray", "slurm": "slurm", "slurm_cluster": "slurm"}
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marker must be on the item by then
 def pytest_collection_modifyitems(config, items):
+    groups: dict[pytest.Item, str] = {}
     for item in items:
         if _is_integration(item) and not item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.integration)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        group = next((g for f, g in XDIST_GROUPS.items() if f in fixtures), None)
+        if group is None and item.get_closest_marker("slurm"):
+            group = "slurm"
+        if group is None and item.get_closest_marker("cluster"):
+            group = "ray"
+        if group:
+            groups[item] = group
+    # a module's other integration tests may reach its Ray fixture through `request.getfixturevalue`: keep the
+    # whole module on the group's worker
+    by_module = {item.module.__name__: g for item, g in groups.items() if getattr(item, "module", None)}
+    for item in items:
+        module = getattr(item, "module", None)
+        group = groups.get(item) or (by_module.get(module.__name__) if module and item.get_closest_marker(
+            "integration") else None)
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _marker_names(config) -> set[str]:
