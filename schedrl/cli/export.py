@@ -8,8 +8,8 @@ import argparse
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     from schedrl.agents.checkpoint import CHECK_JOBS
 
-    p = subparsers.add_parser(name, help=help_text, description=help_text + ". The directory holds weights.pt (the "
-                              "network's tensors, read with torch.load(weights_only=True)), policy.json (run record, "
+    p = subparsers.add_parser(name, help=help_text, description=help_text + ". The directory holds weights.safetensors (the "
+                              "network's tensors, no pickle), policy.json (run record, "
                               "architecture, card, the weights' sha256) and README.md (the model card). The export "
                               "must make the checkpoint's decisions on whole episodes (the run's validation sequences "
                               "and two more, see --check-jobs), or it fails.")

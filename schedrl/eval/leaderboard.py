@@ -374,7 +374,7 @@ def zoo_page(result: dict, policies=None, tuned=None) -> str:
     total = sum(e.fields["weights"]["bytes"] for e in policies) + sum(e.fields["bytes"] for e in tuned)
     lines = ["# Model zoo", "",
              "Trained policies shipped inside the package (`schedrl/zoo/policies/`), one per agent and standard scenario. "
-             "Each is the network's weights alone (`weights.pt`, read with `torch.load(weights_only=True)`: no pickle, no "
+             "Each is the network's weights alone (`weights.safetensors`: tensors without a pickle container, no "
              "code runs when it loads) and a JSON record of the architecture, normalisation, environment and scenario "
              "(`policy.json`); it runs with torch and numpy, without Ray. `zoo:NAME` works wherever a checkpoint does:", "",
              "```bash", "schedrl zoo list", "schedrl zoo show rlscheduler-default-s0",
