@@ -23,8 +23,8 @@ from typing import Any
 
 from schedrl.zoo import fields as shapes
 from schedrl.zoo.card import markdown
-from schedrl.zoo.store import (CARD_FILE, FORMAT, POLICY_FILE, Exported, ZooError, check_fields, check_file,
-                               file_sha256, load_json, parse, read)
+from schedrl.zoo.store import (CARD_FILE, FORMAT, LEGACY_WEIGHTS_FILE, POLICY_FILE, Exported, ZooError, check_fields,
+                               check_file, file_sha256, load_json, parse, read)
 
 ZOO_DIR = Path(__file__).resolve().parent
 """The zoo shipped in the package: `manifest.json` and `policies/NAME/`."""
@@ -300,12 +300,13 @@ def convert_zoo(path: Path | None = None, log=None) -> list[str]:
     data = _read_manifest(path)
     done = []
     for name, fields in data["policies"].items():
-        exported, converted = convert(path.parent / fields["directory"])
+        if fields["weights"]["file"] != LEGACY_WEIGHTS_FILE and "policy_sha256" in fields:
+            continue  # only what is converted gets new checksums: a changed policy is re-added (`add`), not blessed
+        exported, converted = convert(checked(Entry(name, fields, path.parent)).directory)
         new = entry_fields(exported, fields["directory"])
         if "seeds" in fields:
             new["seeds"] = fields["seeds"]
-        if converted or new != fields:
-            data["policies"][name] = new
+        data["policies"][name] = new
         if converted:
             done.append(name)
             if log:
