@@ -315,7 +315,9 @@ def plot(result: dict, path) -> None:
     fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired interval)",
                  fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -430,23 +432,38 @@ def stable(result: dict) -> dict:
     return out
 
 
-def publish(result: dict, root) -> list:
-    """Write the committed results under the repository `root`: the JSON, the docs page, the figure, and the README's
-    summary between its markers. Returns the paths written."""
-    import json
+def check_publish(root) -> tuple:
+    """The README of the checkout `root` and where its summary goes; ValueError (one line) when it has no markers
+    (checked before the board is computed)."""
     from pathlib import Path
 
-    root = Path(root)
-    readme = root / "README.md"
-    text = readme.read_text()
+    readme = Path(root) / "README.md"
+    try:
+        text = readme.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{readme}: cannot read it ({type(e).__name__}); --publish writes into a schedrl "
+                         "checkout") from None
     start, end = text.find(README_MARK[0]), text.find(README_MARK[1])
     if start < 0 or end < start:
         raise ValueError(f"{readme}: no {README_MARK[0]} ... {README_MARK[1]} block to write the summary into")
+    return readme, text, start, end
+
+
+def publish(result: dict, root) -> list:
+    """Write the committed results under the repository `root` (each file atomically): the JSON, the docs page, the
+    figure, and the README's summary between its markers. Returns the paths written."""
+    import json
+    from pathlib import Path
+
+    from schedrl.outputs import atomic_write
+
+    root = Path(root)
+    readme, text, start, end = check_publish(root)
     json_path, md_path, png_path, zoo_path = (root / p for p in PUBLISHED)
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(stable(result), indent=1) + "\n")
-    md_path.write_text(docs_page(result))
+    atomic_write(json_path, json.dumps(stable(result), indent=1) + "\n")
+    atomic_write(md_path, docs_page(result))
     plot(result, png_path)
-    zoo_path.write_text(zoo_page(result))
-    readme.write_text(text[:start] + readme_block(result) + text[end + len(README_MARK[1]):])
+    atomic_write(zoo_path, zoo_page(result))
+    atomic_write(readme, text[:start] + readme_block(result) + text[end + len(README_MARK[1]):])
     return [json_path, md_path, png_path, zoo_path, readme]

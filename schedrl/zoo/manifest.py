@@ -261,6 +261,7 @@ def add(source: str | Path, name: str, path: Path | None = None, replace: bool =
     """Copy the exported policy in `source` into the zoo as `name` and record it in the manifest."""
     path = path or manifest_path()
     _check_name(name, "rlscheduler-sdsc-sp2")
+    from schedrl.outputs import MARKER as OUTPUTS_MARKER
     from schedrl.outputs import atomic_write
     from schedrl.zoo.store import convert
 
@@ -278,6 +279,7 @@ def add(source: str | Path, name: str, path: Path | None = None, replace: bool =
         target.mkdir(parents=True)
         shutil.copy2(exported.weights_file, target / exported.weights_file.name)
     # the policy takes its zoo name (the manifest records the checksum of its policy.json as written here)
+    (target / OUTPUTS_MARKER).unlink(missing_ok=True)  # `export --out` straight into the zoo: the manifest owns it
     atomic_write(target / POLICY_FILE, json.dumps({**exported.data, "name": name}, indent=2) + "\n")
     copied, _ = convert(target)  # a format-1 policy (weights.pt) enters the zoo as safetensors
     copied.check_weights()
