@@ -46,6 +46,9 @@ class Entrant:
     """`zoo` (a trained policy of schedrl's zoo) or `outside` (a module:callable or an entry point)."""
     make: Callable[[Scenario], Any]
     """The policy for a scenario, or None where it does not apply."""
+    source: str = ""
+    """Where an outside policy comes from (`module:callable`, an entry point's value): its label when the short one
+    would shadow another method's (`schedrl.eval.outside.labelled`)."""
 
 
 def outside(spec: str) -> Entrant:
@@ -61,7 +64,7 @@ def outside(spec: str) -> Entrant:
         raise ValueError(f"--policies {spec}: cannot load it ({type(e).__name__}: {e})") from None
     if not callable(target):
         raise ValueError(f"--policies {spec}: {name} is not callable (it must be make(scenario) -> policy or None)")
-    return Entrant(name.split(".")[-1], "outside", target)
+    return Entrant(name.split(".")[-1], "outside", target, spec)
 
 
 def entry_points() -> list[Entrant]:
@@ -70,7 +73,7 @@ def entry_points() -> list[Entrant]:
 
     out = []
     for ep in found(group=POLICY_GROUP):
-        out.append(Entrant(ep.name, "outside", lambda scenario, ep=ep: ep.load()(scenario)))
+        out.append(Entrant(ep.name, "outside", lambda scenario, ep=ep: ep.load()(scenario), ep.value))
     return out
 
 
@@ -145,15 +148,19 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
     scores = scoring.score(scenario, data=data, progress=progress)
     kinds = {label: "heuristic" for label in scores.metrics}
     failed, trained_on_them = [], set()
+    from schedrl.eval.outside import contained
+
     for e in entrants:
+        if e.label in kinds:  # `leaderboard` labels entrants apart (`outside.labelled`); never drop a row silently
+            raise ValueError(f"two methods are labelled {e.label!r} on {scenario.name}")
         try:
-            policy = e.make(scenario)
+            policy = contained(lambda: e.make(scenario))
             if policy is None:
                 continue
             semantics = own_semantics(scenario, policy)
             sims = {e.label: semantics} if semantics is not None else None
-            scored = scoring.score(scenario, {e.label: policy}, baselines=False, data=data, progress=progress,
-                                   policy_sims=sims)
+            scored = contained(lambda: scoring.score(scenario, {e.label: policy}, baselines=False, data=data,
+                                                     progress=progress, policy_sims=sims))
         except Exception as ex:  # an outside policy that breaks is one failed row, not the end of the board
             failed.append({"method": e.label, "kind": e.kind, "error": f"{type(ex).__name__}: {ex}",
                            "where": traceback.extract_tb(ex.__traceback__)[-1].filename if ex.__traceback__ else ""})
@@ -216,7 +223,10 @@ def leaderboard(scenarios: Iterable[Scenario], entrants: Iterable[Entrant] = (),
     from schedrl.dtsim import JobDataError
     from schedrl.workload.errors import TraceError
 
-    entrants = list(entrants)
+    from schedrl.eval.outside import labelled, reserved_labels
+
+    scenarios = list(scenarios)
+    entrants = labelled(entrants, reserved_labels(scenarios))
     boards, missing = [], []
     with _one_torch_thread(any(e.kind == "zoo" for e in entrants)):
         for s in scenarios:

@@ -203,8 +203,12 @@ def seed_rows(fields: dict[str, Any]) -> list[str]:
 
 
 def _check_name(name: str, example: str) -> None:
+    from schedrl.heuristics import HEURISTICS
+
     if not NAME_PATTERN.fullmatch(name):
         raise ZooError(f"zoo name {name!r}: use lowercase letters, digits, '.', '_' and '-' (e.g. {example})")
+    if name.lower() in HEURISTICS:
+        raise ZooError(f"zoo name {name!r} is a heuristic's: choose another (e.g. {example})")
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
