@@ -22,7 +22,7 @@ SHIPPED = manifest.ZOO_DIR / manifest.MANIFEST_FILE
 
 def test_the_shipped_manifest_matches_its_files():
     data = json.loads(SHIPPED.read_text())
-    assert data["format"] == 1 and isinstance(data["policies"], dict)
+    assert data["format"] == 2 and isinstance(data["policies"], dict)
     total = 0
     for entry in manifest.entries(SHIPPED):
         assert manifest.NAME_PATTERN.fullmatch(entry.name)
