@@ -58,7 +58,14 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     r.add_argument("--size-tolerance", type=float, default=defaults.size_tolerance,
                    help="refuse a policy trained for a machine this many times smaller or larger (default 2)")
     r.add_argument("--trained-cpus", type=int, help="the policy's training machine, where its trace is not here")
-    r.add_argument("--band-step", type=int, help="nice bands this far apart (default: the priority weights' sum + 2)")
+    r.add_argument("--handle", choices=("site-factor", "nice"), default=defaults.handle,
+                   help="the job field the bonuses go to: SiteFactor (default; users' nice values are never touched) "
+                        "or Nice (a fallback where SiteFactor cannot be set; docs/slurm.md)")
+    r.add_argument("--bonus-scale", type=float, default=defaults.bonus_scale,
+                   help="how far the policy may outweigh Slurm's other factors: bonuses ceil(scale x (sum of the "
+                        "PriorityWeight* + 2)) apart per rank; 1 (default) or more: the top K in the policy's order "
+                        "whatever fair share, age or QOS say; below 1 they may overturn ranks")
+    r.add_argument("--band-step", type=int, help="bonuses this far apart (overrides --bonus-scale)")
     r.add_argument("--cluster", help="name for the lock and state files (default: slurm.conf's ClusterName)")
     r.set_defaults(run=run_adapter)
 
@@ -95,7 +102,7 @@ def run_adapter(args) -> int:
     from schedrl.eval.policies import resolve_policy
     from schedrl.slurm.adapter import Adapter, AdapterOptions
     from schedrl.slurm.lease import LeaseError
-    from schedrl.slurm.lock import LockError
+    from schedrl.slurm.lock import LockError, LockLost
     from schedrl.slurm.mechanism import MechanismError
     from schedrl.slurm.client import SlurmError
     from schedrl.slurm.order import PolicyMachineError
@@ -107,7 +114,7 @@ def run_adapter(args) -> int:
                                  max_changes_per_minute=args.max_changes_per_minute, lease_s=args.lease,
                                  size_tolerance=args.size_tolerance, trained_cpus=args.trained_cpus,
                                  band_step=args.band_step, state_dir=args.state_dir, log=args.log,
-                                 cluster=args.cluster)
+                                 cluster=args.cluster, handle=args.handle, bonus_scale=args.bonus_scale)
         policy = resolve_policy(args.policy)
     except ValueError as e:
         raise UsageError(str(e)) from None
@@ -125,6 +132,9 @@ def run_adapter(args) -> int:
         adapter.run(args.cycles, should_stop=lambda: bool(stopping))
     except PolicyMachineError as e:
         adapter.stop()
+        raise UsageError(str(e)) from None
+    except LockLost as e:
+        adapter.stop(restore_order=False)
         raise UsageError(str(e)) from None
     adapter.stop()
     return 0
@@ -150,11 +160,13 @@ def run_report(args) -> int:
 
 def run_reset(args) -> int:
     from schedrl.cli.main import UsageError
+    from schedrl.slurm import marks
     from schedrl.slurm.audit import AuditLog
     from schedrl.slurm.adapter import restore
     from schedrl.slurm.client import SlurmClient, SlurmError
     from schedrl.slurm.lease import Lease, LeaseError
-    from schedrl.slurm.lock import ClusterLock, LockError
+    from schedrl.slurm.lock import ClusterLock, LockError, SlurmLock
+    from schedrl.slurm.mechanism import FIELD
     import time
 
     client = SlurmClient()
@@ -169,22 +181,57 @@ def run_reset(args) -> int:
         raise UsageError(str(e)) from None
     except SlurmError as e:
         raise UsageError(str(e)) from None
+    slurm_lock = None
     try:
         lease = Lease.load(args.state_dir, cluster)
+        if args.expired and not lease.expired():
+            print(f"reset --expired: the lease runs until {time.ctime(lease.expires)}; nothing to do")
+            return 0
+        try:  # the cluster's lock on Slurm's side: no adapter anywhere may run while reset restores
+            slurm_lock = SlurmLock(client, cluster, lease.partition or _default_partition(client), 60.0,
+                                   args.state_dir).acquire()
+        except LockError as e:
+            slurm_lock = None
+            if args.expired:
+                print(f"reset --expired: an adapter is running ({e}); nothing to do")
+                return 0
+            raise UsageError(str(e)) from None
         audit = AuditLog(args.state_dir / f"{cluster}.audit.jsonl", cluster, lease.partition)
         for rec in audit.read():  # jobs the state file may have lost: their first audited value is their own
             if rec.get("result") == "ok" and rec["why"] not in ("reset", "restore"):
                 lease.original.setdefault(int(rec["job"]), int(rec["from"]))
-        if args.expired and not lease.expired():
-            print(f"reset --expired: the lease runs until {time.ctime(lease.expires)}; nothing to do")
-            return 0
+        # every job any adapter holds changed, whatever its state directory: the marks in AdminComment
+        by_field: dict[str, dict[int, int]] = {}
+        for job, comment in client.admin_comments().items():
+            mark = marks.parse(comment)[1]
+            if mark is not None and mark.lock != slurm_lock.job:
+                by_field.setdefault(mark.field, {})[job] = mark.own
+        field = FIELD[lease.handle]
+        for job, own in by_field.pop(field, {}).items():
+            lease.original.setdefault(job, own)
         restored = restore(client, lease, audit, say)
-        print(f"reset: {restored} pending job(s) back to their own nice values; Slurm's own order applies")
+        for other, own in by_field.items():  # marks of the other handle
+            handle = next(h for h, f in FIELD.items() if f == other)
+            extra = Lease(lease.path.with_name(f"{cluster}.{handle}.reset.json"), cluster, lease.partition,
+                          original=dict(own), handle=handle)
+            restored += restore(client, extra, audit, say)
+            extra.path.unlink(missing_ok=True)
+        print(f"reset: {restored} pending job(s) back to their own values; Slurm's own order applies")
     except (SlurmError, LeaseError) as e:
         raise UsageError(str(e)) from None
     finally:
+        if slurm_lock is not None:
+            slurm_lock.release()
         lock.release()
     return 0
+
+
+def _default_partition(client) -> str:
+    """The cluster's default partition (where reset's lock job waits), from sinfo's `*`."""
+    for line in client.run(["sinfo", "--noheader", "--format=%P"]).stdout.split():
+        if line.endswith("*"):
+            return line[:-1]
+    return ""
 
 
 def _printer():

@@ -174,10 +174,12 @@ class Snapshot:
         return job.limit if job.limit is not None else (self.machine.max_time or UNLIMITED_S)
 
     @classmethod
-    def read(cls, squeue: str, sinfo: str, partition: str, now: float) -> "Snapshot":
+    def read(cls, squeue: str, sinfo: str, partition: str, now: float, ignore: frozenset[int] = frozenset()
+             ) -> "Snapshot":
+        """`ignore`: job ids left out altogether (the adapters' held lock jobs)."""
         machine = parse_sinfo(sinfo, partition)
         pending, running, finished, alone = [], [], [], []
-        jobs = parse_squeue(squeue)
+        jobs = [j for j in parse_squeue(squeue) if j.job_id not in ignore]
         for job in jobs:
             if job.state == "PENDING":
                 why = left_alone_reason(job, partition, machine.usable)

@@ -230,19 +230,35 @@ def nice_values(cluster, jobs) -> dict[str, int]:
     return {job: int(values[job]) for job in jobs}
 
 
+def site_factors(cluster, jobs) -> dict[str, int]:
+    """The pending jobs' site factors (sprio's SITE column)."""
+    out = cluster.run("sprio", "--noheader", "--format=%i|%S").stdout
+    values = dict(line.strip().split("|") for line in out.splitlines())
+    return {job: int(values[job]) for job in jobs}
+
+
 def test_an_expired_lease_is_reset_by_cron(slurm, tmp_path):
     blocker = block(slurm)
     jobs = [slurm.sbatch("--partition", "debug", "--ntasks", "8", f"--time={t}", "--wrap", "sleep 1")
             for t in (9, 5, 7, 1, 3)]
+    slurm.run("scontrol", "update", f"JobId={jobs[0]}", "Nice=500")  # a user's own nice
+    slurm.run("scontrol", "update", f"JobId={jobs[1]}", "SiteFactor=7", "AdminComment=site note")  # the site's own
     adapter = AdapterProcess(slurm, tmp_path, "short-lease", "debug", "sjf", "--lease", "3s")
-    slurm.wait_for(lambda: min(nice_values(slurm, jobs).values()) < 0, 30, "nice values set")
+    slurm.wait_for(lambda: min(site_factors(slurm, jobs[2:]).values()) > 0, 30, "site factors set")
     adapter.stop(signal.SIGKILL)
-    assert min(nice_values(slurm, jobs).values()) < 0  # left as they were: harmless, and for 3 s only
+    assert min(site_factors(slurm, jobs[2:]).values()) > 0  # left as they were: harmless, and for 3 s only
+    assert nice_values(slurm, jobs)[jobs[0]] == 500  # users' nice never touched
+    comments = SlurmClient(env=slurm.env()).admin_comments()
+    assert comments[int(jobs[1])].startswith("site note;schedrl:lock=") and comments[int(jobs[1])].endswith(
+        ":SiteFactor=7")  # the mark appended, the site's text kept
     argv = [sys.executable, "-m", "schedrl", "slurm", "reset", "--expired", "--state-dir", str(adapter.state)]
     time.sleep(3.5)
     done = subprocess.run(argv, env=slurm.env(), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and "reset: 5 pending job(s) back to their own nice values" in done.stdout, done.stdout
-    assert set(nice_values(slurm, jobs).values()) == {0}
+    assert done.returncode == 0 and "reset: 5 pending job(s) back to their own values" in done.stdout, done.stdout
+    assert site_factors(slurm, jobs) == {**dict.fromkeys(jobs, 0), jobs[1]: 7}
+    assert nice_values(slurm, jobs) == {**dict.fromkeys(jobs, 0), jobs[0]: 500}
+    comments = SlurmClient(env=slurm.env()).admin_comments()
+    assert comments[int(jobs[1])] == "site note" and not any(comments[int(j)] for j in jobs if j != jobs[1])
     slurm.run("scancel", blocker, *jobs)
 
 
@@ -278,14 +294,15 @@ def test_failures_cost_one_line_and_the_cycles_go_on(slurm, tmp_path):
     wrapper.write_text(f'#!/bin/sh\nexec runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" {slurm_bin("scontrol")} "$@"\n')
     wrapper.chmod(0o755)
     client.env = {**slurm.env(), "PATH": f"{wrapper.parent}{os.pathsep}{slurm.env()['PATH']}"}
-    slurm.run("scontrol", "update", f"JobId={jobs[0]}", "Nice=0")  # undo one change so the cycle has one to make
+    # undo one change: the cycle adopts 0 as the job's own (a change outside the adapter), sets its bonus again
+    slurm.run("scontrol", "update", f"JobId={jobs[0]}", "SiteFactor=0")
     record = a.cycle()
     assert record["refused"] == 1 and lines[-1] == (f"cycle 3: scontrol refused 1 of 1 change(s): Invalid user id "
                                                     f"(job {jobs[0]})")
     client.env = slurm.env()
     assert a.cycle()["applied"] == 1
     a.stop()
-    assert nice_values(slurm, jobs) == dict.fromkeys(jobs, 0)
+    assert site_factors(slurm, jobs) == dict.fromkeys(jobs, 0) and nice_values(slurm, jobs) == dict.fromkeys(jobs, 0)
     slurm.run("scancel", blocker, *jobs, held, elsewhere, wide, dependent)
 
     refused = subprocess.run([sys.executable, "-m", "schedrl", "slurm", "run", "--policy", "sjf", "--partition",
