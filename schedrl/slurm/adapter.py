@@ -38,8 +38,9 @@ from schedrl.slurm.lease import Lease, LeaseError
 from schedrl.slurm import marks
 from schedrl.slurm.lock import LOCK_NAME, ClusterLock, LockError, LockLost, SlurmLock, lease_alive
 from schedrl.slurm.mechanism import FIELD, HANDLES, Change, NiceBands
+from schedrl.slurm.model import config_subset
 from schedrl.slurm.order import OrderWorker, check_machine, warm_up
-from schedrl.slurm.snapshot import Snapshot, SnapshotError
+from schedrl.slurm.snapshot import Snapshot, SnapshotError, parse_sinfo
 
 MODES = ("live", "shadow", "dry-run")
 GONE = ("already finished", "no longer pending", "Invalid job id")
@@ -227,11 +228,16 @@ class Adapter:
     # --- lifecycle -------------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Read the configuration, take the lock (live), adopt an earlier adapter's lease; SlurmError,
-        MechanismError, LockError or LeaseError say why it cannot."""
+        """Read the configuration and the partition, check the policy's machine size, take the lock (live), adopt an
+        earlier adapter's lease; SlurmError, SnapshotError, PolicyMachineError, MechanismError, LockError or
+        LeaseError say why it cannot."""
         o = self.options
         config = self.client.config()
         self.cluster = o.cluster or config.get("ClusterName", "cluster")
+        # the machine-size check first, before anything is taken, and the warm-up on the partition's size
+        machine = parse_sinfo(self.client.sinfo(o.partition), o.partition)
+        line = check_machine(self.policy, machine.usable, o.size_tolerance, o.trained_cpus)
+        self.checked = True
         if o.mode != "shadow":
             self.bands = NiceBands.for_config(config, o.top, o.band_step, o.bonus_scale, o.handle)
         self.lease = Lease.load(o.state_dir, self.cluster)
@@ -252,8 +258,10 @@ class Adapter:
                 self.say(f"continuing the order of an earlier adapter (pid {self.lease.pid} on {self.lease.host}, "
                          f"lease {was}): {len(self.lease.original)} job(s) with {FIELD[o.handle]} values it set")
             self.audit = AuditLog(o.state_dir / f"{self.cluster}.audit.jsonl", self.cluster, o.partition)
+        if line:
+            self.say(line)
         try:
-            warm = warm_up(self.policy)
+            warm = warm_up(self.policy, machine.usable, machine.nodes)
             if warm > 1.0:
                 self.say(f"policy {self.policy_name}: first decision in {warm:.1f} s (compiling, loading)")
         except Exception as e:  # the cycles report it again, each leaving the order as it was
@@ -263,7 +271,9 @@ class Adapter:
             self.log.write({"kind": "header", "time": time.time(), "cluster": self.cluster,
                             "partition": o.partition, "policy": self.policy_name, "top": o.top, "mode": o.mode,
                             "interval": o.interval_s, "starvation_limit": o.starvation_limit_s,
-                            "band_step": self.bands.step if self.bands else None})
+                            "band_step": self.bands.step if self.bands else None,
+                            "handle": o.handle if o.mode != "shadow" else None,
+                            "slurm_config": config_subset(config)})
             self.log.flush()
         self.say(f"schedrl slurm {o.mode}: cluster {self.cluster}, partition {o.partition}, policy "
                  f"{self.policy_name}, top {o.top}, every {o.interval_s:g} s"
@@ -367,12 +377,16 @@ class Adapter:
             self.say(f"cycle {self.n}: squeue and sinfo took {slurm_s:.1f} s (slurmctld slow, or unreachable and "
                      "retried by Slurm's client)")
         record["slurm_s"] = round(slurm_s, 3)
+        try:  # priorities as sprio shows them: the site factors (the handle), and each new job's fixed part
+            prio = self.client.sprio()
+        except SlurmError as e:
+            prio, record["sprio"] = None, str(e)
         if not self.checked:
             line = check_machine(self.policy, snap.machine.usable, o.size_tolerance, o.trained_cpus)
             self.checked = True
             if line:
                 self.say(line)
-        self._left_alone(snap)
+        self._left_alone(snap, self._static(prio))
         record.update(time=snap.time, usable=snap.machine.usable, free=snap.machine.idle, other=snap.other_cpus,
                       pending=len(snap.pending), running=len(snap.running),
                       slurm=[j.job_id for j in snap.pending[:o.top]])
@@ -391,12 +405,19 @@ class Adapter:
         self.previous = order
         record.update(order=order, guard=first)
         if o.mode != "shadow":
-            record.update(self._enforce(snap, order, frozenset(first)))
+            record.update(self._enforce(snap, order, frozenset(first), prio, record.get("sprio")))
         return self._log(record)
 
-    def _left_alone(self, snap: Snapshot) -> None:
+    def _static(self, prio) -> dict[int, float] | None:
+        """Job -> its priority less the weighted age and less the adapter's own bonus (the part that stays)."""
+        if prio is None:
+            return None
+        own = self.lease.original if self.lease is not None and self.options.handle == "site-factor" else {}
+        return {job: float(p - age - (site - own[job] if job in own else 0)) for job, (p, age, site) in prio.items()}
+
+    def _left_alone(self, snap: Snapshot, static: dict[int, float] | None = None) -> None:
         if self.log is not None:
-            new = self.log.jobs(snap)
+            new = self.log.jobs(snap, static)
         else:
             seen = getattr(self, "_alone_seen", set())
             new = [(j.job_id, why) for j, why in snap.left_alone if (j.job_id, why) not in seen]
@@ -408,14 +429,17 @@ class Adapter:
             self.say(f"... and {len(new) - ALONE_LINES} more job(s) left alone this cycle"
                      + (f" (all in {self.options.log})" if self.log is not None else ""))
 
-    def _enforce(self, snap: Snapshot, order: list[int], guarded: frozenset[int]) -> dict:
+    def _enforce(self, snap: Snapshot, order: list[int], guarded: frozenset[int], prio=None,
+                 problem: str | None = None) -> dict:
         """The changes that put `order` first: printed (dry run) or applied (live)."""
         lease, field = self.lease, self.bands.field
-        try:
-            values = current_values(self.client, self.options.handle, snap.pending)
-        except SlurmError as e:
-            self.say(f"cycle {self.n}: {e}; nothing changed this cycle")
-            return {"changes": 0, "applied": 0, "problem": str(e)}
+        if self.options.handle == "site-factor":
+            if prio is None:
+                self.say(f"cycle {self.n}: {problem}; nothing changed this cycle")
+                return {"changes": 0, "applied": 0, "problem": problem}
+            values = {job: site for job, (_, _, site) in prio.items()}
+        else:
+            values = {j.job_id: j.nice for j in snap.pending}
         pending = {j.job_id for j in snap.pending}
         value_now = {job: v for job, v in values.items() if job in pending}
         order = [job for job in order if job in value_now]

@@ -20,8 +20,8 @@ from typing import Mapping, Sequence
 SQUEUE_FORMAT = "%A|%i|%P|%T|%C|%D|%l|%V|%S|%e|%Q|%y|%r|%E|%v"
 """squeue's fields, in `snapshot.FIELDS` order: job id, job id as printed (array records), partition, state, CPUs,
 nodes, time limit, submit, start, end, priority, nice, reason, dependency, reservation."""
-SPRIO_FORMAT = "%i|%S"
-"""sprio's fields: job id, the job's site factor (the SITE column)."""
+SPRIO_FORMAT = "%i|%Y|%A|%S"
+"""sprio's fields: job id, priority, weighted age factor, site factor (the SITE column)."""
 MARKS_FORMAT = "JobID:0|,admin_comment:0"
 """squeue --Format of the pending jobs' AdminComment (where the adapter's marks are), the comment last."""
 LOCK_FORMAT = "JobID:0|,UserName:0|,Comment:0"
@@ -85,8 +85,8 @@ class SlurmClient:
         """Set each job's nice value (`(job, nice)` pairs) in one scontrol process (`update`)."""
         return self.update("Nice", [(job, nice, None) for job, nice in changes])
 
-    def site_factors(self) -> dict[int, int]:
-        """Every pending job's site factor (sprio's SITE column); {} on an empty queue."""
+    def sprio(self) -> dict[int, tuple[int, float, int]]:
+        """Every pending job's (priority, weighted age factor, site factor) from sprio; {} on an empty queue."""
         done = self.run(["sprio", "--noheader", f"--format={SPRIO_FORMAT}"], check=False)
         if done.returncode != 0:
             if "Unable to find jobs" in done.stderr or "No jobs" in done.stderr:
@@ -95,10 +95,17 @@ class SlurmClient:
             raise SlurmError(f"sprio failed (exit {done.returncode}): {why}")
         out = {}
         for line in done.stdout.splitlines():
-            job, sep, value = line.strip().partition("|")
-            if sep and job.isdigit():
-                out[int(job)] = int(float(value))
+            parts = line.strip().split("|")
+            if len(parts) == 4 and parts[0].isdigit():
+                try:
+                    out[int(parts[0])] = (int(float(parts[1])), float(parts[2]), int(float(parts[3])))
+                except ValueError:
+                    raise SlurmError(f"sprio: cannot read {line.strip()!r} (expected id|priority|age|site)") from None
         return out
+
+    def site_factors(self) -> dict[int, int]:
+        """Every pending job's site factor (sprio's SITE column); {} on an empty queue."""
+        return {job: site for job, (_, _, site) in self.sprio().items()}
 
     def admin_comments(self) -> dict[int, str]:
         """Every pending job's AdminComment ('' for none)."""

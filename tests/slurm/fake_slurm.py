@@ -107,9 +107,13 @@ class FakeSlurm:
                     self.jobs[job]["admin"] = comment
         return refused
 
-    def site_factors(self) -> dict[int, int]:
+    def sprio(self) -> dict[int, tuple[int, float, int]]:
         self._check("sprio")
-        return {job: d["site"] for job, d in self.jobs.items() if d["state"] == "PENDING" and not d["held"]}
+        return {job: (self._priority(d), 0.0, d["site"]) for job, d in self.jobs.items()
+                if d["state"] == "PENDING" and not d["held"]}
+
+    def site_factors(self) -> dict[int, int]:
+        return {job: site for job, (_, _, site) in self.sprio().items()}
 
     def admin_comments(self) -> dict[int, str]:
         self._check("squeue")

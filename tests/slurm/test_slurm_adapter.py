@@ -194,9 +194,26 @@ def test_jobs_the_policy_cannot_represent_are_named_once(tmp_path):
 def test_a_policy_for_another_machine_size_is_refused(tmp_path):
     slurm = FakeSlurm(cpus=100_000)
     queue(slurm, [1])
-    a = adapter(slurm, tmp_path, trained_cpus=256)
     with pytest.raises(PolicyMachineError, match="256 CPUs; this partition has 100,000 usable CPUs"):
-        a.cycle()
+        adapter(slurm, tmp_path, trained_cpus=256)  # at start, before any lock is taken or any warning printed
+    assert not slurm.lock_jobs("schedrl-lock")
+    lines: list[str] = []
+    adapter(slurm, tmp_path, trained_cpus=100_000, lines=lines).stop()
+    assert lines[0] == "sjf: trained for 100,000 CPUs, this partition has 100,000 (within 2x)"
+
+
+def test_one_cycle_exits_at_once_and_a_slow_slurm_says_so(tmp_path, monkeypatch):
+    slurm = FakeSlurm()
+    queue(slurm, [9, 5])
+    lines: list[str] = []
+    a = adapter(slurm, tmp_path, lines=lines, interval_s=30.0)
+    t0 = time.monotonic()
+    a.run(cycles=1)
+    assert time.monotonic() - t0 < 5.0  # not the 30 s interval
+    squeue = slurm.squeue
+    monkeypatch.setattr(slurm, "squeue", lambda: (time.sleep(2.2), squeue())[1])  # slurmctld answering late
+    a.cycle()
+    assert any(line.startswith("cycle 2: squeue and sinfo took 2.") and "slurmctld slow" in line for line in lines)
     a.stop()
 
 
