@@ -34,7 +34,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
     r = actions.add_parser("run", help="order a partition's pending jobs by a policy, cycle after cycle",
                            description="A long-running adapter: each cycle reads squeue/sinfo, ranks the top K pending "
-                                       "jobs by the policy and sets nice values so that Slurm starts them in that order.")
+                                       "jobs by the policy and adds bonuses to their site factors so that Slurm starts them in that "
+                                       "order.")
     r.add_argument("--policy", required=True, help="sjf, f1, ..., tuned:FILE, checkpoint:PATH or zoo:NAME")
     r.add_argument("--partition", required=True, help="the partition to order (jobs of others are left alone)")
     r.add_argument("--top", type=int, default=defaults.top, help=f"K: jobs ranked per cycle (default {defaults.top})")
@@ -113,10 +114,11 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     rp.add_argument("--json", action="store_true", help="the outcome (and trace id -> Slurm id) as JSON")
     rp.set_defaults(run=run_replay)
 
-    z = actions.add_parser("reset", help="give every pending job the adapter changed its own nice value back",
-                           description="Returns every pending job to Slurm's own ordering: the nice values the "
-                                       "adapter set are put back to the jobs' own (from the state file and the audit "
-                                       "log). Refused while an adapter holds the cluster's lock.")
+    z = actions.add_parser("reset", help="give every pending job the adapter changed its own site factor back",
+                           description="Returns every pending job to Slurm's own ordering: the site factors (or nice "
+                                       "values) any adapter set are put back to the jobs' own, from the marks in the "
+                                       "jobs' AdminComment (whatever the state directory), the state file and the "
+                                       "audit log. Refused while an adapter holds the cluster's lock.")
     z.add_argument("--state-dir", type=Path, default=defaults.state_dir, help="the adapter's state directory")
     z.add_argument("--cluster", help="default: slurm.conf's ClusterName")
     z.add_argument("--expired", action="store_true",
@@ -196,7 +198,7 @@ def _check_gate(args, say) -> None:
         line = check(args.state_dir, cluster, args.partition, args.policy, args.gate_jobs, args.gate_margin)
     except (GateError, SlurmError) as e:
         if args.force:
-            say(f"going live with --force: {e}")
+            say(f"going live with --force; the go-live gate would refuse: {e}")
             return
         raise UsageError(str(e)) from None
     say(line)

@@ -19,7 +19,7 @@ above the rest, in an order that was the policy's; they never lower a job. If th
 jobs start first, as last ordered, and leave the queue, and Slurm's own order is all that remains: no job waits
 behind more than K jobs it would not have waited behind without the adapter. Nothing can starve, because nothing
 is ever pushed down. Once the lease expires, `schedrl slurm reset --expired` (cron or a systemd timer) gives every
-job still pending its own nice value back (`restore`); an adapter started again instead takes the jobs over from the
+job still pending its own site factor back (`restore`); an adapter started again instead takes the jobs over from the
 state file and goes on ordering (it restores those its order leaves out).
 """
 
@@ -311,7 +311,7 @@ class Adapter:
             raise
 
     def stop(self, restore_order: bool = True) -> None:
-        """End cleanly: live, give the jobs their own nice values back (unless `restore_order` is False) and
+        """End cleanly: live, give the jobs their own values back (unless `restore_order` is False) and
         release the lock."""
         self.worker.close()
         if self.log is not None:  # the starts and ends since the last cycle, for the report
@@ -322,7 +322,7 @@ class Adapter:
         try:
             if self.options.mode == "live" and self.lease is not None and restore_order and not self.lost:
                 restored = restore(self.client, self.lease, self.audit, self.say) if self.lease.original else 0
-                self.say(f"stopped: {restored} pending job(s) back to their own nice values")
+                self.say(f"stopped: {restored} pending job(s) back to their own {FIELD[self.options.handle]} values")
         except SlurmError as e:
             self.say(f"stopped without restoring ({e}); `schedrl slurm reset` restores them")
         finally:

@@ -17,9 +17,10 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-SQUEUE_FORMAT = "%A|%i|%P|%T|%C|%D|%l|%V|%S|%e|%Q|%y|%r|%E|%v"
+SQUEUE_FORMAT = "%A|%i|%P|%T|%C|%D|%l|%V|%S|%e|%Q|%y|%r|%E|%v|%j"
 """squeue's fields, in `snapshot.FIELDS` order: job id, job id as printed (array records), partition, state, CPUs,
-nodes, time limit, submit, start, end, priority, nice, reason, dependency, reservation."""
+nodes, time limit, submit, start, end, priority, nice, reason, dependency, reservation, name (last: it may hold a
+`|`; the adapters' lock jobs are told by it)."""
 SPRIO_FORMAT = "%i|%Y|%A|%S"
 """sprio's fields: job id, priority, weighted age factor, site factor (the SITE column)."""
 MARKS_FORMAT = "JobID:0|,admin_comment:0"

@@ -1,9 +1,10 @@
-"""`Lease`: the state file of a live adapter: the nice values it set, the originals, and until when it holds them.
+"""`Lease`: the state file of a live adapter: the values it set (site factors, or nice values), the jobs' own, and
+until when it holds them.
 
 Written before every batch of changes (write-ahead), so whatever happens between the file and scontrol, the file
-names every job the adapter may have changed and the nice value to give back. The lease is renewed every cycle;
+names every job the adapter may have changed and the value to give back. The lease is renewed every cycle;
 once it has expired, nobody maintains the order any more, and `schedrl slurm reset --expired` (from cron or a
-systemd timer) gives every job its own nice value back (`adapter.restore`), unless an adapter started again has
+systemd timer) gives every job its own value back (`adapter.restore`), unless an adapter started again has
 taken the jobs over.
 """
 
@@ -57,7 +58,7 @@ class Lease:
                        {int(k): int(v) for k, v in data.get("set", {}).items()}, data.get("handle", "nice"))
         except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as e:
             raise LeaseError(f"{path}: unreadable state file ({type(e).__name__}: {e}); the audit log next to it has "
-                             "every nice value the adapter changed") from None
+                             "every value the adapter changed") from None
 
     def expired(self, now: float | None = None) -> bool:
         return (time.time() if now is None else now) > self.expires

@@ -64,7 +64,7 @@ class ClusterLock:
 
 
 LOCK_NAME = "schedrl-lock"
-"""The job name of the lock jobs (`SlurmLock`)."""
+"""The job name of the lock jobs (`SlurmLock`); never part of a snapshot."""
 
 
 class LockLost(RuntimeError):

@@ -11,7 +11,9 @@ Agreement, from the log alone:
   is judged (a job that also ended in that second may have given them back), in the order slurmctld's log has them
   where it is given. Slurm's times have one-second resolution, so a start agrees if it agrees under one of the
   readings of its second: a job that ended in it freed its CPUs before the start or after, and an order applied
-  during it was in force or not yet. With the slurmctld log (`classify`), starts by the main scheduler (`sched:
+  during it, or in the second before it, was in force or not yet (slurmctld's scheduling pass reads the priorities
+  when it begins, so a pass begun before an update starts jobs by the earlier ones; before the first order, by
+  Slurm's own). With the slurmctld log (`classify`), starts by the main scheduler (`sched:
   Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the former are taken from
   the head of the queue, backfilled ones may jump it by design.
 
@@ -124,10 +126,13 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
         if since[0] <= t and job in log.jobs:
             by_second.setdefault(t, []).append(job)
     for t in sorted(by_second):
-        # the order in force at the second's start, and any applied during that second
-        first = int(np.searchsorted(since, t, side="right")) - 1
+        # the order in force a second before the second's start (a scheduling pass that began before an update
+        # finishes with the priorities it read), and any applied up to the second's end
+        first = int(np.searchsorted(since, t - 1.0, side="right")) - 1
         last = int(np.searchsorted(since, t + 1.0, side="left")) - 1
         candidates = [log.cycles[i] for i in range(max(first, 0), last + 1)]
+        if first < 0:  # no order in force yet a second before: Slurm's own order is one reading
+            candidates.insert(0, {"order": [], "usable": log.cycles[0].get("usable")})
         pending = [job for job, rec in log.jobs.items()  # a job that starts at t waits until then, however short
                    if rec["submit"] <= t and log.start.get(job, math.inf) >= t
                    and (log.end.get(job, math.inf) > t or log.start.get(job) == t)]

@@ -74,7 +74,7 @@ class FakeSlurm:
             lines.append("|".join(str(x) for x in (
                 job, d["label"], d["partition"], d["state"], d["cpus"], 1, _duration(d["limit"]), int(d["submit"]),
                 int(d["start"] or 0), int(d["end"] or 0), self._priority(d), d["nice"], d["reason"],
-                d["dependency"], d["reservation"])))
+                d["dependency"], d["reservation"], d["name"])))
         return "\n".join(lines) + "\n"
 
     def sinfo(self, partition: str) -> str:

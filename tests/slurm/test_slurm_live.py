@@ -168,7 +168,7 @@ def record_report(name: str, adapter: AdapterProcess, cluster, policy: str | Non
 
 def test_live_sjf_and_the_same_sequence_in_shadow(slurm, sequence, training, tmp_path):
     live = AdapterProcess(slurm, tmp_path, "sjf-live", "debug", "sjf", "--force")
-    assert "going live with --force: live mode needs a shadow report of sjf" in live.text()
+    assert "going live with --force; the go-live gate would refuse: live mode needs a shadow report of sjf" in live.text()
     shadow = AdapterProcess(slurm, tmp_path, "sjf-shadow", "other", "sjf", "--shadow")
     runs = [replay_in_force(slurm, sequence, "debug"), replay_in_force(slurm, sequence, "other")]
     finals = [run.finished(240) for run in runs]

@@ -30,7 +30,7 @@ def test_a_start_agrees_when_it_was_the_highest_ranked_pending_job_that_fitted(t
     jobs = [(1, T - 5, 6, 600), (2, T, 8, 60), (3, T, 4, 300), (4, T, 2, 120)]
     starts = {1: T - 5, 3: T + 1, 4: T + 10, 2: T + 20}
     ends = {1: T + 10, 3: T + 15, 4: T + 20, 2: T + 30}
-    cycles = [(T + 0.5, [2, 4, 3], [2, 3, 4]), (T + 9.5, [2, 4], [2, 4]), (T + 19.5, [2], [2])]
+    cycles = [(T - 1.5, [2, 4, 3], [2, 3, 4]), (T + 8.5, [2, 4], [2, 4]), (T + 18.5, [2], [2])]
     log = Log.read(write_log(tmp_path / "log.jsonl", jobs, starts, ends, cycles))
     a = agreement(log)
     # at T+1 the 4 free CPUs fit 3 and 4, and 4 ranks higher: job 3 disagrees; at T+10, job 1 ended in that
