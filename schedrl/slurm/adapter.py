@@ -472,6 +472,11 @@ class Adapter:
             return {"changes": len(changes), "applied": 0, "problem": str(e)}
         if refused:
             self.say(f"cycle {self.n}: scontrol refused {len(refused)} of {granted} change(s): {_refusals(refused)}")
+        if getattr(self.client, "marks_refused", 0) and not getattr(self, "_marks_said", False):
+            self._marks_said = True
+            self.say(f"cycle {self.n}: slurmctld refused the marks in AdminComment (AdminLevel=Administrator, root or "
+                     "the SlurmUser may write it; this account may set site factors only): the jobs are changed "
+                     "unmarked, the lock job still holds the cluster, and `reset` needs this state directory")
         return {"changes": len(changes), "applied": granted - len(refused), "refused": len(refused),
                 "applied_at": time.time()}
 

@@ -47,6 +47,9 @@ class SlurmClient:
     """How long one command may take before the cycle gives up on it."""
     calls: list[str] = field(default_factory=list)
     """The commands run so far (for tests and the audit)."""
+    marks_refused: int = 0
+    """Updates whose AdminComment (the adapter's mark) slurmctld refused and that went again without it: an account
+    that may set site factors (AdminLevel=Operator) but not AdminComment (Administrator, root or SlurmUser)."""
 
     def run(self, argv: Sequence[str], stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
         """Run one command; SlurmError with its first line of stderr when it fails (`check`) or cannot run."""
@@ -162,6 +165,14 @@ class SlurmClient:
             done = self.run(["scontrol", "update", f"JobId={job}", f"{field}={value}", f"AdminComment={comment}"],
                             check=False)
             refused.update(self._refusals(done, job))
+        marked = {job for job, _, comment in changes if comment is not None}
+        again = [(job, value, None) for job, value, _ in changes
+                 if job in marked and "permission denied" in refused.get(job, "").lower()]
+        if again:  # AdminComment needs more privilege than SiteFactor: the values without the marks
+            self.marks_refused += len(again)
+            for job, _, _ in again:
+                refused.pop(job)
+            refused.update(self.update(field, again))
         return refused
 
     @staticmethod

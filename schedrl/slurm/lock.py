@@ -129,13 +129,25 @@ class SlurmLock:
         return lease_text(now + self.lease_s, self.state_dir, self.partition)
 
     def acquire(self) -> "SlurmLock":
-        now = time.time()
-        live = [j for j in self.client.lock_jobs(LOCK_NAME) if lease_alive(j[2], now)]
+        """`refuse_if_held`, `submit`, `elect`: the lock, or LockError naming the adapter that holds it."""
+        self.refuse_if_held()
+        self.submit()
+        return self.elect()
+
+    def refuse_if_held(self) -> None:
+        live = [j for j in self.client.lock_jobs(LOCK_NAME) if lease_alive(j[2], time.time())]
         if live:
             raise LockError(f"cluster {self.cluster}: {describe(*live[0])} holds the cluster's lock: one adapter per "
                             "cluster")
+
+    def submit(self) -> int:
+        now = time.time()
         self.job = self.client.submit_held(LOCK_NAME, self.partition, self._comment(now))
         self.renewed = now
+        return self.job
+
+    def elect(self) -> "SlurmLock":
+        """Hold the lock if this adapter's job is the first live lock job; else cancel it and refuse."""
         jobs = self.client.lock_jobs(LOCK_NAME)
         contenders = [j for j in jobs if j[0] == self.job or lease_alive(j[2], time.time())]
         if not contenders or contenders[0][0] != self.job:

@@ -13,7 +13,8 @@ Agreement, from the log alone:
   readings of its second: a job that ended in it freed its CPUs before the start or after, and an order applied
   during it, or in the second before it, was in force or not yet (slurmctld's scheduling pass reads the priorities
   when it begins, so a pass begun before an update starts jobs by the earlier ones; before the first order, by
-  Slurm's own). With the slurmctld log (`classify`), starts by the main scheduler (`sched:
+  Slurm's own), and a job submitted in that second after the started one (a higher job id) may have arrived after the
+  start. With the slurmctld log (`classify`), starts by the main scheduler (`sched:
   Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the former are taken from
   the head of the queue, backfilled ones may jump it by design.
 
@@ -154,7 +155,10 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
                                                         if log.end.get(j, math.inf) > t - (0 if generous else 1e-9))
                 left = list(queue)
                 for job in sequence:
-                    choice = next((p for p in left if cpus[p] <= free), None)
+                    # a job submitted in this second after `job` (a higher id: slurmctld numbers jobs as they come)
+                    # may have arrived after it started
+                    choice = next((p for p in left if cpus[p] <= free
+                                   and not (log.jobs[p]["submit"] >= t and p > job)), None)
                     choices.setdefault(job, set()).add(choice)
                     if choice == job:
                         agreed.add(job)

@@ -15,7 +15,7 @@ from schedrl.eval.policies import resolve_policy
 from schedrl.slurm.adapter import Adapter, AdapterOptions, RateLimit, restore
 from schedrl.slurm.audit import AuditLog
 from schedrl.slurm.lease import Lease
-from schedrl.slurm.lock import LockError
+from schedrl.slurm.lock import LockError, LockLost
 from schedrl.slurm.order import PolicyMachineError
 
 
@@ -282,3 +282,23 @@ def test_the_nice_fallback_keeps_the_users_nice_under_the_bonus(tmp_path):
     assert slurm.jobs[2]["nice"] < slurm.jobs[3]["nice"] < 50 and slurm.jobs[2]["site"] == 0
     a.stop()
     assert slurm.jobs[2]["nice"] == 0 and slurm.jobs[3]["nice"] == 50
+
+
+def test_two_adapters_passing_the_first_check_together_elect_exactly_one(tmp_path):
+    from schedrl.slurm.lock import SlurmLock
+
+    slurm = FakeSlurm()  # an empty queue: no mark anywhere, nothing to see but the lock jobs
+    a = SlurmLock(slurm, "fake", "debug", 60.0, tmp_path / "a")
+    b = SlurmLock(slurm, "fake", "debug", 60.0, tmp_path / "b")
+    a.refuse_if_held()
+    b.refuse_if_held()  # both saw no lock job
+    first, second = b.submit(), a.submit()  # b's reached slurmctld first: the lower id
+    assert first < second
+    with pytest.raises(LockError, match=rf"the adapter of lock job {first} .* took the cluster's lock first \(lock job "
+                                        rf"{second} cancelled\): one adapter per cluster"):
+        a.elect()
+    assert b.elect() is b and [j for j, _, _ in slurm.lock_jobs("schedrl-lock")] == [first]
+    b.check()  # still its lock
+    slurm.cancel(first)  # released or cancelled by hand: the adapter stops
+    with pytest.raises(LockLost, match=f"lock job {first} is gone"):
+        b.check()

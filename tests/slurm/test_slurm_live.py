@@ -329,6 +329,22 @@ def test_failures_cost_one_line_and_the_cycles_go_on(slurm, tmp_path):
                                                     f"(job {jobs[0]})")
     client.env = slurm.env()
     assert a.cycle()["applied"] == 1
+
+    # an account that may set site factors (AdminLevel=Operator) but not AdminComment: unmarked changes, one line
+    slurm.run("sacctmgr", "-i", "add", "account", "ops")
+    slurm.run("sacctmgr", "-i", "add", "user", "daemon", "account=ops", "adminlevel=Operator")
+    operator = tmp_path / "op" / "scontrol"
+    operator.parent.mkdir()
+    operator.write_text(f'#!/bin/sh\nexec runuser -u daemon -- env SLURM_CONF="$SLURM_CONF" {slurm_bin("scontrol")} "$@"\n')
+    operator.chmod(0o755)
+    client.env = {**slurm.env(), "PATH": f"{operator.parent}{os.pathsep}{slurm.env()['PATH']}"}
+    slurm.run("scontrol", "update", f"JobId={jobs[1]}", "SiteFactor=0", "AdminComment=")  # a change is due
+    record = a.cycle()
+    assert record["applied"] == 1 and record.get("refused", 0) == 0, (record, lines[-3:])
+    assert any("slurmctld refused the marks in AdminComment" in line for line in lines), lines[-3:]
+    assert site_factors(slurm, [jobs[1]])[jobs[1]] > 0
+    assert not SlurmClient(env=slurm.env()).admin_comments()[int(jobs[1])]
+    client.env = slurm.env()
     a.stop()
     assert site_factors(slurm, jobs) == dict.fromkeys(jobs, 0) and nice_values(slurm, jobs) == dict.fromkeys(jobs, 0)
     slurm.run("scancel", blocker, *jobs, held, elsewhere, wide, dependent)
