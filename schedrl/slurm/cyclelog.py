@@ -67,7 +67,14 @@ class CycleLog:
                 elif kind == "header" and self.since is None:
                     self.since = rec["time"]
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        torn = False
+        if self.path.exists() and self.path.suffix != ".gz" and self.path.stat().st_size:
+            with open(self.path, "rb") as f:  # a killed adapter's torn last line: end it, so the next record stands
+                f.seek(-1, 2)
+                torn = f.read(1) != b"\n"
         self._file = _open(self.path, "a")
+        if torn:
+            self._file.write("\n")
 
     def write(self, record: dict) -> None:
         self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
