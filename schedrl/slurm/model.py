@@ -21,8 +21,9 @@ Targets (`TARGET_MEDIAN_S`, `TARGET_TAU`) hold on the test cluster's compressed 
 they showed); the report says whether a log meets them. Where it does not, the estimate's baseline is not Slurm's
 order on that log, and the report says so.
 
-Why identical compressed replays differed 2x (issue 48): in compressed time (a trace day in 35 s) Slurm's own
-latencies do not compress: the main scheduler runs on events and every `sched_interval` (>= 1 s here), the backfill
+Why identical compressed replays differed up to 2x (issue 48; measured here: the older baseline's SJF estimate
+-26% and -43% on two identical replays, its mean wait half of what happened): in compressed time (a trace day in
+35 s) Slurm's own latencies do not compress: the main scheduler runs on events and every `sched_interval` (>= 1 s here), the backfill
 scheduler every `bf_interval` (>= 1 s), and times are whole seconds. A job of 0.4 s is logged as running 0 or 1 s,
 and starts 0 to 2 s after it could have: at the scale of the replayed waits (a few seconds) that noise is as large
 as the waits themselves. And the age factor does not compress (PriorityMaxAge is days of real time, priorities are
