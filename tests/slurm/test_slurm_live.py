@@ -416,3 +416,19 @@ def test_reset_from_another_state_directory_finds_every_marked_job(slurm, tmp_pa
     assert not any(comments[int(j)] for j in jobs)
     assert not SlurmClient(env=slurm.env()).lock_jobs("schedrl-lock")
     slurm.run("scancel", blocker, *jobs)
+
+
+def test_the_replay_command_submits_a_window_and_says_what_became_of_it(slurm):
+    done = schedrl_slurm(slurm, "replay", "default", "--first", "37600", "--jobs", "12", "--scale", "4e-4",
+                         "--partition", "other", "--timeout", "2m", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("replaying 12 jobs of default (jobs 37601..37612) on partition other at scale 0.0004")
+    out = json.loads(done.stdout[done.stdout.index("{"):])
+    assert (out["submitted"], out["states"], out["lost"], out["duplicated"]) == (12, {"COMPLETED": 12}, 0, 0)
+    final = final_jobs(slurm)
+    assert {final[slurm_id]["name"] for slurm_id in out["slurm_ids"].values()} == {
+        f"swf-{k}" for k in range(37601, 37613)}
+    assert {final[slurm_id]["state"] for slurm_id in out["slurm_ids"].values()} == {"COMPLETED"}
+    missing = schedrl_slurm(slurm, "replay", "default", "--jobs", "10", "--scale", "1e-3", "--partition", "nosuch")
+    assert missing.returncode == 2 and "sinfo shows no partition 'nosuch'" in missing.stderr, missing.stderr
