@@ -210,6 +210,8 @@ class PlanningInspector:
         self.name = name or f"PLAN({str(self.base_name).upper()})"
         self._for: Simulator | None = None
         self._proposal = -1
+        self.totals = {"inspections": 0, "rejections": 0, "guarded": 0}
+        """Counts over every simulation this object has run (the per-simulation counters restart)."""
 
     def _reset(self, sim: Simulator) -> None:
         from schedrl.eval.hindsight import _compiled
@@ -332,8 +334,10 @@ class PlanningInspector:
             return False
         if self.guard > 0 and sim.now - sim.state.submit[j] >= self.guard:
             self.guarded += 1
+            self.totals["guarded"] += 1
             return False
         self.inspections += 1
+        self.totals["inspections"] += 1
         t0 = time.perf_counter()
         totals = self.option_values(sim, j)
         self.latencies.append(time.perf_counter() - t0)
@@ -341,6 +345,7 @@ class PlanningInspector:
         if not totals[best] < totals[0] - 1e-9 * max(1.0, abs(totals[0])) or not math.isfinite(totals[best]):
             return False
         self.changed += 1
+        self.totals["rejections"] += 1
         self._proposal = -1
         return True
 
