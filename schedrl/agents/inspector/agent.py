@@ -79,6 +79,10 @@ class InspectorSettings:
     """Passes over everything gathered at each fit."""
     teacher_time: float | None = None
     """Seconds after which no further round starts (None: all rounds)."""
+    teacher_weights: str = "balanced"
+    """How labels weigh in the fit (`teacher.WEIGHTINGS`): balanced, gap or plain."""
+    teacher_floor: float = 1e-3
+    """Added to every label's weight (relative value gap) under balanced and gap."""
     teacher_wait_penalty: float = 0.0
     """Lever 4: the teacher's objective adds this times the mean wait past the starvation guard's bound (in units of
     it); 0: the metric alone."""
@@ -89,7 +93,8 @@ class InspectorSettings:
             return None
         return {"teacher": self.teacher, "depth": self.teacher_depth, "rounds": self.teacher_rounds,
                 "windows": self.teacher_windows, "epochs": self.teacher_epochs, "seconds": self.teacher_time,
-                "wait_penalty": self.teacher_wait_penalty, "seed": self.seed or 0}
+                "wait_penalty": self.teacher_wait_penalty, "weights": self.teacher_weights,
+                "floor": self.teacher_floor, "seed": self.seed or 0}
 
     def __post_init__(self) -> None:
         problems = []
@@ -97,9 +102,13 @@ class InspectorSettings:
             for name in ("teacher_depth", "teacher_windows", "teacher_epochs"):
                 if getattr(self, name) < 1:
                     problems.append(f"{name}={getattr(self, name)} must be >= 1")
-            if self.teacher_rounds < 0 or self.teacher_wait_penalty < 0 or (
+            from schedrl.agents.inspector.teacher import WEIGHTINGS
+
+            if self.teacher_weights not in WEIGHTINGS:
+                problems.append(f"teacher_weights={self.teacher_weights!r} must be one of {', '.join(WEIGHTINGS)}")
+            if self.teacher_rounds < 0 or self.teacher_wait_penalty < 0 or self.teacher_floor < 0 or (
                     self.teacher_time is not None and not self.teacher_time > 0):
-                problems.append("teacher_rounds and teacher_wait_penalty must be >= 0, teacher_time > 0")
+                problems.append("teacher_rounds, teacher_wait_penalty and teacher_floor must be >= 0, teacher_time > 0")
         for name in ("lr", "clip_param"):
             if not getattr(self, name) > 0:
                 problems.append(f"{name}={getattr(self, name)} must be > 0")
@@ -187,6 +196,11 @@ class InspectorAgent(Agent):
                        help="passes over the labelled decisions at each fit (default 30)")
         p.add_argument("--teacher-time", default=None, metavar="DURATION",
                        help="start no further DAgger round after this long (e.g. 8m; default: all rounds)")
+        p.add_argument("--teacher-weights", default=None, choices=("balanced", "gap", "plain"),
+                       help="how the labels weigh: balanced (value gaps, the two labels equal in all; default), gap "
+                            "(value gaps alone), plain (1 each)")
+        p.add_argument("--teacher-floor", type=float, default=None,
+                       help="added to each label's weight under balanced and gap (default 0.001)")
         p.add_argument("--teacher-wait-penalty", type=float, default=None,
                        help="add this times the mean wait past --starvation-wait (in units of it) to the teacher's "
                             "objective (default 0)")
@@ -208,7 +222,9 @@ class InspectorAgent(Agent):
         teacher_options = {"teacher_depth": depth, "teacher_rounds": getattr(args, "teacher_rounds", None),
                            "teacher_windows": getattr(args, "teacher_windows", None),
                            "teacher_epochs": getattr(args, "teacher_epochs", None),
-                           "teacher_wait_penalty": getattr(args, "teacher_wait_penalty", None)}
+                           "teacher_wait_penalty": getattr(args, "teacher_wait_penalty", None),
+                           "teacher_weights": getattr(args, "teacher_weights", None),
+                           "teacher_floor": getattr(args, "teacher_floor", None)}
         given = [k for k, v in teacher_options.items() if v is not None]
         if teacher is None and (given or getattr(args, "teacher_time", None) is not None):
             raise ValueError(f"--{(given or ['teacher_time'])[0].replace('_', '-')} is an option of --teacher")
@@ -266,11 +282,11 @@ class InspectorAgent(Agent):
                 .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict())
                 .env_runners(num_env_runners=s.num_env_runners, num_envs_per_env_runner=s.num_envs_per_env_runner,
                              custom_resources_per_env_runner=dict(s.env_runner_resources or {}))
-                .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner)
+                .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner,
+                          learner_config_dict={TEACHER_KEY: s.teacher_spec()})
                 .training(lr=s.lr, train_batch_size_per_learner=s.train_batch_size_per_learner,
                           minibatch_size=s.minibatch_size, num_epochs=s.num_epochs, entropy_coeff=s.entropy_coeff,
-                          gamma=s.gamma, lambda_=s.lambda_, clip_param=s.clip_param, vf_clip_param=float("inf"),
-                          learner_config_dict={TEACHER_KEY: s.teacher_spec()})
+                          gamma=s.gamma, lambda_=s.lambda_, clip_param=s.clip_param, vf_clip_param=float("inf"))
                 .rl_module(rl_module_spec=self.module_spec(model or "mlp", s))
                 .debugging(log_level="ERROR", log_sys_usage=False, seed=s.seed))
 

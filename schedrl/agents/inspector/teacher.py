@@ -155,6 +155,29 @@ def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer,
     return r
 
 
+WEIGHTINGS = ("balanced", "gap", "plain")
+"""How labels are weighted: `gap` (the value gap alone), `balanced` (the gaps, the rejections' scaled so both labels
+weigh the same in all; the default), `plain` (every label 1); `floor` is added to the first two."""
+
+
+def label_weights(labels: np.ndarray, gaps: np.ndarray, weighting: str = "balanced", floor: float = 1e-3) -> np.ndarray:
+    """Each labelled decision's weight in the fit. The gaps alone (AggreVaTe's costs) are heavy-tailed and mostly
+    the rejections': on `default`'s training windows at depth 3, 24% of the labels are reject and carry 77% of the
+    total gap, and a network fit to them rejects almost everything (docs/experiments/inspector-teacher.md); balanced,
+    the two labels weigh the same in all and the gap still orders the decisions within each."""
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"teacher weights must be one of {', '.join(WEIGHTINGS)}, got {weighting!r}")
+    gaps = np.asarray(gaps, np.float64)
+    if weighting == "plain":
+        return np.ones_like(gaps)
+    w = gaps.copy()
+    reject = np.asarray(labels) == 1
+    if weighting == "balanced" and reject.any() and (~reject).any() and w[reject].sum() > 0:
+        w[reject] *= w[~reject].sum() / w[reject].sum()
+    w = w + floor
+    return w if (w > 0).any() else np.ones_like(w)
+
+
 def greedy(module) -> Callable[[np.ndarray, np.ndarray], int]:
     """The module's greedy choice for one observation (reject where its logit is above accept's)."""
     import torch
@@ -203,9 +226,8 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
             results.append(label_window(jobs, sim_config, cfg.base, cfg.metric, depth, observer,
                                         cfg.starvation_wait, act, demos, start, float(spec.get("wait_penalty", 0.0))))
         label_seconds = time.perf_counter() - t1
-        obs, labels, weights = demos.arrays()
-        if not (weights > 0).any():
-            weights = np.ones_like(weights)
+        obs, labels, gaps = demos.arrays()
+        weights = label_weights(labels, gaps, str(spec.get("weights", "balanced")), float(spec.get("floor", 1e-3)))
         stats = clone(module, obs, labels, np.zeros(len(labels), np.float32), value_net=None, epochs=epochs,
                       minibatch=256, lr=float(spec.get("lr", 1e-3)), seed=int(spec.get("seed") or 0) + r,
                       weights=weights)
