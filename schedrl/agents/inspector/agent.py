@@ -29,6 +29,19 @@ def starvation_wait(value: str | float) -> float:
     return parse_duration_or_off(value, "--starvation-wait")
 
 
+def threshold_option(value: str | None) -> float | str | None:
+    """`--teacher-threshold`: `auto` or a number >= 0 (ValueError naming the option)."""
+    if value is None or value == "auto":
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"--teacher-threshold must be a number >= 0 or auto, got {value!r}") from None
+    if not number >= 0:
+        raise ValueError(f"--teacher-threshold must be a number >= 0 or auto, got {value!r}")
+    return number
+
+
 OTHER_BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
 """Shown beside the base heuristic: RLScheduler Table V's heuristics (SchedInspector's bases)."""
 
@@ -83,6 +96,9 @@ class InspectorSettings:
     """How labels weigh in the fit (`teacher.WEIGHTINGS`): balanced, gap or plain."""
     teacher_floor: float = 1e-3
     """Added to every label's weight (relative value gap) under balanced and gap."""
+    teacher_threshold: float | str = 0.0
+    """Subtracted from the fitted reject logit (a greedy student rejects only where reject's logit exceeds accept's by
+    this); `auto`: chosen on training windows so the student keeps the no-starvation constraint (`teacher.py`)."""
     teacher_wait_penalty: float = 0.0
     """Lever 4: the teacher's objective adds this times the mean wait past the starvation guard's bound (in units of
     it); 0: the metric alone."""
@@ -94,7 +110,7 @@ class InspectorSettings:
         return {"teacher": self.teacher, "depth": self.teacher_depth, "rounds": self.teacher_rounds,
                 "windows": self.teacher_windows, "epochs": self.teacher_epochs, "seconds": self.teacher_time,
                 "wait_penalty": self.teacher_wait_penalty, "weights": self.teacher_weights,
-                "floor": self.teacher_floor, "seed": self.seed or 0}
+                "floor": self.teacher_floor, "threshold": self.teacher_threshold, "seed": self.seed or 0}
 
     def __post_init__(self) -> None:
         problems = []
@@ -104,6 +120,9 @@ class InspectorSettings:
                     problems.append(f"{name}={getattr(self, name)} must be >= 1")
             from schedrl.agents.inspector.teacher import WEIGHTINGS
 
+            if self.teacher_threshold != "auto" and not (isinstance(self.teacher_threshold, (int, float))
+                                                         and self.teacher_threshold >= 0):
+                problems.append(f"teacher_threshold={self.teacher_threshold!r} must be a number >= 0 or auto")
             if self.teacher_weights not in WEIGHTINGS:
                 problems.append(f"teacher_weights={self.teacher_weights!r} must be one of {', '.join(WEIGHTINGS)}")
             if self.teacher_rounds < 0 or self.teacher_wait_penalty < 0 or self.teacher_floor < 0 or (
@@ -201,6 +220,9 @@ class InspectorAgent(Agent):
                             "(value gaps alone), plain (1 each)")
         p.add_argument("--teacher-floor", type=float, default=None,
                        help="added to each label's weight under balanced and gap (default 0.001)")
+        p.add_argument("--teacher-threshold", default=None, metavar="T|auto",
+                       help="subtract T from the fitted reject logit; auto: the T (0..4) that keeps the longest wait "
+                            "within 1.25x and utilisation within 1 point of the base on training windows (default 0)")
         p.add_argument("--teacher-wait-penalty", type=float, default=None,
                        help="add this times the mean wait past --starvation-wait (in units of it) to the teacher's "
                             "objective (default 0)")
@@ -224,7 +246,8 @@ class InspectorAgent(Agent):
                            "teacher_epochs": getattr(args, "teacher_epochs", None),
                            "teacher_wait_penalty": getattr(args, "teacher_wait_penalty", None),
                            "teacher_weights": getattr(args, "teacher_weights", None),
-                           "teacher_floor": getattr(args, "teacher_floor", None)}
+                           "teacher_floor": getattr(args, "teacher_floor", None),
+                           "teacher_threshold": threshold_option(getattr(args, "teacher_threshold", None))}
         given = [k for k, v in teacher_options.items() if v is not None]
         if teacher is None and (given or getattr(args, "teacher_time", None) is not None):
             raise ValueError(f"--{(given or ['teacher_time'])[0].replace('_', '-')} is an option of --teacher")

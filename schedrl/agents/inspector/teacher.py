@@ -178,6 +178,60 @@ def label_weights(labels: np.ndarray, gaps: np.ndarray, weighting: str = "balanc
     return w if (w > 0).any() else np.ones_like(w)
 
 
+THRESHOLDS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+"""`--teacher-threshold auto`'s grid: amounts subtracted from the fitted network's reject logit."""
+MAX_WAIT_RATIO, UTILISATION_DROP = 1.25, 0.01
+"""The no-starvation constraint of issue 46 (longest wait at most 1.25x the base's, utilisation at most 1 point below),
+which `auto` checks on training windows."""
+
+
+def choose_threshold(module, cfg, workload, end: int, rng, windows: int, length: int = 1024,
+                     grid=THRESHOLDS, log: Callable[[str], None] = print) -> tuple[float, list[dict]]:
+    """The reject-logit shift that keeps the student within the no-starvation constraint on `windows` training
+    windows of `length` jobs (mean longest-wait ratio and utilisation difference against the base alone), and among
+    those the best mean metric; the largest of the grid where none does. Training windows only: no held-out job."""
+    from schedrl.agents.inspector.config import make_base
+    from schedrl.agents.inspector.policy import InspectorPolicy
+    from schedrl.metrics import lower_is_better, summarize
+    from schedrl.sim import Simulator
+    from schedrl.workload.sampling import sequence
+
+    length = min(length, end)
+    starts = [int(rng.integers(0, max(end - length, 0) + 1)) for _ in range(windows)]
+    jobs = [sequence(workload, s, length) for s in starts]
+    sim_config, metric = cfg.sim_config(), cfg.metric
+    sign = 1.0 if lower_is_better(metric) else -1.0
+    base = [summarize(make_base(cfg.base).run(Simulator(w, sim_config))) for w in jobs]
+    policy = InspectorPolicy(module, cfg.to_dict())
+    reject_logit = policy.reject_logit
+    table = []
+    for tau in grid:
+        policy.reject_logit = lambda f, tau=tau: reject_logit(f) - tau
+        ms = [summarize(Simulator(w, sim_config).run(policy)) for w in jobs]
+        row = {"threshold": tau,
+               "vs_base": float(np.mean([sign * (b.value(metric) - m.value(metric)) / max(abs(b.value(metric)), 1e-9)
+                                         for b, m in zip(base, ms)])),
+               "max_wait_ratio": float(np.mean([m.max_wait / max(b.max_wait, 1.0) for b, m in zip(base, ms)])),
+               "utilisation_change": float(np.mean([m.utilization - b.utilization for b, m in zip(base, ms)]))}
+        row["feasible"] = row["max_wait_ratio"] <= MAX_WAIT_RATIO and row["utilisation_change"] >= -UTILISATION_DROP
+        table.append(row)
+        log(f"teacher threshold {tau}: {100 * row['vs_base']:+.1f}% vs the base on {windows} training windows of "
+            f"{length} jobs, longest wait x{row['max_wait_ratio']:.2f}, utilisation "
+            f"{100 * row['utilisation_change']:+.1f} points{'' if row['feasible'] else ' (starves)'}")
+    feasible = [r for r in table if r["feasible"]]
+    chosen = max(feasible, key=lambda r: r["vs_base"]) if feasible else table[-1]
+    return float(chosen["threshold"]), table
+
+
+def shift_reject(module, tau: float) -> None:
+    """Subtract `tau` from the policy network's reject logit (its last layer's bias), so the greedy policy rejects
+    only where the fitted logit exceeds accept's by `tau`."""
+    import torch
+
+    with torch.no_grad():
+        module.pi[-1].bias[1] -= float(tau)
+
+
 def greedy(module) -> Callable[[np.ndarray, np.ndarray], int]:
     """The module's greedy choice for one observation (reject where its logit is above accept's)."""
     import torch
@@ -250,7 +304,15 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
             f"{-100 * rel:+.1f}% vs the base on them, guard accepted {row['guarded']}; fit on {len(demos)}: "
             f"agreement {stats['agreement']:.1%}; {label_seconds:.0f} s labelling, {time.perf_counter() - t0:.0f} s "
             f"in all")
-    return {"teacher": f"hindsight depth {depth}", "decisions": len(demos),
+    threshold, thresholds = spec.get("threshold", 0.0), []
+    if threshold == "auto":
+        threshold, thresholds = choose_threshold(module, cfg, workload, end, rng, int(spec.get("threshold_windows", 4)),
+                                                 log=log)
+        log(f"teacher threshold: {threshold} (auto, on training windows)")
+    if float(threshold):
+        shift_reject(module, float(threshold))
+    return {"teacher": f"hindsight depth {depth}", "decisions": len(demos), "threshold": float(threshold),
+            "thresholds": thresholds,
             "episodes": sum(x["windows"] for x in report_rounds), "teacher_value": teacher_value,
             "rounds": report_rounds, "demonstration_seconds": 0.0,
             "agreement": stats.get("agreement", float("nan")),

@@ -117,3 +117,33 @@ def test_dagger_fits_the_network_to_the_teacher(tmp_path):
     schedule = Simulator(block_then_burst(), cfg.sim_config()).run(policy)
     from schedrl.metrics import summarize
     assert summarize(schedule).value("bsld") < 2.0 and policy.totals["rejections"] >= 1
+
+
+def test_auto_threshold_keeps_a_student_that_always_rejects_from_starving(tmp_path):
+    """A network that always rejects (logit +0.75 over accept) starves the machine; `choose_threshold` picks the
+    smallest shift that stops it on training windows, and `shift_reject` moves the network's bias by it."""
+    import torch
+
+    from inspector_cases import write_swf
+    from schedrl.agents.inspector.config import InspectorEnvConfig
+
+    class AlwaysReject(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pi = torch.nn.Sequential(torch.nn.Linear(21, 2))
+            with torch.no_grad():
+                self.pi[0].weight.zero_()
+                self.pi[0].bias.copy_(torch.tensor([0.0, 0.75]))
+
+    rng = np.random.default_rng(11)
+    n = 300
+    wl = make_workload(OFFSET + np.cumsum(rng.exponential(120.0, n)), rng.integers(30, 3000, n),
+                       rng.integers(1, 9, n), 8)
+    path = write_swf(wl, tmp_path / "random.swf")
+    cfg = InspectorEnvConfig(trace=str(path), cleaning="none", norm={"time_scale": 10_000.0})
+    module = AlwaysReject()
+    tau, table = teacher.choose_threshold(module, cfg, cfg.workload(), n, np.random.default_rng(0), 2, 128,
+                                          grid=(0.0, 0.5, 1.0, 2.0), log=lambda m: None)
+    assert [r["feasible"] for r in table] == [False, False, True, True] and tau == 1.0
+    teacher.shift_reject(module, tau)
+    assert float(module.pi[0].bias[1].detach()) == pytest.approx(-0.25)
