@@ -189,6 +189,9 @@ class InspectorAgent(Agent):
         p.add_argument("--starvation-wait", default=STARVATION_WAIT, metavar="DURATION",
                        help="starvation guard: a proposal that has waited this long is always accepted (e.g. 12h, "
                             "90m; 0: off; default 24h, as DRAS's guard)")
+        p.add_argument("--history-features", action="store_true",
+                       help="also observe the recent arrivals (time since the last, counts in the last 10 min and "
+                            "hour, the last 32's requests): 27 features instead of 21")
         p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (default 256)")
         p.add_argument("--train-fraction", type=float, default=0.7,
                        help="train on the first FRACTION of the cleaned trace (default 0.7)")
@@ -231,6 +234,7 @@ class InspectorAgent(Agent):
         env = InspectorEnvConfig(trace=args.trace, cleaning=cleaning_for(args.preset, args.cleaning),
                                  preset=args.preset, base=args.base, metric=args.metric, backfill=args.backfill,
                                  window=args.window, sequence_length=args.sequence_length,
+                                 history_features=bool(getattr(args, "history_features", False)),
                                  starvation_wait=starvation_wait(getattr(args, "starvation_wait", STARVATION_WAIT)),
                                  train_fraction=args.train_fraction, validation_share=args.validation_share)
         settings = InspectorSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,

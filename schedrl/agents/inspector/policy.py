@@ -30,7 +30,8 @@ class InspectorPolicy:
         self.starvation_wait = float(self.env_config.get("starvation_wait", 0.0))
         """The guard the policy was trained with (`InspectorEnvConfig.starvation_wait`; 0 in records before it)."""
         self.base = make_base(self.base_name)
-        self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]))
+        self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]),
+                                 bool(self.env_config.get("history_features", False)))
         self.name = name or f"RL({base_label(self.base_name)})"
         self.device = next(module.parameters()).device
         self._proposed: tuple[Simulator, int] | None = None

@@ -256,7 +256,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
     workload = cfg.workload()
     end = training_end(cfg.train_fraction, len(workload))
     norm = Normalisation.from_dict(cfg.norm) if cfg.norm else Normalisation.from_trace(workload[:end])
-    observer = Observer(norm)
+    observer = Observer(norm, cfg.history_features)
     sim_config = cfg.sim_config()
     depth, windows = int(spec["depth"]), int(spec["windows"])
     rounds, epochs = int(spec["rounds"]), int(spec["epochs"])

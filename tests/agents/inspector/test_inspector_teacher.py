@@ -147,3 +147,24 @@ def test_auto_threshold_keeps_a_student_that_always_rejects_from_starving(tmp_pa
     assert [r["feasible"] for r in table] == [False, False, True, True] and tau == 1.0
     teacher.shift_reject(module, tau)
     assert float(module.pi[0].bias[1].detach()) == pytest.approx(-0.25)
+
+
+def test_history_features_add_what_the_recent_arrivals_say(tmp_path):
+    from inspector_cases import write_swf
+    from schedrl.agents.inspector.env import InspectorEnv
+    from schedrl.agents.inspector.observation import FEATURES, HISTORY_FEATURES
+
+    path = write_swf(block_then_burst(), tmp_path / "case.swf")
+    plain = InspectorEnv(trace=str(path), cleaning="none", sequence_length=9, train_fraction=1.0)
+    env = InspectorEnv(trace=str(path), cleaning="none", sequence_length=9, train_fraction=1.0,
+                       history_features=True)
+    assert plain.observation_space["features"].shape == (len(FEATURES),)
+    assert env.observation_space["features"].shape == (len(FEATURES) + len(HISTORY_FEATURES),)
+    obs, _ = env.reset(seed=0)
+    base, _ = plain.reset(seed=0)
+    np.testing.assert_array_equal(obs["features"][:len(FEATURES)], base["features"])
+    extra = obs["features"][len(FEATURES):]
+    assert ((extra >= 0) & (extra <= 1)).all() and extra[4] == 1.0  # the one arrival so far asks the whole machine
+    obs, *_ = env.step(1)  # reject: the burst of eight one-processor jobs arrives
+    extra = obs["features"][len(FEATURES):]
+    assert extra[1] > 0 and extra[4] < 0.5 and extra[5] == 0.0
