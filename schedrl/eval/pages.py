@@ -132,21 +132,24 @@ def render(text: str, result: dict, owners: dict[str, str] | None = None) -> str
 
 
 def update_pages(result: dict, root) -> list[Path]:
-    """Rewrite the marked blocks of every page under ROOT/docs/agents from `result`; returns the pages changed."""
+    """Rewrite the marked blocks of every page under ROOT/docs/agents and the README's answer from `result` (each file
+    atomically); returns the files changed."""
+    from schedrl.outputs import atomic_write
+
     owners = _agents_of_methods()
     changed = []
     for path in sorted((Path(root) / PAGES).glob("*.md")):
         text = path.read_text()
         new = render(text, result, owners)
         if new != text:
-            path.write_text(new)
+            atomic_write(path, new)
             changed.append(path)
     readme = Path(root) / "README.md"
     if readme.is_file():
         text = readme.read_text()
         new = render_answer(text, result)
         if new != text:
-            readme.write_text(new)
+            atomic_write(readme, new)
             changed.append(readme)
     return changed
 

@@ -47,7 +47,9 @@ def gantt(schedule, path: str, title: str = "", max_jobs: int = 2000) -> None:
     ax.legend(handles=[Patch(color=colors[m], label=GANTT_KEY[m]) for m in used], fontsize="small",
               loc="upper left", bbox_to_anchor=(1.0, 1.0), title="how each job started")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
 
 
@@ -66,5 +68,7 @@ def comparison_bars(result, path: str) -> None:
     ax.set_title(f"{result.trace}: {len(result.starts)} sequences x {result.length} jobs")
     ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)

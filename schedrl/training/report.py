@@ -394,7 +394,9 @@ def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
     for ax in list(axes.flat)[len(groups):]:
         ax.set_visible(False)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
     return str(path)
 
@@ -460,7 +462,9 @@ def plot_curve(df, validation: dict, path: Path, kept: tuple[int, float] | None 
                 transform=ax.transAxes, ha="right", va="bottom", fontsize="x-small", color="dimgrey")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
     return str(path)
 

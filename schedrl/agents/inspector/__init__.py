@@ -13,6 +13,6 @@ ENV_ID = "schedrl/Inspector-v0"
 ENVS = {ENV_ID: ("schedrl.agents.inspector.env:InspectorEnv", None)}
 AGENT = "schedrl.agents.inspector.agent:InspectorAgent"
 COMMANDS = {"inspector": ("schedrl.agents.inspector.probe",
-                          "a trained inspector's reject probabilities and latency, or random rejections "
-                          "(`schedrl inspector probe`)")}
+                          "look inside a trained inspector (`probe`) or score policies with waits and "
+                          "utilisation (`score`)")}
 """`schedrl inspector probe ...` (`probe.main`)."""
