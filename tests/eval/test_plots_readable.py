@@ -123,9 +123,9 @@ def test_gantt_has_a_colour_key_whatever_the_title(saved, tmp_path):
     from schedrl.workload.catalog import load_trace
     from schedrl.workload.sampling import sequence
 
-    workload = sequence(load_trace("default"), 0, 300)
+    workload = sequence(load_trace("default"), 0, 150)
     schedule = run_policy(resolve_policy("sjf"), Simulator(workload, SimConfig(backfill="easy")))
-    gantt(schedule, str(tmp_path / "gantt.png"), title="sjf on default[0:300]")
+    gantt(schedule, str(tmp_path / "gantt.png"), title="sjf on default[0:150]")
     (fig,) = saved
     check_readable(fig)
     keys = {t.get_text() for t in fig.axes[0].get_legend().get_texts()}
