@@ -109,7 +109,8 @@ def block(result: dict, agents: list[str], owners: dict[str, str] | None = None)
             rows.append(f"| `{r['method']}`{held} | `{b['scenario']}`{', ' + where if where else ''} | "
                         f"{b['metric']} {mean} | {ref} | {r['ratio_to_reference']:.3f}x | "
                         f"{_versus(r.get('vs_reference'))} | {verdict(r, correction)} |")
-    text = ("Rendered from [docs/leaderboard.json](../leaderboard.md) by `schedrl leaderboard --publish`: each policy's "
+    text = ("Rendered from docs/leaderboard.json (the [leaderboard](../leaderboard.md)) by `schedrl leaderboard "
+            "--publish`: each policy's "
             "mean over its scenario's evaluation sequences, as a ratio to the scenario's reference heuristic, with the "
             "paired difference and its 95% interval (\"not distinguishable\": the interval holds 0). The protocol is "
             "the scenario's, as [scenarios](../scenarios.md) defines it.\n\n")
