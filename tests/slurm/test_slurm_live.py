@@ -42,7 +42,7 @@ from schedrl.workload.catalog import resolve_trace
 from slurm_cluster import private_slurm
 from slurm_replay import NAME_PREFIX, Replay, final_jobs, replay
 
-pytestmark = [pytest.mark.slurm, pytest.mark.integration]
+pytestmark = pytest.mark.slurm  # and `integration`: tests/conftest.py applies it to tests/slurm
 
 SCALE = 4e-4
 """Trace seconds to replay seconds: the sequence's 89,000 s take about 36 s."""
