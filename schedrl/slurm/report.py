@@ -3,7 +3,7 @@
 Agreement, from the log alone:
 
 - first choice: the share of cycles where the policy's first job was Slurm's first (its present order);
-- starts: for each job Slurm started while the log ran, at that second, whether it was the policy's highest-ranked
+- starts: for each job Slurm started while the log ran (from the second of the first order on), at that second, whether it was the policy's highest-ranked
   pending job that fitted the free CPUs. The ranking in force is the order of the last cycle applied (live; in
   shadow mode: snapshotted) before the start, then the jobs it did not rank in Slurm's order (base priority, submit,
   id); pending means submitted, not yet started, not ended; free CPUs are the usable ones less those of the jobs
@@ -124,7 +124,7 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
     cpus = {job: rec["cpus"] for job, rec in log.jobs.items()}
     by_second: dict[float, list[int]] = {}
     for job, t in log.start.items():
-        if since[0] <= t and job in log.jobs:
+        if math.floor(since[0]) <= t and job in log.jobs:  # Slurm's start times are whole seconds
             by_second.setdefault(t, []).append(job)
     for t in sorted(by_second):
         # the order in force a second before the second's start (a scheduling pass that began before an update
