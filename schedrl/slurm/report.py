@@ -3,20 +3,20 @@
 Agreement, from the log alone:
 
 - first choice: the share of cycles where the policy's first job was Slurm's first (its present order);
-- starts: for each job Slurm started while the log ran (from the second of the first order on), at that second, whether it was the policy's highest-ranked
-  pending job that fitted the free CPUs. The ranking in force is the order of the last cycle applied (live; in
-  shadow mode: snapshotted) before the start, then the jobs it did not rank in Slurm's order (base priority, submit,
-  id); pending means submitted, not yet started, not ended; free CPUs are the usable ones less those of the jobs
-  running then. Jobs that started in the same second are taken in ranking order, each using its CPUs before the next
-  is judged (a job that also ended in that second may have given them back), in the order slurmctld's log has them
-  where it is given. Slurm's times have one-second resolution, so a start agrees if it agrees under one of the
-  readings of its second: a job that ended in it freed its CPUs before the start or after, and an order applied
-  during it, or in the second before it, was in force or not yet (slurmctld's scheduling pass reads the priorities
-  when it begins, so a pass begun before an update starts jobs by the earlier ones; before the first order, by
-  Slurm's own), and a job submitted in that second after the started one (a higher job id) may have arrived after the
-  start. With the slurmctld log (`classify`), starts by the main scheduler (`sched:
-  Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the former are taken from
-  the head of the queue, backfilled ones may jump it by design.
+- starts: for each job Slurm started while the log ran (from the second of the first order on), at that second,
+  whether it was the policy's highest-ranked pending job that fitted the free CPUs. The ranking in force is the
+  order of the last cycle applied (live; in shadow mode: snapshotted) before the start, then the jobs it did not
+  rank in Slurm's order (base priority, submit, id); pending means submitted, not yet started, not ended; free CPUs
+  are the usable ones less those of the jobs running then. Jobs that started in the same second are taken in ranking
+  order, each using its CPUs before the next is judged (a job that also ended in that second may have given them
+  back), in the order slurmctld's log has them where it is given. Slurm's times have one-second resolution, so a
+  start agrees if it agrees under one of the readings of its second: a job that ended in it freed its CPUs before
+  the start or after, and an order applied during it, or in the second before it, was in force or not yet
+  (slurmctld's scheduling pass reads the priorities when it begins, so a pass begun before an update starts jobs by
+  the earlier ones; before the first order, by Slurm's own), and a job submitted in that second after the started
+  one (a higher job id) may have arrived after the start. With the slurmctld log (`classify`), starts by the main
+  scheduler (`sched: Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the
+  former are taken from the head of the queue, backfilled ones may jump it by design.
 
 The estimate: the logged jobs that started and ended (their arrivals, CPUs, limits and actual run times) replayed
 through the simulator as Slurm schedules (the `list` discipline; `--backfill`, conservative by default, standing in
