@@ -13,7 +13,8 @@ Agreement, from the log alone:
   start agrees if it agrees under one of the readings of its second: a job that ended in it freed its CPUs before
   the start or after, and an order applied during it, or in the second before it, was in force or not yet
   (slurmctld's scheduling pass reads the priorities when it begins, so a pass begun before an update starts jobs by
-  the earlier ones; before the first order, by Slurm's own), and a job submitted in that second after the started
+  the earlier ones; before the first order, by Slurm's own; an order counts from its snapshot, since scontrol's
+  update lines take effect one by one before scontrol returns), and a job submitted in that second after the started
   one (a higher job id) may have arrived after the start. With the slurmctld log (`classify`), starts by the main
   scheduler (`sched: Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the
   former are taken from the head of the queue, backfilled ones may jump it by design.
@@ -121,6 +122,7 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
             out.first_choice += int(c["order"][0] == c["slurm"][0])
     # an order is in force from when its changes were applied (live) or from its snapshot (shadow)
     since = np.array([c.get("applied_at", c["time"]) for c in log.cycles])
+    snapped = np.array([c["time"] for c in log.cycles])
     cpus = {job: rec["cpus"] for job, rec in log.jobs.items()}
     by_second: dict[float, list[int]] = {}
     for job, t in log.start.items():
@@ -130,7 +132,9 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
         # the order in force a second before the second's start (a scheduling pass that began before an update
         # finishes with the priorities it read), and any applied up to the second's end
         first = int(np.searchsorted(since, t - 1.0, side="right")) - 1
-        last = int(np.searchsorted(since, t + 1.0, side="left")) - 1
+        # ... up to the last whose snapshot came before the second's end: its changes reach slurmctld line by line
+        # while scontrol runs, before applied_at (when scontrol returned)
+        last = int(np.searchsorted(snapped, t + 1.0, side="left")) - 1
         candidates = [log.cycles[i] for i in range(max(first, 0), last + 1)]
         if first < 0:  # no order in force yet a second before: Slurm's own order is one reading
             candidates.insert(0, {"order": [], "usable": log.cycles[0].get("usable")})
