@@ -11,7 +11,10 @@ from pathlib import Path
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text + ". Each method is paired with the "
                               "scenario's reference heuristic (fixed in its definition, chosen on validation "
-                              "sequences): difference, 95% interval, better/worse counts, verdict.")
+                              "sequences): difference, 95% interval, better/worse counts, minimum detectable effect, "
+                              "verdict (and, for policies, Holm-corrected over the policies x scenarios matrix). Every "
+                              "zoo policy and tuned rule runs on every scenario it can (trained here or transfer); "
+                              "the others are listed with why.")
     p.add_argument("--scenarios", metavar="LIST", help="comma-separated scenario names or files (default: every "
                                                        "standard scenario)")
     p.add_argument("--policies", metavar="LIST", default=None,
@@ -24,10 +27,12 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="the full result as JSON")
     fmt.add_argument("--summary", action="store_true", help="one line per scenario (the README's table)")
-    p.add_argument("--out", metavar="DIR", help="also write leaderboard.json, leaderboard.md and leaderboard.png there")
+    p.add_argument("--out", metavar="DIR", help="also write leaderboard.json, leaderboard.md, leaderboard.png (the "
+                                                "policies x scenarios matrix) and leaderboard_bars.png there")
     p.add_argument("--plot", metavar="PNG", help="the figure: each scenario's methods relative to its reference")
     p.add_argument("--publish", metavar="REPO", help="write the committed results into a checkout: "
-                   "docs/leaderboard.json, docs/leaderboard.md, docs/leaderboard.png and the README's summary "
+                   "docs/leaderboard.json, docs/leaderboard.md, docs/leaderboard.png (the matrix), docs/leaderboard_bars.png, "
+                   "docs/zoo.md and the README's summary "
                    "(every standard scenario, their own sequences: no --scenarios, --sequences, --seed or --policies)")
     p.set_defaults(run=run)
     return p
@@ -57,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     say = lambda m: print(f"schedrl leaderboard: {m}", file=sys.stderr, flush=True)  # noqa: E731
     try:
         result = lb.leaderboard(scenarios, entrants, sequences=args.sequences, seed=args.seed, progress=say,
-                                skipped=lambda name, why: say(f"{name}: skipped: {why}"))
+                                skipped=lambda name, why: say(f"{name}: skipped: {why}"),
+                                warn=lambda line: print(f"schedrl leaderboard: {line}", file=sys.stderr, flush=True))
     except ValueError as e:
         raise UsageError(str(e)) from None
     for b in result["scenarios"]:
@@ -68,8 +74,10 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "leaderboard.json").write_text(json.dumps(result, indent=1) + "\n")
         (out / "leaderboard.md").write_text(lb.to_markdown(result))
-        lb.plot(result, out / "leaderboard.png")
-        say(f"wrote {out / 'leaderboard.json'}, leaderboard.md and leaderboard.png")
+        lb.plot_matrix(result, out / "leaderboard.png")
+        lb.plot(result, out / "leaderboard_bars.png")
+        say(f"wrote {out / 'leaderboard.json'}, leaderboard.md, leaderboard.png (the policies x scenarios matrix) and "
+            f"leaderboard_bars.png")
     if args.plot:
         lb.plot(result, args.plot)
     if args.publish:
