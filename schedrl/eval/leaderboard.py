@@ -69,42 +69,22 @@ TRANSFER_RULE = (
 """How the board decides where a policy can run (docs/scenarios.md and the leaderboard page quote it)."""
 
 
-def _resources(augment: str | None) -> tuple[str, ...]:
-    """The job resources beyond processors/nodes that an MRSch augmentation adds (S1-S5: burst buffer; S6-S10: and
-    power)."""
-    if not augment:
-        return ()
-    return ("burst buffer",) if int(augment[1:]) <= 5 else ("burst buffer", "power")
-
-
 def why_not(policy, scenario: Scenario) -> str | None:
-    """Why `policy` (a loaded zoo policy, with its run `record`) cannot run on `scenario` under `TRANSFER_RULE`, or
-    None where it can."""
+    """Why `policy` (a loaded zoo policy, with its run `record`, or a tuned rule) cannot run on `scenario` under
+    `TRANSFER_RULE` (`Scenario.transfer_problem`), or None where it can."""
     from schedrl.agents import get_agent
 
     record = getattr(policy, "record", None)
     if not hasattr(record, "agent"):  # a tuned rule: a priority of the event simulator's jobs
-        return ("a tuned rule is a priority of the event simulator's jobs; this scenario is generated on the "
-                "discrete-time cluster") if scenario.generated else None
+        try:
+            scenario.trace_only("a tuned rule is a priority of the event simulator's jobs; this scenario is generated "
+                                "on the discrete-time cluster")
+        except ValueError as e:
+            return str(e)
+        return None
     agent = get_agent(record.agent)
     env = agent.env_config_class.from_dict(dict(record.env_config))
-    judge = agent.judge(env)
-    try:
-        scenario.check_simulator(record.agent, judge)
-        scenario.check_cluster(judge, record.agent)
-    except ValueError as e:
-        return str(e)
-    if scenario.generated:
-        return None
-    trained = record.sim_config or judge.sim
-    interface = lambda sim: f"a {sim.window}-job window" if sim.window else "the whole queue"  # noqa: E731
-    if bool(trained.window) != bool(scenario.sim.window) or (trained.window or 0) != (scenario.sim.window or 0):
-        return f"it picks from {interface(trained)}; this scenario from {interface(scenario.sim)}"
-    mine, theirs = _resources(getattr(env, "augment", None)), _resources(scenario.workload.augment)
-    if mine != theirs:
-        show = lambda r: ", ".join(r) or "no resource"  # noqa: E731
-        return f"it was trained on jobs with {show(mine)} beyond processors; this scenario's have {show(theirs)}"
-    return None
+    return scenario.transfer_problem(record.agent, agent.judge(env), record.sim_config, getattr(env, "augment", None))
 
 
 def outside(spec: str) -> Entrant:
@@ -184,7 +164,7 @@ def _outside_training(policy, scenario: Scenario, seqs: scoring.Sequences) -> li
     or the requested times leave what it was trained on."""
     from schedrl.zoo import card as cards
 
-    if scenario.generated or not seqs.ids:
+    if seqs.data is None or not seqs.ids:  # generated sequences: the cluster is the scenario's (`transfer_problem`)
         return []
     fitted = getattr(policy, "trace", None)
     if isinstance(fitted, dict) and fitted.get("sha256") and seqs.data is not None \

@@ -376,6 +376,34 @@ class Scenario:
         if differ:
             raise ValueError(f"{who} was trained on another cluster than scenario {self.name!r} ({', '.join(differ)})")
 
+    def transfer_problem(self, name: str, judge, trained_sim: SimConfig | None = None,
+                         augment: str | None = None) -> str | None:
+        """Why a policy of agent `name`, trained under `judge` (`agent.judge(env)` of its run; `trained_sim`: its run's
+        `SimConfig`, `augment`: its MRSch augmentation), cannot make this scenario's decisions, or None where it can:
+        the other simulator or cluster; on the event simulator, another decision interface (a pick from the whole queue
+        or from a window of another size) or other job resources (MRSch's burst buffer and power). Backfilling,
+        allocation, walltime kills and the metric are the scenario's (`semantics_for`)."""
+        try:
+            self.check_simulator(name, judge)
+            self.check_cluster(judge, name)
+        except ValueError as e:
+            return str(e)
+        if self.generated:
+            return None
+        trained = trained_sim or judge.sim
+
+        def interface(sim: SimConfig) -> str:
+            return f"a {sim.window}-job window" if sim.window else "the whole queue"
+
+        if (trained.window or 0) != (self.sim.window or 0):
+            return f"it picks from {interface(trained)}; this scenario from {interface(self.sim)}"
+        mine, theirs = _resources(augment), _resources(self.workload.augment)
+        if mine != theirs:
+            def show(r):
+                return ", ".join(r) or "no resource"
+            return f"it was trained on jobs with {show(mine)} beyond processors; this scenario's have {show(theirs)}"
+        return None
+
     def semantics_for(self, judge, trained_sim: SimConfig | None = None):
         """What a trained policy runs under on this scenario, given its own run's `judge`: the scenario's `SimConfig`
         with the decisions it was trained to make (`trained_sim`'s `backfill_choice`, default the judge's: DRAS's
@@ -537,6 +565,13 @@ class Scenario:
             elif part == "validation":
                 kwargs[part] = Sequences(count=5)
         return cls(**kwargs)
+
+
+def _resources(augment: str | None) -> tuple[str, ...]:
+    """The job resources beyond processors/nodes an MRSch augmentation adds (S1-S5: burst buffer; S6-S10: and power)."""
+    if not augment:
+        return ()
+    return ("burst buffer",) if int(augment[1:]) <= 5 else ("burst buffer", "power")
 
 
 def _mapping(value: Any, where: str) -> dict:
