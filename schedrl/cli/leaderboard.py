@@ -12,7 +12,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p = subparsers.add_parser(name, help=help_text, description=help_text + ". Each method is paired with the "
                               "scenario's reference heuristic (fixed in its definition, chosen on validation "
                               "sequences): difference, 95% interval, better/worse counts, minimum detectable effect, "
-                              "verdict (and, for policies, Holm-corrected over the policies x scenarios matrix). Every "
+                              "verdict (and, for policies, corrected by Benjamini-Hochberg over the policies x scenarios matrix). Every "
                               "zoo policy and tuned rule runs on every scenario it can (trained here or transfer); "
                               "the others are listed with why.")
     p.add_argument("--scenarios", metavar="LIST", help="comma-separated scenario names or files (default: every "

@@ -231,8 +231,12 @@ MIN_WINDOWS = 10
 
 def power(k: int, rows: list[dict]) -> dict:
     """A board's power: its independent windows `k`, whether that is fewer than `MIN_WINDOWS`, and the median minimum
-    detectable effect of its comparisons with the reference (% of the reference's mean)."""
-    mdes = [r["vs_reference"]["mde_pct"] for r in rows if r.get("vs_reference", {}).get("mde_pct") is not None]
+    detectable effect of its policies' comparisons with the reference (% of the reference's mean; of the heuristics'
+    where no policy runs)."""
+    def mdes_of(chosen):
+        return [r["vs_reference"]["mde_pct"] for r in chosen if r.get("vs_reference", {}).get("mde_pct") is not None]
+
+    mdes = mdes_of([r for r in rows if r["kind"] != "heuristic"]) or mdes_of(rows)
     return {"independent": k, "wanted": MIN_WINDOWS, "underpowered": k < MIN_WINDOWS,
             "median_mde_pct": float(np.median(mdes)) if mdes else None}
 
@@ -331,8 +335,8 @@ def p_value(c: dict) -> float | None:
 
 
 def holm(p: list[float | None]) -> list[float | None]:
-    """Holm's step-down adjustment of `p` (None stays None): it controls the chance of any false "better" or "worse"
-    among all of them at the 5% level."""
+    """Holm's step-down adjustment of `p` (None stays None): it keeps the chance of any false "better" or "worse"
+    among all of them at the level (family-wise). Kept for comparison: the board uses `benjamini_hochberg`."""
     known = sorted((v, i) for i, v in enumerate(p) if v is not None)
     m, out, running = len(known), list(p), 0.0
     for rank, (v, i) in enumerate(known):
@@ -341,26 +345,44 @@ def holm(p: list[float | None]) -> list[float | None]:
     return out
 
 
-CORRECTION = "Holm"
-"""The multiple-comparison correction of the board's verdicts (`corrected`)."""
+def benjamini_hochberg(p: list[float | None]) -> list[float | None]:
+    """Benjamini-Hochberg's step-up adjustment of `p` (None stays None): among the comparisons whose adjusted p is below
+    the level, the expected share of false discoveries is at most the level."""
+    known = sorted((v, i) for i, v in enumerate(p) if v is not None)
+    m, out, running = len(known), list(p), 1.0
+    for rank in range(m - 1, -1, -1):
+        v, i = known[rank]
+        running = min(running, m * v / (rank + 1))
+        out[i] = min(1.0, running)
+    return out
+
+
+CORRECTION = "Benjamini-Hochberg"
+"""The multiple-comparison correction of the board's verdicts (`corrected`): the false discovery rate over the matrix
+of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: on the 2026-11-28 board it left
+2 of the 19 uncorrected verdicts standing, against Benjamini-Hochberg's 7.)"""
 
 
 def corrected(result: dict) -> dict:
     """Every non-heuristic row's comparison with its reference, over all scenarios (the matrix of policies x
-    scenarios), Holm-corrected: `p`, `p_holm` and `verdict_holm` (better or worse only where the adjusted p < 0.05) in
-    each `vs_reference`; the count in `result["correction"]`."""
+    scenarios), corrected for multiple comparisons (`CORRECTION`): `p`, `p_corrected` and `verdict_corrected` (better
+    or worse only where the adjusted p < 0.05 and the interval agrees) in each `vs_reference`; the count in
+    `result["correction"]`."""
     cells = [(b, r) for b in result["scenarios"] for r in b["rows"]
              if r["kind"] != "heuristic" and r.get("vs_reference")]
     ps = [p_value(r["vs_reference"]) for _, r in cells]
-    adjusted = holm(ps)
+    adjusted = benjamini_hochberg(ps)
     for (b, r), p, q in zip(cells, ps, adjusted):
         c = r["vs_reference"]
-        c["p"], c["p_holm"] = p, q
+        c["p"], c["p_corrected"] = p, q
         if c["verdict"] in ("better", "worse") and (q is None or q >= 0.05):
-            c["verdict_holm"] = "not distinguishable"
+            c["verdict_corrected"] = "not distinguishable"
         else:
-            c["verdict_holm"] = c["verdict"]
+            c["verdict_corrected"] = c["verdict"]
     result["correction"] = {"method": CORRECTION, "comparisons": sum(p is not None for p in ps), "level": 0.05}
+    for b in result["scenarios"]:
+        if "sequences" in b:
+            b["power"] = power(b["sequences"]["independent"], b["rows"])
     return result
 
 
@@ -423,10 +445,10 @@ def _mde(c: dict | None) -> str:
 
 
 def _verdict(c: dict | None) -> str:
-    """The verdict a reader sees: Holm-corrected for trained and outside methods (the matrix), plain for heuristics."""
+    """The verdict a reader sees: corrected for trained and outside methods (the matrix), plain for heuristics."""
     if not c:
         return "-"
-    return c.get("verdict_holm", c["verdict"])
+    return c.get("verdict_corrected", c["verdict"])
 
 
 def _mark(row: dict) -> str:
@@ -465,7 +487,7 @@ def to_markdown(result: dict) -> str:
         for r in b["rows"]:
             v = r.get("vs_reference")
             kind = r["kind"] + (f", {_mark(r)}" if _mark(r) else "")
-            held = "" if r["kind"] == "heuristic" or "verdict_holm" not in (v or {}) else v["verdict_holm"]
+            held = "" if r["kind"] == "heuristic" or "verdict_corrected" not in (v or {}) else v["verdict_corrected"]
             out.append(f"| {_name(r)} | {kind} | {_cell(r['mean'], b['metric'])} | "
                        f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {_mde(v)} | {v['verdict'] if v else '-'} | "
                        f"{held or '-'} |")
@@ -492,7 +514,7 @@ def _best(rows: list[dict], kinds) -> dict | None:
 def summary_markdown(result: dict) -> str:
     """One line per scenario: the reference, its power (independent windows and median minimum detectable effect),
     the best method of all and the best trained or outside method with its ratio to the reference and its verdict
-    (Holm-corrected for trained and outside methods)."""
+    (corrected for multiple comparisons for trained and outside methods)."""
     lines = ["| scenario | metric | reference | windows (MDE) | best method: x reference, verdict | "
              "best policy: x reference, verdict |", "|---|---|---|---|---|---|"]
     for b in result["scenarios"]:
@@ -532,7 +554,7 @@ def matrix(result: dict) -> tuple[list[str], list[str], dict]:
 
 def plot_matrix(result: dict, path) -> None:
     """The transfer matrix: policies x scenarios, colour = ratio of the mean to the scenario's reference (green better
-    where lower is better), * where the Holm-corrected verdict is better or worse, a box where it was trained, grey
+    where lower is better), * where the corrected verdict is better or worse, a box where it was trained, grey
     where it cannot run."""
     import matplotlib
 
@@ -555,7 +577,7 @@ def plot_matrix(result: dict, path) -> None:
         if "ratio_to_reference" not in c:
             ax.text(j, i, "-", ha="center", va="center", fontsize=7, color="#777777")
             continue
-        star = "*" if c.get("vs_reference", {}).get("verdict_holm") in ("better", "worse") else ""
+        star = "*" if c.get("vs_reference", {}).get("verdict_corrected") in ("better", "worse") else ""
         ax.text(j, i, f"{c['ratio_to_reference']:.2f}{star}", ha="center", va="center", fontsize=7)
         if c.get("trained") == "here":
             ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.6))
@@ -564,7 +586,7 @@ def plot_matrix(result: dict, path) -> None:
     bar = fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, ticks=[-1, -0.5, 0, 0.5, 1])
     bar.ax.set_yticklabels(["0.5x (better)", "0.71x", "1x", "1.41x", "2x (worse)"], fontsize=7)
     ax.set_title("Every zoo policy on every scenario it can run: mean / the scenario's reference heuristic\n"
-                 f"* {result.get('correction', {}).get('method', CORRECTION)}-corrected difference at 5%; box: trained "
+                 f"* difference after the {result.get('correction', {}).get('method', CORRECTION)} correction (5%); box: trained "
                  "on that scenario; grey: cannot run (docs/leaderboard.md says why)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -629,7 +651,7 @@ def readme_block(result: dict) -> str:
             "on that scenario or transferred from another, as the ratio of its mean to the reference's with its "
             "paired verdict. The verdicts of policies are corrected for multiple comparisons over the whole matrix "
             f"of policies x scenarios ({c.get('method', CORRECTION)}, {c.get('comparisons', 0)} comparisons, 5% "
-            "family-wise): better or worse only where the corrected test says so. Rendered from "
+            "false discovery rate): better or worse only where the corrected test says so. Rendered from "
             "[docs/leaderboard.json](docs/leaderboard.json); every method, interval and policy that cannot run on a "
             "scenario (with why) is in [docs/leaderboard.md](docs/leaderboard.md).\n\n"
             f"{summary_markdown(result)}{README_MARK[1]}")
@@ -649,8 +671,8 @@ def docs_page(result: dict) -> str:
             "detectable effect (MDE), the true difference this comparison would detect with 80% power, so that "
             "\"not distinguishable\" with an MDE of 40% says the board could not have seen a 10% gain; and the "
             f"verdict, plain and corrected ({c.get('method', CORRECTION)}) over all {c.get('comparisons', 0)} "
-            "comparisons of policies with their references, because among that many some would look significant by "
-            "chance. The README and the matrix use the corrected verdicts.\n\n"
+            "comparisons of policies with their references (false discovery rate 5%), because among that many some "
+            "would look significant by chance. The README and the matrix use the corrected verdicts.\n\n"
             f"Where a policy runs: {TRANSFER_RULE}\n\n"
             "![transfer matrix: every policy on every scenario, ratio to the reference](leaderboard.png)\n\n"
             "![each scenario's methods relative to its reference, 95% interval](leaderboard_bars.png)\n\n"

@@ -371,7 +371,9 @@ class Scenario:
         this generated scenario's (the fields that decide a seeded sequence differ); trace scenarios have none."""
         if not self.generated:
             return
-        fields = judge.sequence_fields()
+        fields = dict(judge.sequence_fields())
+        if fields.get("jobs") == "" and self.cluster.get("jobs", "vasp") == "vasp":
+            fields["jobs"] = "vasp"  # an env's default job file is the VASP jobs (the scenario fails where they are absent)
         differ = [f"{k} {fields[k]!r} vs {v!r}" for k, v in self.cluster.items() if k in fields and fields[k] != v]
         if differ:
             raise ValueError(f"{who} was trained on another cluster than scenario {self.name!r} ({', '.join(differ)})")

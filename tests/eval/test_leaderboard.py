@@ -95,9 +95,11 @@ def test_scipy_quantiles_reproduce_the_old_table_within_its_rounding():
     assert paired.t975(43) > 1.96  # past 30 degrees of freedom: t's quantile, not the normal one
 
 
-def test_holm_adjusts_step_down_and_keeps_missing_p_values():
+def test_the_corrections_adjust_and_keep_missing_p_values():
     assert lb.holm([0.01, 0.04, None, 0.03]) == pytest.approx([0.03, 0.06, None, 0.06])
-    assert lb.holm([]) == []
+    assert lb.benjamini_hochberg([0.01, 0.04, None, 0.03]) == pytest.approx([0.03, 0.04, None, 0.04])
+    assert lb.benjamini_hochberg([0.001, 0.2, 0.03, 0.5]) == pytest.approx([0.004, 0.2 * 4 / 3, 0.06, 0.5])
+    assert lb.holm([]) == lb.benjamini_hochberg([]) == []
     c = paired.against({"a": [1.0, 2.0, 3.0, 4.5], "b": [2.0, 3.1, 4.0, 5.0]}, "a", "b", "bsld")
     from scipy.stats import ttest_rel
 
@@ -112,8 +114,8 @@ def test_a_verdict_that_survives_alone_can_fall_to_the_matrix_correction():
                                                                  "sequences": 10, "independent": 10}}
              for i in range(19)]
     result = lb.corrected({"scenarios": [{"rows": [one] + noise}]})
-    assert one["vs_reference"]["verdict_holm"] == "not distinguishable" and one["vs_reference"]["p"] < 0.05
-    assert result["correction"] == {"method": "Holm", "comparisons": 20, "level": 0.05}
+    assert one["vs_reference"]["verdict_corrected"] == "not distinguishable" and one["vs_reference"]["p"] < 0.05
+    assert result["correction"] == {"method": "Benjamini-Hochberg", "comparisons": 20, "level": 0.05}
 
 
 def test_zoo_policies_run_where_their_decisions_fit_and_say_why_elsewhere():
