@@ -253,5 +253,12 @@ def test_simulate_with_a_scenario_runs_its_first_evaluation_sequence_under_its_s
     classic = json.loads(out)
     assert rc == rc2 == 0 and "scenario default" in err
     assert by_scenario["start"] == first and by_scenario["avg_bsld"] == classic["avg_bsld"]
+    s = standard()["lublin1"]  # its evaluation's own trace: the first window of lublin-heldout
+    need_data(s)
+    seqs = scoring.sequences(s, scoring.load(s), "evaluation")
+    rc, out, _ = cli(capsys, "simulate", "--scenario", "lublin1", "--policy", "f1", "--json")
+    rc2, classic, _ = cli(capsys, "simulate", "--trace", "lublin-heldout", "--cleaning", "rlscheduler", "--preset",
+                          "rlscheduler", "--policy", "f1", "--start", str(seqs.ids[0]), "--jobs", "1024", "--json")
+    assert rc == rc2 == 0 and json.loads(out)["avg_bsld"] == json.loads(classic)["avg_bsld"]
     rc, out, _ = cli(capsys, "simulate", "--scenario", "default", "--policy", "f1", "--backfill", "easy", "--json")
     assert json.loads(out)["config"]["backfill"] == "easy"
