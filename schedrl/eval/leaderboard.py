@@ -359,8 +359,8 @@ def benjamini_hochberg(p: list[float | None]) -> list[float | None]:
 
 CORRECTION = "Benjamini-Hochberg"
 """The multiple-comparison correction of the board's verdicts (`corrected`): the false discovery rate over the matrix
-of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: on the 2026-11-28 board it left
-2 of the 19 uncorrected verdicts standing, against Benjamini-Hochberg's 7.)"""
+of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: of the 20 uncorrected verdicts
+of the 2026-11-28 board's 96 comparisons it left 5 standing, Benjamini-Hochberg 10.)"""
 
 
 def corrected(result: dict) -> dict:
