@@ -11,10 +11,10 @@ from pathlib import Path
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text + ". Each method is paired with the "
                               "scenario's reference heuristic (fixed in its definition, chosen on validation "
-                              "sequences): difference, 95% interval, better/worse counts, minimum detectable effect, "
-                              "verdict (and, for policies, corrected by Benjamini-Hochberg over the policies x scenarios matrix). Every "
-                              "zoo policy and tuned rule runs on every scenario it can (trained here or transfer); "
-                              "the others are listed with why.")
+                              "sequences): difference, 95% interval, better/worse counts, minimum detectable "
+                              "effect, verdict (and, for policies, corrected by Benjamini-Hochberg over the policies "
+                              "x scenarios matrix). Every zoo policy and tuned rule runs on every scenario it can "
+                              "(trained here or transfer); the others are listed with why.")
     p.add_argument("--scenarios", metavar="LIST", help="comma-separated scenario names or files (default: every "
                                                        "standard scenario)")
     p.add_argument("--policies", metavar="LIST", default=None,
@@ -31,8 +31,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                                                 "policies x scenarios matrix) and leaderboard_bars.png there")
     p.add_argument("--plot", metavar="PNG", help="the figure: each scenario's methods relative to its reference")
     p.add_argument("--publish", metavar="REPO", help="write the committed results into a checkout: "
-                   "docs/leaderboard.json, docs/leaderboard.md, docs/leaderboard.png (the matrix), docs/leaderboard_bars.png, "
-                   "docs/zoo.md and the README's summary "
+                   "docs/leaderboard.json, docs/leaderboard.md, docs/leaderboard.png (the matrix), "
+                   "docs/leaderboard_bars.png, docs/zoo.md and the README's summary "
                    "(every standard scenario, their own sequences: no --scenarios, --sequences, --seed or --policies)")
     p.set_defaults(run=run)
     return p

@@ -160,8 +160,8 @@ def trained_here(entrant: Entrant, scenario: Scenario) -> bool | None:
 
 
 def _outside_training(policy, scenario: Scenario, seqs: scoring.Sequences) -> list[str]:
-    """The card's warnings (`schedrl.zoo.card.problems`) for `policy` on the scenario's first sequence: where the machine
-    or the requested times leave what it was trained on."""
+    """The card's warnings (`schedrl.zoo.card.problems`) for `policy` on the scenario's first sequence: where the
+    machine or the requested times leave what it was trained on (a tuned rule: where its trace is another)."""
     from schedrl.zoo import card as cards
 
     if seqs.data is None or not seqs.ids:  # generated sequences: the cluster is the scenario's (`transfer_problem`)
@@ -585,9 +585,10 @@ def plot_matrix(result: dict, path) -> None:
     ax.set_yticks(range(len(policies)), policies, fontsize=8)
     bar = fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, ticks=[-1, -0.5, 0, 0.5, 1])
     bar.ax.set_yticklabels(["0.5x (better)", "0.71x", "1x", "1.41x", "2x (worse)"], fontsize=7)
+    method = result.get("correction", {}).get("method", CORRECTION)
     ax.set_title("Every zoo policy on every scenario it can run: mean / the scenario's reference heuristic\n"
-                 f"* difference after the {result.get('correction', {}).get('method', CORRECTION)} correction (5%); box: trained "
-                 "on that scenario; grey: cannot run (docs/leaderboard.md says why)", fontsize=9)
+                 f"* difference after the {method} correction (5%); box: trained on that scenario; grey: cannot run "
+                 "(docs/leaderboard.md says why)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
