@@ -34,6 +34,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    "docs/leaderboard.json, docs/leaderboard.md, docs/leaderboard.png (the matrix), "
                    "docs/leaderboard_bars.png, docs/zoo.md and the README's summary "
                    "(every standard scenario, their own sequences: no --scenarios, --sequences, --seed or --policies)")
+    p.add_argument("--render", metavar="REPO", help="re-render the committed pages of a checkout (docs/leaderboard.md, "
+                   "both figures, docs/zoo.md, the README's summary) from its docs/leaderboard.json without scoring "
+                   "anything: after a change to the zoo's manifest or to the rendering, not to what is scored")
     p.set_defaults(run=run)
     return p
 
@@ -44,6 +47,15 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.eval import leaderboard as lb
     from schedrl.scenarios import get_scenario, standard
 
+    if args.render:
+        root = Path(args.render)
+        try:
+            result = lb.corrected(json.loads((root / lb.PUBLISHED[0]).read_text()))
+            for path in lb.publish(result, root):
+                print(f"schedrl leaderboard: wrote {path}", file=sys.stderr)
+        except (OSError, ValueError, KeyError) as e:
+            raise UsageError(f"--render {root}: {e}") from None
+        return 0
     if args.publish and (args.scenarios or args.sequences or args.seed is not None or args.policies):
         raise UsageError("--publish writes the standard board: drop --scenarios, --sequences, --seed and --policies")
     try:

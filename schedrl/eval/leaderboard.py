@@ -681,7 +681,9 @@ def docs_page(result: dict) -> str:
             "\n## Regenerating\n\n"
             "This page, docs/leaderboard.json, both figures and the README's summary come from "
             "`schedrl leaderboard --publish .` run in the repository root (real traces in ../shared or "
-            "`$SCHEDRL_TRACE_PATH`); `python benchmarks/bench_leaderboard.py` times it.\n")
+            "`$SCHEDRL_TRACE_PATH`); `python benchmarks/bench_leaderboard.py` times it. "
+            "`schedrl leaderboard --render .` re-renders the pages from docs/leaderboard.json without scoring "
+            "anything (after a change to the zoo's manifest or to the rendering).\n")
 
 
 def zoo_page(result: dict, policies=None, tuned=None) -> str:

@@ -25,6 +25,18 @@ def test_the_docs_table_is_rendered_from_the_committed_json():
     assert (REPO / "docs" / "leaderboard.md").read_text() == lb.docs_page(PUBLISHED)
 
 
+def test_render_rewrites_the_pages_from_the_json_without_scoring(tmp_path):
+    from schedrl.cli.main import main
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text((REPO / "README.md").read_text())
+    (tmp_path / "docs" / "leaderboard.json").write_text((REPO / "docs" / "leaderboard.json").read_text())
+    assert main(["leaderboard", "--render", str(tmp_path)]) == 0
+    for page in ("README.md", "docs/leaderboard.md", "docs/zoo.md", "docs/leaderboard.json"):
+        assert (tmp_path / page).read_text() == (REPO / page).read_text(), page
+    assert (tmp_path / "docs" / "leaderboard.png").stat().st_size > 10_000
+
+
 def test_the_zoo_page_is_rendered_from_the_manifest_and_the_committed_json():
     assert (REPO / "docs" / "zoo.md").read_text() == lb.zoo_page(PUBLISHED)
 
