@@ -127,12 +127,13 @@ def test_zoo_policies_run_where_their_decisions_fit_and_say_why_elsewhere():
         def pick(self, sim):
             return get_heuristic("sjf", 0).pick(sim)
 
-    rule = lb.Entrant("rule", "tuned", lambda s: lb._runnable(Rule(), s), {"name": "default", "sha256": "x"})
+    rule = lb.Entrant("rule", "tuned", lambda s: lb._runnable(Rule(), s),
+                      trained_on={"name": "default", "sha256": "x"})
     b = lb.board(small(), [rule])
     row = next(r for r in b["rows"] if r["method"] == "rule")
     assert row["trained"] == "here" and row["trained_on"]["name"] == "default"
     assert lb.trained_here(rule, standard()["lublin1-paper"]) is False
-    assert lb.trained_here(lb.Entrant("x", "zoo", None, {"name": "lublin1"}), standard()["lublin1-paper"])
+    assert lb.trained_here(lb.Entrant("x", "zoo", None, trained_on={"name": "lublin1"}), standard()["lublin1-paper"])
     gen = lb.board(standard()["rlschert-vasp"].overridden(sequences=1), [rule])
     assert gen["not_run"] == [{"method": "rule", "kind": "tuned", "why": "a tuned rule is a priority of the event "
                                "simulator's jobs; this scenario is generated on the discrete-time cluster"}]
