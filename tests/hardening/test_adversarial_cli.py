@@ -86,7 +86,7 @@ def test_tune_on_a_directory(tmp_path):
 def test_train_out_is_an_existing_file(tmp_path):
     out = tmp_path / "taken"
     out.write_text("mine")
-    refused((*TRAIN, "--out", str(out)), f"--out {out} exists and is not a directory")
+    refused((*TRAIN, "--out", str(out)), f"--out {out} exists and is a file; give a directory")
     assert out.read_text() == "mine"
 
 
