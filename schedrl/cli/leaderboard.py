@@ -7,6 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+from schedrl.outputs import add_force
+
+OUT_FILES = ("leaderboard.json", "leaderboard.md", "leaderboard.png")
+"""What `--out DIR` writes."""
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text + ". Each method is paired with the "
@@ -29,6 +33,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--publish", metavar="REPO", help="write the committed results into a checkout: "
                    "docs/leaderboard.json, docs/leaderboard.md, docs/leaderboard.png and the README's summary "
                    "(every standard scenario, their own sequences: no --scenarios, --sequences, --seed or --policies)")
+    add_force(p)
     p.set_defaults(run=run)
     return p
 
@@ -37,10 +42,21 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.cli.options import parse_list
     from schedrl.eval import leaderboard as lb
+    from schedrl.outputs import Out, claim
     from schedrl.scenarios import get_scenario, standard
 
     if args.publish and (args.scenarios or args.sequences or args.seed is not None or args.policies):
         raise UsageError("--publish writes the standard board: drop --scenarios, --sequences, --seed and --policies")
+    outputs = claim("leaderboard", [o for o in (
+        args.out and Out("--out", Path(args.out), "dir", writes=OUT_FILES, signature=("leaderboard.json",)),
+        args.plot and Out("--plot", Path(args.plot), plot=True),
+        args.publish and Out("--publish", Path(args.publish), "dir", signature=(lb.PUBLISHED[0],), mark=False)) if o],
+        force=args.force)
+    if args.publish:
+        try:
+            lb.check_publish(args.publish)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     try:
         scenarios = ([get_scenario(n) for n in parse_list(args.scenarios, what="scenario", option="--scenarios")]
                      if args.scenarios else list(standard().values()))
@@ -63,15 +79,17 @@ def run(args: argparse.Namespace) -> int:
     for b in result["scenarios"]:
         for f in b["failed"]:
             say(f"{b['scenario']}: {f['method']} failed: {f['error']}")
+    outputs.prepare()
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "leaderboard.json").write_text(json.dumps(result, indent=1) + "\n")
-        (out / "leaderboard.md").write_text(lb.to_markdown(result))
+        outputs.write(out / "leaderboard.json", json.dumps(result, indent=1) + "\n")
+        outputs.write(out / "leaderboard.md", lb.to_markdown(result))
         lb.plot(result, out / "leaderboard.png")
+        outputs.record(out / "leaderboard.png")
         say(f"wrote {out / 'leaderboard.json'}, leaderboard.md and leaderboard.png")
     if args.plot:
         lb.plot(result, args.plot)
+        outputs.record(args.plot)
     if args.publish:
         if result["skipped"]:
             raise UsageError(f"--publish needs every scenario's data; skipped: "

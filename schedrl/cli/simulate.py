@@ -23,6 +23,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--seed", type=int, default=0, help="seed of randomised policies")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
     p.add_argument("--plot", metavar="PNG", help="write a Gantt chart of the schedule")
+    p.add_argument("--force", action="store_true", help="replace --plot even where schedrl did not write it")
     p.set_defaults(run=run)
     return p
 

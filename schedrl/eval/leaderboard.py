@@ -46,6 +46,9 @@ class Entrant:
     """`zoo` (a trained policy of schedrl's zoo) or `outside` (a module:callable or an entry point)."""
     make: Callable[[Scenario], Any]
     """The policy for a scenario, or None where it does not apply."""
+    source: str = ""
+    """Where an outside policy comes from (`module:callable`, an entry point's value): its label when the short one
+    would shadow another method's (`schedrl.eval.outside.labelled`)."""
 
 
 def outside(spec: str) -> Entrant:
@@ -61,7 +64,7 @@ def outside(spec: str) -> Entrant:
         raise ValueError(f"--policies {spec}: cannot load it ({type(e).__name__}: {e})") from None
     if not callable(target):
         raise ValueError(f"--policies {spec}: {name} is not callable (it must be make(scenario) -> policy or None)")
-    return Entrant(name.split(".")[-1], "outside", target)
+    return Entrant(name.split(".")[-1], "outside", target, spec)
 
 
 def entry_points() -> list[Entrant]:
@@ -70,7 +73,7 @@ def entry_points() -> list[Entrant]:
 
     out = []
     for ep in found(group=POLICY_GROUP):
-        out.append(Entrant(ep.name, "outside", lambda scenario, ep=ep: ep.load()(scenario)))
+        out.append(Entrant(ep.name, "outside", lambda scenario, ep=ep: ep.load()(scenario), ep.value))
     return out
 
 
@@ -145,15 +148,19 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
     scores = scoring.score(scenario, data=data, progress=progress)
     kinds = {label: "heuristic" for label in scores.metrics}
     failed, trained_on_them = [], set()
+    from schedrl.eval.outside import contained
+
     for e in entrants:
+        if e.label in kinds:  # `leaderboard` labels entrants apart (`outside.labelled`); never drop a row silently
+            raise ValueError(f"two methods are labelled {e.label!r} on {scenario.name}")
         try:
-            policy = e.make(scenario)
+            policy = contained(lambda: e.make(scenario))
             if policy is None:
                 continue
             semantics = own_semantics(scenario, policy)
             sims = {e.label: semantics} if semantics is not None else None
-            scored = scoring.score(scenario, {e.label: policy}, baselines=False, data=data, progress=progress,
-                                   policy_sims=sims)
+            scored = contained(lambda: scoring.score(scenario, {e.label: policy}, baselines=False, data=data,
+                                                     progress=progress, policy_sims=sims))
         except Exception as ex:  # an outside policy that breaks is one failed row, not the end of the board
             failed.append({"method": e.label, "kind": e.kind, "error": f"{type(ex).__name__}: {ex}",
                            "where": traceback.extract_tb(ex.__traceback__)[-1].filename if ex.__traceback__ else ""})
@@ -216,7 +223,10 @@ def leaderboard(scenarios: Iterable[Scenario], entrants: Iterable[Entrant] = (),
     from schedrl.dtsim import JobDataError
     from schedrl.workload.errors import TraceError
 
-    entrants = list(entrants)
+    from schedrl.eval.outside import labelled, reserved_labels
+
+    scenarios = list(scenarios)
+    entrants = labelled(entrants, reserved_labels(scenarios))
     boards, missing = [], []
     with _one_torch_thread(any(e.kind == "zoo" for e in entrants)):
         for s in scenarios:
@@ -315,7 +325,9 @@ def plot(result: dict, path) -> None:
     fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired interval)",
                  fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -374,7 +386,7 @@ def zoo_page(result: dict, policies=None, tuned=None) -> str:
     total = sum(e.fields["weights"]["bytes"] for e in policies) + sum(e.fields["bytes"] for e in tuned)
     lines = ["# Model zoo", "",
              "Trained policies shipped inside the package (`schedrl/zoo/policies/`), one per agent and standard scenario. "
-             "Each is the network's weights alone (`weights.pt`, read with `torch.load(weights_only=True)`: no pickle, no "
+             "Each is the network's weights alone (`weights.safetensors`: tensors without a pickle container, no "
              "code runs when it loads) and a JSON record of the architecture, normalisation, environment and scenario "
              "(`policy.json`); it runs with torch and numpy, without Ray. `zoo:NAME` works wherever a checkpoint does:", "",
              "```bash", "schedrl zoo list", "schedrl zoo show rlscheduler-default-s0",
@@ -430,23 +442,38 @@ def stable(result: dict) -> dict:
     return out
 
 
-def publish(result: dict, root) -> list:
-    """Write the committed results under the repository `root`: the JSON, the docs page, the figure, and the README's
-    summary between its markers. Returns the paths written."""
-    import json
+def check_publish(root) -> tuple:
+    """The README of the checkout `root` and where its summary goes; ValueError (one line) when it has no markers
+    (checked before the board is computed)."""
     from pathlib import Path
 
-    root = Path(root)
-    readme = root / "README.md"
-    text = readme.read_text()
+    readme = Path(root) / "README.md"
+    try:
+        text = readme.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{readme}: cannot read it ({type(e).__name__}); --publish writes into a schedrl "
+                         "checkout") from None
     start, end = text.find(README_MARK[0]), text.find(README_MARK[1])
     if start < 0 or end < start:
         raise ValueError(f"{readme}: no {README_MARK[0]} ... {README_MARK[1]} block to write the summary into")
+    return readme, text, start, end
+
+
+def publish(result: dict, root) -> list:
+    """Write the committed results under the repository `root` (each file atomically): the JSON, the docs page, the
+    figure, and the README's summary between its markers. Returns the paths written."""
+    import json
+    from pathlib import Path
+
+    from schedrl.outputs import atomic_write
+
+    root = Path(root)
+    readme, text, start, end = check_publish(root)
     json_path, md_path, png_path, zoo_path = (root / p for p in PUBLISHED)
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(stable(result), indent=1) + "\n")
-    md_path.write_text(docs_page(result))
+    atomic_write(json_path, json.dumps(stable(result), indent=1) + "\n")
+    atomic_write(md_path, docs_page(result))
     plot(result, png_path)
-    zoo_path.write_text(zoo_page(result))
-    readme.write_text(text[:start] + readme_block(result) + text[end + len(README_MARK[1]):])
+    atomic_write(zoo_path, zoo_page(result))
+    atomic_write(readme, text[:start] + readme_block(result) + text[end + len(README_MARK[1]):])
     return [json_path, md_path, png_path, zoo_path, readme]

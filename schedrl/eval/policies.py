@@ -22,6 +22,7 @@ from schedrl.sim.simulator import Schedule, Simulator
 
 CHECKPOINT_PREFIX = "checkpoint:"
 TUNED_PREFIX = "tuned:"
+PLAN_PREFIX = "plan:"
 
 
 def resolve_policy(spec, seed: int = 0):
@@ -53,9 +54,13 @@ def resolve_policy(spec, seed: int = 0):
         from schedrl.heuristics.tuned import load_rule
 
         return load_rule(spec[len(TUNED_PREFIX):])
+    if spec.startswith(PLAN_PREFIX):  # the inspector's online planning baseline (`schedrl.eval.planning`)
+        from schedrl.eval.planning import from_spec
+
+        return from_spec(spec)
     if spec.lower() not in HEURISTICS:
         raise ValueError(f"unknown policy {spec!r}: use a heuristic ({', '.join(HEURISTICS)}), tuned:FILE, "
-                         "checkpoint:PATH or zoo:NAME")
+                         "checkpoint:PATH, zoo:NAME or plan:BASE[:key=value...]")
     return get_heuristic(spec, seed)
 
 

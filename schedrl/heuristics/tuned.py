@@ -136,7 +136,9 @@ class TunedRule:
                 "trace": dict(self.trace), **self.record}
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        from schedrl.outputs import atomic_write
+
+        atomic_write(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
 
 def run_coefficients(sim: Simulator, coef: np.ndarray) -> Schedule:

@@ -181,6 +181,7 @@ def test_cli_errors_are_one_line(default, tmp_path, capsys):
     assert_one_error(status, err, r"^schedrl tuned: error: .*rule\.json:1: not a tuned-rule file")
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_cli_fits_evaluates_and_compares(default, tmp_path, capsys):
     out = tmp_path / "rule.json"
     fitted = subprocess.run([sys.executable, "-m", "schedrl", "tuned", "fit", "--trace", "default", "--budget", "2s",
