@@ -16,9 +16,7 @@ import numpy as np
 
 from schedrl.agents.checkpoint import ZOO_PREFIX
 from schedrl.heuristics import HEURISTICS, get_heuristic
-from schedrl.metrics import summarize
 from schedrl.scenarios.scoring import baseline_metrics, run_policy  # noqa: F401  (re-exported: callers read them here)
-from schedrl.sim.simulator import Schedule, Simulator
 
 CHECKPOINT_PREFIX = "checkpoint:"
 TUNED_PREFIX = "tuned:"

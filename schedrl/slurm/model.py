@@ -178,5 +178,5 @@ def check(predicted: np.ndarray, actual: np.ndarray, fcfs: np.ndarray | None = N
                  None if fcfs is None else kendall(np.asarray(fcfs, float), actual))
 
 
-__all__ = ["CONFIG_KEYS", "Check", "DISCIPLINE", "START_LATENCY_S", "kendall", "Priorities", "SlurmModel", "TARGET_MEDIAN_S", "TARGET_TAU", "check",
-           "config_subset", "priorities"]
+__all__ = ["CONFIG_KEYS", "Check", "DISCIPLINE", "START_LATENCY_S", "kendall", "Priorities", "SlurmModel",
+           "TARGET_MEDIAN_S", "TARGET_TAU", "check", "config_subset", "priorities"]
