@@ -75,11 +75,6 @@ def policy_label(spec) -> str:
 
 
 
-def run_baseline(baseline, workload, sim_config, metric: str, seed: int = 0) -> float:
-    """An agent's `Baseline` on one sequence (its own SimConfig if it has one): the metric's value."""
-    return baseline_metrics(baseline, workload, sim_config, seed).value(metric)
-
-
 class FunctionPolicy:
     """An observation -> action callable as a policy, seeing the simulator through an env's observation.
 
