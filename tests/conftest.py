@@ -8,6 +8,13 @@ from pathlib import Path
 import pytest
 
 from shared_traces import REPO, SHARED_DATA, SHARED_TRACES, shared_trace  # noqa: F401  (re-exported for fixtures)
+# the test tiers' hooks (tests/tiers.py; CONTRIBUTING.md): registered because they are names of this conftest
+from tiers import (  # noqa: F401
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_runtest_protocol,
+    pytest_sessionstart,
+)
 
 # parsed-trace cache inside the repo's (git-ignored) pytest cache, never in the user's home
 os.environ.setdefault("SCHEDRL_CACHE_DIR", str(REPO / ".pytest_cache" / "schedrl"))
@@ -36,130 +43,3 @@ def ray_session():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Test tiers (CONTRIBUTING.md says the rule): the default `pytest` runs the fast tier; `pytest -m integration` runs
-# everything that starts Ray, Slurm, a subprocess, a training or a documented command. A test lands in the
-# integration tier when it is marked `integration` (or `slow`, `cluster`, `slurm`: all three are integration tests),
-# uses one of INTEGRATION_FIXTURES, or lives in one of INTEGRATION_DIRS. A fast-tier test that starts a process
-# anyway (Ray's `ray.init` does, through subprocess) fails with a message saying to mark it.
-
-import re
-import subprocess
-
-INTEGRATION_MARKERS = ("integration", "slow", "cluster", "slurm")
-INTEGRATION_FIXTURES = frozenset({"ray_session", "ray_cluster", "slurm", "slurm_cluster", "live_slurm"})
-INTEGRATION_DIRS = ("integration", "slurm")
-_TESTS = Path(__file__).resolve().parent
-# names pytest itself accepts in a -m expression beside the registered markers
-_BUILTIN_MARKERS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings",
-                              "tryfirst", "trylast", "no_cover", "xdist_group"})
-
-
-def _is_integration(item: pytest.Item) -> bool:
-    if any(item.get_closest_marker(name) for name in INTEGRATION_MARKERS):
-        return True
-    if INTEGRATION_FIXTURES.intersection(getattr(item, "fixturenames", ())):
-        return True
-    try:
-        parts = Path(str(item.path)).resolve().relative_to(_TESTS).parts
-    except ValueError:
-        return False
-    return bool(parts) and parts[0] in INTEGRATION_DIRS
-
-
-# tests that share one instance run on one xdist worker (`--dist loadgroup`): the session's Ray (`ray_session`), the
-# two-node cluster, the private Slurm. Two Ray instances on two cores would each starve the other.
-XDIST_GROUPS = {"ray_session": "ray", "ray_cluster": "ray", "slurm": "slurm", "slurm_cluster": "slurm"}
-
-
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marker must be on the item by then
-def pytest_collection_modifyitems(config, items):
-    groups: dict[pytest.Item, str] = {}
-    for item in items:
-        if _is_integration(item) and not item.get_closest_marker("integration"):
-            item.add_marker(pytest.mark.integration)
-        fixtures = set(getattr(item, "fixturenames", ()))
-        group = next((g for f, g in XDIST_GROUPS.items() if f in fixtures), None)
-        if group is None and item.get_closest_marker("slurm"):
-            group = "slurm"
-        if group is None and item.get_closest_marker("cluster"):
-            group = "ray"
-        if group:
-            groups[item] = group
-    # a module's other integration tests may reach its Ray fixture through `request.getfixturevalue`: keep the
-    # whole module on the group's worker
-    by_module = {item.module.__name__: g for item, g in groups.items() if getattr(item, "module", None)}
-    for item in items:
-        module = getattr(item, "module", None)
-        group = groups.get(item) or (by_module.get(module.__name__) if module and item.get_closest_marker(
-            "integration") else None)
-        if group and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(group))
-
-
-def _marker_names(config) -> set[str]:
-    names = set(_BUILTIN_MARKERS)
-    for line in config.getini("markers"):
-        names.add(re.split(r"[:(]", line, maxsplit=1)[0].strip())
-    return names
-
-
-def pytest_configure(config):
-    """`-m` naming no known marker is a usage error: pytest would silently deselect every test (`-m integraton`)."""
-    expression = config.getoption("markexpr", default="") or ""
-    # drop keyword arguments of parametrised markers (`-m "foo(x=1)"`), then the boolean words
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"\([^)]*\)", "", expression))) - {"and", "or", "not"}
-    unknown = sorted(words - _marker_names(config))
-    if unknown:
-        raise pytest.UsageError(f"-m {expression!r} names unknown marker(s) {', '.join(unknown)}; known: "
-                                f"{', '.join(sorted(_marker_names(config) - _BUILTIN_MARKERS))} (see CONTRIBUTING.md)")
-
-
-class _TierGuard:
-    """While a fast-tier test runs, starting a process fails it (and cannot be swallowed by `except Exception`)."""
-
-    def __init__(self):
-        self.item: pytest.Item | None = None
-        self._execute_child = subprocess.Popen._execute_child
-        self._system = os.system
-
-    def _refuse(self, what: str):
-        name = self.item.nodeid if self.item else "this test"
-        pytest.fail(f"{name} is in the fast tier but {what}: mark it @pytest.mark.integration "
-                    f"(tests that start Ray, Slurm, a subprocess or a training belong there; see CONTRIBUTING.md)",
-                    pytrace=False)
-
-    def install(self):
-        guard = self
-
-        def execute_child(popen, args, *rest, **kwargs):
-            if guard.item is not None:
-                shown = args if isinstance(args, str) else " ".join(map(str, args))[:120]
-                guard._refuse(f"started a subprocess ({shown})")
-            return guard._execute_child(popen, args, *rest, **kwargs)
-
-        def system(command):
-            if guard.item is not None:
-                guard._refuse(f"ran os.system({command!r})")
-            return guard._system(command)
-
-        subprocess.Popen._execute_child = execute_child
-        os.system = system
-
-
-_GUARD = _TierGuard()
-
-
-def pytest_sessionstart(session):
-    _GUARD.install()
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    _GUARD.item = None if item.get_closest_marker("integration") else item
-    try:
-        yield
-    finally:
-        _GUARD.item = None

@@ -102,4 +102,6 @@ def from_scenario(args: argparse.Namespace) -> None:
         except ValueError as e:
             raise UsageError(str(e)) from None
         args.start, args.jobs = seqs.ids[0], seqs.length
+        if seqs.source is not None:  # the evaluation's own trace (lublin1's independent draw): its first window
+            args.trace = seqs.source
     print(f"schedrl simulate: scenario {scenario.name} (definition {scenario.sha256()[:12]})", file=sys.stderr)
