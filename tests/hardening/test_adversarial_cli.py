@@ -45,7 +45,8 @@ def test_train_sequence_length_longer_than_the_trace(long_sequence):
     assert long_sequence.returncode == 2, long_sequence.stderr
     assert "Traceback" not in long_sequence.stderr
     errors = [line for line in long_sequence.stderr.splitlines() if "error:" in line]
-    assert len(errors) == 1 and re.search(r"(has 40000 jobs|the 28000 jobs training draws from are) fewer than the sequence length 50000", errors[0]), errors
+    assert len(errors) == 1 and re.search(
+        r"(has 40000 jobs|the 28000 jobs training draws from are) fewer than the sequence length 50000", errors[0]), errors
 
 
 @pytest.mark.integration  # starts a subprocess
