@@ -29,7 +29,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "select": ("schedrl.cli.select", "choose a training run's best checkpoint on validation sequences"),
     "export": ("schedrl.cli.export", "turn a checkpoint into a small policy that loads without Ray or pickles"),
     "zoo": ("schedrl.cli.zoo", "list and show the trained policies shipped with schedrl (use one as zoo:NAME)"),
-    "dtsim": ("schedrl.cli.forward", "run heuristics and checkpoints on the discrete-time cluster of DeepRM and RLSchert, across loads and settings"),
+    "dtsim": ("schedrl.cli.forward", "run heuristics and checkpoints on the discrete-time cluster of DeepRM and RLSchert, "
+                                     "across loads and settings"),
     "predict": ("schedrl.cli.forward", "train or evaluate a predictor of jobs' remaining run time on an SWF trace"),
     "hindsight": ("schedrl.cli.hindsight", "how much rejecting or choosing backfills could gain with perfect knowledge of the future"),
     "leaderboard": ("schedrl.cli.leaderboard", "score every heuristic and shipped policy on every scenario against its reference"),

@@ -34,8 +34,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
     r = actions.add_parser("run", help="order a partition's pending jobs by a policy, cycle after cycle",
                            description="A long-running adapter: each cycle reads squeue/sinfo, ranks the top K pending "
-                                       "jobs by the policy and adds bonuses to their site factors so that Slurm starts them in that "
-                                       "order.")
+                                       "jobs by the policy and adds bonuses to their site factors so that Slurm "
+                                       "starts them in that order.")
     r.add_argument("--policy", required=True, help="sjf, f1, ..., tuned:FILE, checkpoint:PATH or zoo:NAME")
     r.add_argument("--partition", required=True, help="the partition to order (jobs of others are left alone)")
     r.add_argument("--top", type=int, default=defaults.top, help=f"K: jobs ranked per cycle (default {defaults.top})")

@@ -135,7 +135,8 @@ class SlurmClient:
     def submit_held(self, name: str, partition: str, comment: str) -> int:
         """Submit a held one-CPU job `name` with `comment` (a lock job: held, it never runs); returns its id."""
         where = [f"--partition={partition}"] if partition else []
-        done = self.run(["sbatch", "--parsable", "--hold", f"--job-name={name}", *where, "--ntasks=1", "--time=1", f"--comment={comment}", "--output=/dev/null", "--wrap", "true"])
+        done = self.run(["sbatch", "--parsable", "--hold", f"--job-name={name}", *where, "--ntasks=1", "--time=1",
+                         f"--comment={comment}", "--output=/dev/null", "--wrap", "true"])
         return int(done.stdout.strip().split(";")[0])
 
     def set_comment(self, job: int, comment: str) -> None:

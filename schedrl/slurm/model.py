@@ -17,20 +17,20 @@ late (`START_LATENCY_S`). What a replay shows is the check:
 - `mae_s`: the median over jobs of |predicted start - actual start| (seconds);
 - `tau`: Kendall's tau-b between predicted and actual start times (the rank agreement of the start orders).
 
-Targets (`TARGET_MEDIAN_S`, `TARGET_TAU`) hold on the test cluster's compressed replays (docs/slurm.md says what
-they showed); the report says whether a log meets them. Where it does not, the estimate's baseline is not Slurm's
-order on that log, and the report says so.
+Targets (`TARGET_MEDIAN_S`, `TARGET_TAU`): met on 3 of the 5 compressed shadow replays measured on the loaded test
+machine, missed on the 2 where Slurm's own latency was largest (docs/slurm.md has the table); the report says
+whether a log meets them, and where it does not, that the estimate's baseline is not Slurm's order on that log.
 
-Why identical compressed replays differed up to 2x (issue 48; measured here: the older baseline's SJF estimate
--26% and -43% on two identical replays, its mean wait half of what happened): in compressed time (a trace day in
-35 s) Slurm's own latencies do not compress: the main scheduler runs on events and every `sched_interval` (>= 1 s here), the backfill
-scheduler every `bf_interval` (>= 1 s), and times are whole seconds. A job of 0.4 s is logged as running 0 or 1 s,
-and starts 0 to 2 s after it could have: at the scale of the replayed waits (a few seconds) that noise is as large
-as the waits themselves. And the age factor does not compress (PriorityMaxAge is days of real time, priorities are
-recomputed every PriorityCalcPeriod, >= 1 minute): in a compressed replay age orders nothing, while at the site it
-dominates within days. The older report's baseline took each job's priority at first sight, which includes the age
-accrued until the cycle that first saw it: a per-job offset set by the cycle phase, different in every replay.
-"""
+Why identical compressed replays differed up to 2x (issue 48; measured here: the older baseline's SJF estimate -26%
+and -43% on two identical replays, its mean wait half of what happened): in compressed time (a trace day in 35 s)
+Slurm's own latencies do not compress: the main scheduler runs on events and every `sched_interval` (>= 1 s here),
+the backfill scheduler every `bf_interval` (>= 1 s), and times are whole seconds. A job of 0.4 s is logged as
+running 0 or 1 s, and starts 0 to 2 s after it could have: at the scale of the replayed waits (a few seconds) that
+noise is as large as the waits themselves. And the age factor does not compress (PriorityMaxAge is days of real
+time, priorities are recomputed every PriorityCalcPeriod, >= 1 minute): in a compressed replay age orders nothing,
+while at the site it dominates within days. The older report's baseline took each job's priority at first sight,
+which includes the age accrued until the cycle that first saw it: a per-job offset set by the cycle phase, different
+in every replay."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ from typing import Mapping
 import numpy as np
 
 TARGET_MEDIAN_S = 2.0
-"""On the test cluster's compressed replays: the median absolute start error at most this (seconds)."""
+"""The median absolute start error at most this (seconds; set for the test cluster's compressed replays, where
+waits are a few seconds; a site's uncompressed log meets it or the report says it misses)."""
 TARGET_TAU = 0.7
 """... and Kendall's tau-b of predicted against actual start times at least this."""
 START_LATENCY_S = 1.0
@@ -178,5 +179,6 @@ def check(predicted: np.ndarray, actual: np.ndarray, fcfs: np.ndarray | None = N
                  None if fcfs is None else kendall(np.asarray(fcfs, float), actual))
 
 
-__all__ = ["CONFIG_KEYS", "Check", "DISCIPLINE", "START_LATENCY_S", "kendall", "Priorities", "SlurmModel", "TARGET_MEDIAN_S", "TARGET_TAU", "check",
+__all__ = ["CONFIG_KEYS", "Check", "DISCIPLINE", "START_LATENCY_S", "kendall", "Priorities", "SlurmModel",
+           "TARGET_MEDIAN_S", "TARGET_TAU", "check",
            "config_subset", "priorities"]

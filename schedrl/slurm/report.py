@@ -3,20 +3,21 @@
 Agreement, from the log alone:
 
 - first choice: the share of cycles where the policy's first job was Slurm's first (its present order);
-- starts: for each job Slurm started while the log ran, at that second, whether it was the policy's highest-ranked
-  pending job that fitted the free CPUs. The ranking in force is the order of the last cycle applied (live; in
-  shadow mode: snapshotted) before the start, then the jobs it did not rank in Slurm's order (base priority, submit,
-  id); pending means submitted, not yet started, not ended; free CPUs are the usable ones less those of the jobs
-  running then. Jobs that started in the same second are taken in ranking order, each using its CPUs before the next
-  is judged (a job that also ended in that second may have given them back), in the order slurmctld's log has them
-  where it is given. Slurm's times have one-second resolution, so a start agrees if it agrees under one of the
-  readings of its second: a job that ended in it freed its CPUs before the start or after, and an order applied
-  during it, or in the second before it, was in force or not yet (slurmctld's scheduling pass reads the priorities
-  when it begins, so a pass begun before an update starts jobs by the earlier ones; before the first order, by
-  Slurm's own), and a job submitted in that second after the started one (a higher job id) may have arrived after the
-  start. With the slurmctld log (`classify`), starts by the main scheduler (`sched:
-  Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the former are taken from
-  the head of the queue, backfilled ones may jump it by design.
+- starts: for each job Slurm started while the log ran (from the second of the first order on), at that second,
+  whether it was the policy's highest-ranked pending job that fitted the free CPUs. The ranking in force is the
+  order of the last cycle applied (live; in shadow mode: snapshotted) before the start, then the jobs it did not
+  rank in Slurm's order (base priority, submit, id); pending means submitted, not yet started, not ended; free CPUs
+  are the usable ones less those of the jobs running then. Jobs that started in the same second are taken in ranking
+  order, each using its CPUs before the next is judged (a job that also ended in that second may have given them
+  back), in the order slurmctld's log has them where it is given. Slurm's times have one-second resolution, so a
+  start agrees if it agrees under one of the readings of its second: a job that ended in it freed its CPUs before
+  the start or after, and an order applied during it, or in the second before it, was in force or not yet
+  (slurmctld's scheduling pass reads the priorities when it begins, so a pass begun before an update starts jobs by
+  the earlier ones; before the first order, by Slurm's own; an order counts from its snapshot, since scontrol's
+  update lines take effect one by one before scontrol returns), and a job submitted in that second after the started
+  one (a higher job id) may have arrived after the start. With the slurmctld log (`classify`), starts by the main
+  scheduler (`sched: Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the
+  former are taken from the head of the queue, backfilled ones may jump it by design.
 
 The estimate: the logged jobs that started and ended (their arrivals, CPUs, limits and actual run times) replayed
 through the simulator as Slurm schedules (the `list` discipline; `--backfill`, conservative by default, standing in
@@ -121,16 +122,19 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
             out.first_choice += int(c["order"][0] == c["slurm"][0])
     # an order is in force from when its changes were applied (live) or from its snapshot (shadow)
     since = np.array([c.get("applied_at", c["time"]) for c in log.cycles])
+    snapped = np.array([c["time"] for c in log.cycles])
     cpus = {job: rec["cpus"] for job, rec in log.jobs.items()}
     by_second: dict[float, list[int]] = {}
     for job, t in log.start.items():
-        if since[0] <= t and job in log.jobs:
+        if math.floor(since[0]) <= t and job in log.jobs:  # Slurm's start times are whole seconds
             by_second.setdefault(t, []).append(job)
     for t in sorted(by_second):
         # the order in force a second before the second's start (a scheduling pass that began before an update
         # finishes with the priorities it read), and any applied up to the second's end
         first = int(np.searchsorted(since, t - 1.0, side="right")) - 1
-        last = int(np.searchsorted(since, t + 1.0, side="left")) - 1
+        # ... up to the last whose snapshot came before the second's end: its changes reach slurmctld line by line
+        # while scontrol runs, before applied_at (when scontrol returned)
+        last = int(np.searchsorted(snapped, t + 1.0, side="left")) - 1
         candidates = [log.cycles[i] for i in range(max(first, 0), last + 1)]
         if first < 0:  # no order in force yet a second before: Slurm's own order is one reading
             candidates.insert(0, {"order": [], "usable": log.cycles[0].get("usable")})

@@ -32,7 +32,7 @@ def test_help_groups_the_commands_by_task_and_points_at_getting_started(capsys):
     status, out, _ = cli(capsys, "--help")
     assert status == 0
     assert "docs/guides/getting-started.md" in out
-    for title, names in GROUPS:
+    for title, _ in GROUPS:
         assert f"\n{title}:\n" in out, title
     listed = re.findall(r"^  ([a-z][\w-]*)  +\S", out, re.M)
     assert sorted(listed) == sorted(SUBCOMMANDS), "every command listed once, under a group"

@@ -35,14 +35,14 @@ import pytest
 from schedrl.slurm.adapter import Adapter, AdapterOptions
 from schedrl.slurm.client import SlurmClient
 from schedrl.slurm.lease import Lease
-from schedrl.slurm.report import Log, agreement, classify_starts, report
+from schedrl.slurm.report import Log, agreement, classify_starts
 from schedrl.eval.policies import resolve_policy
 from schedrl.workload import read_swf
 from schedrl.workload.catalog import resolve_trace
 from slurm_cluster import private_slurm
 from slurm_replay import NAME_PREFIX, Replay, final_jobs, replay
 
-pytestmark = [pytest.mark.slurm, pytest.mark.integration]
+pytestmark = pytest.mark.slurm  # and `integration`: tests/conftest.py applies it to tests/slurm
 
 SCALE = 4e-4
 """Trace seconds to replay seconds: the sequence's 89,000 s take about 36 s."""
@@ -350,7 +350,8 @@ def test_failures_cost_one_line_and_the_cycles_go_on(slurm, tmp_path):
     slurm.run("scancel", blocker, *jobs, held, elsewhere, wide, dependent)
 
     refused = subprocess.run([sys.executable, "-m", "schedrl", "slurm", "run", "--policy", "sjf", "--partition",
-                              "debug", "--state-dir", str(tmp_path / "s2"), "--force"], env={**slurm.env(), "SLURM_CONF": str(down)},
+                              "debug", "--state-dir", str(tmp_path / "s2"), "--force"],
+                             env={**slurm.env(), "SLURM_CONF": str(down)},
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert refused.stderr.startswith("schedrl slurm: error: scontrol show failed (exit 1)")
