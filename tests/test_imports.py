@@ -11,6 +11,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 HEAVY = ("torch", "ray")
 
 PROBE = """
@@ -23,6 +25,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r}))
 """
 
 
+@pytest.mark.integration  # a fresh interpreter checks the imports
 def test_import_schedrl_does_not_load_torch_or_ray():
     result = subprocess.run([sys.executable, "-c", PROBE.format(heavy=set(HEAVY))],
                             capture_output=True, text=True, timeout=120)
@@ -47,6 +50,7 @@ def _heavy_modules_loaded_by(modules: list[str]) -> list[str]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.integration  # a fresh interpreter checks the imports
 def test_shared_layers_import_no_ray_or_torch():
     assert _heavy_modules_loaded_by(["schedrl.workload", "schedrl.sim", "schedrl.heuristics", "schedrl.metrics",
                                      "schedrl.agents", "schedrl.agents.base", "schedrl.agents.checkpoint",
@@ -68,6 +72,7 @@ def _agent_light_modules() -> list[str]:
     return sorted(set(modules))
 
 
+@pytest.mark.integration  # a fresh interpreter checks the imports
 def test_agent_configs_envs_observations_and_agent_classes_import_no_ray_or_torch():
     modules = _agent_light_modules()
     assert "schedrl.agents.rlscheduler.env" in modules

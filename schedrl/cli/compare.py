@@ -32,6 +32,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     fmt.add_argument("--csv", action="store_true", help="CSV with per-sequence values")
     fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
     p.add_argument("--plot", metavar="PNG", help="bar chart of the means")
+    p.add_argument("--force", action="store_true", help="replace --plot even where schedrl did not write it")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
     return p

@@ -36,6 +36,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     fmt.add_argument("--csv", action="store_true")
     fmt.add_argument("--markdown", action="store_true")
     p.add_argument("--plot", metavar="PNG", help="bar chart of the means")
+    p.add_argument("--force", action="store_true", help="replace --plot even where schedrl did not write it")
     table = p.add_argument_group("methods table (several checkpoints, or any of these options)")
     table.add_argument("--metrics", metavar="LIST",
                        help="columns of a methods x metrics table: wait, max_wait, p95_wait, bsld, slowdown, "

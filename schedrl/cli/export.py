@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from schedrl.outputs import add_force
+
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     from schedrl.agents.checkpoint import CHECK_JOBS
 
-    p = subparsers.add_parser(name, help=help_text, description=help_text + ". The directory holds weights.pt (the "
-                              "network's tensors, read with torch.load(weights_only=True)), policy.json (run record, "
+    p = subparsers.add_parser(name, help=help_text, description=help_text + ". The directory holds weights.safetensors (the "
+                              "network's tensors, no pickle), policy.json (run record, "
                               "architecture, card, the weights' sha256) and README.md (the model card). The export "
                               "must make the checkpoint's decisions on whole episodes (the run's validation sequences "
                               "and two more, see --check-jobs), or it fails.")
@@ -26,6 +28,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="also copy it into the zoo (schedrl/zoo/policies/NAME, or $SCHEDRL_ZOO_DIR) and record it in "
                         "its manifest.json, so `zoo:NAME` finds it")
     p.add_argument("--replace", action="store_true", help="with --add: replace a zoo policy of the same name")
+    add_force(p, "--out's files")
     p.set_defaults(run=run)
     return p
 
@@ -36,17 +39,20 @@ def run(args: argparse.Namespace) -> int:
 
     from schedrl.agents.checkpoint import CheckpointError, export_policy
     from schedrl.cli.main import UsageError
+    from schedrl.outputs import In, Out, writing
     from schedrl.zoo import manifest
-    from schedrl.zoo.store import ZooError
+    from schedrl.zoo.store import CARD_FILE, POLICY_FILE, WEIGHTS_FILE, ZooError
 
     name = args.name or Path(args.out).expanduser().resolve().name
     if args.check_jobs < 2:
         raise UsageError(f"--check-jobs must be >= 2, got {args.check_jobs}")
     if args.add and not manifest.NAME_PATTERN.fullmatch(name):
         raise UsageError(f"--name {name!r}: a zoo name is lowercase letters, digits, '.', '_' and '-'")
+    out = Out("--out", Path(args.out), "dir", writes=(POLICY_FILE, WEIGHTS_FILE, CARD_FILE), signature=(POLICY_FILE,))
     try:
-        exported = export_policy(args.checkpoint, args.out, name, args.precision, args.check_jobs,
-                                 log=lambda text: print(f"schedrl {text}", file=sys.stderr, flush=True))
+        with writing("export", [out], [In("CKPT", Path(args.checkpoint))], force=args.force):
+            exported = export_policy(args.checkpoint, args.out, name, args.precision, args.check_jobs,
+                                     log=lambda text: print(f"schedrl {text}", file=sys.stderr, flush=True))
         weights = exported.data["weights"]
         print(f"exported {name} to {exported.directory}: {weights['file']} {weights['bytes']:,} bytes "
               f"({weights['parameters']:,} parameters, {weights['precision']}), validation "

@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+from pathlib import Path
 
 from schedrl import __version__
 from schedrl.agents import agent_commands
@@ -93,7 +94,22 @@ def explicit_dests(parser: argparse.ArgumentParser, argv: list[str]) -> frozense
     return frozenset(given)
 
 
+PLOTS_CLAIMED_BY_COMMAND = {"leaderboard"}
+"""Commands that check their `--plot` with their other outputs (`schedrl.outputs.claim`)."""
+
+
+def _claim_plot(args: argparse.Namespace):
+    """A command's `--plot FILE` checked before it runs (`schedrl.outputs`: kind, directory, a format matplotlib
+    writes, not replacing a file schedrl did not write unless --force); the claim, or None without --plot."""
+    from schedrl.outputs import Out, claim
+
+    if not getattr(args, "plot", None) or args.command in PLOTS_CLAIMED_BY_COMMAND:
+        return None
+    return claim(args.command, [Out("--plot", Path(args.plot), plot=True)], force=getattr(args, "force", False))
+
+
 def main(argv: list[str] | None = None) -> int:
+    from schedrl.outputs import OutputError
     from schedrl.workload.errors import TraceError
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -113,8 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = argv[argv.index(args.command) + 1:]  # the subcommand's own arguments, as given
     args.explicit = explicit_dests(parser, argv)  # what --scenario and a run record must not override
     try:
-        return int(args.run(args) or 0)
-    except (TraceError, UsageError, FileNotFoundError) as e:
+        figure = _claim_plot(args)
+        status = int(args.run(args) or 0)
+        if figure is not None and Path(args.plot).expanduser().is_file():
+            figure.record(args.plot)  # the figure is this command's: a rerun may replace it
+        return status
+    except (TraceError, UsageError, OutputError, FileNotFoundError) as e:
         print(f"schedrl {args.command}: error: {e}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:

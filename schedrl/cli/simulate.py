@@ -23,6 +23,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--seed", type=int, default=0, help="seed of randomised policies")
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
     p.add_argument("--plot", metavar="PNG", help="write a Gantt chart of the schedule")
+    p.add_argument("--force", action="store_true", help="replace --plot even where schedrl did not write it")
     p.set_defaults(run=run)
     return p
 
@@ -100,4 +101,6 @@ def from_scenario(args: argparse.Namespace) -> None:
         except ValueError as e:
             raise UsageError(str(e)) from None
         args.start, args.jobs = seqs.ids[0], seqs.length
+        if seqs.source is not None:  # the evaluation's own trace (lublin1's independent draw): its first window
+            args.trace = seqs.source
     print(f"schedrl simulate: scenario {scenario.name} (definition {scenario.sha256()[:12]})", file=sys.stderr)

@@ -12,6 +12,7 @@ import numpy as np
 
 from schedrl.cli.main import UsageError
 from schedrl.cli.options import add_augment_options
+from schedrl.outputs import In, Out, add_force, claim
 from schedrl.scenarios.workload import CLEANING_PRESETS
 
 GENERATORS = ("lublin",)
@@ -57,6 +58,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="add ReqNodes and AllocNodes as extra columns nodes_req and nodes_alloc")
     p.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default", help="cleaning preset (default: default)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_force(p, "--out")
 
     p = actions.add_parser("generate", help="write a synthetic trace")
     p.add_argument("model", choices=GENERATORS, help="workload model")
@@ -64,6 +66,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--nodes", type=int, default=256, help="machine size in nodes (default: 256)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, metavar="FILE", help="output SWF file (.swf or .swf.gz)")
+    add_force(p, "--out")
 
     parser.set_defaults(run=run)
     return parser
@@ -239,8 +242,10 @@ def _import(args: argparse.Namespace) -> int:
     from schedrl.workload.swf import write_swf
 
     out = Path(args.out).expanduser()
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {out}: directory {out.parent} does not exist")
+    outputs = claim("traces import", [Out("--out", out)], [In("--slurm", args.slurm and Path(args.slurm)),
+                                                          In("--sinfo", args.sinfo and Path(args.sinfo)),
+                                                          In("--id-map", args.id_map and Path(args.id_map))],
+                    force=args.force)
     if (args.salt is None) == (args.id_map is None):
         raise UsageError("give one of --salt SECRET (ids are a keyed hash of the names) or --id-map FILE (the site's "
                          "name -> id map), so that the trace holds no names")
@@ -263,6 +268,7 @@ def _import(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     write_swf(workload, out)
+    outputs.record(out)
     if args.id_map:
         ids.save(Path(args.id_map).expanduser())
     sha = content_sha256(out)
@@ -289,8 +295,7 @@ def _generate(args: argparse.Namespace) -> int:
     if args.nodes <= 0:
         raise UsageError(f"--nodes must be a positive number of nodes, got {args.nodes}")
     out = Path(args.out).expanduser()
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {out}: directory {out.parent} does not exist")
+    outputs = claim("traces generate", [Out("--out", out)], force=args.force)
     from schedrl.workload.catalog import content_sha256
     from schedrl.workload.swf import write_swf
 
@@ -300,5 +305,6 @@ def _generate(args: argparse.Namespace) -> int:
         raise UsageError(f"the Lublin generator is not available in this installation ({e})") from None
     workload = generate_lublin(args.jobs, args.nodes, seed=args.seed)
     write_swf(workload, out)
+    outputs.record(out)
     print(f"wrote {len(workload)} jobs ({workload.max_procs} processors) to {out}, sha256 {content_sha256(out)}")
     return 0

@@ -11,6 +11,7 @@ import sys
 from dataclasses import replace
 
 from schedrl.cli.options import parse_starts
+from schedrl.outputs import add_force
 from schedrl.scenarios.workload import CLEANING_PRESETS
 from schedrl.duration import parse_duration
 
@@ -77,6 +78,7 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (results, checkpoints, plots)")
     p.add_argument("--resume", action="store_true",
                    help="continue the interrupted run in --out with the options it was started with")
+    add_force(p, "--out's files")
 
 
 def parse_runner_resources(items: list[str]) -> dict[str, float] | None:
@@ -196,8 +198,13 @@ def run(args: argparse.Namespace) -> int:
 
     from schedrl.cli.main import UsageError
 
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        raise UsageError(f"--out {args.out} exists and is not a directory")
+    from schedrl.outputs import In, Out, claim, has_checkpoint, writing
+    from schedrl.training.spec import SWEEP_FILE
+
+    out = Out("--out", Path(args.out), "dir", signature=(SWEEP_FILE,))
+    inputs = [In(f"--{name}", Path(getattr(args, name))) for name in ("trace", "scenario")
+              if getattr(args, name, None) and Path(getattr(args, name)).expanduser().exists()]
+    claim("train", [out], inputs, force=args.force)
     if args.resume:
         args = recorded_args(args)
     elif args.iterations is None and args.time_budget is None:
@@ -214,9 +221,10 @@ def run(args: argparse.Namespace) -> int:
               "threads; --trial-cpus N to change, e.g. 1 each for two runs side by side)", flush=True)
     from schedrl.training.driver import train
 
-    train_args = tuple(a for a in getattr(args, "argv", ()) if a != "--resume")
+    train_args = tuple(a for a in getattr(args, "argv", ()) if a not in ("--resume", "--force"))
     try:
-        train(spec, args.out, resume=args.resume, train_args=train_args)
+        with writing("train", [out], inputs, force=args.force, keep=has_checkpoint):
+            train(spec, args.out, resume=args.resume, train_args=train_args)
     except (FileExistsError, ValueError) as e:
         raise UsageError(str(e)) from None
     return 0

@@ -12,6 +12,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from schedrl.outputs import add_force
+
 DEFAULT_OUT = Path("runs") / "tune"
 
 
@@ -23,6 +25,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--dry-run", action="store_true", help="validate, list the trials and exit without starting Ray")
     p.add_argument("--resume", action="store_true", help="continue an interrupted sweep in --out (finished trials are kept)")
     p.add_argument("--out", default=None, metavar="DIR", help=f"output directory (default: {DEFAULT_OUT}/<name>)")
+    add_force(p, "--out's files")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", dest="overrides",
                    help="change one setting of the file, VALUE read as YAML (e.g. --set stop.time_budget=15m "
                         "--set ppo.seed='{grid: [0, 1]}'); repeatable; give the same ones again with --resume")
@@ -46,11 +49,14 @@ def run(args: argparse.Namespace) -> int:
                   "where it runs)", file=sys.stderr)
         print(dry_run_text(spec))
         return 0
+    from schedrl.outputs import In, Out, has_checkpoint, writing
+    from schedrl.training.spec import SWEEP_FILE
+
     out = Path(args.out) if args.out else DEFAULT_OUT / spec.name
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a directory")
     try:
-        result = run_experiment(spec, out, address=args.address, resume=args.resume)
+        with writing("tune", [Out("--out", out, "dir", signature=(SWEEP_FILE,))], [In("FILE.yaml", Path(args.file))],
+                     force=args.force, keep=has_checkpoint):
+            result = run_experiment(spec, out, address=args.address, resume=args.resume)
     except (FileExistsError, SweepError) as e:
         raise UsageError(str(e)) from None
     if not result.finished:

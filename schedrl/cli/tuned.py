@@ -47,6 +47,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     f.add_argument("--validation-share", type=float, default=0.25,
                    help="share of the held-out rest whose sequences choose the rule (default 0.25, as RLScheduler's)")
     f.add_argument("--validation-sequences", type=int, default=10, help="validation sequences (default 10)")
+    f.add_argument("--force", action="store_true",
+                   help="replace --out even where schedrl did not write it (never the command's own inputs)")
     f.set_defaults(run=run_fit)
 
     e = actions.add_parser("evaluate", help="the rule against the heuristics on the evaluation zone's sequences",
@@ -84,6 +86,14 @@ def run_fit(args: argparse.Namespace) -> int:
     from schedrl.duration import parse_duration
     from schedrl.heuristics.tuned import FitSettings, fit
 
+    from pathlib import Path
+
+    from schedrl.outputs import In, Out, claim
+
+    # checked before the search spends its budget: the output path's kind, its directory, what it would replace
+    args.outputs = claim("tuned fit", [Out("--out", Path(args.out))],
+                         [In(f"--{n}", Path(getattr(args, n))) for n in ("trace", "scenario")
+                          if getattr(args, n, None) and Path(getattr(args, n)).expanduser().exists()], force=args.force)
     if args.scenario is not None:
         return run_fit_scenario(args)
     if args.trace is None:
@@ -116,6 +126,7 @@ def run_fit(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     rule.save(args.out)
+    args.outputs.record(args.out)
     print(f"rule written to {args.out}; score it on the held-out evaluation sequences with "
           f"`schedrl tuned evaluate {args.out}`")
     return 0
@@ -163,6 +174,7 @@ def run_fit_scenario(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     rule.save(args.out)
+    args.outputs.record(args.out)
     print(f"rule written to {args.out}; score it on the scenario's held-out evaluation sequences with "
           f"`schedrl compare --scenario {scenario.name} --policies {scenario.reference.lower()},tuned:{args.out}`")
     return 0

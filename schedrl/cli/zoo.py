@@ -26,7 +26,31 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                       "--scenario S --budget B --seed N --out FILE` from what the file records)")
     rule.add_argument("--replace", action="store_true", help="replace a tuned rule of the same name")
     rule.set_defaults(run=run_add_rule)
+    conv = sub.add_parser("convert", help="rewrite exported policies stored as weights.pt (read until schedrl "
+                          "0.2.0) as weights.safetensors, the tensors bit-identical")
+    conv.add_argument("directories", nargs="*", metavar="DIR",
+                      help="exported policy directories (default: every policy of the zoo, its manifest updated)")
+    conv.set_defaults(run=run_convert)
     return p
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    from schedrl.cli.main import UsageError
+    from schedrl.zoo import manifest
+    from schedrl.zoo.store import ZooError, convert
+
+    try:
+        if not args.directories:
+            done = manifest.convert_zoo(log=print)
+            print(f"{len(done)} zoo policies converted to safetensors ({manifest.manifest_path()} updated)")
+            return 0
+        for directory in args.directories:
+            exported, converted = convert(directory)
+            print(f"{exported.directory}: " + (f"converted to {exported.weights_file.name}, tensors bit-identical"
+                                                if converted else f"already {exported.weights_file.name}"))
+    except (ZooError, OSError) as e:
+        raise UsageError(str(e)) from None
+    return 0
 
 
 def run_add_rule(args: argparse.Namespace) -> int:

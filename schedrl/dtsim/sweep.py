@@ -252,7 +252,9 @@ def plot(result: SweepResult, path: str) -> str:
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
     return path
 

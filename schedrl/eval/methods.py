@@ -168,7 +168,9 @@ def kiviat(table: MethodsTable, path: str | Path, columns: list[str] | None = No
     ax.set_title(f"{table.trace}: normalised metrics (1 = best method; larger is better)", fontsize="medium")
     ax.legend(loc="upper right", bbox_to_anchor=(1.3, 1.1), fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
     return str(path)
 
@@ -195,7 +197,9 @@ def bars(table: MethodsTable, path: str | Path, columns: list[str] | None = None
     fig.suptitle(f"{table.trace}: {len(table.starts)} sequences x {table.jobs} jobs (hatched: trained)",
                  fontsize="medium")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
     return str(path)
 

@@ -37,7 +37,9 @@ def gantt(schedule, path: str, title: str = "", max_jobs: int = 2000) -> None:
     ax.set_ylim(0, cap)
     ax.set_title(title or "schedule (blue ready, orange reserved, green backfilled)")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
 
 
@@ -56,5 +58,7 @@ def comparison_bars(result, path: str) -> None:
     ax.set_title(f"{result.trace}: {len(result.starts)} sequences x {result.length} jobs")
     ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)

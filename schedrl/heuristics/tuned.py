@@ -81,6 +81,9 @@ class TunedRule:
     """The file it was read from (named in errors)."""
     name: str = "TUNED"
     """Column label in comparison tables."""
+    strict: bool = True
+    """Refuse a trace other than the one it was fitted on (its normalisation is that trace's). The leaderboard's
+    transfer cells set it False and say where the rule runs outside its fit."""
 
     def __post_init__(self) -> None:
         self.weights = np.asarray(self.weights, dtype=np.float64)
@@ -104,7 +107,7 @@ class TunedRule:
         if self._checked is workload:
             return
         mine, theirs = self.trace.get("sha256"), workload.sha256
-        if mine and theirs and mine != theirs:
+        if mine and theirs and mine != theirs and self.strict:
             raise RuleError(self.source or "tuned rule", f"fitted on trace {self.trace.get('name')} (sha256 "
                             f"{mine[:12]}), not {workload.name} (sha256 {theirs[:12]}): its feature normalisation is "
                             f"that trace's", hint=f"fit one with `schedrl tuned fit --trace {workload.name}`")
@@ -136,7 +139,9 @@ class TunedRule:
                 "trace": dict(self.trace), **self.record}
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        from schedrl.outputs import atomic_write
+
+        atomic_write(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
 
 def run_coefficients(sim: Simulator, coef: np.ndarray) -> Schedule:

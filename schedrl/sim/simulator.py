@@ -14,6 +14,7 @@ Two ways to drive it, giving identical schedules:
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -129,6 +130,18 @@ def _requests(workload: Workload, config: SimConfig) -> tuple[np.ndarray, np.nda
     caps += [float(workload.capacity[key]) for key in names[1:]]
     return np.stack(cols, axis=1), np.array(caps), names
 
+
+
+def job_index(j, decision: str = "pick") -> int:
+    """A policy's decision as a job index: a Python or numpy integer (or a 0-d integer array). Anything else — a
+    float such as 3.5 or 3.0, a string such as "0", a bool — is refused (ValueError), never truncated or parsed."""
+    if isinstance(j, (bool, np.bool_)) or isinstance(j, (str, bytes)):
+        raise ValueError(f"the policy's {decision} returned {j!r}: a job index is an integer (from sim.queue)")
+    try:
+        return operator.index(j)
+    except TypeError:
+        raise ValueError(f"the policy's {decision} returned {j!r} ({type(j).__name__}): a job index is an integer "
+                         "(from sim.queue), not truncated from another type") from None
 
 class Simulator:
     """A discrete-event simulation of one workload on one cluster."""
@@ -265,17 +278,17 @@ class Simulator:
             raise RuntimeError("simulation stuck: a waiting job can never fit the machine")
         return int(code)
 
-    def _check(self, code: int, j: int) -> None:
+    def _check(self, code: int, j) -> None:
         if code != engine.OK:
             raise ValueError(f"job {j} {_APPLY_ERRORS[code]}")
 
     def pick(self, j: int) -> None:
         """Choose queued job `j` at a DECIDE_PICK point."""
-        self._check(engine.apply_pick(self.state_ref, int(j)), j)
+        self._check(engine.apply_pick(self.state_ref, job_index(j, "pick")), j)
 
     def backfill(self, j: int | None) -> None:
         """Start candidate `j` at a DECIDE_BACKFILL point, or None to stop backfilling until the next event."""
-        self._check(engine.apply_backfill(self.state_ref, -1 if j is None else int(j)), j)
+        self._check(engine.apply_backfill(self.state_ref, -1 if j is None else job_index(j, "backfill")), j)
 
     @property
     def has_event(self) -> bool:
@@ -294,7 +307,8 @@ class Simulator:
 
     def kill(self, j: int) -> None:
         """Kill running job `j` and requeue it (its progress is lost)."""
-        if not 0 <= int(j) < len(self.workload) or engine.kill_requeue(self.state_ref, int(j)) != engine.OK:
+        j = job_index(j, "kill")
+        if not 0 <= j < len(self.workload) or engine.kill_requeue(self.state_ref, j) != engine.OK:
             raise ValueError(f"job {j} is not running")
 
     def set_estimate(self, j: int, seconds: float) -> None:

@@ -394,7 +394,9 @@ def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
     for ax in list(axes.flat)[len(groups):]:
         ax.set_visible(False)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
     return str(path)
 
@@ -427,7 +429,9 @@ def plot_curve(df, validation: dict, path: Path) -> str | None:
         ax.set_yscale("log")
     ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    from schedrl.outputs import save_figure
+
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
     return str(path)
 

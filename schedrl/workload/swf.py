@@ -267,9 +267,8 @@ def format_swf(workload: Workload) -> str:
 def write_swf(workload: Workload, path: str | Path) -> Path:
     """Write a workload as SWF (gzip-compressed when the name ends in `.gz`)."""
     path = Path(path)
+    from schedrl.outputs import atomic_write
+
     text = format_swf(workload).encode()
-    if path.name.endswith(".gz"):
-        path.write_bytes(gzip.compress(text, mtime=0))
-    else:
-        path.write_bytes(text)
+    atomic_write(path, gzip.compress(text, mtime=0) if path.name.endswith(".gz") else text)  # never half a trace
     return path

@@ -1,7 +1,7 @@
 """The model zoo: trained policies stored so that loading them runs no code, each with its model card.
 
 An RLlib checkpoint is a pickle and needs ray; an exported policy (`schedrl export CKPT --out DIR`) is a directory
-with the network's weights as tensors only (`weights.pt`, checked against its sha256 at every load), a JSON record
+with the network's weights as tensors only (`weights.safetensors`, checked against its sha256 at every load), a JSON record
 of the architecture, normalisation, env and scenario (`policy.json`) and a card (`README.md`); its agent's ray-free
 network (`Agent.inference_module`, torch and numpy only) runs it, making the checkpoint's decisions.
 

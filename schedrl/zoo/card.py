@@ -40,14 +40,22 @@ def scenario_of(record: Mapping[str, Any]) -> dict[str, str] | str:
 
 
 def command_of(record: Mapping[str, Any]) -> str:
-    """The training command as a user types it (`schedrl train AGENT ...`; a sweep trial: the `schedrl tune` line)."""
+    """The training command as a user types it (`schedrl train AGENT ...`; a sweep trial: the `schedrl tune` line),
+    without the absolute paths of the machine it ran on: the output directory (`--out`), which changes nothing
+    trained, is given by its name."""
     if record.get("train_args"):
-        return shlex.join(["schedrl", "train", *record["train_args"]])
-    command = list(record.get("command") or [])
+        command = ["schedrl", "train", *record["train_args"]]
+    else:
+        command = list(record.get("command") or [])
     if not command:
         return NONE
     if Path(command[0]).name in ("schedrl", "__main__.py"):
         command[0] = "schedrl"
+    for i, arg in enumerate(command):
+        if arg.startswith("--out=") and Path(arg[6:]).is_absolute():
+            command[i] = f"--out={Path(arg[6:]).name}"
+        elif arg == "--out" and i + 1 < len(command) and Path(command[i + 1]).is_absolute():
+            command[i + 1] = Path(command[i + 1]).name
     return shlex.join(command)
 
 
@@ -126,9 +134,13 @@ def markdown(exported) -> str:
         ("schedrl", f"trained with {card['schedrl_version']}; exported with {card['exported_with']} at commit "
                     f"{card['git_commit']}"),
     ]
+    stored = ("tensors only in the safetensors format (no pickle container: no code runs when it loads)"
+              if weights["file"].endswith(".safetensors") else
+              "tensors only (read with `torch.load(weights_only=True)`, a restricted pickle; `schedrl zoo convert` "
+              "rewrites it as safetensors)")
     lines = [f"# {exported.name}", "", f"A trained `{card['agent']}` policy, exported by `schedrl export`: "
-             f"`{Path(weights['file']).name}` holds tensors only (read with `torch.load(weights_only=True)`, no "
-             "code runs) and the network needs torch and numpy, not ray.", "", "| | |", "|---|---|"]
+             f"`{Path(weights['file']).name}` holds {stored} and the network needs torch and numpy, not ray.", "",
+             "| | |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in rows]
     lines += ["", "Training command:", "", f"    {card['command']}", "",
               f"Use it as `zoo:{exported.name}` (or its directory) wherever a checkpoint is accepted: "

@@ -3,7 +3,11 @@
 A name is looked up in the manifest (`find`; an unknown one gets a "did you mean"); `add` copies an exported policy
 in under a name and records it. Each manifest entry repeats what choosing a policy needs (agent, scenario and its
 hash, seed, command, budget, training trace and its checksum, machine size, validation score, schedrl version and
-commit, weights file size and checksum), so `schedrl zoo list` reads one file.
+commit, weights file size and checksum, the checksum of its policy.json), so `schedrl zoo list` reads one file.
+
+The manifest is what the zoo is: every entry's fields are checked when it is read (`schedrl.zoo.fields`; a
+malformed one is one ZooError naming it), a name is one policy or one rule, never both, and every load checks the
+files against the manifest's checksums (`find`, `rule_file`) before reading them.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schedrl.zoo import fields as shapes
 from schedrl.zoo.card import markdown
-from schedrl.zoo.store import CARD_FILE, FORMAT, POLICY_FILE, WEIGHTS_FILE, Exported, ZooError, read
+from schedrl.zoo.store import (CARD_FILE, FORMAT, LEGACY_WEIGHTS_FILE, POLICY_FILE, Exported, ZooError, check_fields,
+                               check_file, file_sha256, load_json, parse, read)
 
 ZOO_DIR = Path(__file__).resolve().parent
 """The zoo shipped in the package: `manifest.json` and `policies/NAME/`."""
@@ -51,15 +57,39 @@ def manifest_path() -> Path:
     return Path(os.environ.get(ZOO_DIR_ENV) or ZOO_DIR).expanduser() / MANIFEST_FILE
 
 
+MANIFEST_FORMATS = (1, 2)
+"""Manifest formats read: 1 (weights.pt, no policy_sha256) and 2 (FORMAT: safetensors, policy_sha256 required)."""
+
+
 def _read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest at `path`, every entry checked (ZooError naming the entry and its field); an absent file is an
+    empty zoo."""
     try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
+        text = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
         return {"format": FORMAT, "policies": {}}
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ZooError(f"{path}: corrupt (not JSON: {e})") from None
+    except IsADirectoryError:
+        raise ZooError(f"{path}: a directory, not a zoo manifest") from None
+    data = load_json(text, path)
     if not isinstance(data, dict) or not isinstance(data.get("policies"), dict):
         raise ZooError(f"{path}: not a zoo manifest (no `policies` object)")
+    if data.get("format") not in MANIFEST_FORMATS:
+        raise ZooError(f"{path}: format {data.get('format')!r}; this schedrl reads manifest formats "
+                       f"{', '.join(map(str, MANIFEST_FORMATS))}")
+    if not isinstance(data.get("rules", {}), dict):
+        raise ZooError(f"{path}: rules is not an object of tuned rules by name")
+    entry_spec = dict(shapes.POLICY_ENTRY)
+    if data["format"] >= 2:
+        entry_spec["policy_sha256"] = shapes.SHA256
+    for key, spec in (("policies", entry_spec), ("rules", shapes.RULE_ENTRY)):
+        for name, fields in (data.get(key) or {}).items():
+            if not NAME_PATTERN.fullmatch(name):
+                raise ZooError(f"{path}: {key}.{name}: not a zoo name (lowercase letters, digits, '.', '_', '-')")
+            check_fields(fields, spec, str(path), f"{key}.{name}")
+    both = sorted(set(data["policies"]) & set(data.get("rules") or {}))
+    if both:
+        raise ZooError(f"{path}: {both[0]} is both a policy and a tuned rule; a zoo name is one or the other "
+                       "(rename one)")
     return data
 
 
@@ -87,7 +117,7 @@ def rule_file(name: str, path: Path | None = None) -> Path | None:
     if entry is None:
         return None
     file = entry.root / entry.fields["file"]
-    check_file(file, entry.fields["sha256"], "the manifest",
+    check_file(file, entry.fields["sha256"], f"the manifest's rules.{name}",
                f"zoo:{name} is a tuned rule listed in {entry.root / MANIFEST_FILE}", "copy it again")
     return file
 
@@ -106,7 +136,33 @@ def find(name: str, path: Path | None = None) -> Exported:
         hint = f"did you mean {', '.join(close)}?" if close else \
             ("the zoo is empty" if not known else f"known: {', '.join(sorted(known))}")
         raise ZooError(f"zoo:{name}: no such policy in the zoo ({hint}; `schedrl zoo list` shows them)")
-    return read(known[name].directory)
+    return checked(known[name])
+
+
+def checked(entry: Entry) -> Exported:
+    """The exported policy of a manifest entry, its files checked against the manifest's checksums: policy.json
+    (`policy_sha256`, format 2) and the weights (`weights.sha256`, as policy.json must record it too); the weights'
+    bytes are checked again when read (`Exported.tensors`)."""
+    where = f"the manifest's policies.{entry.name}"
+    policy = entry.directory / POLICY_FILE
+    missing = f"zoo:{entry.name} is listed in {entry.root / MANIFEST_FILE}"
+    expected = entry.fields.get("policy_sha256")
+    if expected is not None:
+        text = check_file(policy, expected, where, missing, "copy it again or re-add it (`schedrl export --add`)")
+    elif policy.is_file():
+        text = policy.read_bytes()
+    else:
+        raise ZooError(f"{policy}: missing ({missing})")
+    exported = Exported(entry.directory.resolve(), parse(text, policy))
+    recorded, own = entry.fields["weights"], exported.data["weights"]
+    if (own["file"], own["sha256"]) != (recorded["file"], recorded["sha256"]):
+        raise ZooError(f"{policy}: records weights {own['file']} sha256 {own['sha256'][:12]}..., {where} records "
+                       f"{recorded['file']} sha256 {recorded['sha256'][:12]}...: the policy was changed; copy it "
+                       "again or re-add it")
+    check_file(exported.weights_file, recorded["sha256"], where, missing, "copy it again or re-add it")
+    if exported.name != entry.name:
+        raise ZooError(f"{policy}: names itself {exported.name!r}, the manifest lists it as {entry.name!r}")
+    return exported
 
 
 def entry_fields(exported: Exported, directory: str) -> dict[str, Any]:
@@ -117,7 +173,8 @@ def entry_fields(exported: Exported, directory: str) -> dict[str, Any]:
             "machine": card["machine"], "metric": card["validation"]["metric"],
             "validation_score": card["validation"]["score"], "schedrl_version": card["schedrl_version"],
             "git_commit": card["git_commit"],
-            "weights": {k: weights[k] for k in ("file", "bytes", "sha256", "precision", "parameters")}}
+            "weights": {k: weights[k] for k in ("file", "bytes", "sha256", "precision", "parameters")},
+            "policy_sha256": file_sha256(exported.policy_file)}
 
 
 def _same_command(a: str, b: str) -> bool:
@@ -146,25 +203,30 @@ def seed_rows(fields: dict[str, Any]) -> list[str]:
 
 
 def _check_name(name: str, example: str) -> None:
+    from schedrl.heuristics import HEURISTICS
+
     if not NAME_PATTERN.fullmatch(name):
         raise ZooError(f"zoo name {name!r}: use lowercase letters, digits, '.', '_' and '-' (e.g. {example})")
+    if name.lower() in HEURISTICS:
+        raise ZooError(f"zoo name {name!r} is a heuristic's: choose another (e.g. {example})")
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    """The manifest back to `path`, its policies and rules sorted by name."""
+    """The manifest back to `path` (atomically), its policies and rules sorted by name."""
+    from schedrl.outputs import atomic_write
+
     path.parent.mkdir(parents=True, exist_ok=True)
     data["format"] = FORMAT
     for key in ("policies", "rules"):
         if key in data:
             data[key] = dict(sorted(data[key].items()))
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
 def add_rule(source: str | Path, name: str, command: str, path: Path | None = None, replace: bool = False) -> Entry:
     """Copy the tuned-rule file `source` (`schedrl tuned fit --scenario ... --out FILE`) into the zoo as `name` and
     record it, with the `command` that fitted it, in the manifest's `rules`."""
     from schedrl.heuristics.tuned import RuleError, load_rule
-    from schedrl.zoo.store import file_sha256
 
     path = path or manifest_path()
     _check_name(name, "tuned-sdsc-sp2-s0")
@@ -203,21 +265,29 @@ def add(source: str | Path, name: str, path: Path | None = None, replace: bool =
     """Copy the exported policy in `source` into the zoo as `name` and record it in the manifest."""
     path = path or manifest_path()
     _check_name(name, "rlscheduler-sdsc-sp2")
+    from schedrl.outputs import MARKER as OUTPUTS_MARKER
+    from schedrl.outputs import atomic_write
+    from schedrl.zoo.store import convert
+
     exported = read(source)
     exported.check_weights()
     data = _read_manifest(path)
+    if name in (data.get("rules") or {}):
+        raise ZooError(f"zoo:{name} is a tuned rule of the zoo ({path}); a zoo name is one policy or one rule: "
+                       "choose another name")
     if name in data["policies"] and not replace:
         raise ZooError(f"zoo:{name} exists already ({path}); remove it from the manifest, or choose another name")
     target = path.parent / "policies" / name
     if target.resolve() != exported.directory:
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
-        shutil.copy2(exported.weights_file, target / WEIGHTS_FILE)
-    # the policy takes its zoo name (policy.json is not checksummed: only the weights are)
-    (target / POLICY_FILE).write_text(json.dumps({**exported.data, "name": name}, indent=2) + "\n")
-    copied = read(target)
+        shutil.copy2(exported.weights_file, target / exported.weights_file.name)
+    # the policy takes its zoo name (the manifest records the checksum of its policy.json as written here)
+    (target / OUTPUTS_MARKER).unlink(missing_ok=True)  # `export --out` straight into the zoo: the manifest owns it
+    atomic_write(target / POLICY_FILE, json.dumps({**exported.data, "name": name}, indent=2) + "\n")
+    copied, _ = convert(target)  # a format-1 policy (weights.pt) enters the zoo as safetensors
     copied.check_weights()
-    (target / CARD_FILE).write_text(markdown(copied))
+    atomic_write(target / CARD_FILE, markdown(copied))
     fields = entry_fields(copied, target.relative_to(path.parent).as_posix())
     before = data["policies"].get(name, {})
     if "seeds" in before and _same_command(before.get("command", ""), fields["command"]):
@@ -225,3 +295,28 @@ def add(source: str | Path, name: str, path: Path | None = None, replace: bool =
     data["policies"][name] = fields
     _write(path, data)
     return Entry(name, fields, path.parent)
+
+
+def convert_zoo(path: Path | None = None, log=None) -> list[str]:
+    """Convert every format-1 policy of the zoo (`weights.pt`) to safetensors (`schedrl.zoo.store.convert`: the
+    tensors bit-identical) and record the new files and checksums in its manifest; the names converted."""
+    from schedrl.zoo.store import convert
+
+    path = path or manifest_path()
+    data = _read_manifest(path)
+    done = []
+    for name, fields in data["policies"].items():
+        if fields["weights"]["file"] != LEGACY_WEIGHTS_FILE and "policy_sha256" in fields:
+            continue  # only what is converted gets new checksums: a changed policy is re-added (`add`), not blessed
+        exported, converted = convert(checked(Entry(name, fields, path.parent)).directory)
+        new = entry_fields(exported, fields["directory"])
+        if "seeds" in fields:
+            new["seeds"] = fields["seeds"]
+        data["policies"][name] = new
+        if converted:
+            done.append(name)
+            if log:
+                log(f"{name}: {fields['weights']['file']} {fields['weights']['bytes']:,} B -> "
+                    f"{new['weights']['file']} {new['weights']['bytes']:,} B, tensors bit-identical")
+    _write(path, data)
+    return done

@@ -40,6 +40,7 @@ def long_sequence(tmp_path_factory) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_train_sequence_length_longer_than_the_trace(long_sequence):
     assert long_sequence.returncode == 2, long_sequence.stderr
     assert "Traceback" not in long_sequence.stderr
@@ -47,6 +48,7 @@ def test_train_sequence_length_longer_than_the_trace(long_sequence):
     assert len(errors) == 1 and re.search(r"(has 40000 jobs|the 28000 jobs training draws from are) fewer than the sequence length 50000", errors[0]), errors
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_train_sequence_length_is_refused_before_ray_starts(long_sequence):
     assert "Started a local Ray instance" not in long_sequence.stderr
 
@@ -135,6 +137,7 @@ print(policy.name)
 """
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_loading_a_checkpoint_prints_no_rlmodule_config_deprecation(tmp_path):
     # a fresh process: RLlib prints the notice once per process, on the first module it builds
     code = LOAD.format(here=str(Path(__file__).parent), run=str(tmp_path / "run"))
@@ -145,6 +148,7 @@ def test_loading_a_checkpoint_prints_no_rlmodule_config_deprecation(tmp_path):
     assert "RLModuleConfig" not in result.stderr and "DeprecationWarning" not in result.stderr, result.stderr
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_other_ray_deprecation_notices_still_show():
     code = ("import schedrl\nfrom ray._common.deprecation import deprecation_warning\n"
             "deprecation_warning(old='old_thing', new='new_thing')\n")

@@ -36,6 +36,7 @@ def test_the_export_makes_the_checkpoints_decisions_without_ray(trained, exporte
 
 def test_the_export_is_tensors_a_record_and_a_card(trained, exported):
     import torch
+    from safetensors.torch import load_file
 
     from schedrl.agents.checkpoint import load_record
     from schedrl.zoo.card import command_of
@@ -47,10 +48,10 @@ def test_the_export_is_tensors_a_record_and_a_card(trained, exported):
         json.dumps(dict(record.env_config)))
     assert data["architecture"]["network"] == "kernel"
     weights = data["weights"]
-    assert weights["sha256"] == file_sha256(exported / "weights.pt")
-    assert weights["bytes"] == (exported / "weights.pt").stat().st_size < 20_000
+    assert weights["sha256"] == file_sha256(exported / "weights.safetensors")
+    assert weights["bytes"] == (exported / "weights.safetensors").stat().st_size < 20_000
     assert weights["parameters"] == 961  # RLScheduler's kernel 32-16-8 over 8 features: "less than 1,000"
-    state = torch.load(exported / "weights.pt", weights_only=True)  # tensors only
+    state = load_file(exported / "weights.safetensors")  # tensors only, no pickle
     assert sorted(state) == [f"pi.{i}.{p}" for i in (0, 2, 4, 6) for p in ("bias", "weight")]  # no value network
     # half precision only where the export found every validation decision unchanged
     card = data["card"]
@@ -73,7 +74,7 @@ def test_export_add_then_zoo_name_everywhere_a_checkpoint_goes(exported, trained
     manifest = json.loads((zoo / "manifest.json").read_text())
     entry = manifest["policies"]["kernel-default"]
     assert entry["directory"] == "policies/kernel-default" and entry["agent"] == "rlscheduler"
-    assert entry["weights"]["bytes"] == (zoo / "policies" / "kernel-default" / "weights.pt").stat().st_size
+    assert entry["weights"]["bytes"] == (zoo / "policies" / "kernel-default" / "weights.safetensors").stat().st_size
     capsys.readouterr()
     assert main(["zoo", "list"]) == 0
     assert "kernel-default  rlscheduler  none" in capsys.readouterr().out
@@ -118,13 +119,13 @@ def test_an_unknown_zoo_name_says_what_it_might_be(exported, zoo, capsys):
 def test_corrupt_weights_fail_in_one_line(exported, tmp_path, capsys):
     broken = tmp_path / "broken"
     shutil.copytree(exported, broken)
-    data = bytearray((broken / "weights.pt").read_bytes())
+    data = bytearray((broken / "weights.safetensors").read_bytes())
     data[len(data) // 2] ^= 0xFF
-    (broken / "weights.pt").write_bytes(bytes(data))
+    (broken / "weights.safetensors").write_bytes(bytes(data))
     capsys.readouterr()
     assert main(["evaluate", str(broken), "--sequences", "1", "--jobs", "64"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"schedrl evaluate: error: {broken / 'weights.pt'}: checksum mismatch")
+    assert len(err) == 1 and err[0].startswith(f"schedrl evaluate: error: {broken / 'weights.safetensors'}: checksum mismatch")
 
 
 def test_a_trace_not_on_this_machine_says_where_it_looked_and_how_to_fetch_it(exported, tmp_path, monkeypatch,

@@ -163,15 +163,16 @@ def check_files(checkpoint: Path, exported: Path) -> dict:
     """The export holds the trained module's policy weights only, as tensors, in the precision its card gives, under
     the sha256 and size `policy.json` records; its `weights` section."""
     import torch
+    from safetensors.torch import load_file
 
     from schedrl.agents.checkpoint import load_policy
     from schedrl.zoo.store import file_sha256
 
     data = json.loads((exported / "policy.json").read_text())
     weights = data["weights"]
-    assert weights["sha256"] == file_sha256(exported / "weights.pt")
-    assert weights["bytes"] == (exported / "weights.pt").stat().st_size
-    state = torch.load(exported / "weights.pt", weights_only=True)
+    assert weights["sha256"] == file_sha256(exported / "weights.safetensors")
+    assert weights["bytes"] == (exported / "weights.safetensors").stat().st_size
+    state = load_file(exported / "weights.safetensors")
     trained = load_policy(checkpoint).module.state_dict()
     assert set(state) <= set(trained)
     assert {k: v.shape for k, v in state.items()} == {k: trained[k].shape for k in state}

@@ -54,6 +54,7 @@ def _module(env: RLSchertEnv):
     return spec.build()
 
 
+@pytest.mark.integration  # a training (DAgger)
 def test_dagger_clones_the_teacher_closer_than_plain_cloning():
     """On the small cluster the teacher is SAF with the kill rule; a DAgger-cloned greedy policy must agree with
     it on almost every state the clone itself reaches and schedule held-out sequences better than Random."""
