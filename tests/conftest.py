@@ -8,6 +8,13 @@ from pathlib import Path
 import pytest
 
 from shared_traces import REPO, SHARED_DATA, SHARED_TRACES, shared_trace  # noqa: F401  (re-exported for fixtures)
+# the test tiers' hooks (tests/tiers.py; CONTRIBUTING.md): registered because they are names of this conftest
+from tiers import (  # noqa: F401
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_runtest_protocol,
+    pytest_sessionstart,
+)
 
 # parsed-trace cache inside the repo's (git-ignored) pytest cache, never in the user's home
 os.environ.setdefault("SCHEDRL_CACHE_DIR", str(REPO / ".pytest_cache" / "schedrl"))

@@ -10,7 +10,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from shared_traces import shared_trace
+
+pytestmark = pytest.mark.integration  # runs the benchmarks as `schedrl bench`
 
 
 def run_quick(*names: str) -> tuple[str, list[str]]:

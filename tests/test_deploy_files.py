@@ -112,6 +112,7 @@ def test_cluster_yaml_installs_pinned_torch_first_and_starts_with_token_auth():
             assert (REPO / local).exists(), f"cluster.yaml mounts {local}, which is not in the repository"
 
 
+@pytest.mark.integration  # bash -n
 def test_slurm_script_is_valid_bash():
     bash = shutil.which("bash")
     if bash is None:

@@ -19,7 +19,8 @@ from schedrl.agents import agent_commands
 # `schedrl traces ...` never pays for torch or ray
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "traces": ("schedrl.cli.traces", "list, inspect, fetch and generate workload traces"),
-    "scenarios": ("schedrl.cli.scenarios", "the named setups (data, semantics, split, metric, baselines) policies are trained and judged on"),
+    "scenarios": ("schedrl.cli.scenarios", "the named setups (data, semantics, split, metric, baselines) policies are "
+                                           "trained and judged on"),
     "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
     "compare": ("schedrl.cli.compare", "run several policies on the same sequences (RLScheduler Table V style)"),
     "train": ("schedrl.cli.train", "train an agent (Ray RLlib) as a one-trial Ray Tune run: `schedrl train AGENT --help`"),
@@ -27,12 +28,16 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("schedrl.cli.evaluate", "compare a trained checkpoint with the heuristics on fixed sequences"),
     "tuned": ("schedrl.cli.tuned", "fit a priority rule linear in the jobs' log features to a trace (CMA-ES) and evaluate it"),
     "select": ("schedrl.cli.select", "choose a training run's checkpoint on validation sequences the evaluation does not use"),
-    "export": ("schedrl.cli.export", "export a checkpoint as a policy that loads without ray or pickles (weights, architecture, model card)"),
+    "export": ("schedrl.cli.export", "export a checkpoint as a policy that loads without ray or pickles (weights, "
+                                     "architecture, model card)"),
     "zoo": ("schedrl.cli.zoo", "the trained policies shipped with schedrl: `zoo list`, `zoo show NAME`; use one as zoo:NAME"),
-    "dtsim": ("schedrl.cli.forward", "the discrete-time cluster of DeepRM/RLSchert: `schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
+    "dtsim": ("schedrl.cli.forward", "the discrete-time cluster of DeepRM/RLSchert: "
+                                     "`schedrl dtsim fidelity` (Table 7's heuristics), `schedrl dtsim sweep` (Fig. 10/11, Table 9)"),
     "predict": ("schedrl.cli.forward", "train or evaluate the SWF remaining-runtime predictor (`schedrl predict train --trace ...`)"),
-    "hindsight": ("schedrl.cli.hindsight", "a decision class's perfect-knowledge bound over a base rule (inspector, backfill) on a scenario's sequences"),
-    "leaderboard": ("schedrl.cli.leaderboard", "every scenario's heuristics and policies on its evaluation sequences, paired with its reference heuristic"),
+    "hindsight": ("schedrl.cli.hindsight", "a decision class's perfect-knowledge bound over a base rule (inspector, "
+                                           "backfill) on a scenario's sequences"),
+    "leaderboard": ("schedrl.cli.leaderboard", "every scenario's heuristics and policies on its evaluation sequences, "
+                                               "paired with its reference heuristic"),
     "slurm": ("schedrl.cli.slurm", "a policy ordering a Slurm partition's queue (`slurm run`, `--shadow`), its report, `slurm reset`"),
     "bench": ("schedrl.cli.bench", "run the benchmarks of a source checkout (benchmarks/run_all.py)"),
 }

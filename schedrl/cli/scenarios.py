@@ -87,6 +87,7 @@ def run_show(args: argparse.Namespace) -> int:
             for part in scoring.PARTS:
                 seqs = scoring.sequences(s, data, part)
                 note = " (overlapping windows)" if seqs.overlapping else ""
+                note += f" in trace {seqs.source}" if seqs.source else ""
                 print(f"{part} {s.id_kind}{note}: {', '.join(map(str, seqs.ids))}")
         except ValueError as e:
             raise UsageError(str(e)) from None

@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
                          f"start must be 0..{len(workload) - 1}")
     length = args.jobs if args.jobs is not None else len(workload) - args.start
     try:
-        config = args.scenario_sim if getattr(args, "scenario_sim", None) is not None else sim_config(args)  # inside: a bad value (--window -1) is an input error, not a traceback
+        # inside: a bad value (--window -1) is an input error, not a traceback
+        config = args.scenario_sim if getattr(args, "scenario_sim", None) is not None else sim_config(args)
         seq = sequence(workload, args.start, length)
         policy = resolve_policy(args.policy, args.seed)
         sim = Simulator(seq, config)  # refuses jobs it cannot run (kept by --cleaning none) with the reason
@@ -101,4 +102,6 @@ def from_scenario(args: argparse.Namespace) -> None:
         except ValueError as e:
             raise UsageError(str(e)) from None
         args.start, args.jobs = seqs.ids[0], seqs.length
+        if seqs.source is not None:  # the evaluation's own trace (lublin1's independent draw): its first window
+            args.trace = seqs.source
     print(f"schedrl simulate: scenario {scenario.name} (definition {scenario.sha256()[:12]})", file=sys.stderr)

@@ -34,7 +34,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
     r = actions.add_parser("run", help="order a partition's pending jobs by a policy, cycle after cycle",
                            description="A long-running adapter: each cycle reads squeue/sinfo, ranks the top K pending "
-                                       "jobs by the policy and sets nice values so that Slurm starts them in that order.")
+                                       "jobs by the policy and adds bonuses to their site factors so that Slurm "
+                                       "starts them in that order.")
     r.add_argument("--policy", required=True, help="sjf, f1, ..., tuned:FILE, checkpoint:PATH or zoo:NAME")
     r.add_argument("--partition", required=True, help="the partition to order (jobs of others are left alone)")
     r.add_argument("--top", type=int, default=defaults.top, help=f"K: jobs ranked per cycle (default {defaults.top})")
@@ -58,8 +59,18 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     r.add_argument("--size-tolerance", type=float, default=defaults.size_tolerance,
                    help="refuse a policy trained for a machine this many times smaller or larger (default 2)")
     r.add_argument("--trained-cpus", type=int, help="the policy's training machine, where its trace is not here")
-    r.add_argument("--band-step", type=int, help="nice bands this far apart (default: the priority weights' sum + 2)")
+    r.add_argument("--handle", choices=("site-factor", "nice"), default=defaults.handle,
+                   help="the job field the bonuses go to: SiteFactor (default; users' nice values are never touched) "
+                        "or Nice (a fallback where SiteFactor cannot be set; docs/slurm.md)")
+    r.add_argument("--bonus-scale", type=float, default=defaults.bonus_scale,
+                   help="how far the policy may outweigh Slurm's other factors: bonuses ceil(scale x (sum of the "
+                        "PriorityWeight* + 2)) apart per rank; 1 (default) or more: the top K in the policy's order "
+                        "whatever fair share, age or QOS say; below 1 they may overturn ranks")
+    r.add_argument("--band-step", type=int, help="bonuses this far apart (overrides --bonus-scale)")
     r.add_argument("--cluster", help="name for the lock and state files (default: slurm.conf's ClusterName)")
+    r.add_argument("--force", action="store_true",
+                   help="go live without a shadow report that passes the gate (docs/slurm.md, the go-live gate)")
+    _gate_options(r)
     r.set_defaults(run=run_adapter)
 
     rep = actions.add_parser("report", help="agreement with Slurm and the estimated gain of a cycle log's policy",
@@ -71,17 +82,43 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     rep.add_argument("--metric", default="bsld", choices=("bsld", "wait", "slowdown", "turnaround"),
                      help="the site's metric (default bsld)")
     rep.add_argument("--windows", type=int, default=10, help="windows of jobs the interval is over (default 10)")
-    rep.add_argument("--backfill", choices=("easy", "conservative", "none"), default="easy",
-                     help="the replay's backfilling, standing in for Slurm's (default easy)")
+    rep.add_argument("--backfill", choices=("easy", "conservative", "none"), default="conservative",
+                     help="the replay's backfilling, standing in for Slurm's (default conservative: Slurm plans "
+                          "every job it tests)")
     rep.add_argument("--slurmctld-log", type=Path,
                      help="slurmctld's log (SlurmctldDebug=info): count main-scheduler and backfilled starts apart")
     rep.add_argument("--json", action="store_true", help="the report as JSON")
+    rep.add_argument("--state-dir", type=Path, default=defaults.state_dir,
+                     help="where a shadow log's report is kept for the go-live gate of `slurm run` "
+                          "(default ~/.local/state/schedrl/slurm)")
+    _gate_options(rep)
     rep.set_defaults(run=run_report)
 
-    z = actions.add_parser("reset", help="give every pending job the adapter changed its own nice value back",
-                           description="Returns every pending job to Slurm's own ordering: the nice values the "
-                                       "adapter set are put back to the jobs' own (from the state file and the audit "
-                                       "log). Refused while an adapter holds the cluster's lock.")
+    rp = actions.add_parser("replay", help="submit a trace's jobs to a Slurm in compressed time (a rehearsal)",
+                            description="Submits a window of a trace's jobs to a Slurm partition in compressed time: "
+                                        "each job at its submit time x SCALE, a sleep of its run time x SCALE, with "
+                                        "its trace request as its time limit (whole minutes, uncompressed); waits "
+                                        "until they have ended and says what became of them. For a test cluster: "
+                                        "rehearse the adapter on it before shadowing production.")
+    rp.add_argument("trace", help="an SWF file or a catalog name (`schedrl traces list`)")
+    rp.add_argument("--scale", type=float, required=True,
+                    help="replay seconds per trace second (4e-4: a trace day in 35 s)")
+    rp.add_argument("--partition", required=True, help="the partition the jobs go to")
+    rp.add_argument("--first", type=int, default=0, help="the index of the first job of the window (default 0)")
+    rp.add_argument("--jobs", type=int, default=100, help="how many jobs (default 100)")
+    rp.add_argument("--sbatch-option", action="append", default=[], metavar="OPTION",
+                    help="one more sbatch option for every job (repeatable: --sbatch-option=--account=test)")
+    rp.add_argument("--timeout", type=_duration, default=3600.0,
+                    help="give up waiting for the jobs to end after this long (default 1h)")
+    rp.add_argument("--no-wait", action="store_true", help="return once every job is submitted")
+    rp.add_argument("--json", action="store_true", help="the outcome (and trace id -> Slurm id) as JSON")
+    rp.set_defaults(run=run_replay)
+
+    z = actions.add_parser("reset", help="give every pending job the adapter changed its own site factor back",
+                           description="Returns every pending job to Slurm's own ordering: the site factors (or nice "
+                                       "values) any adapter set are put back to the jobs' own, from the marks in the "
+                                       "jobs' AdminComment (whatever the state directory), the state file and the "
+                                       "audit log. Refused while an adapter holds the cluster's lock.")
     z.add_argument("--state-dir", type=Path, default=defaults.state_dir, help="the adapter's state directory")
     z.add_argument("--cluster", help="default: slurm.conf's ClusterName")
     z.add_argument("--expired", action="store_true",
@@ -90,12 +127,22 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     return p
 
 
+def _gate_options(p: argparse.ArgumentParser) -> None:
+    from schedrl.slurm.gate import MARGIN_PCT, MIN_JOBS
+
+    p.add_argument("--gate-jobs", type=int, default=MIN_JOBS,
+                   help=f"jobs a shadow report must cover to let live mode start (default {MIN_JOBS:,})")
+    p.add_argument("--gate-margin", type=float, default=MARGIN_PCT,
+                   help=f"the largest upper end of the report's 95%% interval, in %% worse than Slurm's own order "
+                        f"(default +{MARGIN_PCT:g}): non-inferiority")
+
+
 def run_adapter(args) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.eval.policies import resolve_policy
     from schedrl.slurm.adapter import Adapter, AdapterOptions
     from schedrl.slurm.lease import LeaseError
-    from schedrl.slurm.lock import LockError
+    from schedrl.slurm.lock import LockError, LockLost
     from schedrl.slurm.mechanism import MechanismError
     from schedrl.slurm.client import SlurmError
     from schedrl.slurm.order import PolicyMachineError
@@ -107,18 +154,22 @@ def run_adapter(args) -> int:
                                  max_changes_per_minute=args.max_changes_per_minute, lease_s=args.lease,
                                  size_tolerance=args.size_tolerance, trained_cpus=args.trained_cpus,
                                  band_step=args.band_step, state_dir=args.state_dir, log=args.log,
-                                 cluster=args.cluster)
+                                 cluster=args.cluster, handle=args.handle, bonus_scale=args.bonus_scale)
         policy = resolve_policy(args.policy)
     except ValueError as e:
         raise UsageError(str(e)) from None
     say = _printer()
+    if mode == "live":
+        _check_gate(args, say)
     adapter = Adapter(policy, options, say=say, policy_name=args.policy)
     stopping = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stopping.append(True))
+    from schedrl.slurm.snapshot import SnapshotError
+
     try:
         adapter.start()
-    except (SlurmError, MechanismError, LockError, LeaseError) as e:
+    except (SlurmError, MechanismError, LockError, LeaseError, PolicyMachineError, SnapshotError) as e:
         adapter.worker.close()
         raise UsageError(str(e)) from None
     try:
@@ -126,35 +177,130 @@ def run_adapter(args) -> int:
     except PolicyMachineError as e:
         adapter.stop()
         raise UsageError(str(e)) from None
+    except LockLost as e:
+        adapter.stop(restore_order=False)
+        raise UsageError(str(e)) from None
     adapter.stop()
     return 0
 
 
+def _check_gate(args, say) -> None:
+    """Live mode: the go-live gate (a shadow report of this policy that passes), unless --force."""
+    from schedrl.cli.main import UsageError
+    from schedrl.slurm.client import SlurmClient, SlurmError
+    from schedrl.slurm.gate import GateError, check
+
+    if args.gate_jobs < 1 or not args.gate_margin == args.gate_margin:
+        raise UsageError(f"--gate-jobs must be >= 1 and --gate-margin a number; got {args.gate_jobs}, "
+                         f"{args.gate_margin}")
+    try:
+        cluster = args.cluster or SlurmClient().config().get("ClusterName", "cluster")
+        line = check(args.state_dir, cluster, args.partition, args.policy, args.gate_jobs, args.gate_margin)
+    except (GateError, SlurmError) as e:
+        if args.force:
+            say(f"going live with --force; the go-live gate would refuse: {e}")
+            return
+        raise UsageError(str(e)) from None
+    say(line)
+
+
 def run_report(args) -> int:
     from schedrl.cli.main import UsageError
+    from schedrl.slurm import gate
     from schedrl.slurm.report import ReportError, report
 
+    if args.windows < 2:
+        raise UsageError(f"--windows must be >= 2 (an interval needs two windows); got {args.windows}")
     try:
         result = report(args.log, policy=args.policy, metric=args.metric, windows=args.windows,
                         backfill=args.backfill, slurmctld_log=args.slurmctld_log)
     except ReportError as e:
         raise UsageError(str(e)) from None
+    lines = result.lines()
+    gate_line = gate.describe(result, args.gate_jobs, args.gate_margin)
+    lines = [gate_line if line.startswith("go-live gate") else line for line in lines]
+    saved = gate.save(result, args.state_dir)
     if args.json:
         import json
 
-        print(json.dumps(result.to_dict(), indent=2))
+        print(json.dumps({**result.to_dict(), "gate": gate_line, "saved": str(saved) if saved else None}, indent=2))
     else:
-        print("\n".join(result.lines()))
+        print("\n".join(lines))
+        if saved is not None:
+            print(f"kept for the go-live gate of `schedrl slurm run`: {saved}")
     return 0
+
+
+def run_replay(args) -> int:
+    import json
+    import time
+
+    from schedrl.cli.main import UsageError
+    from schedrl.slurm.client import SlurmClient, SlurmError
+    from schedrl.slurm.replay import Replay, summary
+    from schedrl.slurm.snapshot import SnapshotError, parse_sinfo
+    from schedrl.workload import TraceError, read_swf
+    from schedrl.workload.catalog import resolve_trace
+
+    if args.jobs < 1 or args.first < 0:
+        raise UsageError(f"--jobs must be >= 1 and --first >= 0; got {args.jobs}, {args.first}")
+    try:
+        workload = read_swf(resolve_trace(args.trace))
+    except (TraceError, FileNotFoundError, ValueError) as e:
+        raise UsageError(str(e).splitlines()[0]) from None
+    n = len(workload.job_id)
+    if args.first >= n:
+        raise UsageError(f"--first {args.first} is past the trace's {n:,} jobs")
+    window = workload[args.first:args.first + args.jobs]
+    client = SlurmClient()
+    try:
+        machine = parse_sinfo(client.sinfo(args.partition), args.partition)
+        replay = Replay(client, window, args.partition, args.scale, sbatch_options=tuple(args.sbatch_option))
+    except (SlurmError, SnapshotError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    wide = [int(window.job_id[k]) for k in range(len(window.job_id)) if window.procs_req[k] > machine.usable]
+    if wide:
+        raise UsageError(f"{len(wide)} job(s) of the window request more CPUs than partition {args.partition} has "
+                         f"({machine.usable:,} usable), e.g. job {wide[0]}: pick another window or partition")
+    span = float(window.submit[-1] - window.submit[0])
+    say = _printer()
+    say(f"replaying {len(window.job_id)} jobs of {args.trace} (jobs {int(window.job_id[0])}..{int(window.job_id[-1])}) "
+        f"on partition {args.partition} at scale {args.scale:g}: {span:,.0f} s of trace arrivals in "
+        f"{span * args.scale:,.1f} s")
+    t0 = time.monotonic()
+    replay.start()
+    try:
+        if args.no_wait:
+            replay.thread.join()
+            final = {}
+        else:
+            final = replay.finished(args.timeout, progress=say)
+    except TimeoutError as e:
+        raise UsageError(str(e)) from None
+    except SlurmError as e:
+        raise UsageError(f"the replay could not follow its jobs: {e}") from None
+    out = summary(replay, final)
+    out["seconds"] = round(time.monotonic() - t0, 1)
+    if args.json:
+        print(json.dumps({**out, "slurm_ids": {str(k): v for k, v in replay.submitted.items()}}, indent=2))
+    else:
+        states = ", ".join(f"{count} {state}" for state, count in sorted(out["states"].items())) or "not waited for"
+        say(f"replay: {out['submitted']} of {out['jobs']} submitted ({states}); {out['lost']} lost, "
+            f"{out['duplicated']} duplicated; in {out['seconds']:g} s, submissions at most {out['late_s']:.2f} s late")
+        for error in out["errors"][:5]:
+            say(f"  {error}")
+    return 0 if not out["errors"] and not out["lost"] else 1
 
 
 def run_reset(args) -> int:
     from schedrl.cli.main import UsageError
+    from schedrl.slurm import marks
     from schedrl.slurm.audit import AuditLog
     from schedrl.slurm.adapter import restore
     from schedrl.slurm.client import SlurmClient, SlurmError
     from schedrl.slurm.lease import Lease, LeaseError
-    from schedrl.slurm.lock import ClusterLock, LockError
+    from schedrl.slurm.lock import ClusterLock, LockError, SlurmLock
+    from schedrl.slurm.mechanism import FIELD
     import time
 
     client = SlurmClient()
@@ -169,22 +315,57 @@ def run_reset(args) -> int:
         raise UsageError(str(e)) from None
     except SlurmError as e:
         raise UsageError(str(e)) from None
+    slurm_lock = None
     try:
         lease = Lease.load(args.state_dir, cluster)
+        if args.expired and not lease.expired():
+            print(f"reset --expired: the lease runs until {time.ctime(lease.expires)}; nothing to do")
+            return 0
+        try:  # the cluster's lock on Slurm's side: no adapter anywhere may run while reset restores
+            slurm_lock = SlurmLock(client, cluster, lease.partition or _default_partition(client), 60.0,
+                                   args.state_dir).acquire()
+        except LockError as e:
+            slurm_lock = None
+            if args.expired:
+                print(f"reset --expired: an adapter is running ({e}); nothing to do")
+                return 0
+            raise UsageError(str(e)) from None
         audit = AuditLog(args.state_dir / f"{cluster}.audit.jsonl", cluster, lease.partition)
         for rec in audit.read():  # jobs the state file may have lost: their first audited value is their own
             if rec.get("result") == "ok" and rec["why"] not in ("reset", "restore"):
                 lease.original.setdefault(int(rec["job"]), int(rec["from"]))
-        if args.expired and not lease.expired():
-            print(f"reset --expired: the lease runs until {time.ctime(lease.expires)}; nothing to do")
-            return 0
+        # every job any adapter holds changed, whatever its state directory: the marks in AdminComment
+        by_field: dict[str, dict[int, int]] = {}
+        for job, comment in client.admin_comments().items():
+            mark = marks.parse(comment)[1]
+            if mark is not None and mark.lock != slurm_lock.job:
+                by_field.setdefault(mark.field, {})[job] = mark.own
+        field = FIELD[lease.handle]
+        for job, own in by_field.pop(field, {}).items():
+            lease.original.setdefault(job, own)
         restored = restore(client, lease, audit, say)
-        print(f"reset: {restored} pending job(s) back to their own nice values; Slurm's own order applies")
+        for other, own in by_field.items():  # marks of the other handle
+            handle = next(h for h, f in FIELD.items() if f == other)
+            extra = Lease(lease.path.with_name(f"{cluster}.{handle}.reset.json"), cluster, lease.partition,
+                          original=dict(own), handle=handle)
+            restored += restore(client, extra, audit, say)
+            extra.path.unlink(missing_ok=True)
+        print(f"reset: {restored} pending job(s) back to their own values; Slurm's own order applies")
     except (SlurmError, LeaseError) as e:
         raise UsageError(str(e)) from None
     finally:
+        if slurm_lock is not None:
+            slurm_lock.release()
         lock.release()
     return 0
+
+
+def _default_partition(client) -> str:
+    """The cluster's default partition (where reset's lock job waits), from sinfo's `*`."""
+    for line in client.run(["sinfo", "--noheader", "--format=%P"]).stdout.split():
+        if line.endswith("*"):
+            return line[:-1]
+    return ""
 
 
 def _printer():

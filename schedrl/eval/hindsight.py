@@ -95,8 +95,8 @@ def _compiled(base, sim: Simulator) -> tuple:
 class _Rollouts:
     """The base rule continued to the end of the sequence from a copy of a simulator, after one action."""
 
-    def __init__(self, base, metric: str):
-        self.base, self.metric = base, metric
+    def __init__(self, base, metric: str, objective: Callable[[Simulator], float] | None = None):
+        self.base, self.metric, self.objective = base, metric, objective
         self.count = 0
         self._fast: tuple | None = None
         self._for: Simulator | None = None
@@ -111,7 +111,7 @@ class _Rollouts:
         if keys.run_rule(fork.state_ref, kind, coef, procs, rand) == STUCK:
             raise RuntimeError("simulation stuck: a waiting job can never fit the machine")
         self.count += 1
-        return metric_value(fork, self.metric)
+        return metric_value(fork, self.metric) if self.objective is None else self.objective(fork)
 
 
 def _improves(metric: str) -> Callable[[float, float], bool]:
@@ -134,19 +134,22 @@ class HindsightInspector:
 
     decision = "inspector"
 
-    def __init__(self, base: str | Any = "f1", metric: str = "bsld", verify: bool = False, depth: int = 1):
+    def __init__(self, base: str | Any = "f1", metric: str = "bsld", verify: bool = False, depth: int = 1,
+                 objective: Callable[[Simulator], float] | None = None):
         if depth < 1:
             raise ValueError(f"depth must be >= 1 (rejections in a row tried at a point), got {depth}")
         self.base = make_base(base) if isinstance(base, str) else base
         self.metric, self.verify, self.depth = metric, verify, int(depth)
-        self._better = _improves(metric)
-        self._rollouts = _Rollouts(self.base, metric)
+        self.objective = objective
+        """A finished simulation's value in place of the metric (lower is better; the teacher's penalised one)."""
+        self._better = _improves(metric) if objective is None else _improves("wait")
+        self._rollouts = _Rollouts(self.base, metric, objective)
         self._for: Simulator | None = None
         self._proposal = -1
 
     def _reset(self, sim: Simulator) -> None:
         self._for = sim
-        self._rollouts = _Rollouts(self.base, self.metric)
+        self._rollouts = _Rollouts(self.base, self.metric, self.objective)
         self.inspections = self.changed = 0
         self.value: float | None = None
         self._plan = 0  # rejections still planned after this point (depth > 1)
@@ -172,6 +175,15 @@ class HindsightInspector:
                     return
                 s.defer()
         return reject
+
+    def option_values(self, sim: Simulator, proposal: int) -> np.ndarray:
+        """The finished sequence's metric for each option at this point, simulated from copies of `sim` (nothing is
+        cached, `sim` is not changed): entry 0 accepts `proposal`, entry m rejects it and the base's next m - 1
+        proposals, each then continued by the base alone. The hindsight teacher's labels (`agents/inspector/
+        teacher.py`) compare them."""
+        if self._for is not sim:
+            self._reset(sim)
+        return np.array([self._rollouts.value(sim, self._option(int(proposal), m)) for m in range(self.depth + 1)])
 
     def defer(self, sim: Simulator) -> bool:
         """Reject (True) where rejecting, then the base, ends the sequence better than accepting, then the base."""

@@ -43,12 +43,51 @@ class Entrant:
 
     label: str
     kind: str
-    """`zoo` (a trained policy of schedrl's zoo) or `outside` (a module:callable or an entry point)."""
+    """`zoo` (a trained policy of schedrl's zoo), `tuned` (a zoo's tuned rule) or `outside` (a module:callable or an
+    entry point)."""
     make: Callable[[Scenario], Any]
-    """The policy for a scenario, or None where it does not apply."""
+    """The policy for a scenario, or None where it does not apply (a zoo entrant raises `CannotRun` with why)."""
     source: str = ""
     """Where an outside policy comes from (`module:callable`, an entry point's value): its label when the short one
     would shadow another method's (`schedrl.eval.outside.labelled`)."""
+    trained_on: dict | None = None
+    """The scenario a zoo policy or tuned rule was trained or fitted on, as its policy.json / rule file records it
+    (`name`, `sha256`); None for outside policies."""
+
+
+class CannotRun(ValueError):
+    """Why a policy cannot run on a scenario (listed on the board with the reason, never dropped in silence)."""
+
+
+TRANSFER_RULE = (
+    "A zoo policy runs on every standard scenario of its simulator whose decisions it was trained to make: the same "
+    "decision interface (a pick from the whole queue, or from a window of the same number of jobs) and the same job "
+    "resources (MRSch's burst buffer and power); on the discrete-time cluster, the same cluster. Backfilling, "
+    "allocation, walltime kills and the metric are the scenario's. On another machine size or trace it keeps its "
+    "training normalisation, and where the machine or the jobs' requested times leave what it was trained on, its row "
+    "says so (the warning `schedrl evaluate` prints); a network whose input is sized by the machine (DRAS's and "
+    "Decima's node rows) cannot take another machine's state and is listed with that reason. A tuned rule (a linear "
+    "priority with its fit's feature scales) runs on every trace scenario, marked where its trace is not the one it "
+    "was fitted on.")
+"""How the board decides where a policy can run (docs/scenarios.md and the leaderboard page quote it)."""
+
+
+def why_not(policy, scenario: Scenario) -> str | None:
+    """Why `policy` (a loaded zoo policy, with its run `record`, or a tuned rule) cannot run on `scenario` under
+    `TRANSFER_RULE` (`Scenario.transfer_problem`), or None where it can."""
+    from schedrl.agents import get_agent
+
+    record = getattr(policy, "record", None)
+    if not hasattr(record, "agent"):  # a tuned rule: a priority of the event simulator's jobs
+        try:
+            scenario.trace_only("a tuned rule is a priority of the event simulator's jobs; this scenario is generated "
+                                "on the discrete-time cluster")
+        except ValueError as e:
+            return str(e)
+        return None
+    agent = get_agent(record.agent)
+    env = agent.env_config_class.from_dict(dict(record.env_config))
+    return scenario.transfer_problem(record.agent, agent.judge(env), record.sim_config, getattr(env, "augment", None))
 
 
 def outside(spec: str) -> Entrant:
@@ -78,23 +117,71 @@ def entry_points() -> list[Entrant]:
 
 
 def zoo_entrants() -> list[Entrant]:
-    """The zoo's trained policies and tuned rules (`schedrl zoo list`), each entered on the scenario it was trained or
-    fitted on."""
+    """The zoo's trained policies and tuned rules (`schedrl zoo list`), each entered on every scenario it can run
+    (`why_not`; elsewhere `CannotRun` says why), marked with the scenario it was trained or fitted on."""
     from schedrl.zoo.manifest import entries, rules
 
     out = []
     for entry in entries() + rules():
         scenario = entry.fields.get("scenario")
-        name = scenario.get("name") if isinstance(scenario, dict) else None
-        if name:
-            out.append(Entrant(entry.name, "zoo", lambda s, n=name, e=entry.name: _zoo_policy(e) if s.name == n else None))
+        trained_on = dict(scenario) if isinstance(scenario, dict) and scenario.get("name") else None
+        kind = "tuned" if entry.fields.get("agent") == "tuned" else "zoo"
+        out.append(Entrant(entry.name, kind, lambda s, e=entry.name: _runnable(_zoo_policy(e), s),
+                           trained_on=trained_on))
     return out
 
 
 def _zoo_policy(name: str):
+    """`zoo:NAME` loaded (a trained policy or a tuned rule), with its model card where it has one."""
     from schedrl.eval.policies import resolve_policy
+    from schedrl.zoo.manifest import find
+    from schedrl.zoo.store import ZooError
 
-    return resolve_policy(f"zoo:{name}")
+    policy = resolve_policy(f"zoo:{name}")
+    try:
+        policy.card = find(name).card
+    except ZooError:  # a tuned rule has no card
+        pass
+    return policy
+
+
+def _runnable(policy, scenario: Scenario):
+    reason = why_not(policy, scenario)
+    if reason is not None:
+        raise CannotRun(reason)
+    if hasattr(policy, "strict"):  # a tuned rule: its fit's feature scales go with it to another trace
+        policy.strict = False
+    return policy
+
+
+def trained_here(entrant: Entrant, scenario: Scenario) -> bool | None:
+    """True where `entrant` was trained (or fitted) on `scenario` (by the name its policy.json records, so that the mark
+    survives a redefinition of the scenario; a `-paper` variant keeps its scenario's training part), False where it
+    transfers; None for outside policies."""
+    if entrant.trained_on is None:
+        return None
+    return scenario.name in (entrant.trained_on["name"], entrant.trained_on["name"] + "-paper")
+
+
+def _outside_training(policy, scenario: Scenario, seqs: scoring.Sequences) -> list[str]:
+    """The card's warnings (`schedrl.zoo.card.problems`) for `policy` on the scenario's first sequence: where the
+    machine or the requested times leave what it was trained on (a tuned rule: where its trace is another)."""
+    from schedrl.zoo import card as cards
+
+    if seqs.data is None or not seqs.ids:  # generated sequences: the cluster is the scenario's (`transfer_problem`)
+        return []
+    fitted = getattr(policy, "trace", None)
+    if isinstance(fitted, dict) and fitted.get("sha256") and seqs.data is not None \
+            and seqs.data.sha256 and fitted["sha256"] != seqs.data.sha256:
+        return [f"fitted on trace {fitted.get('name')}, run on {seqs.data.name}: its feature scales are its fit's"]
+    card = getattr(policy, "card", None)
+    if card is None:
+        return []
+    from schedrl.sim import Simulator
+    from schedrl.workload.sampling import sequence
+
+    sim = Simulator(sequence(seqs.data, seqs.ids[0], seqs.length), scenario.sim)
+    return sorted(cards.problems(card, sim).values())
 
 
 def own_semantics(scenario: Scenario, policy):
@@ -119,6 +206,9 @@ def held_out(policy, scenario: Scenario, seqs: scoring.Sequences, data) -> bool:
     record = getattr(policy, "record", None)
     if not hasattr(record, "agent") or scenario.id_kind != "starts":
         return True
+    if seqs.source is not None and seqs.source != dict(record.env_config).get("trace"):
+        return True  # the evaluation's own trace, not the one it trained on
+    data = seqs.data if seqs.data is not None else data
     try:
         agent = get_agent(record.agent)
         judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
@@ -139,15 +229,34 @@ def independent_windows(scenario: Scenario, data, seqs: scoring.Sequences) -> in
     return min(len(seqs.ids), seqs.independent)
 
 
+MIN_WINDOWS = 10
+"""Independent evaluation windows a scenario should hold; fewer and its rows say it is underpowered."""
+
+
+def power(k: int, rows: list[dict]) -> dict:
+    """A board's power: its independent windows `k`, whether that is fewer than `MIN_WINDOWS`, and the median minimum
+    detectable effect of its policies' comparisons with the reference (% of the reference's mean; of the heuristics'
+    where no policy runs)."""
+    def mdes_of(chosen):
+        return [r["vs_reference"]["mde_pct"] for r in chosen if r.get("vs_reference", {}).get("mde_pct") is not None]
+
+    mdes = mdes_of([r for r in rows if r["kind"] != "heuristic"]) or mdes_of(rows)
+    return {"independent": k, "wanted": MIN_WINDOWS, "underpowered": k < MIN_WINDOWS,
+            "median_mde_pct": float(np.median(mdes)) if mdes else None}
+
+
 def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: int | None = None,
-          seed: int | None = None, progress: Callable[[str], None] | None = None) -> dict:
-    """One scenario's part of the leaderboard, as a JSON-ready dict (rows best first)."""
+          seed: int | None = None, progress: Callable[[str], None] | None = None,
+          warn: Callable[[str], None] | None = None) -> dict:
+    """One scenario's part of the leaderboard, as a JSON-ready dict (rows best first; `not_run`: the entrants that
+    cannot run on it, with why; `failed`: those that broke). `warn` receives one line per policy that runs outside its
+    training range (as `schedrl evaluate` prints it)."""
     started = time.perf_counter()
     scenario = scenario.overridden(sequences=sequences, seed=seed)
     data = scoring.load(scenario)
     scores = scoring.score(scenario, data=data, progress=progress)
     kinds = {label: "heuristic" for label in scores.metrics}
-    failed, trained_on_them = [], set()
+    failed, not_run, trained_on_them, marks, outside_range = [], [], set(), {}, {}
     from schedrl.eval.outside import contained
 
     for e in entrants:
@@ -156,12 +265,22 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
         try:
             policy = contained(lambda: e.make(scenario))
             if policy is None:
+                not_run.append({"method": e.label, "kind": e.kind, "why": "its make(scenario) returned None (it does "
+                                                                          "not apply here)"})
                 continue
             semantics = own_semantics(scenario, policy)
             sims = {e.label: semantics} if semantics is not None else None
             scored = contained(lambda: scoring.score(scenario, {e.label: policy}, baselines=False, data=data,
                                                      progress=progress, policy_sims=sims))
+        except CannotRun as ex:
+            not_run.append({"method": e.label, "kind": e.kind, "why": str(ex)})
+            continue
         except Exception as ex:  # an outside policy that breaks is one failed row, not the end of the board
+            if e.kind == "zoo" and isinstance(ex, RuntimeError) and "shape" in str(ex):
+                # a zoo network that cannot take this scenario's state (its input is sized by its training machine)
+                not_run.append({"method": e.label, "kind": e.kind, "why": "its network cannot take this scenario's "
+                                f"state ({str(ex).splitlines()[0]})"})
+                continue
             failed.append({"method": e.label, "kind": e.kind, "error": f"{type(ex).__name__}: {ex}",
                            "where": traceback.extract_tb(ex.__traceback__)[-1].filename if ex.__traceback__ else ""})
             continue
@@ -169,6 +288,13 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
         kinds[e.label] = e.kind
         if not held_out(policy, scenario, scored.sequences, data):
             trained_on_them.add(e.label)
+        here = trained_here(e, scenario)
+        if here is not None:
+            marks[e.label] = {"trained": "here" if here else "transfer", "trained_on": dict(e.trained_on)}
+        outside_range[e.label] = _outside_training(policy, scenario, scored.sequences)
+        for problem in outside_range[e.label]:
+            if warn is not None:
+                warn(f"warning: {e.label} on {scenario.name}: {problem}")
     values = scores.values()
     metric, reference = scenario.metric, scenario.reference
     lower = lower_is_better(metric)
@@ -187,13 +313,85 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
             row["vs_second_best"] = paired.against(values, label, second, metric, independent=k)
         if label in trained_on_them:
             row["held_out"] = False
+        if label in marks:
+            row.update(marks[label])
+        if outside_range.get(label):
+            row["outside_training"] = outside_range[label]
         rows.append(row)
     seqs = scores.sequences
     return {"scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
             "metric": metric, "lower_is_better": lower, "reference": reference, "second_best": second,
             "sequences": {"ids": seqs.ids, "length": seqs.length, "overlapping": seqs.overlapping, "independent": k,
-                          "kind": scenario.id_kind},
-            "rows": rows, "failed": failed, "seconds": time.perf_counter() - started}
+                          "kind": scenario.id_kind, **({"trace": seqs.source} if seqs.source else {})},
+            "power": power(k, rows), "rows": rows, "failed": failed, "not_run": not_run,
+            "seconds": time.perf_counter() - started}
+
+
+def p_value(c: dict) -> float | None:
+    """The two-sided p-value of a paired comparison (`paired.against`'s dict): Student's t on its independent windows,
+    from its 95% interval (the same test whose interval it is); None without an interval."""
+    from scipy.stats import t
+
+    interval, k = c.get("ci95_pct"), c.get("independent", c["sequences"])
+    if not interval or k < 2:
+        return None
+    half = (interval[1] - interval[0]) / 2
+    if half <= 0:
+        return 0.0 if c["difference_pct"] != 0 else 1.0
+    stat = abs(c["difference_pct"]) / (half / paired.t975(k - 1))
+    return float(2 * t.sf(stat, k - 1))
+
+
+def holm(p: list[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of `p` (None stays None): it keeps the chance of any false "better" or "worse"
+    among all of them at the level (family-wise). Kept for comparison: the board uses `benjamini_hochberg`."""
+    known = sorted((v, i) for i, v in enumerate(p) if v is not None)
+    m, out, running = len(known), list(p), 0.0
+    for rank, (v, i) in enumerate(known):
+        running = max(running, min(1.0, (m - rank) * v))
+        out[i] = running
+    return out
+
+
+def benjamini_hochberg(p: list[float | None]) -> list[float | None]:
+    """Benjamini-Hochberg's step-up adjustment of `p` (None stays None): among the comparisons whose adjusted p is below
+    the level, the expected share of false discoveries is at most the level."""
+    known = sorted((v, i) for i, v in enumerate(p) if v is not None)
+    m, out, running = len(known), list(p), 1.0
+    for rank in range(m - 1, -1, -1):
+        v, i = known[rank]
+        running = min(running, m * v / (rank + 1))
+        out[i] = min(1.0, running)
+    return out
+
+
+CORRECTION = "Benjamini-Hochberg"
+"""The multiple-comparison correction of the board's verdicts (`corrected`): the false discovery rate over the matrix
+of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: of the 20 uncorrected verdicts
+of the 2026-11-28 board's 96 comparisons it left 5 standing, Benjamini-Hochberg 10.)"""
+
+
+def corrected(result: dict) -> dict:
+    """Every non-heuristic row's comparison with its reference, over all scenarios (the matrix of policies x
+    scenarios), corrected for multiple comparisons (`CORRECTION`): `p`, `p_corrected` and `verdict_corrected` (better
+    or worse only where the adjusted p < 0.05 and the interval agrees) in each `vs_reference`; the count in
+    `result["correction"]`."""
+    cells = [(b, r) for b in result["scenarios"] for r in b["rows"]
+             if r["kind"] != "heuristic" and r.get("vs_reference")]
+    ps = [p_value(r["vs_reference"]) for _, r in cells]
+    adjusted = benjamini_hochberg(ps)
+    for (_b, r), p, q in zip(cells, ps, adjusted):
+        c = r["vs_reference"]
+        c["p"], c["p_corrected"] = p, q
+        if c["verdict"] in ("better", "worse") and (q is None or q >= 0.05):
+            c["verdict_corrected"] = "not distinguishable"
+        else:
+            c["verdict_corrected"] = c["verdict"]
+    result["correction"] = {"method": CORRECTION, "comparisons": sum(p is not None for p in ps), "level": 0.05}
+    for b in result["scenarios"]:
+        if "sequences" in b:
+            b["power"] = power(b["sequences"]["independent"], b["rows"])
+    return result
 
 
 @contextlib.contextmanager
@@ -216,8 +414,9 @@ def _one_torch_thread(needed: bool):
 
 def leaderboard(scenarios: Iterable[Scenario], entrants: Iterable[Entrant] = (), *, sequences: int | None = None,
                 seed: int | None = None, progress: Callable[[str], None] | None = None,
-                skipped: Callable[[str, str], None] | None = None) -> dict:
-    """Every scenario's board; a scenario whose data is not on this machine is listed under `skipped` with why."""
+                skipped: Callable[[str, str], None] | None = None, warn: Callable[[str], None] | None = None) -> dict:
+    """Every scenario's board, its verdicts corrected for the matrix's multiple comparisons (`corrected`); a scenario
+    whose data is not on this machine is listed under `skipped` with why."""
     from schedrl import __version__
 
     from schedrl.dtsim import JobDataError
@@ -228,15 +427,16 @@ def leaderboard(scenarios: Iterable[Scenario], entrants: Iterable[Entrant] = (),
     scenarios = list(scenarios)
     entrants = labelled(entrants, reserved_labels(scenarios))
     boards, missing = [], []
-    with _one_torch_thread(any(e.kind == "zoo" for e in entrants)):
+    with _one_torch_thread(any(e.kind in ("zoo", "tuned") for e in entrants)):
         for s in scenarios:
             try:
-                boards.append(board(s, entrants, sequences=sequences, seed=seed, progress=progress))
+                boards.append(board(s, entrants, sequences=sequences, seed=seed, progress=progress, warn=warn))
             except (FileNotFoundError, TraceError, JobDataError) as e:  # its data is not on this machine
                 missing.append({"scenario": s.name, "why": str(e)})
                 if skipped is not None:
                     skipped(s.name, str(e))
-    return {"schedrl": __version__, "sequences": sequences, "seed": seed, "scenarios": boards, "skipped": missing}
+    return corrected({"schedrl": __version__, "sequences": sequences, "seed": seed, "scenarios": boards,
+                      "skipped": missing})
 
 
 # ---------------------------------------------------------------------------- rendering
@@ -251,6 +451,32 @@ def _versus(c: dict | None) -> str:
     return f"{c['difference_pct']:+.1f}%{bounds}, {c['better']}/{c['worse']}"
 
 
+def _mde(c: dict | None) -> str:
+    return f"{c['mde_pct']:.1f}%" if c and c.get("mde_pct") is not None else "-"
+
+
+def _verdict(c: dict | None) -> str:
+    """The verdict a reader sees: corrected for trained and outside methods (the matrix), plain for heuristics."""
+    if not c:
+        return "-"
+    return c.get("verdict_corrected", c["verdict"])
+
+
+def _mark(row: dict) -> str:
+    return {"here": "trained here", "transfer": "transfer"}.get(row.get("trained"), "")
+
+
+def power_line(b: dict) -> str:
+    """How many independent windows a board counts and what it could detect, in one sentence."""
+    p = b.get("power") or {}
+    k = b["sequences"]["independent"]
+    mde = f"; median minimum detectable effect {p['median_mde_pct']:.1f}% of the reference" \
+        if p.get("median_mde_pct") is not None else ""
+    under = (f" **Underpowered: {k} independent windows of the {p.get('wanted', MIN_WINDOWS)} the board asks for** "
+             "(no held-out source holds more)." if p.get("underpowered") else "")
+    return f"{k} independent windows{mde}.{under}"
+
+
 def to_markdown(result: dict) -> str:
     """The full table: one section per scenario."""
     out = []
@@ -258,35 +484,125 @@ def to_markdown(result: dict) -> str:
         seq = b["sequences"]
         what = (f"{len(seq['ids'])} sequences of {seq['length']} jobs" if seq["kind"] == "starts"
                 else f"{len(seq['ids'])} generated sequences")
+        if seq.get("trace"):
+            what += f" of trace {seq['trace']}"
         overlap = (f"; they overlap, so intervals count {seq['independent']} independent windows"
                    if seq["overlapping"] else "")
         out += [f"### {b['scenario']}", "",
                 f"{b['description']} Metric: average {b['metric']} ({'lower' if b['lower_is_better'] else 'higher'} "
                 f"is better), on {what}{overlap}. Reference: {b['reference']} (best on the validation sequences). "
-                f"Definition {b['sha256'][:12]}.", "",
-                "| method | kind | mean | x reference | vs reference: diff [95% CI], better/worse | verdict |",
-                "|---|---|---|---|---|---|"]
+                f"Definition {b['sha256'][:12]}. {power_line(b)}", "",
+                "| method | kind | mean | x reference | vs reference: diff [95% CI], better/worse | MDE | verdict | "
+                f"verdict ({result.get('correction', {}).get('method', CORRECTION)}) |",
+                "|---|---|---|---|---|---|---|---|"]
         for r in b["rows"]:
             v = r.get("vs_reference")
-            out.append(f"| {_name(r)} | {r['kind']} | {_cell(r['mean'], b['metric'])} | "
-                       f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {v['verdict'] if v else '-'} |")
+            kind = r["kind"] + (f", {_mark(r)}" if _mark(r) else "")
+            held = "" if r["kind"] == "heuristic" or "verdict_corrected" not in (v or {}) else v["verdict_corrected"]
+            out.append(f"| {_name(r)} | {kind} | {_cell(r['mean'], b['metric'])} | "
+                       f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {_mde(v)} | {v['verdict'] if v else '-'} | "
+                       f"{held or '-'} |")
         for f in b["failed"]:
-            out.append(f"| {f['method']} | {f['kind']} | failed: {f['error']} | | | |")
+            out.append(f"| {f['method']} | {f['kind']} | failed: {f['error']} | | | | | |")
+        warned = [r for r in b["rows"] if r.get("outside_training")]
+        if warned:
+            out += ["", "Outside their training range here:", ""]
+            out += [f"- {r['method']}: {'; '.join(r['outside_training'])}" for r in warned]
+        if b.get("not_run"):
+            out += ["", "Cannot run here:", ""]
+            out += [f"- {n['method']}: {n['why']}" for n in b["not_run"]]
         out.append("")
     for s in result["skipped"]:
         out.append(f"- {s['scenario']}: skipped ({s['why']})")
     return "\n".join(out).rstrip() + "\n"
 
 
+def _best(rows: list[dict], kinds) -> dict | None:
+    chosen = [r for r in rows if r["kind"] in kinds and "vs_reference" in r]
+    return chosen[0] if chosen else None  # rows are best first
+
+
 def summary_markdown(result: dict) -> str:
-    """One line per scenario: the reference and every non-heuristic method's ratio to it with its verdict."""
-    lines = ["| scenario | metric | reference | methods (x reference, verdict) |", "|---|---|---|---|"]
+    """One line per scenario: the reference, its power (independent windows and median minimum detectable effect),
+    the best method of all and the best trained or outside method with its ratio to the reference and its verdict
+    (corrected for multiple comparisons for trained and outside methods)."""
+    lines = ["| scenario | metric | reference | windows (MDE) | best method: x reference, verdict | "
+             "best policy: x reference, verdict |", "|---|---|---|---|---|---|"]
     for b in result["scenarios"]:
-        learned = [r for r in b["rows"] if r["kind"] != "heuristic"]
-        cells = "; ".join(f"{_name(r)} {r['ratio_to_reference']:.3f}x, {r['vs_reference']['verdict']}"
-                          for r in learned if "vs_reference" in r) or "no trained policy yet"
-        lines.append(f"| {b['scenario']} | {b['metric']} | {b['reference']} | {cells} |")
+        p = b.get("power") or {}
+        k = b["sequences"]["independent"]
+        power = f"{k}" + (f" ({p['median_mde_pct']:.0f}%)" if p.get("median_mde_pct") is not None else "") \
+            + (" underpowered" if p.get("underpowered") else "")
+
+        def said(r):
+            if r is None:
+                return "no trained policy runs here"
+            mark = f", {_mark(r)}" if _mark(r) else ""
+            return f"{_name(r)} ({r['kind']}{mark}) {r['ratio_to_reference']:.3f}x, {_verdict(r['vs_reference'])}"
+
+        best = _best(b["rows"], ("heuristic", "zoo", "tuned", "outside"))
+        learned = _best(b["rows"], ("zoo", "tuned", "outside"))
+        lines.append(f"| {b['scenario']} | {b['metric']} | {b['reference']} | {power} | "
+                     f"{said(best) if best else 'the reference'} | {said(learned)} |")
     return "\n".join(lines) + "\n"
+
+
+def matrix(result: dict) -> tuple[list[str], list[str], dict]:
+    """(policies, scenarios, cells) of the transfer matrix: every zoo policy and tuned rule x every scenario; a cell is
+    its row (ratio, verdicts, mark) or {"why": ...} where it cannot run."""
+    scenarios = [b["scenario"] for b in result["scenarios"]]
+    cells, policies = {}, []
+    for b in result["scenarios"]:
+        for r in b["rows"]:
+            if r["kind"] in ("zoo", "tuned", "outside"):
+                cells[(r["method"], b["scenario"])] = r
+                policies.append(r["method"]) if r["method"] not in policies else None
+        for n in b.get("not_run", []) + b.get("failed", []):
+            cells[(n["method"], b["scenario"])] = {"why": n.get("why") or n.get("error")}
+            policies.append(n["method"]) if n["method"] not in policies else None
+    return sorted(policies), scenarios, cells
+
+
+def plot_matrix(result: dict, path) -> None:
+    """The transfer matrix: policies x scenarios, colour = ratio of the mean to the scenario's reference (green better
+    where lower is better), * where the corrected verdict is better or worse, a box where it was trained, grey
+    where it cannot run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import TwoSlopeNorm
+
+    policies, scenarios, cells = matrix(result)
+    lower = {b["scenario"]: b["lower_is_better"] for b in result["scenarios"]}
+    grid = np.full((len(policies), len(scenarios)), np.nan)
+    for (p, s), c in cells.items():
+        if "ratio_to_reference" in c and c["ratio_to_reference"] > 0:
+            value = math.log2(c["ratio_to_reference"])
+            grid[policies.index(p), scenarios.index(s)] = value if lower[s] else -value
+    fig, ax = plt.subplots(figsize=(1.0 * len(scenarios) + 3.5, 0.42 * len(policies) + 2.2))
+    cmap = plt.get_cmap("RdYlGn_r").with_extremes(bad="#dddddd")
+    image = ax.imshow(np.clip(grid, -1, 1), cmap=cmap, norm=TwoSlopeNorm(0, -1, 1), aspect="auto")
+    for (p, s), c in cells.items():
+        i, j = policies.index(p), scenarios.index(s)
+        if "ratio_to_reference" not in c:
+            ax.text(j, i, "-", ha="center", va="center", fontsize=7, color="#777777")
+            continue
+        star = "*" if c.get("vs_reference", {}).get("verdict_corrected") in ("better", "worse") else ""
+        ax.text(j, i, f"{c['ratio_to_reference']:.2f}{star}", ha="center", va="center", fontsize=7)
+        if c.get("trained") == "here":
+            ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.6))
+    ax.set_xticks(range(len(scenarios)), scenarios, rotation=40, ha="right", fontsize=8)
+    ax.set_yticks(range(len(policies)), policies, fontsize=8)
+    bar = fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, ticks=[-1, -0.5, 0, 0.5, 1])
+    bar.ax.set_yticklabels(["0.5x (better)", "0.71x", "1x", "1.41x", "2x (worse)"], fontsize=7)
+    method = result.get("correction", {}).get("method", CORRECTION)
+    ax.set_title("Every zoo policy on every scenario it can run: mean / the scenario's reference heuristic\n"
+                 f"* difference after the {method} correction (5%); box: trained on that scenario; grey: cannot run "
+                 "(docs/leaderboard.md says why)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def plot(result: dict, path) -> None:
@@ -299,7 +615,8 @@ def plot(result: dict, path) -> None:
     boards = result["scenarios"]
     cols = min(3, max(1, len(boards)))
     rows = max(1, math.ceil(len(boards) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 0.35 * 8 * rows + 1.5), squeeze=False)
+    tallest = max([len(b["rows"]) for b in boards] + [8])
+    fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, (0.24 * tallest + 1.0) * rows + 1.0), squeeze=False)
     for ax, b in zip(axes.flat, boards):
         labels = [r["method"] for r in b["rows"]]
         ratios = [r["ratio_to_reference"] for r in b["rows"]]
@@ -334,28 +651,52 @@ def plot(result: dict, path) -> None:
 # ---------------------------------------------------------------------------- the committed results
 README_MARK = ("<!-- leaderboard:start -->", "<!-- leaderboard:end -->")
 """The README's summary sits between these lines, rendered from docs/leaderboard.json (`publish`)."""
-PUBLISHED = ("docs/leaderboard.json", "docs/leaderboard.md", "docs/leaderboard.png", "docs/zoo.md")
+PUBLISHED = ("docs/leaderboard.json", "docs/leaderboard.md", "docs/leaderboard.png", "docs/zoo.md",
+             "docs/leaderboard_bars.png")
 
 
 def readme_block(result: dict) -> str:
     """The README's summary: how it was made, then one line per scenario."""
+    c = result.get("correction", {})
     return (f"{README_MARK[0]}\n"
-            "Each scenario's reference heuristic (the best on its validation sequences) and every trained or outside "
-            "policy as a ratio of its mean to the reference's on the scenario's evaluation sequences, with the paired "
-            "verdict (better or worse only when the 95% interval excludes zero). Rendered from "
-            "[docs/leaderboard.json](docs/leaderboard.json); the full table with every heuristic and interval is "
-            "[docs/leaderboard.md](docs/leaderboard.md).\n\n"
+            "Per scenario: its reference heuristic (the best on its validation sequences), how many independent "
+            "evaluation windows it holds and the median minimum detectable effect of its comparisons (the difference "
+            "it sees with 80% power), the best method of all, and the best trained or tuned policy, whether trained "
+            "on that scenario or transferred from another, as the ratio of its mean to the reference's with its "
+            "paired verdict. The verdicts of policies are corrected for multiple comparisons over the whole matrix "
+            f"of policies x scenarios ({c.get('method', CORRECTION)}, {c.get('comparisons', 0)} comparisons, 5% "
+            "false discovery rate): better or worse only where the corrected test says so. Rendered from "
+            "[docs/leaderboard.json](docs/leaderboard.json); every method, interval and policy that cannot run on a "
+            "scenario (with why) is in [docs/leaderboard.md](docs/leaderboard.md).\n\n"
             f"{summary_markdown(result)}{README_MARK[1]}")
 
 
 def docs_page(result: dict) -> str:
-    """docs/leaderboard.md: how to read and regenerate it, then the full table."""
+    """docs/leaderboard.md: what it is and how to read it, the matrix, the full table; how to regenerate it last."""
+    c = result.get("correction", {})
     return ("# Leaderboard\n\n"
-            "Every standard scenario's baselines and trained policies on the scenario's own evaluation sequences "
-            "(docs/scenarios.md explains the scenarios, the reference heuristic and the intervals). Regenerate this "
-            "page, docs/leaderboard.json, docs/leaderboard.png and the README's summary with "
-            "`schedrl leaderboard --publish .` from the repository root (real traces in ../shared or "
-            "`$SCHEDRL_TRACE_PATH`).\n\n![leaderboard](leaderboard.png)\n\n" + to_markdown(result))
+            "Every standard scenario's baseline heuristics and every zoo policy and tuned rule, on the scenario's own "
+            "evaluation sequences, each paired with the scenario's reference heuristic (chosen on the validation "
+            "sequences; [scenarios](scenarios.md) explains them). A policy is scored on the scenario it was trained "
+            "on (*trained here*) and on every other scenario it can run (*transfer*); where it cannot, the scenario's "
+            "section says why.\n\n"
+            "How to read a row: the ratio of its mean to the reference's; the paired difference with its 95% "
+            "interval over the independent windows, and on how many windows it was better or worse; the minimum "
+            "detectable effect (MDE), the true difference this comparison would detect with 80% power, so that "
+            "\"not distinguishable\" with an MDE of 40% says the board could not have seen a 10% gain; and the "
+            f"verdict, plain and corrected ({c.get('method', CORRECTION)}) over all {c.get('comparisons', 0)} "
+            "comparisons of policies with their references (false discovery rate 5%), because among that many some "
+            "would look significant by chance. The README and the matrix use the corrected verdicts.\n\n"
+            f"Where a policy runs: {TRANSFER_RULE}\n\n"
+            "![transfer matrix: every policy on every scenario, ratio to the reference](leaderboard.png)\n\n"
+            "![each scenario's methods relative to its reference, 95% interval](leaderboard_bars.png)\n\n"
+            + to_markdown(result) +
+            "\n## Regenerating\n\n"
+            "This page, docs/leaderboard.json, both figures and the README's summary come from "
+            "`schedrl leaderboard --publish .` run in the repository root (real traces in ../shared or "
+            "`$SCHEDRL_TRACE_PATH`); `python benchmarks/bench_leaderboard.py` times it. "
+            "`schedrl leaderboard --render .` re-renders the pages from docs/leaderboard.json without scoring "
+            "anything (after a change to the zoo's manifest or to the rendering).\n")
 
 
 def zoo_page(result: dict, policies=None, tuned=None) -> str:
@@ -366,13 +707,17 @@ def zoo_page(result: dict, policies=None, tuned=None) -> str:
 
     policies = entries() if policies is None else policies
     tuned = rules() if tuned is None else tuned
-    rows = {r["method"]: (b, r) for b in result["scenarios"] for r in b["rows"]}
+    rows = {}
+    for b in result["scenarios"]:
+        for r in b["rows"]:
+            if r.get("trained", "here") == "here" and r["method"] not in rows:  # its own scenario's row
+                rows[r["method"]] = (b, r)
 
     def placed(name: str) -> str:
         if name not in rows:
             return "not on the board"
         b, r = rows[name]
-        verdict = r["vs_reference"]["verdict"] if r.get("vs_reference") else "-"
+        verdict = _verdict(r.get("vs_reference"))
         return f"{r['ratio_to_reference']:.3f}x {b['reference']}, {verdict}"
 
     def spent(budget: dict) -> str:
@@ -461,7 +806,7 @@ def check_publish(root) -> tuple:
 
 def publish(result: dict, root) -> list:
     """Write the committed results under the repository `root` (each file atomically): the JSON, the docs page, the
-    figure, and the README's summary between its markers. Returns the paths written."""
+    matrix and bar figures, the zoo page and the README's summary between its markers. Returns the paths written."""
     import json
     from pathlib import Path
 
@@ -469,11 +814,12 @@ def publish(result: dict, root) -> list:
 
     root = Path(root)
     readme, text, start, end = check_publish(root)
-    json_path, md_path, png_path, zoo_path = (root / p for p in PUBLISHED)
+    json_path, md_path, png_path, zoo_path, bars_path = (root / p for p in PUBLISHED)
     json_path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(json_path, json.dumps(stable(result), indent=1) + "\n")
     atomic_write(md_path, docs_page(result))
-    plot(result, png_path)
+    plot_matrix(result, png_path)
+    plot(result, bars_path)
     atomic_write(zoo_path, zoo_page(result))
     atomic_write(readme, text[:start] + readme_block(result) + text[end + len(README_MARK[1]):])
-    return [json_path, md_path, png_path, zoo_path, readme]
+    return [json_path, md_path, png_path, bars_path, zoo_path, readme]

@@ -16,12 +16,11 @@ import numpy as np
 
 from schedrl.agents.checkpoint import ZOO_PREFIX
 from schedrl.heuristics import HEURISTICS, get_heuristic
-from schedrl.metrics import summarize
 from schedrl.scenarios.scoring import baseline_metrics, run_policy  # noqa: F401  (re-exported: callers read them here)
-from schedrl.sim.simulator import Schedule, Simulator
 
 CHECKPOINT_PREFIX = "checkpoint:"
 TUNED_PREFIX = "tuned:"
+PLAN_PREFIX = "plan:"
 
 
 def resolve_policy(spec, seed: int = 0):
@@ -53,9 +52,13 @@ def resolve_policy(spec, seed: int = 0):
         from schedrl.heuristics.tuned import load_rule
 
         return load_rule(spec[len(TUNED_PREFIX):])
+    if spec.startswith(PLAN_PREFIX):  # the inspector's online planning baseline (`schedrl.eval.planning`)
+        from schedrl.eval.planning import from_spec
+
+        return from_spec(spec)
     if spec.lower() not in HEURISTICS:
         raise ValueError(f"unknown policy {spec!r}: use a heuristic ({', '.join(HEURISTICS)}), tuned:FILE, "
-                         "checkpoint:PATH or zoo:NAME")
+                         "checkpoint:PATH, zoo:NAME or plan:BASE[:key=value...]")
     return get_heuristic(spec, seed)
 
 
@@ -70,11 +73,6 @@ def policy_label(spec) -> str:
     return spec.upper() if len(spec) <= 6 else spec
 
 
-
-
-def run_baseline(baseline, workload, sim_config, metric: str, seed: int = 0) -> float:
-    """An agent's `Baseline` on one sequence (its own SimConfig if it has one): the metric's value."""
-    return baseline_metrics(baseline, workload, sim_config, seed).value(metric)
 
 
 class FunctionPolicy:

@@ -23,6 +23,12 @@ from schedrl.scenarios.workload import WorkloadSpec
 from schedrl.sim.config import BACKFILLS, SimConfig
 
 
+PLACEMENTS = ("random", "disjoint", "overlapping")
+"""How a trace scenario's windows sit in their zone: `random` (seeded distinct starts; refused where they could not
+all be disjoint), `disjoint` (side by side: seeded slots of a tiling of the zone, each window an independent sample) or
+`overlapping` (said in the definition: windows that must share jobs, counted as the disjoint windows that fit)."""
+
+
 @dataclass(frozen=True)
 class Sequences:
     """How many sequences of how many jobs, drawn with which seed (in a split's zone, or as generated seeds)."""
@@ -31,12 +37,33 @@ class Sequences:
     jobs: int = 1024
     """Jobs per sequence (trace scenarios; a generated scenario's sequences are `cluster.simu_len` steps)."""
     seed: int = 0
+    placement: str = "random"
+    """`PLACEMENTS`: how the windows sit in their zone (trace scenarios)."""
+    trace: str | None = None
+    """A held-out source of their own (evaluation only): a catalog trace or SWF path, read with the scenario's
+    cleaning, whose whole length is the zone (e.g. an independent draw of the training trace's workload model where
+    the paper's trace is too short to hold the windows). None: the scenario's trace and split."""
 
     def check(self, where: str) -> None:
         for name in ("count", "jobs", "seed"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "seed" else 1):
                 raise ValueError(f"{where}.{name} must be an integer >= {0 if name == 'seed' else 1}, got {value!r}")
+        if self.placement not in PLACEMENTS:
+            raise ValueError(f"{where}.placement must be one of {', '.join(PLACEMENTS)}, got {self.placement!r}")
+        if self.trace is not None and (not isinstance(self.trace, str) or not self.trace.strip()):
+            raise ValueError(f"{where}.trace must be a catalog name or a path, got {self.trace!r}")
+
+    def to_dict(self, generated: bool = False) -> dict[str, Any]:
+        """The definition's form: count and seed (and jobs on a trace), then placement and trace where not default."""
+        out: dict[str, Any] = {"count": self.count, "seed": self.seed}
+        if not generated:
+            out["jobs"] = self.jobs
+            if self.placement != "random":
+                out["placement"] = self.placement
+            if self.trace is not None:
+                out["trace"] = self.trace
+        return out
 
 
 @dataclass(frozen=True)
@@ -179,6 +206,15 @@ class Scenario:
                              f"({', '.join(labels)})")
         self.validation.check(f"{where}: validation")
         self.evaluation.check(f"{where}: evaluation")
+        if self.validation.trace is not None:
+            raise ValueError(f"{where}: validation.trace: only the evaluation sequences may come from a trace of "
+                             f"their own (training validates on its own trace's validation zone)")
+        if (self.workload is not None and self.split.validation_share >= 1 and self.split.train_fraction < 1
+                and self.evaluation.trace is None):
+            raise ValueError(f"{where}: split.validation_share must leave jobs for evaluation (< 1), unless the "
+                             f"evaluation has a trace of its own (evaluation.trace)")
+        if self.generated and self.evaluation.trace is not None:
+            raise ValueError(f"{where}: evaluation.trace: a generated scenario's sequences are seeds, not a trace")
         for agent, opts in self.options.items():
             if not isinstance(opts, Mapping):
                 raise ValueError(f"{where}: options.{agent} must be a mapping of option -> value")
@@ -221,6 +257,10 @@ class Scenario:
         """What training on this scenario is judged on, in one phrase (`schedrl train --scenario`)."""
         if self.generated:
             return "generated sequences on the discrete-time cluster"
+        if self.evaluation.trace is not None:
+            return (f"{self.workload.trace}, {self.metric}, the final table on the agent's own held-out split (the "
+                    f"scenario's {self.evaluation.count} evaluation sequences come from trace {self.evaluation.trace}: "
+                    f"`schedrl evaluate RUN --scenario {self.name}`)")
         return (f"{self.workload.trace}, {self.metric}, the final table on its {self.evaluation.count} evaluation "
                 f"sequences of {self.evaluation.jobs} jobs")
 
@@ -248,7 +288,9 @@ class Scenario:
                          f"{self.split.validation_share:.0%} of the rest, evaluation the remainder")
             for part in ("validation", "evaluation"):
                 seq = getattr(self, part)
-                lines.append(f"  {part + ':':<12} {seq.count} sequences of {seq.jobs} jobs (seed {seq.seed})")
+                where = f", from trace {seq.trace} (all of it)" if seq.trace else ""
+                lines.append(f"  {part + ':':<12} {seq.count} {seq.placement} sequences of {seq.jobs} jobs "
+                             f"(seed {seq.seed}{where})")
         lines.append(f"  metric:      {self.metric}")
         lines.append(f"  baselines:   {', '.join(self.labels())}")
         lines.append(f"  reference:   {self.reference} (the best baseline on the validation sequences)")
@@ -288,8 +330,11 @@ class Scenario:
             w, sim = self.workload, self.sim
             values.update(trace=w.trace, preset=w.preset, augment=w.augment, augment_seed=w.augment_seed,
                           metric=self.metric, backfill=sim.backfill, window=sim.window or None,
-                          train_fraction=self.split.train_fraction, validation_share=self.split.validation_share,
-                          eval_sequences=self.evaluation.count, eval_jobs=self.evaluation.jobs)
+                          train_fraction=self.split.train_fraction, eval_sequences=self.evaluation.count,
+                          eval_jobs=self.evaluation.jobs,
+                          # all of the held-out part validates where the evaluation has a trace of its own: the
+                          # agent's own final table keeps its default share of it
+                          validation_share=self.split.validation_share if self.split.validation_share < 1 else None)
             if w.cleaning is not None:
                 values["cleaning"] = w.cleaning
         values.update(self.options_for(agent))
@@ -326,10 +371,40 @@ class Scenario:
         this generated scenario's (the fields that decide a seeded sequence differ); trace scenarios have none."""
         if not self.generated:
             return
-        fields = judge.sequence_fields()
+        fields = dict(judge.sequence_fields())
+        if fields.get("jobs") == "" and self.cluster.get("jobs", "vasp") == "vasp":
+            fields["jobs"] = "vasp"  # an env's default job file is the VASP jobs (the scenario fails where they are absent)
         differ = [f"{k} {fields[k]!r} vs {v!r}" for k, v in self.cluster.items() if k in fields and fields[k] != v]
         if differ:
             raise ValueError(f"{who} was trained on another cluster than scenario {self.name!r} ({', '.join(differ)})")
+
+    def transfer_problem(self, name: str, judge, trained_sim: SimConfig | None = None,
+                         augment: str | None = None) -> str | None:
+        """Why a policy of agent `name`, trained under `judge` (`agent.judge(env)` of its run; `trained_sim`: its run's
+        `SimConfig`, `augment`: its MRSch augmentation), cannot make this scenario's decisions, or None where it can:
+        the other simulator or cluster; on the event simulator, another decision interface (a pick from the whole queue
+        or from a window of another size) or other job resources (MRSch's burst buffer and power). Backfilling,
+        allocation, walltime kills and the metric are the scenario's (`semantics_for`)."""
+        try:
+            self.check_simulator(name, judge)
+            self.check_cluster(judge, name)
+        except ValueError as e:
+            return str(e)
+        if self.generated:
+            return None
+        trained = trained_sim or judge.sim
+
+        def interface(sim: SimConfig) -> str:
+            return f"a {sim.window}-job window" if sim.window else "the whole queue"
+
+        if (trained.window or 0) != (self.sim.window or 0):
+            return f"it picks from {interface(trained)}; this scenario from {interface(self.sim)}"
+        mine, theirs = _resources(augment), _resources(self.workload.augment)
+        if mine != theirs:
+            def show(r):
+                return ", ".join(r) or "no resource"
+            return f"it was trained on jobs with {show(mine)} beyond processors; this scenario's have {show(theirs)}"
+        return None
 
     def semantics_for(self, judge, trained_sim: SimConfig | None = None):
         """What a trained policy runs under on this scenario, given its own run's `judge`: the scenario's `SimConfig`
@@ -360,11 +435,12 @@ class Scenario:
     def final_evaluation(self, given: Collection[str]) -> dict[str, Any]:
         """How a training run's final table follows this scenario, as the `EvaluateSpec` fields to set, given which of
         `sequences`, `starts` and `traces` the run set itself: a trace scenario pins its fixed evaluation sequences
-        (`from_scenario`, with their count and length) unless the run gives its own starts or traces; a generated
+        (`from_scenario`, with their count and length) unless the run gives its own starts or traces, or the scenario's
+        evaluation comes from a trace of its own (`evaluation.trace`: the run keeps its agent's held-out split); a generated
         one gives its count of seeds unless the run gives one."""
         if self.generated:
             return {} if "sequences" in given else {"sequences": self.evaluation.count}
-        if {"starts", "traces"} & set(given):
+        if {"starts", "traces"} & set(given) or self.evaluation.trace is not None:
             return {}
         return {"from_scenario": True, "jobs": self.evaluation.jobs, "sequences": self.evaluation.count}
 
@@ -421,7 +497,7 @@ class Scenario:
             out["cluster"] = dict(self.cluster)
         for part in ("validation", "evaluation"):
             seq = getattr(self, part)
-            out[part] = {"count": seq.count, "seed": seq.seed, **({} if self.generated else {"jobs": seq.jobs})}
+            out[part] = seq.to_dict(self.generated)
         out["metric"] = self.metric
         out["baselines"] = [b.to_dict() for b in self.baselines]
         out["reference"] = self.reference
@@ -491,6 +567,13 @@ class Scenario:
             elif part == "validation":
                 kwargs[part] = Sequences(count=5)
         return cls(**kwargs)
+
+
+def _resources(augment: str | None) -> tuple[str, ...]:
+    """The job resources beyond processors/nodes an MRSch augmentation adds (S1-S5: burst buffer; S6-S10: and power)."""
+    if not augment:
+        return ()
+    return ("burst buffer",) if int(augment[1:]) <= 5 else ("burst buffer", "power")
 
 
 def _mapping(value: Any, where: str) -> dict:

@@ -29,6 +29,12 @@ class Sequences:
     """Trace windows that share jobs (a zone shorter than count x length): they are not independent samples."""
     independent: int | None = None
     """How many of them count as independent samples (`independent_windows`; None: all of them)."""
+    data: Any = None
+    """The workload the start positions index (trace scenarios): the scenario's, or its evaluation's own trace."""
+    zone: tuple[int, int] | None = None
+    """The zone the windows were drawn from (positions in `data`)."""
+    source: str | None = None
+    """The evaluation's own trace (`evaluation.trace`), else None (the scenario's trace)."""
 
     def __post_init__(self) -> None:
         if self.independent is None:
@@ -92,8 +98,61 @@ def job_table(jobs: str = "vasp", synthetic_size: int = 1000):
     return load_jobs(vasp_jobs_path())
 
 
+@functools.lru_cache(maxsize=4)
+def _source(spec):
+    return spec.load()
+
+
+def part_data(scenario: Scenario, data, part: str):
+    """The workload a part's windows come from: `data` (the scenario's, from `load`), or the evaluation's own trace
+    (`evaluation.trace`, read with the scenario's cleaning; cached)."""
+    trace = getattr(scenario, part).trace
+    if trace is None:
+        return load(scenario) if data is None else data
+    from dataclasses import replace
+
+    return _source(replace(scenario.workload, trace=trace, augment=scenario.workload.augment))
+
+
+def zone(scenario: Scenario, data, part: str) -> tuple[int, int]:
+    """The positions of `data` (from `part_data`) a part's windows are drawn from: its zone of the split, or the whole
+    of an evaluation's own trace."""
+    if getattr(scenario, part).trace is not None:
+        return 0, len(data)
+    return scenario.split.zone(len(data), validation=(part == "validation"))
+
+
+def window_starts(spec, data, lo: int, hi: int, where: str) -> tuple[list[int], bool, int]:
+    """(starts, overlapping, independent) of `spec`'s windows (`Scenario.Sequences`: count, jobs, seed, placement) in
+    positions [lo, hi). Windows that could not all be disjoint are refused with the numbers unless the placement is
+    `overlapping`; `random` draws as `choose_starts` on data[lo:hi]; `disjoint` tiles the zone and picks `count` of
+    its slots with the seed (a seeded shift spreads the
+    spare jobs)."""
+    import numpy as np
+
+    room, need = hi - lo, spec.count * spec.jobs
+    if spec.jobs > room:
+        raise ValueError(f"{where}: sequences of {spec.jobs:,} jobs do not fit its {room:,} jobs (positions "
+                         f"{lo}..{hi - 1})")
+    if need > room and spec.placement != "overlapping":
+        raise ValueError(f"{where}: {spec.count} disjoint windows of {spec.jobs:,} jobs need {need:,} jobs; it holds "
+                         f"{room:,} (positions {lo}..{hi - 1}), room for {room // spec.jobs}: ask for fewer or shorter "
+                         f"windows, or say `placement: overlapping` (fewer independent samples)")
+    rng = np.random.default_rng(spec.seed)
+    if spec.placement == "disjoint":
+        slots = room // spec.jobs
+        shift = int(rng.integers(0, room - slots * spec.jobs + 1))
+        chosen = sorted(int(i) for i in rng.choice(slots, size=spec.count, replace=False))
+        return [lo + shift + i * spec.jobs for i in chosen], False, spec.count
+    from schedrl.workload.sampling import choose_starts
+
+    starts = [lo + s for s in choose_starts(data[lo:hi], spec.jobs, spec.count, spec.seed, warn=lambda m: None)]
+    return starts, need > room, independent_windows(len(starts), spec.jobs, room)
+
+
 def sequences(scenario: Scenario, data, part: str = "evaluation") -> Sequences:
-    """The scenario's fixed sequences of `part` (`validation` or `evaluation`) on `data` (from `load`)."""
+    """The scenario's fixed sequences of `part` (`validation` or `evaluation`) on `data` (from `load`; ignored where
+    the evaluation has a trace of its own: `Sequences.data` is the workload the starts index)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, got {part!r}")
     spec = getattr(scenario, part)
@@ -103,32 +162,32 @@ def sequences(scenario: Scenario, data, part: str = "evaluation") -> Sequences:
         # validation and evaluation seeds never coincide: the evaluation's are salted
         salt = 0 if part == "validation" else 20_000
         return Sequences(part, held_out_seeds(spec.count, salt + spec.seed), scenario.dtsim_config().simu_len)
-    from schedrl.workload.sampling import choose_starts
-
-    lo, hi = scenario.split.zone(len(data), validation=(part == "validation"))
-    if spec.jobs > hi - lo:
-        raise ValueError(f"scenario {scenario.name!r}: {part} sequences of {spec.jobs} jobs do not fit its {hi - lo} "
-                         f"{part} jobs (positions {lo}..{hi - 1} of {data.name!r})")
-    starts = [lo + s for s in choose_starts(data[lo:hi], spec.jobs, spec.count, spec.seed, warn=lambda m: None)]
-    return Sequences(part, starts, spec.jobs, overlapping=len(starts) * spec.jobs > hi - lo,
-                     independent=independent_windows(len(starts), spec.jobs, hi - lo))
+    data = part_data(scenario, data, part)
+    lo, hi = zone(scenario, data, part)
+    where = (f"scenario {scenario.name!r}: its {part} " + (f"trace {spec.trace!r}" if spec.trace else
+                                                          f"zone of {data.name!r}"))
+    starts, overlapping, independent = window_starts(spec, data, lo, hi, where)
+    return Sequences(part, starts, spec.jobs, overlapping=overlapping, independent=independent, data=data,
+                     zone=(lo, hi), source=spec.trace)
 
 
 def pinned_starts(scenario: Scenario) -> list[int] | None:
     """The evaluation sequences a training run on `scenario` pins as its final table's start positions (`schedrl
     train --scenario` passes them as `--eval-starts`): a trace scenario's fixed starts; None on a generated scenario,
-    whose seeds the agent's judge draws from the count of sequences the scenario gives it."""
-    if scenario.generated:
+    whose seeds the agent's judge draws from the count of sequences the scenario gives it, and where the evaluation
+    comes from a trace of its own (the run's final table stays on its agent's held-out split)."""
+    if scenario.generated or scenario.evaluation.trace is not None:
         return None
     return sequences(scenario, load(scenario), "evaluation").ids
 
 
 def describe(scenario: Scenario, seqs: Sequences, n_jobs: int) -> str:
     """One line saying which scenario (and definition) and which of its sequences a table is on."""
-    lo, hi = scenario.split.zone(n_jobs)
+    lo, hi = seqs.zone or scenario.split.zone(n_jobs)
+    where = f"trace {seqs.source}" if seqs.source else "its evaluation zone"
     return (f"scenario {scenario.name} (definition {scenario.sha256()[:12]}): {len(seqs.ids)} sequences of "
-            f"{seqs.length} jobs from its evaluation zone, positions {lo}..{hi - 1}"
-            + (" (overlapping)" if seqs.overlapping else ""))
+            f"{seqs.length} jobs from {where}, positions {lo}..{hi - 1}"
+            + (f" (overlapping: {seqs.independent} independent)" if seqs.overlapping else ""))
 
 
 def run_policy(policy, sim):
@@ -158,6 +217,7 @@ def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: s
     choice of the backfilled job), or sees the cluster otherwise (DeepRM's pre-run estimates)."""
     data = load(scenario) if data is None else data
     seqs = sequences(scenario, data, part)
+    data = seqs.data if seqs.data is not None else data
     out = Scores(scenario, seqs)
     methods: list[tuple[str, Callable[[int], Any], Any]] = []
     if baselines:

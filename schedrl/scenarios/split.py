@@ -43,15 +43,14 @@ class Split:
     train_fraction: float = 0.7
     """Training draws from the first `train_fraction` of the cleaned trace (1: the whole trace, no held-out part)."""
     validation_share: float = VALIDATION_SHARE
-    """Share of the held-out part (its first jobs) for validation; evaluation takes the rest."""
+    """Share of the held-out part (its first jobs) for validation; evaluation takes the rest (1: all of it is
+    validation, allowed only where the evaluation has a trace of its own, `Scenario` checks)."""
 
     def __post_init__(self) -> None:
         for name in ("train_fraction", "validation_share"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
                 raise ValueError(f"split.{name} must be a number in (0, 1], got {value!r}")
-        if self.validation_share >= 1 and self.train_fraction < 1:
-            raise ValueError("split.validation_share must leave jobs for evaluation (< 1)")
 
     def training_range(self, n_jobs: int) -> tuple[int, int]:
         return 0, training_end(self.train_fraction, n_jobs)

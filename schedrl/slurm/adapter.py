@@ -1,11 +1,13 @@
 """`Adapter`: a policy ordering one Slurm partition's queue, one cycle at a time.
 
 Each cycle reads squeue and sinfo (`snapshot.Snapshot`), puts the guard's starving jobs first (`guard`), asks the
-policy for its top K (`order.OrderWorker`), and, live, sets the nice values that make Slurm's own scheduler, its
-backfilling left on, start jobs in that order (`mechanism.NiceBands`). Modes:
+policy for its top K (`order.OrderWorker`), and, live, adds the bonuses to the site factors (or, `--handle nice`,
+the nice values) that make Slurm's own scheduler, its backfilling left on, start jobs in that order
+(`mechanism.NiceBands`), marking each job it changes (`marks`). Modes:
 
-- `live`: holds the cluster's lock (`lock.ClusterLock`), writes its lease before every batch of changes
-  (`lease.Lease`), records every change (`audit.AuditLog`), and changes at most `max_changes_per_minute`;
+- `live`: holds the cluster's lock on Slurm's side (`lock.SlurmLock`, a held lock job, besides the state
+  directory's flock), writes its lease before every batch of changes (`lease.Lease`), records every change
+  (`audit.AuditLog`), and changes at most `max_changes_per_minute`;
 - `shadow`: changes nothing; the cycle log records each snapshot, the order and what Slurm started;
 - `dry-run`: changes nothing and prints the changes a live cycle would make.
 
@@ -17,7 +19,7 @@ above the rest, in an order that was the policy's; they never lower a job. If th
 jobs start first, as last ordered, and leave the queue, and Slurm's own order is all that remains: no job waits
 behind more than K jobs it would not have waited behind without the adapter. Nothing can starve, because nothing
 is ever pushed down. Once the lease expires, `schedrl slurm reset --expired` (cron or a systemd timer) gives every
-job still pending its own nice value back (`restore`); an adapter started again instead takes the jobs over from the
+job still pending its own site factor back (`restore`); an adapter started again instead takes the jobs over from the
 state file and goes on ordering (it restores those its order leaves out).
 """
 
@@ -33,16 +35,20 @@ from schedrl.slurm.audit import AuditLog
 from schedrl.slurm.client import SlurmClient, SlurmError
 from schedrl.slurm.cyclelog import CycleLog
 from schedrl.slurm.lease import Lease, LeaseError
-from schedrl.slurm.lock import ClusterLock
-from schedrl.slurm.mechanism import Change, NiceBands
+from schedrl.slurm import marks
+from schedrl.slurm.lock import LOCK_NAME, ClusterLock, LockError, LockLost, SlurmLock, lease_alive
+from schedrl.slurm.mechanism import FIELD, HANDLES, Change, NiceBands
+from schedrl.slurm.model import config_subset
 from schedrl.slurm.order import OrderWorker, check_machine, warm_up
-from schedrl.slurm.snapshot import Snapshot, SnapshotError
+from schedrl.slurm.snapshot import Snapshot, SnapshotError, parse_sinfo
 
 MODES = ("live", "shadow", "dry-run")
 GONE = ("already finished", "no longer pending", "Invalid job id")
 """scontrol's refusals for a job that started or ended since the snapshot: nothing to do, nothing to report."""
 ALONE_LINES = 20
 """Left-alone jobs named per cycle; past that, one line counts the rest (the cycle log has them all)."""
+SLOW_S = 2.0
+"""A cycle whose Slurm commands took longer than this says so (slurmctld slow, or down and retried by the client)."""
 
 
 def default_state_dir() -> Path:
@@ -74,7 +80,11 @@ class AdapterOptions:
     trained_cpus: int | None = None
     """The policy's training machine in CPUs, where its run record's trace cannot be loaded here."""
     band_step: int | None = None
-    """Nice bands this far apart instead of the priority weights' sum + 2."""
+    """Bands this far apart instead of ceil(bonus_scale (the priority weights' sum + 2))."""
+    handle: str = "site-factor"
+    """The job field the bonuses go to: `site-factor` (SiteFactor=) or `nice` (Nice=, the fallback)."""
+    bonus_scale: float = 1.0
+    """How much the policy may outweigh Slurm's other factors: bands ceil(scale (W + 2)) apart; >= 1 is strict."""
     state_dir: Path = field(default_factory=default_state_dir)
     """The lock, the lease and the audit log."""
     log: Path | None = None
@@ -89,6 +99,10 @@ class AdapterOptions:
             raise ValueError(f"--top must be >= 1, got {self.top}")
         if self.interval_s <= 0 or self.policy_timeout_s <= 0 or self.lease_s <= 0:
             raise ValueError("--interval, --policy-timeout and --lease must be positive")
+        if self.handle not in HANDLES:
+            raise ValueError(f"--handle must be one of {', '.join(HANDLES)}; got {self.handle!r}")
+        if not (self.bonus_scale > 0 and self.bonus_scale < float("inf")):
+            raise ValueError(f"--bonus-scale must be a positive number; got {self.bonus_scale}")
 
 
 class RateLimit:
@@ -107,15 +121,26 @@ class RateLimit:
         return granted
 
 
-def apply(client: SlurmClient, lease: Lease, audit: AuditLog, changes: list[Change], mode: str = "live"
-          ) -> dict[int, str]:
-    """Write the lease (write-ahead), set the nice values in one scontrol batch, audit them; returns the refused
+def apply(client: SlurmClient, lease: Lease, audit: AuditLog, changes: list[Change], mode: str = "live",
+          lock: int | None = None, comments: dict[int, str] | None = None) -> dict[int, str]:
+    """Write the lease (write-ahead), set the values in one scontrol batch (with each job's mark in its
+    AdminComment where `lock` is given: `comments` are the jobs' AdminComments now), audit them; returns the refused
     (job -> scontrol's reason), leaving out jobs that started or ended since the snapshot."""
+    field = FIELD[lease.handle]
     for c in changes:
-        lease.original.setdefault(c.job, c.old)
+        lease.original.setdefault(c.job, c.old if c.own is None else c.own)
         lease.set[c.job] = c.new
     lease.save()
-    refused = client.set_nice([(c.job, c.new) for c in changes])
+    lines = []
+    for c in changes:
+        comment = None
+        if comments is not None and c.job in comments and marks.writable(comments[c.job]):
+            own = lease.original.get(c.job, c.old)
+            mark = None if c.why in ("restore", "reset") or lock is None else marks.Mark(lock, field, own)
+            new = marks.with_mark(comments[c.job], mark)
+            comment = new if new != comments[c.job] else None
+        lines.append((c.job, c.new, comment))
+    refused = client.update(field, lines)
     audit.record(changes, refused, mode)
     for c in changes:
         if c.job in refused and not gone(refused[c.job]):
@@ -131,15 +156,26 @@ def gone(why: str) -> bool:
     return any(text in why for text in GONE)
 
 
+def current_values(client: SlurmClient, handle: str, jobs=None) -> dict[int, int]:
+    """The pending jobs' present values of the handle's field: site factors from sprio, nice values from squeue."""
+    if handle == "site-factor":
+        return client.site_factors()
+    jobs = _squeue_jobs(client) if jobs is None else jobs
+    return {j.job_id: j.nice for j in jobs if j.state == "PENDING"}
+
+
 def restore(client: SlurmClient, lease: Lease, audit: AuditLog, say: Callable[[str], None]) -> int:
-    """Give every pending job the adapter changed its own nice value back (`schedrl slurm reset`, a clean stop, an
-    expired lease); forget the jobs no longer pending. Returns the number of jobs restored."""
+    """Give every pending job the adapter changed its own value back (`schedrl slurm reset`, a clean stop, an
+    expired lease) and take its mark off; forget the jobs no longer pending. Returns the number of jobs restored."""
     jobs = {j.job_id: j for j in _squeue_jobs(client)}
-    changes = [Change(job, jobs[job].nice, nice, "reset") for job, nice in sorted(lease.original.items())
-               if job in jobs and jobs[job].state == "PENDING" and jobs[job].nice != nice]
-    gone = [job for job in lease.original if job not in jobs or jobs[job].state != "PENDING"]
+    values = current_values(client, lease.handle, list(jobs.values()))
+    pending = {job for job, j in jobs.items() if j.state == "PENDING" and job in values}
+    comments = client.admin_comments() if lease.original else {}
+    changes = [Change(job, values[job], own, "reset", own) for job, own in sorted(lease.original.items())
+               if job in pending and (values[job] != own or marks.parse(comments.get(job, ""))[1] is not None)]
+    gone = [job for job in lease.original if job not in pending]
     lease.forget(gone)
-    refused = apply(client, lease, audit, changes, "reset") if changes else {}
+    refused = apply(client, lease, audit, changes, "reset", None, comments) if changes else {}
     for job in [job for job in lease.original if job not in refused]:
         lease.forget([job])
     lease.expires = 0.0
@@ -183,31 +219,49 @@ class Adapter:
         self.log: CycleLog | None = None
         self.cluster = options.cluster or ""
         self.checked = False
+        self.slurm_lock: SlurmLock | None = None
+        self.lost = False
+        """The Slurm lock was lost (`LockLost`): stop without touching the order or the lock jobs."""
+        self.lock_jobs: set[int] = set()
+        """Lock jobs seen (held, never run): left out of the snapshot."""
 
     # --- lifecycle -------------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Read the configuration, take the lock (live), adopt an earlier adapter's lease; SlurmError,
-        MechanismError, LockError or LeaseError say why it cannot."""
+        """Read the configuration and the partition, check the policy's machine size, take the lock (live), adopt an
+        earlier adapter's lease; SlurmError, SnapshotError, PolicyMachineError, MechanismError, LockError or
+        LeaseError say why it cannot."""
         o = self.options
         config = self.client.config()
         self.cluster = o.cluster or config.get("ClusterName", "cluster")
+        # the machine-size check first, before anything is taken, and the warm-up on the partition's size
+        machine = parse_sinfo(self.client.sinfo(o.partition), o.partition)
+        line = check_machine(self.policy, machine.usable, o.size_tolerance, o.trained_cpus)
+        self.checked = True
         if o.mode != "shadow":
-            self.bands = NiceBands.for_config(config, o.top, o.band_step)
+            self.bands = NiceBands.for_config(config, o.top, o.band_step, o.bonus_scale, o.handle)
         self.lease = Lease.load(o.state_dir, self.cluster)
+        if self.lease.original and self.lease.handle != o.handle and o.mode == "live":
+            raise LeaseError(f"{self.lease.path}: the state file holds {FIELD[self.lease.handle]} values of "
+                             f"{len(self.lease.original)} job(s) set by an adapter with --handle {self.lease.handle}: "
+                             "run `schedrl slurm reset` first")
+        self.lease.handle = o.handle
         if o.mode == "live":
             self.lock = ClusterLock(o.state_dir, self.cluster).acquire(f"schedrl slurm run ({o.partition})")
-            if self.lease.held_elsewhere():
+            try:
+                self._take_slurm_lock()
+            except BaseException:
                 self.lock.release()
-                raise LeaseError(f"{self.lease.path}: the adapter on {self.lease.host} (pid {self.lease.pid}) holds "
-                                 f"the lease until {time.ctime(self.lease.expires)}: one adapter per cluster")
+                raise
             if self.lease.original:
                 was = "expired" if self.lease.expired() else "not expired"
                 self.say(f"continuing the order of an earlier adapter (pid {self.lease.pid} on {self.lease.host}, "
-                         f"lease {was}): {len(self.lease.original)} job(s) with nice values it set")
+                         f"lease {was}): {len(self.lease.original)} job(s) with {FIELD[o.handle]} values it set")
             self.audit = AuditLog(o.state_dir / f"{self.cluster}.audit.jsonl", self.cluster, o.partition)
+        if line:
+            self.say(line)
         try:
-            warm = warm_up(self.policy)
+            warm = warm_up(self.policy, machine.usable, machine.nodes)
             if warm > 1.0:
                 self.say(f"policy {self.policy_name}: first decision in {warm:.1f} s (compiling, loading)")
         except Exception as e:  # the cycles report it again, each leaving the order as it was
@@ -217,14 +271,47 @@ class Adapter:
             self.log.write({"kind": "header", "time": time.time(), "cluster": self.cluster,
                             "partition": o.partition, "policy": self.policy_name, "top": o.top, "mode": o.mode,
                             "interval": o.interval_s, "starvation_limit": o.starvation_limit_s,
-                            "band_step": self.bands.step if self.bands else None})
+                            "band_step": self.bands.step if self.bands else None,
+                            "handle": o.handle if o.mode != "shadow" else None,
+                            "slurm_config": config_subset(config)})
             self.log.flush()
         self.say(f"schedrl slurm {o.mode}: cluster {self.cluster}, partition {o.partition}, policy "
                  f"{self.policy_name}, top {o.top}, every {o.interval_s:g} s"
-                 + (f", nice bands {self.bands.step:,} apart" if self.bands else ""))
+                 + (f", {self.bands.field} bonuses {self.bands.step:,} apart (up to {self.bands.ceiling:,})"
+                    if self.bands else "")
+                 + (f", lock job {self.slurm_lock.job}" if self.slurm_lock else ""))
+
+    def _take_slurm_lock(self) -> None:
+        """The cluster's lock on Slurm's side, then the marks: a live foreign mark refuses, the marks of dead
+        adapters are taken over (their own values kept)."""
+        o = self.options
+        self.slurm_lock = SlurmLock(self.client, self.cluster, o.partition, o.lease_s, o.state_dir).acquire()
+        mine = self.slurm_lock.job
+        try:
+            locks = self.client.lock_jobs(LOCK_NAME)
+            self.lock_jobs = {j[0] for j in locks}
+            live = {j[0] for j in locks if lease_alive(j[2], time.time())} - {mine}
+            field = FIELD[o.handle]
+            adopted = 0
+            for job, comment in self.client.admin_comments().items():
+                mark = marks.parse(comment)[1]
+                if mark is None or mark.lock == mine:
+                    continue
+                if mark.lock in live:
+                    raise LockError(f"cluster {self.cluster}: job {job} carries the mark of the live adapter of lock "
+                                    f"job {mark.lock} ({marks.PREFIX}...): one adapter per cluster")
+                if mark.field == field and job not in self.lease.original:
+                    self.lease.original[job] = mark.own
+                    adopted += 1
+            if adopted:
+                self.say(f"continuing the order of an earlier adapter: {adopted} pending job(s) carry the marks of "
+                         f"lock jobs no longer live; their own {field} values are kept")
+        except BaseException:
+            self.slurm_lock.release()
+            raise
 
     def stop(self, restore_order: bool = True) -> None:
-        """End cleanly: live, give the jobs their own nice values back (unless `restore_order` is False) and
+        """End cleanly: live, give the jobs their own values back (unless `restore_order` is False) and
         release the lock."""
         self.worker.close()
         if self.log is not None:  # the starts and ends since the last cycle, for the report
@@ -233,22 +320,29 @@ class Adapter:
             except (SlurmError, SnapshotError):
                 pass
         try:
-            if self.options.mode == "live" and self.lease is not None and restore_order:
+            if self.options.mode == "live" and self.lease is not None and restore_order and not self.lost:
                 restored = restore(self.client, self.lease, self.audit, self.say) if self.lease.original else 0
-                self.say(f"stopped: {restored} pending job(s) back to their own nice values")
+                self.say(f"stopped: {restored} pending job(s) back to their own {FIELD[self.options.handle]} values")
         except SlurmError as e:
             self.say(f"stopped without restoring ({e}); `schedrl slurm reset` restores them")
         finally:
             if self.log is not None:
                 self.log.close()
+            if self.slurm_lock is not None and not self.lost:
+                try:
+                    self.slurm_lock.release()
+                except SlurmError:
+                    pass
             if self.lock is not None:
                 self.lock.release()
 
     def run(self, cycles: int | None = None, should_stop: Callable[[], bool] = lambda: False) -> None:
-        """Cycle every `interval_s` until `cycles` have run or `should_stop()`."""
+        """Cycle every `interval_s` until `cycles` have run or `should_stop()`; no wait after the last cycle."""
         next_at = time.monotonic()
         while (cycles is None or self.n < cycles) and not should_stop():
             self.cycle()
+            if cycles is not None and self.n >= cycles:
+                break
             next_at += self.options.interval_s
             while not should_stop() and time.monotonic() < next_at:
                 time.sleep(min(0.2, max(next_at - time.monotonic(), 0.0)))
@@ -259,24 +353,40 @@ class Adapter:
     def read(self) -> Snapshot:
         now = time.time()
         return Snapshot.read(self.client.squeue(), self.client.sinfo(self.options.partition), self.options.partition,
-                             now)
+                             now, ignore=frozenset(self.lock_jobs))
 
     def cycle(self) -> dict:
-        """One cycle; returns its record (as logged)."""
+        """One cycle; returns its record (as logged). LockLost (live) when another adapter holds the cluster."""
         self.n += 1
         o = self.options
         record: dict = {"kind": "cycle", "n": self.n, "time": time.time()}
+        t0 = time.monotonic()
         try:
+            if self.slurm_lock is not None:
+                try:
+                    self.slurm_lock.check()
+                except LockLost:
+                    self.lost = True
+                    raise
             snap = self.read()
         except (SlurmError, SnapshotError) as e:
-            self.say(f"cycle {self.n}: {e}; nothing changed this cycle")
+            self.say(f"cycle {self.n}: {e} (after {time.monotonic() - t0:.1f} s); nothing changed this cycle")
             return self._log({**record, "problem": str(e)})
+        slurm_s = time.monotonic() - t0
+        if slurm_s > SLOW_S:
+            self.say(f"cycle {self.n}: squeue and sinfo took {slurm_s:.1f} s (slurmctld slow, or unreachable and "
+                     "retried by Slurm's client)")
+        record["slurm_s"] = round(slurm_s, 3)
+        try:  # priorities as sprio shows them: the site factors (the handle), and each new job's fixed part
+            prio = self.client.sprio()
+        except SlurmError as e:
+            prio, record["sprio"] = None, str(e)
         if not self.checked:
             line = check_machine(self.policy, snap.machine.usable, o.size_tolerance, o.trained_cpus)
             self.checked = True
             if line:
                 self.say(line)
-        self._left_alone(snap)
+        self._left_alone(snap, self._static(prio))
         record.update(time=snap.time, usable=snap.machine.usable, free=snap.machine.idle, other=snap.other_cpus,
                       pending=len(snap.pending), running=len(snap.running),
                       slurm=[j.job_id for j in snap.pending[:o.top]])
@@ -295,12 +405,19 @@ class Adapter:
         self.previous = order
         record.update(order=order, guard=first)
         if o.mode != "shadow":
-            record.update(self._enforce(snap, order, frozenset(first)))
+            record.update(self._enforce(snap, order, frozenset(first), prio, record.get("sprio")))
         return self._log(record)
 
-    def _left_alone(self, snap: Snapshot) -> None:
+    def _static(self, prio) -> dict[int, float] | None:
+        """Job -> its priority less the weighted age and less the adapter's own bonus (the part that stays)."""
+        if prio is None:
+            return None
+        own = self.lease.original if self.lease is not None and self.options.handle == "site-factor" else {}
+        return {job: float(p - age - (site - own[job] if job in own else 0)) for job, (p, age, site) in prio.items()}
+
+    def _left_alone(self, snap: Snapshot, static: dict[int, float] | None = None) -> None:
         if self.log is not None:
-            new = self.log.jobs(snap)
+            new = self.log.jobs(snap, static)
         else:
             seen = getattr(self, "_alone_seen", set())
             new = [(j.job_id, why) for j, why in snap.left_alone if (j.job_id, why) not in seen]
@@ -312,25 +429,33 @@ class Adapter:
             self.say(f"... and {len(new) - ALONE_LINES} more job(s) left alone this cycle"
                      + (f" (all in {self.options.log})" if self.log is not None else ""))
 
-    def _enforce(self, snap: Snapshot, order: list[int], guarded: frozenset[int]) -> dict:
-        """The nice changes that put `order` first: printed (dry run) or applied (live)."""
-        lease = self.lease
-        nice_now = {j.job_id: j.nice for j in snap.pending}
-        alive = {j.job_id for j in snap.pending} | {j.job_id for j, _ in snap.left_alone}
+    def _enforce(self, snap: Snapshot, order: list[int], guarded: frozenset[int], prio=None,
+                 problem: str | None = None) -> dict:
+        """The changes that put `order` first: printed (dry run) or applied (live)."""
+        lease, field = self.lease, self.bands.field
+        if self.options.handle == "site-factor":
+            if prio is None:
+                self.say(f"cycle {self.n}: {problem}; nothing changed this cycle")
+                return {"changes": 0, "applied": 0, "problem": problem}
+            values = {job: site for job, (_, _, site) in prio.items()}
+        else:
+            values = {j.job_id: j.nice for j in snap.pending}
+        pending = {j.job_id for j in snap.pending}
+        value_now = {job: v for job, v in values.items() if job in pending}
+        order = [job for job in order if job in value_now]
+        alive = pending | {j.job_id for j, _ in snap.left_alone}
         if self.options.mode == "live":
             lease.forget([job for job in list(lease.original) if job not in alive])
-            for job in [job for job in lease.set if job in nice_now and nice_now[job] != lease.set[job]]:
-                self.say(f"cycle {self.n}: job {job}'s nice was changed outside the adapter "
-                         f"({lease.set[job]} -> {nice_now[job]}): taken as its own")
-                lease.original[job] = nice_now[job]
-                lease.set[job] = nice_now[job]
-        original = {job: nice for job, nice in lease.original.items() if job in nice_now}
-        for job in order:
-            original.setdefault(job, nice_now[job])
-        changes = self.bands.plan(order, nice_now, original, guarded)
+            for job in [job for job in lease.set if job in value_now and value_now[job] != lease.set[job]]:
+                self.say(f"cycle {self.n}: job {job}'s {field} was changed outside the adapter "
+                         f"({lease.set[job]} -> {value_now[job]}): adopted as its own, the bonus goes on top")
+                lease.original[job] = value_now[job]
+                lease.set[job] = value_now[job]
+        own = {job: value for job, value in lease.original.items() if job in value_now}
+        changes = self.bands.plan(order, value_now, own, guarded)
         if self.options.mode == "dry-run":
             for c in changes:
-                self.say(f"would set job {c.job}: nice {c.old} -> {c.new} ({c.why})")
+                self.say(f"would set job {c.job}: {field} {c.old} -> {c.new} ({c.why})")
             self.say(f"cycle {self.n}: dry run: {len(changes)} change(s) not applied")
             return {"changes": len(changes), "applied": 0}
         granted = self.limit.take(len(changes))
@@ -339,12 +464,19 @@ class Adapter:
                      f"{len(changes) - granted} change(s) wait for the next cycle")
         lease.renew(self.options.partition, self.options.lease_s)
         try:
-            refused = apply(self.client, lease, self.audit, changes[:granted])
+            comments = self.client.admin_comments() if granted else {}
+            refused = apply(self.client, lease, self.audit, changes[:granted], "live",
+                            self.slurm_lock.job if self.slurm_lock else None, comments)
         except SlurmError as e:
             self.say(f"cycle {self.n}: {e}; the order may be partly applied (the lease names every job)")
             return {"changes": len(changes), "applied": 0, "problem": str(e)}
         if refused:
             self.say(f"cycle {self.n}: scontrol refused {len(refused)} of {granted} change(s): {_refusals(refused)}")
+        if getattr(self.client, "marks_refused", 0) and not getattr(self, "_marks_said", False):
+            self._marks_said = True
+            self.say(f"cycle {self.n}: slurmctld refused the marks in AdminComment (AdminLevel=Administrator, root or "
+                     "the SlurmUser may write it; this account may set site factors only): the jobs are changed "
+                     "unmarked, the lock job still holds the cluster, and `reset` needs this state directory")
         return {"changes": len(changes), "applied": granted - len(refused), "refused": len(refused),
                 "applied_at": time.time()}
 
@@ -355,4 +487,5 @@ class Adapter:
         return record
 
 
-__all__ = ["Adapter", "AdapterOptions", "MODES", "RateLimit", "apply", "default_state_dir", "restore"]
+__all__ = ["Adapter", "AdapterOptions", "LockLost", "MODES", "RateLimit", "apply", "current_values",
+           "default_state_dir", "restore"]

@@ -1,4 +1,5 @@
-"""`AuditLog`: every nice value the adapter changes, one JSON line each, appended and flushed as it happens.
+"""`AuditLog`: every value (site factor or nice) the adapter changes, one JSON line each, appended and flushed as it
+happens.
 
 A line: `{"time", "cluster", "partition", "job", "from", "to", "why", "pid", "host", "mode", "result"}` with
 `why` one of `rank N`, `guard`, `restore`, `reset`, and `result` `ok` or scontrol's refusal. Dry runs and shadow

@@ -4,7 +4,9 @@ Kinds of line:
 
 - `header`: cluster, partition, policy, top K, mode, the partition's usable CPUs;
 - `job`: a job of the partition at first sight (jobs that had ended before the log began are history, left out):
-  submit, CPUs, time limit (s), base priority (Slurm's priority plus the nice value: its priority without any nice);
+  submit, CPUs, time limit (s), base priority (Slurm's priority plus the nice value: its priority without any nice),
+  and where sprio answered, `static`: its priority less the weighted age factor and less any bonus of the adapter
+  (the part of its priority that stays while it waits, for `model.SlurmModel`);
 - `started`, `ended`: when a job started, when it ended (`exact` false: it vanished from squeue between cycles,
   and the cycle's time stands in for its end);
 - `alone`: a pending job left alone and why (once per job and reason);
@@ -65,7 +67,14 @@ class CycleLog:
                 elif kind == "header" and self.since is None:
                     self.since = rec["time"]
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        torn = False
+        if self.path.exists() and self.path.suffix != ".gz" and self.path.stat().st_size:
+            with open(self.path, "rb") as f:  # a killed adapter's torn last line: end it, so the next record stands
+                f.seek(-1, 2)
+                torn = f.read(1) != b"\n"
         self._file = _open(self.path, "a")
+        if torn:
+            self._file.write("\n")
 
     def write(self, record: dict) -> None:
         self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
@@ -76,9 +85,9 @@ class CycleLog:
     def close(self) -> None:
         self._file.close()
 
-    def jobs(self, snapshot: Snapshot) -> list[tuple[int, str]]:
-        """Log the partition's new jobs, starts, ends and newly left-alone jobs; returns the (job, why) pairs left
-        alone that were not logged before."""
+    def jobs(self, snapshot: Snapshot, static: dict[int, float] | None = None) -> list[tuple[int, str]]:
+        """Log the partition's new jobs, starts, ends and newly left-alone jobs (`static`: job -> the fixed part of
+        its priority, from sprio); returns the (job, why) pairs left alone that were not logged before."""
         now = snapshot.time
         if self.since is None:
             self.since = now
@@ -87,8 +96,11 @@ class CycleLog:
                 continue
             if job.job_id not in self.seen:
                 self.seen.add(job.job_id)
-                self.write({"kind": "job", "job": job.job_id, "submit": job.submit, "cpus": job.cpus,
-                            "limit": snapshot.limit_of(job), "priority": job.priority + job.nice, "seen": now})
+                rec = {"kind": "job", "job": job.job_id, "submit": job.submit, "cpus": job.cpus,
+                       "limit": snapshot.limit_of(job), "priority": job.priority + job.nice, "seen": now}
+                if static is not None and job.job_id in static:
+                    rec["static"] = static[job.job_id]
+                self.write(rec)
         for job in (*snapshot.running, *snapshot.finished):
             if job.job_id in self.seen and job.job_id not in self.started and job.start is not None:
                 self.started.add(job.job_id)

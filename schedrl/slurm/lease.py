@@ -1,9 +1,10 @@
-"""`Lease`: the state file of a live adapter: the nice values it set, the originals, and until when it holds them.
+"""`Lease`: the state file of a live adapter: the values it set (site factors, or nice values), the jobs' own, and
+until when it holds them.
 
 Written before every batch of changes (write-ahead), so whatever happens between the file and scontrol, the file
-names every job the adapter may have changed and the nice value to give back. The lease is renewed every cycle;
+names every job the adapter may have changed and the value to give back. The lease is renewed every cycle;
 once it has expired, nobody maintains the order any more, and `schedrl slurm reset --expired` (from cron or a
-systemd timer) gives every job its own nice value back (`adapter.restore`), unless an adapter started again has
+systemd timer) gives every job its own value back (`adapter.restore`), unless an adapter started again has
 taken the jobs over.
 """
 
@@ -33,9 +34,11 @@ class Lease:
     expires: float = 0.0
     """Epoch seconds after which the order is no longer maintained."""
     original: dict[int, int] = field(default_factory=dict)
-    """Job -> its nice value before the adapter first changed it."""
+    """Job -> its own value of the handle's field (before the bonus; adopted anew when someone else changes it)."""
     set: dict[int, int] = field(default_factory=dict)
-    """Job -> the nice value the adapter last set (or is about to set)."""
+    """Job -> the value the adapter last set (or is about to set)."""
+    handle: str = "nice"
+    """The field the values are of: `site-factor` or `nice` (state files written before the site factor: nice)."""
 
     @classmethod
     def path_for(cls, state_dir: str | Path, cluster: str) -> Path:
@@ -52,10 +55,10 @@ class Lease:
             return cls(path, data["cluster"], data.get("partition", ""), int(data.get("pid", 0)),
                        data.get("host", ""), float(data.get("expires", 0.0)),
                        {int(k): int(v) for k, v in data.get("original", {}).items()},
-                       {int(k): int(v) for k, v in data.get("set", {}).items()})
+                       {int(k): int(v) for k, v in data.get("set", {}).items()}, data.get("handle", "nice"))
         except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as e:
             raise LeaseError(f"{path}: unreadable state file ({type(e).__name__}: {e}); the audit log next to it has "
-                             "every nice value the adapter changed") from None
+                             "every value the adapter changed") from None
 
     def expired(self, now: float | None = None) -> bool:
         return (time.time() if now is None else now) > self.expires
@@ -74,7 +77,7 @@ class Lease:
         tmp = self.path.with_suffix(f".tmp{os.getpid()}")
         data = {"cluster": self.cluster, "partition": self.partition, "pid": self.pid, "host": self.host,
                 "expires": self.expires, "original": {str(k): v for k, v in sorted(self.original.items())},
-                "set": {str(k): v for k, v in sorted(self.set.items())}}
+                "set": {str(k): v for k, v in sorted(self.set.items())}, "handle": self.handle}
         with open(tmp, "w") as f:
             json.dump(data, f)
             f.flush()

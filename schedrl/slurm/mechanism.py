@@ -1,27 +1,33 @@
-"""How an order reaches Slurm: a negative nice value per ranked job, in bands above Slurm's own priorities.
+"""How an order reaches Slurm: a bonus added to each ranked job's site factor (or, as a fallback, its nice value).
 
-Why Nice= (scontrol(1), Slurm 22.05):
+The handle: `SiteFactor` (scontrol(1), Slurm 22.05: "the job's admin priority factor in the range of
++/-2147483645. Only privileged users can modify the value"; sprio's SITE column, `%S`). priority/multifactor adds
+it to the weighted factors (age, fair share, job size, partition, QOS, association, TRES) and subtracts the nice
+value; it is there for exactly this: a site's own say in a job's priority. The adapter adds its bonus to the site
+factor it finds on a job (the job's own, usually 0) and sets `own + bonus`; a value someone else sets meanwhile is
+adopted as the job's new own (`Adapter` says so), so an admin's site factor keeps acting beside the policy's bonus;
+users' nice values are never touched. `reset` sets every job back to its own. Refused where
+PrioritySiteFactorPlugin is set: that plugin rewrites every pending job's site factor each cycle.
 
-- `scontrol update JobId=J Priority=P` sets an explicit priority, which "clears any previously set nice value and
-  removes the priority/multifactor plugin's ability to manage a job's priority"; only a hold and a release give it
-  back. An order kept that way must be undone job by job, with a hold/release that other tools see, and a job left
-  with an explicit priority by a killed adapter keeps it for ever. Under priority/basic every job's priority is a
-  decreasing counter near 4.29e9 (2^32 - 1 minus the submit count), so explicit values would also have to be chosen
-  against that counter.
-- `Nice=N` is an adjustment that priority/multifactor subtracts from the priority it computes, and keeps
-  recomputing the other factors (age, fair share, size, partition, QOS, TRES). Negative values (privileged users
-  only: root, SlurmUser or an AdminLevel=Operator account) raise a job; the range is +/- 2147483645.
+The fallback handle `nice` (`--handle nice`, for clusters where SiteFactor cannot be set): the bonus is subtracted
+from the job's own nice value (own - bonus), which users see and may change; they are adopted the same way.
+
+Why not `Priority=N`: it "clears any previously set nice value and removes the priority/multifactor plugin's ability
+to manage a job's priority"; only a hold and a release give it back, and a job left with an explicit priority by a
+killed adapter keeps it for ever.
 
 The bands: multifactor's priority is sum(weight_i * factor_i) with every factor in [0, 1] (PriorityFlags without
-NO_NORMAL_*, no site factor), so two jobs' priorities differ by at most W = the sum of the PriorityWeight* values.
-A ranked job gets nice -bonus, with bonuses strictly decreasing along the order, at least `step` = W + 2 apart,
-and the lowest at least `step`: then the ranked jobs come first, in the policy's order, whatever their factors do,
-and the unranked ones keep Slurm's order behind them. The adapter needs PriorityType=priority/multifactor.
+NO_NORMAL_*), so two jobs' weighted factors differ by at most W = the sum of the PriorityWeight* values. Ranked jobs
+get bonuses strictly decreasing along the order, at least `step` apart, the lowest at least `step`, where
+`step` = ceil(scale * (W + 2)) (`--bonus-scale`, default 1). With scale >= 1 (strict) the ranked jobs come first
+in the policy's order whatever their weighted factors say, and the unranked ones keep Slurm's order behind them;
+with scale < 1 the factors (fair share first) may overturn ranks: two ranked jobs d ranks apart swap only if their
+weighted factors differ by more than d * step. The largest bonus is `ceiling` (64 (K + 1) steps, at most half the
+site factor range). A site factor the site itself set adds to the bonus and keeps its effect.
 
 Changes are few: the longest run of ranked jobs whose bonuses are already in order keeps them (jobs starting from
-the head change nothing), a job entering the order gets a bonus spaced evenly between its neighbours' (bonuses
-range up to half the nice range, so entries find room for a long time before the bands are laid out afresh), and
-a job that leaves the order gets its own nice value back.
+the head change nothing), a job entering the order gets a bonus spaced evenly between its neighbours', and a job
+that leaves the order gets its own value back.
 """
 
 from __future__ import annotations
@@ -32,7 +38,14 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 NICE_MAX = 2147483645
-"""scontrol(1): the nice adjustment range is +/- 2147483645."""
+"""scontrol(1): the nice and the site factor ranges are +/- 2147483645."""
+HANDLES = ("site-factor", "nice")
+"""The job fields an order can be set through: `site-factor` (SiteFactor=, the default) or `nice` (Nice=)."""
+FIELD = {"site-factor": "SiteFactor", "nice": "Nice"}
+SIGN = {"site-factor": 1, "nice": -1}
+"""A bonus raises the site factor and lowers the nice value."""
+ROOM = 64
+"""The ceiling is this many steps per ranked job: room for entries between neighbours before a fresh layout."""
 WEIGHTS = ("PriorityWeightAge", "PriorityWeightAssoc", "PriorityWeightFairShare", "PriorityWeightJobSize",
            "PriorityWeightPartition", "PriorityWeightQOS")
 GAP = 3
@@ -55,11 +68,13 @@ class Change:
     new: int
     why: str
     """`rank 3`, `guard`, `restore` (left the order), `reset`."""
+    own: int | None = None
+    """The job's own value (what `restore` and `reset` give back), for its mark."""
 
 
-def priority_spread(config: Mapping[str, str]) -> int:
+def priority_spread(config: Mapping[str, str], handle: str = "nice") -> int:
     """W: how far apart multifactor can put two jobs (the sum of the priority weights); MechanismError where the
-    configuration cannot be ordered by nice values."""
+    configuration cannot be ordered through `handle`."""
     kind = config.get("PriorityType", "")
     if kind != "priority/multifactor":
         raise MechanismError(f"PriorityType is {kind or 'unset'}: nice values order jobs only under "
@@ -68,7 +83,12 @@ def priority_spread(config: Mapping[str, str]) -> int:
     if "NO_NORMAL" in flags:
         raise MechanismError(f"PriorityFlags={flags}: unnormalised factors have no bound the bands could exceed; "
                              "drop the NO_NORMAL_* flags or give --band-step")
-    if config.get("PrioritySiteFactorPlugin", "(null)") not in ("(null)", ""):
+    plugin = config.get("PrioritySiteFactorPlugin", "(null)")
+    if plugin not in ("(null)", "") and handle == "site-factor":
+        raise MechanismError(f"PrioritySiteFactorPlugin={plugin} rewrites every pending job's site factor: the "
+                             "adapter cannot add its bonus to it; unset the plugin, or use --handle nice with "
+                             "--band-step larger than the largest site factor plus the weights")
+    if plugin not in ("(null)", ""):
         raise MechanismError("PrioritySiteFactorPlugin is set: its factor has no bound the bands could exceed; "
                              "give --band-step larger than the largest site factor plus the weights")
     total = 0.0
@@ -84,25 +104,39 @@ def priority_spread(config: Mapping[str, str]) -> int:
 
 @dataclass(frozen=True)
 class NiceBands:
-    """Nice values that put ranked jobs first, in order, above priorities that differ by less than `step`."""
+    """Bonuses that put ranked jobs first, in order, above priorities that differ by less than `step`; `handle` says
+    which job field carries them (`SiteFactor` = own + bonus, `Nice` = own - bonus)."""
 
     k: int
     step: int
     ceiling: int = CEILING
+    handle: str = "nice"
     """The largest bonus set: far above the bands K jobs need, so jobs entering the order find room between their
     neighbours' bonuses (each entry halves a gap) and the bands are rarely laid out afresh."""
 
     def __post_init__(self) -> None:
+        if self.handle not in HANDLES:
+            raise ValueError(f"handle must be one of {', '.join(HANDLES)}; got {self.handle!r}")
         if self.k < 1 or self.step < 1:
             raise ValueError(f"NiceBands needs k >= 1 and step >= 1, got {self.k}, {self.step}")
         if GAP * (self.k + 1) * self.step > min(self.ceiling, NICE_MAX):
-            raise MechanismError(f"--top {self.k} with bands {self.step:,} apart needs bonuses past Slurm's nice "
-                                 f"range ({NICE_MAX:,}): lower --top or the priority weights")
+            raise MechanismError(f"--top {self.k} with bands {self.step:,} apart needs bonuses past Slurm's "
+                                 f"{FIELD[self.handle]} range ({NICE_MAX:,}): lower --top, --bonus-scale or the "
+                                 "priority weights")
+
+    @property
+    def field(self) -> str:
+        return FIELD[self.handle]
 
     @classmethod
-    def for_config(cls, config: Mapping[str, str], k: int, step: int | None = None) -> "NiceBands":
-        """Bands for this slurm configuration (`scontrol show config`): `step` = W + 2 unless given."""
-        return cls(k, priority_spread(config) + 2 if step is None else int(step))
+    def for_config(cls, config: Mapping[str, str], k: int, step: int | None = None, scale: float = 1.0,
+                   handle: str = "nice") -> "NiceBands":
+        """Bands for this slurm configuration (`scontrol show config`): `step` = ceil(scale (W + 2)) unless given;
+        the ceiling 64 (K + 1) steps (at most half the range)."""
+        if not scale > 0 or not math.isfinite(scale):
+            raise ValueError(f"--bonus-scale must be a positive number, got {scale}")
+        step = max(1, math.ceil(scale * (priority_spread(config, handle) + 2))) if step is None else int(step)
+        return cls(k, step, min(CEILING, ROOM * (k + 1) * step), handle)
 
     def bonuses(self, order: Sequence[int], current: Mapping[int, int]) -> dict[int, int]:
         """Bonus per ranked job: strictly decreasing along `order`, at least `step` apart, the last at least `step`.
@@ -130,20 +164,25 @@ class NiceBands:
         spacing = self.ceiling // (len(order) + 1)
         return {job: (len(order) - r) * spacing for r, job in enumerate(order)}
 
-    def plan(self, order: Sequence[int], nice_now: Mapping[int, int], original: Mapping[int, int],
+    def plan(self, order: Sequence[int], value_now: Mapping[int, int], own: Mapping[int, int],
              guard: frozenset[int] = frozenset()) -> list[Change]:
-        """The changes that make Slurm's order start with `order`: `nice_now` the pending jobs' present nice values,
-        `original` the nice values of the jobs the adapter manages before it first changed them. Jobs that left the
-        order get their original back. Ranked jobs come first, top first, then the restores."""
-        current = {job: -nice for job, nice in nice_now.items() if job in original and nice < 0}
-        bonus = self.bonuses([j for j in order if j in nice_now], current)
+        """The changes that make Slurm's order start with `order`: `value_now` the pending jobs' present values of
+        the handle's field, `own` the own values of the jobs the adapter manages (before its bonus; a ranked job
+        missing here has its present value as its own). A ranked job gets own + bonus (site factor) or own - bonus
+        (nice); jobs that left the order get their own back. Ranked jobs come first, top first, then the restores."""
+        sign = SIGN[self.handle]
+        own = {**{job: value_now[job] for job in order if job in value_now}, **own}
+        current = {job: sign * (value - own[job]) for job, value in value_now.items()
+                   if job in own and sign * (value - own[job]) > 0}
+        bonus = self.bonuses([j for j in order if j in value_now], current)
         changes = []
         for r, job in enumerate(order, 1):
-            if job in bonus and nice_now[job] != -bonus[job]:
-                changes.append(Change(job, nice_now[job], -bonus[job], "guard" if job in guard else f"rank {r}"))
-        for job, nice in original.items():
-            if job not in bonus and job in nice_now and nice_now[job] != nice:
-                changes.append(Change(job, nice_now[job], nice, "restore"))
+            if job in bonus and value_now[job] != own[job] + sign * bonus[job]:
+                changes.append(Change(job, value_now[job], own[job] + sign * bonus[job],
+                                      "guard" if job in guard else f"rank {r}", own[job]))
+        for job, value in own.items():
+            if job not in bonus and job in value_now and value_now[job] != value:
+                changes.append(Change(job, value_now[job], value, "restore", value))
         return changes
 
 

@@ -47,14 +47,17 @@ def rank(policy, snapshot: Snapshot, k: int, first: Sequence[int] = ()) -> list[
     return order
 
 
-def warm_up(policy) -> float:
+def warm_up(policy, cpus: int = 2, nodes: int = 1) -> float:
     """Rank a two-job queue once (compiles the simulator's and the policy's code, loads a network's weights on first
-    use), so the first real cycle meets its time budget; returns the seconds it took."""
+    use), so the first real cycle meets its time budget; returns the seconds it took. `cpus`, `nodes`: the
+    partition's, so that a zoo policy's machine warning, if any, is about the partition, not the warm-up."""
     t0 = time.perf_counter()
+    cpus = max(int(cpus), 2)
     jobs = tuple(QueueJob(k, str(k), "warm-up", "PENDING", k, 1, 60.0 * k, 0.0, None, None, 1, 0, "Priority", "(null)",
                           "(null)") for k in (1, 2))
-    running = QueueJob(3, "3", "warm-up", "RUNNING", 1, 1, 600.0, 0.0, 0.0, None, 1, 0, "None", "(null)", "(null)")
-    snap = Snapshot(10.0, "warm-up", Machine(1, 1, 0, 2, 1, None), jobs, (running,), (), (),
+    running = QueueJob(3, "3", "warm-up", "RUNNING", cpus - 1, 1, 600.0, 0.0, 0.0, None, 1, 0, "None", "(null)",
+                       "(null)")
+    snap = Snapshot(10.0, "warm-up", Machine(cpus - 1, 1, 0, cpus, max(int(nodes), 1), None), jobs, (running,), (), (),
                     jobs={j.job_id: j for j in (*jobs, running)})
     rank(policy, snap, 2)
     return time.perf_counter() - t0

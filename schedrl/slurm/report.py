@@ -3,23 +3,36 @@
 Agreement, from the log alone:
 
 - first choice: the share of cycles where the policy's first job was Slurm's first (its present order);
-- starts: for each job Slurm started while the log ran, at that second, whether it was the policy's highest-ranked
-  pending job that fitted the free CPUs. The ranking in force is the order of the last cycle applied (live; in
-  shadow mode: snapshotted) before the start, then the jobs it did not rank in Slurm's order (base priority, submit,
-  id); pending means submitted, not yet started, not ended; free CPUs are the usable ones less those of the jobs
-  running then. Jobs that started in the same second are taken in ranking order, each using its CPUs before the next
-  is judged (a job that also ended in that second may have given them back), in the order slurmctld's log has them
-  where it is given. Slurm's times have one-second resolution, so a start agrees if it agrees under one of the
-  readings of its second: a job that ended in it freed its CPUs before the start or after, and an order applied
-  during it was in force or not yet. With the slurmctld log (`classify`), starts by the main scheduler (`sched:
-  Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the former are taken from
-  the head of the queue, backfilled ones may jump it by design.
+- starts: for each job Slurm started while the log ran (from the second of the first order on), at that second,
+  whether it was the policy's highest-ranked pending job that fitted the free CPUs. The ranking in force is the
+  order of the last cycle applied (live; in shadow mode: snapshotted) before the start, then the jobs it did not
+  rank in Slurm's order (base priority, submit, id); pending means submitted, not yet started, not ended; free CPUs
+  are the usable ones less those of the jobs running then. Jobs that started in the same second are taken in ranking
+  order, each using its CPUs before the next is judged (a job that also ended in that second may have given them
+  back), in the order slurmctld's log has them where it is given. Slurm's times have one-second resolution, so a
+  start agrees if it agrees under one of the readings of its second: a job that ended in it freed its CPUs before
+  the start or after, and an order applied during it, or in the second before it, was in force or not yet
+  (slurmctld's scheduling pass reads the priorities when it begins, so a pass begun before an update starts jobs by
+  the earlier ones; before the first order, by Slurm's own; an order counts from its snapshot, since scontrol's
+  update lines take effect one by one before scontrol returns), and a job submitted in that second after the started
+  one (a higher job id) may have arrived after the start. With the slurmctld log (`classify`), starts by the main
+  scheduler (`sched: Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the
+  former are taken from the head of the queue, backfilled ones may jump it by design.
 
 The estimate: the logged jobs that started and ended (their arrivals, CPUs, limits and actual run times) replayed
-through the simulator (`--backfill`, EASY by default, standing in for Slurm's backfilling) under the policy and under
-Slurm's own ordering (each job's base priority when first seen, then submit: FCFS where the priority factors do
-not tell jobs apart). The jobs are cut into windows by submit order; the per-window means of the site's metric
-are paired, and the interval is Student's t over the windows' differences.
+through the simulator as Slurm schedules (the `list` discipline; `--backfill`, conservative by default, standing in
+for Slurm's backfill scheduler, which plans every job it tests) under the policy and under
+a model of Slurm's own ordering (`model.SlurmModel`: multifactor priority with the site's weights from the log's
+header and each job's fixed factors from sprio; FCFS where the factors do not tell jobs apart). The model is
+checked against what Slurm did (`model.check`: the median absolute start error and Kendall's tau of the start
+orders, with their targets); on a shadow log that is Slurm's own order, on a live log the policy's, so the check
+is a shadow log's. The jobs are cut into windows by submit order; the per-window means of the site's metric are
+paired, and the interval is Student's t over the windows' differences.
+
+How much longer to shadow (`Power`): with the windows' spread s over n windows of the log's span, a true gain of g
+(in % of Slurm's mean) is told from zero (the interval's upper end below 0) with 80% power once
+n >= ((t + 0.84) s / g)^2 windows; the report turns that into days at the log's rate of jobs. The go-live gate
+(`gate.check`) asks less: non-inferiority, the upper end at most +5%.
 """
 
 from __future__ import annotations
@@ -31,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schedrl.slurm import cyclelog
+from schedrl.slurm import cyclelog, model
 
 _MAIN = re.compile(r"sched: Allocate JobId=(\d+)")
 _BACKFILL = re.compile(r"sched/backfill: _start_job: Started JobId=(\d+)")
@@ -109,16 +122,22 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
             out.first_choice += int(c["order"][0] == c["slurm"][0])
     # an order is in force from when its changes were applied (live) or from its snapshot (shadow)
     since = np.array([c.get("applied_at", c["time"]) for c in log.cycles])
+    snapped = np.array([c["time"] for c in log.cycles])
     cpus = {job: rec["cpus"] for job, rec in log.jobs.items()}
     by_second: dict[float, list[int]] = {}
     for job, t in log.start.items():
-        if since[0] <= t and job in log.jobs:
+        if math.floor(since[0]) <= t and job in log.jobs:  # Slurm's start times are whole seconds
             by_second.setdefault(t, []).append(job)
     for t in sorted(by_second):
-        # the order in force at the second's start, and any applied during that second
-        first = int(np.searchsorted(since, t, side="right")) - 1
-        last = int(np.searchsorted(since, t + 1.0, side="left")) - 1
+        # the order in force a second before the second's start (a scheduling pass that began before an update
+        # finishes with the priorities it read), and any applied up to the second's end
+        first = int(np.searchsorted(since, t - 1.0, side="right")) - 1
+        # ... up to the last whose snapshot came before the second's end: its changes reach slurmctld line by line
+        # while scontrol runs, before applied_at (when scontrol returned)
+        last = int(np.searchsorted(snapped, t + 1.0, side="left")) - 1
         candidates = [log.cycles[i] for i in range(max(first, 0), last + 1)]
+        if first < 0:  # no order in force yet a second before: Slurm's own order is one reading
+            candidates.insert(0, {"order": [], "usable": log.cycles[0].get("usable")})
         pending = [job for job, rec in log.jobs.items()  # a job that starts at t waits until then, however short
                    if rec["submit"] <= t and log.start.get(job, math.inf) >= t
                    and (log.end.get(job, math.inf) > t or log.start.get(job) == t)]
@@ -140,7 +159,10 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
                                                         if log.end.get(j, math.inf) > t - (0 if generous else 1e-9))
                 left = list(queue)
                 for job in sequence:
-                    choice = next((p for p in left if cpus[p] <= free), None)
+                    # a job submitted in this second after `job` (a higher id: slurmctld numbers jobs as they come)
+                    # may have arrived after it started
+                    choice = next((p for p in left if cpus[p] <= free
+                                   and not (log.jobs[p]["submit"] >= t and p > job)), None)
                     choices.setdefault(job, set()).add(choice)
                     if choice == job:
                         agreed.add(job)
@@ -159,19 +181,6 @@ def agreement(log: Log, classify: dict[int, tuple[str, int]] | None = None) -> A
     return out
 
 
-class SlurmOrder:
-    """Slurm's own ordering in the replay: each job's base priority when first seen, then FCFS."""
-
-    name = "slurm"
-
-    def __init__(self, priority: np.ndarray):
-        self.key = -np.asarray(priority, dtype=np.float64)
-
-    def pick(self, sim) -> int:
-        queue = sim.queue  # FCFS: argmin keeps the earliest among equal keys
-        return int(queue[int(np.argmin(self.key[queue]))])
-
-
 @dataclass
 class Estimate:
     metric: str
@@ -183,9 +192,27 @@ class Estimate:
     observed: float
     difference_pct: float
     ci95_pct: list[float] | None
+    span_days: float = 0.0
+    """Submit of the first logged job to the last end, in days."""
+    spread_pct: float | None = None
+    """The standard deviation of the windows' differences, in % of Slurm's mean."""
+    model: dict | None = None
+    """`model.check` of the model of Slurm's order against the logged starts (asdict)."""
+    model_wait: float | None = None
+    """The mean wait the model of Slurm's order predicts, beside `observed_wait`."""
+    observed_wait: float | None = None
+
+    def more_days(self, gain_pct: float) -> float | None:
+        """Days of shadow beyond this log after which a true gain of `gain_pct`% is told from zero with 80% power
+        (0 if already; None without a spread)."""
+        if not self.spread_pct or self.windows < 2 or self.span_days <= 0:
+            return None
+        need = ((1.96 + 0.84) * self.spread_pct / gain_pct) ** 2
+        return max(need / self.windows * self.span_days - self.span_days, 0.0)
 
 
-def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, backfill: str = "easy") -> Estimate:
+def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, backfill: str = "conservative"
+             ) -> Estimate:
     """The logged jobs replayed under the policy and under Slurm's ordering (module docstring)."""
     from schedrl.eval.paired import t975
     from schedrl.eval.policies import run_policy
@@ -213,11 +240,17 @@ def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, backfill
                 run=np.round(run).astype(np.int64), time_req=limit,
                 procs_req=np.array([log.jobs[j]["cpus"] for j in done]), status=np.ones(n, np.int64))
     workload = Workload(cols, max_procs=int(usable), max_nodes=int(usable), name="slurm-log")
-    config = SimConfig(backfill=backfill)
-    priority = np.array([log.jobs[j].get("priority", 0) for j in done])
-    values = {}
-    for label, chosen in (("policy", policy), ("slurm", SlurmOrder(priority))):
-        values[label] = job_metrics(run_policy(chosen, Simulator(workload, config)))[metric]
+    config = SimConfig(discipline=model.DISCIPLINE, backfill=backfill)
+    slurm_config = log.header.get("slurm_config") or {}
+    prio = model.priorities([log.jobs[j] for j in done], slurm_config, t0)
+    fcfs = model.Priorities(np.zeros(n), prio.submit, 0.0, 1.0)
+    values, sims = {}, {}
+    for label, chosen in (("policy", policy), ("slurm", model.SlurmModel(prio)), ("fcfs", model.SlurmModel(fcfs))):
+        sims[label] = run_policy(chosen, Simulator(workload, config))
+        values[label] = job_metrics(sims[label])[metric]
+    arrival = np.round(submit - t0) + model.START_LATENCY_S
+    checked = model.check(arrival + job_metrics(sims["slurm"])["wait"], start - t0,
+                          arrival + job_metrics(sims["fcfs"])["wait"])
     wait = start - submit
     observed = {"wait": wait, "turnaround": wait + run, "slowdown": (wait + run) / np.maximum(run, 1.0),
                 "bsld": np.maximum((wait + run) / np.maximum(run, 10.0), 1.0)}[metric]
@@ -226,9 +259,15 @@ def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, backfill
     base = float(values["slurm"].mean()) or 1.0
     half = t975(len(diff) - 1) * float(diff.std(ddof=1)) / math.sqrt(len(diff)) if len(diff) > 1 else None
     mean = float(diff.mean())
+    ends = [log.end[j] for j in done]
     return Estimate(metric, n, dropped, len(groups), float(values["policy"].mean()), float(values["slurm"].mean()),
                     float(observed.mean()), 100.0 * mean / base,
-                    None if half is None else [100.0 * (mean - half) / base, 100.0 * (mean + half) / base])
+                    None if half is None else [100.0 * (mean - half) / base, 100.0 * (mean + half) / base],
+                    span_days=(max(ends) - t0) / 86400.0,
+                    spread_pct=100.0 * float(diff.std(ddof=1)) / abs(base) if len(diff) > 1 else None,
+                    model=asdict(checked),
+                    model_wait=float(job_metrics(sims["slurm"])["wait"].mean()) + model.START_LATENCY_S,
+                    observed_wait=float(wait.mean()))
 
 
 @dataclass
@@ -237,9 +276,11 @@ class Report:
     header: dict
     agreement: Agreement
     estimate: Estimate
+    policy: str = ""
+    """The policy replayed (the log's, or --policy)."""
 
     def to_dict(self) -> dict:
-        return {"log": self.log, "header": self.header, "agreement": asdict(self.agreement),
+        return {"log": self.log, "header": self.header, "policy": self.policy, "agreement": asdict(self.agreement),
                 "estimate": asdict(self.estimate)}
 
     def lines(self) -> list[str]:
@@ -258,18 +299,46 @@ class Report:
         ci = f", 95% interval [{e.ci95_pct[0]:+.1f}%, {e.ci95_pct[1]:+.1f}%]" if e.ci95_pct else ""
         out.append(f"replay of {e.jobs} jobs ({e.dropped} logged jobs had not both started and ended), "
                    f"{e.windows} windows: mean {e.metric} {e.policy:.3g} under the policy, {e.slurm:.3g} under "
-                   f"Slurm's own ordering ({e.difference_pct:+.1f}%{ci}); {e.observed:.3g} as it happened")
+                   f"the model of Slurm's own ordering ({e.difference_pct:+.1f}%{ci}); {e.observed:.3g} as it "
+                   "happened")
+        live = h.get("mode") == "live"
+        if e.model is not None:
+            checked = model.Check(**e.model)
+            if live:
+                out.append(f"model of Slurm's order: not checked on a live log (Slurm followed the policy's order; "
+                           f"check it on a shadow log); mean wait {e.model_wait:.3g} s modelled, "
+                           f"{e.observed_wait:.3g} s as it happened under the policy")
+            else:
+                out.append(checked.line())
+                out.append(f"mean wait: {e.model_wait:.3g} s under the model of Slurm's order, {e.observed_wait:.3g} s "
+                           "as it happened")
         if e.ci95_pct:  # every metric here is lower-is-better
-            out.append("estimate: " + ("the policy's order is better on this log" if e.ci95_pct[1] < 0 else
-                                       "the policy's order is worse on this log: do not go live with it"
-                                       if e.ci95_pct[0] > 0 else "no difference the interval can tell from zero: "
-                                       "shadow longer before going live"))
+            if live:
+                out.append("estimate: " + ("the policy's order keeps paying on this log" if e.ci95_pct[1] < 0 else
+                                           "the policy's order is worse than Slurm's own on this log: roll back "
+                                           "(schedrl slurm reset)" if e.ci95_pct[0] > 0 else
+                                           "no difference the interval can tell from zero on this live log"))
+            else:
+                out.append("estimate: " + ("the policy's order is better on this log" if e.ci95_pct[1] < 0 else
+                                           "the policy's order is worse on this log: do not go live with it"
+                                           if e.ci95_pct[0] > 0 else "no difference the interval can tell from "
+                                           "zero: shadow longer before going live"))
+                from schedrl.slurm import gate
+
+                out.append(gate.describe(self))
+        for gain in (5.0, 10.0):
+            days = e.more_days(gain)
+            if days is not None:
+                out.append(f"to tell a {gain:g}% gain from zero (80% power): "
+                           + ("this log suffices" if days == 0 else f"about {days:.3g} more day(s) of "
+                              f"{'shadow' if not live else 'logging'} at this log's rate ({e.jobs} jobs in "
+                              f"{e.span_days:.3g} day(s), spread {e.spread_pct:.3g}% per window)"))
         return out
 
 
 def report(path: str | Path, policy: str | None = None, metric: str = "bsld", windows: int = 10,
-           backfill: str = "easy", slurmctld_log: str | Path | None = None) -> Report:
-    """The report of a cycle log (`schedrl slurm report`)."""
+           backfill: str = "conservative", slurmctld_log: str | Path | None = None) -> Report:
+    """The report of a cycle log (`schedrl slurm report`); `gate.save` keeps a shadow log's for `slurm run`."""
     from schedrl.eval.policies import resolve_policy
 
     log = Log.read(path)
@@ -279,4 +348,5 @@ def report(path: str | Path, policy: str | None = None, metric: str = "bsld", wi
     except (ValueError, FileNotFoundError) as e:
         raise ReportError(f"cannot load the log's policy {spec!r} ({e}); give --policy") from None
     classify = classify_starts(slurmctld_log) if slurmctld_log else None
-    return Report(str(path), log.header, agreement(log, classify), estimate(log, chosen, metric, windows, backfill))
+    return Report(str(path), log.header, agreement(log, classify), estimate(log, chosen, metric, windows, backfill),
+                  spec)

@@ -23,11 +23,14 @@ from schedrl.sim import SimConfig, Simulator
 from schedrl.sim.state import HEAP_LEN, NEXT_ARRIVAL, NOW, Q_LEN, QUEUED, RUNNING, SEQ
 from schedrl.workload import Workload
 from schedrl.workload.fields import SWF_FIELDS
+from schedrl.slurm.lock import LOCK_NAME
 from schedrl.workload.slurm import parse_duration
 
 FIELDS = ("job_id", "label", "partition", "state", "cpus", "nodes", "limit", "submit", "start", "end", "priority",
-          "nice", "reason", "dependency", "reservation")
-"""The fields of each squeue line (`client.SQUEUE_FORMAT`)."""
+          "nice", "reason", "dependency", "reservation", "name")
+"""The fields of each squeue line (`client.SQUEUE_FORMAT`); lines without the name (the format before it) are read
+too."""
+
 RUNNING_STATES = frozenset({"RUNNING", "COMPLETING", "CONFIGURING", "STAGE_OUT", "SIGNALING", "RESIZING"})
 FINISHED_STATES = frozenset({"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
                              "DEADLINE", "OUT_OF_MEMORY", "REVOKED", "SPECIAL_EXIT"})
@@ -62,6 +65,7 @@ class QueueJob(NamedTuple):
     reason: str
     dependency: str
     reservation: str
+    name: str = ""
 
 
 def _time(text: str) -> float | None:
@@ -81,13 +85,14 @@ def parse_squeue(text: str) -> list[QueueJob]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line:
             continue
-        parts = line.split("|")
-        if len(parts) != len(FIELDS):
+        parts = line.split("|", len(FIELDS) - 1)
+        if len(parts) not in (len(FIELDS), len(FIELDS) - 1):
             raise SnapshotError(f"squeue line {number}: {len(parts)} fields, expected {len(FIELDS)}: {line[:120]!r}")
         try:
             jobs.append(QueueJob(int(parts[0]), parts[1], parts[2], parts[3], int(parts[4]), int(parts[5]),
                                  _limit(parts[6]), float(parts[7]), _time(parts[8]), _time(parts[9]),
-                                 int(parts[10]), int(parts[11]), parts[12], parts[13], parts[14]))
+                                 int(parts[10]), int(parts[11]), parts[12], parts[13], parts[14],
+                                 parts[15] if len(parts) == len(FIELDS) else ""))
         except ValueError as e:
             raise SnapshotError(f"squeue line {number}: {e}: {line[:120]!r}") from None
     return jobs
@@ -174,10 +179,12 @@ class Snapshot:
         return job.limit if job.limit is not None else (self.machine.max_time or UNLIMITED_S)
 
     @classmethod
-    def read(cls, squeue: str, sinfo: str, partition: str, now: float) -> "Snapshot":
+    def read(cls, squeue: str, sinfo: str, partition: str, now: float, ignore: frozenset[int] = frozenset()
+             ) -> "Snapshot":
+        """`ignore`: job ids left out altogether (the adapters' held lock jobs)."""
         machine = parse_sinfo(sinfo, partition)
         pending, running, finished, alone = [], [], [], []
-        jobs = parse_squeue(squeue)
+        jobs = [j for j in parse_squeue(squeue) if j.job_id not in ignore and j.name != LOCK_NAME]
         for job in jobs:
             if job.state == "PENDING":
                 why = left_alone_reason(job, partition, machine.usable)

@@ -46,6 +46,12 @@ REQUIRED_FIELDS = ("JobID", "JobIDRaw", "State", "Submit", "Start", "Elapsed", "
 SACCT_COMMAND = ("TZ=UTC SLURM_TIME_FORMAT=standard sacct --allusers --parsable2 --noconvert "
                  "--starttime=2024-01-01T00:00:00 --endtime=2024-07-01T00:00:00 --format=" + ",".join(SACCT_FIELDS))
 SINFO_COMMAND = "sinfo --all --Node --format='%N|%P|%c|%l'"
+SINFO_PARTITION_COMMAND = "sinfo --Node --partition=P --format='%N|%P|%c|%l'"
+"""One partition's nodes: sinfo refuses --all with --partition ("Conflicting options, -a and -p"), printing nothing
+on its standard output, so `> sinfo.txt` leaves an empty file."""
+YEAR_S = 365 * 86400
+"""Slurm 22.05 records `365-00:00:00` as the time limit of a job submitted without --time to a partition whose
+MaxTime is INFINITE (its stand-in for 'no limit', a year in minutes): read as no limit."""
 NAME_FIELDS = {"user": "User", "group": "Group", "app": "JobName", "queue": "QOS", "partition": "Partition"}
 """SWF field -> the sacct field whose names `NameIds` turns into its ids (the sacct field is the kind of name)."""
 HASHED_IDS = 10**9
@@ -251,13 +257,13 @@ def _split(path, line: str, number: int, width: int, trailing: bool) -> list[str
     return values
 
 
-def _text_lines(path) -> list[str]:
+def _text_lines(path, hint: str | None = None) -> list[str]:
     try:
         data = read_bytes(path)
     except TraceError as e:
         if e.problem != "empty file":
             raise
-        raise TraceError(path, "empty file", hint="expected a header line, then one line per record") from None
+        raise TraceError(path, "empty file", hint=hint or "expected a header line, then one line per record") from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     # names are hashed byte for byte: undecodable bytes survive as surrogates
@@ -266,7 +272,9 @@ def _text_lines(path) -> list[str]:
 
 def read_sinfo(path: str | Path) -> SinfoMachine:
     """Machine size and partition time limits from `SINFO_COMMAND` output (one line per node and partition)."""
-    lines = _text_lines(path)
+    lines = _text_lines(path, hint="sinfo printed nothing: did it fail? sinfo refuses --all with --partition "
+                                   "(\"Conflicting options, -a and -p\") and writes its error to the terminal, not "
+                                   f"the file; for one partition run `{SINFO_PARTITION_COMMAND}`")
     at, columns, trailing = _fields_header(path, lines, ("NODELIST", "CPUS"), SINFO_COMMAND)
     cpus: dict[str, int] = {}
     limits: dict[str, int | None] = {}
@@ -474,6 +482,15 @@ class _SacctReader:
                     total_cpu=self.duration(values, "TotalCPU", line) if self.get(values, "TotalCPU") else None)
 
     def time_req(self, job: _Job) -> int:
+        if isinstance(job.limit, int) and job.limit == YEAR_S:
+            partition = job.names["Partition"]
+            known = self.options.partition_limits.get(partition, "absent")
+            if known is None or known == "absent":
+                self.count("slurm_time_limit", "noted", "Timelimit 365-00:00:00, what Slurm 22.05 records for a job "
+                           "without --time in a partition whose limit is INFINITE: no time limit, requested time -1 "
+                           "(unknown)" + ("" if known is None else "; the partition is not in --sinfo, so its "
+                                          "limit could not be checked"), job.line)
+                return -1
         if isinstance(job.limit, int):
             return job.limit
         if job.limit == "Partition_Limit":
@@ -503,6 +520,15 @@ class _SacctReader:
             else:
                 arrival = lead.eligible
         started = lead.started
+        if started and arrival is not None and lead.start < arrival:
+            if arrival != lead.submit and lead.submit is not None and lead.submit <= lead.start:
+                self.count("slurm_start_before_arrival", "repaired", "Eligible after Start (--arrival eligible): "
+                           "submit time is Submit", lead.line)
+                arrival = lead.submit
+            else:
+                self.count("slurm_start_before_arrival", "repaired", "Start before Submit (clock step, or a requeued "
+                           "job's Submit reset after its Start): submit time set to Start, wait 0", lead.line)
+                arrival = lead.start
         elapsed = [p.elapsed for p in parts]
         limits = [self.time_req(p) for p in parts]
         alloc = sum(p.alloc_cpus for p in parts) if started else -1

@@ -75,7 +75,7 @@ def test_the_scenario_layer_answers_what_the_branches_asked():
     """The questions the removed branches asked, answered by the scenario layer for both kinds of scenario."""
     from schedrl.scenarios import get_scenario
 
-    trace, generated = get_scenario("lublin1"), get_scenario("rlschert-vasp")
+    trace, generated = get_scenario("lublin1-paper"), get_scenario("rlschert-vasp")
     assert (trace.id_kind, generated.id_kind) == ("starts", "seeds")
     trace.trace_only("not raised")
     with pytest.raises(ValueError, match="^refused$"):
@@ -85,6 +85,7 @@ def test_the_scenario_layer_answers_what_the_branches_asked():
     assert trace.final_evaluation(set()) == {"from_scenario": True, "jobs": trace.evaluation.jobs,
                                              "sequences": trace.evaluation.count}
     assert trace.final_evaluation({"starts"}) == {} and generated.final_evaluation({"sequences"}) == {}
+    assert get_scenario("lublin1").final_evaluation(set()) == {}  # its evaluation has a trace of its own
     assert generated.final_evaluation(set()) == {"sequences": generated.evaluation.count}
     assert "generated sequences" in generated.describe() and "split:" in trace.describe()
 

@@ -311,6 +311,7 @@ def test_malformed_swf_error_names_the_file_and_line(capsys, malformed_swf, comm
                                     r"expected 18 whitespace-separated fields, found 17$")
 
 
+@pytest.mark.integration  # the entry point as a subprocess
 def test_malformed_swf_from_the_command_line_prints_no_traceback(malformed_swf):
     proc = subprocess.run([sys.executable, "-m", "schedrl", "simulate", "--trace", str(malformed_swf)],
                           capture_output=True, text=True, timeout=120)

@@ -1,4 +1,4 @@
-"""`schedrl traces` run as a subprocess: output, exit codes and one-line error messages."""
+"""`schedrl traces`: output, exit codes and one-line error messages (run in-process by `cli_process.run_cli`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_process import run_cli
 from shared_traces import shared_trace
 from schedrl.workload import CleaningRules, read_swf
 
@@ -34,8 +34,8 @@ def env(tmp_path) -> dict[str, str]:
 
 
 def schedrl(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "schedrl.cli.main", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    """`python -m schedrl.cli.main ARGS` with `env`, run in this process (the entry point itself: test_entry_points)."""
+    return run_cli(*args, env=env, cwd=cwd)
 
 
 def assert_input_error(result: subprocess.CompletedProcess, pattern: str) -> None:

@@ -154,7 +154,8 @@ def test_checkpoint_is_a_simulate_policy(trained, capsys):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["evaluate", "CKPT", "--sequences", "0"], r"--sequences must be >= 1, got 0"),
+    pytest.param(["evaluate", "CKPT", "--sequences", "0"], r"--sequences must be >= 1, got 0",
+                 marks=pytest.mark.integration),  # CKPT: the module's training
     (["evaluate", "{tmp}/no/such/checkpoint"], r"checkpoint /\S+/no/such/checkpoint does not exist"),
     (["train", "rlscheduler", "--iterations", "1", "--time-budget", "soon", "--out", "{tmp}/b"],
      r"--time-budget must look like"),
@@ -429,8 +430,11 @@ def test_train_on_a_scenario_validates_on_its_fixed_sequences_whatever_the_seed(
 @pytest.mark.parametrize("args, message", [
     (["train", "dras-pg", "--scenario", "default"], r"scenario 'default' is defined for rlscheduler, linear, .*not dras-pg"),
     (["train", "rlscheduler", "--scenario", "lubin1"], r"unknown scenario 'lubin1'; did you mean 'lublin1'"),
-    (["evaluate", "CKPT", "--scenario", "rlschert-vasp"], r"is generated on the discrete-time cluster; rlscheduler runs on the event simulator"),
-    (["evaluate", "CKPT", "--scenario", "default", "--starts", "5"], r"--scenario fixes the sequences"),
+    pytest.param(["evaluate", "CKPT", "--scenario", "rlschert-vasp"],
+                 r"is generated on the discrete-time cluster; rlscheduler runs on the event simulator",
+                 marks=pytest.mark.integration),  # CKPT: the module's training
+    pytest.param(["evaluate", "CKPT", "--scenario", "default", "--starts", "5"], r"--scenario fixes the sequences",
+                 marks=pytest.mark.integration),
 ])
 def test_scenario_input_errors_are_one_line(args, message, request, capsys, tmp_path):
     args = [str(request.getfixturevalue("trained")) if a == "CKPT" else a for a in args]

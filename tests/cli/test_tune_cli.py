@@ -43,6 +43,7 @@ def test_every_shipped_sweep_passes_the_dry_run(path, capsys):
     assert len(trial_lines) == spec.num_trials()
 
 
+@pytest.mark.integration  # the entry point as a subprocess
 def test_dry_run_lists_grid_times_samples_without_starting_ray(tmp_path):
     sweep = tmp_path / "grid.yaml"
     sweep.write_text(yaml.safe_dump({
@@ -58,6 +59,7 @@ def test_dry_run_lists_grid_times_samples_without_starting_ray(tmp_path):
     assert "Ray instance" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.integration  # the entry point as a subprocess
 def test_input_errors_are_one_line_with_exit_status_2(tmp_path, capsys):
     sweep = tmp_path / "typo.yaml"
     sweep.write_text("ppo:\n  learning_rate: 3.0e-4\nstop: {iterations: 1}\n")

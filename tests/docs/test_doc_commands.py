@@ -257,6 +257,7 @@ def main_job(workspace) -> tuple[Path, Path]:
     return out, checkpoints[-1]
 
 
+@pytest.mark.integration  # runs documented commands
 def test_the_readme_main_job_runs_on_a_tiny_budget(main_job):
     run_dir, checkpoint = main_job
     assert checkpoint.is_dir() and (run_dir / "evaluation.json").exists()
@@ -298,6 +299,7 @@ def prepared(command: str, workspace: Path, main_job) -> list[str]:
     return args
 
 
+@pytest.mark.integration  # runs documented commands
 @pytest.mark.parametrize("command", RUNNABLE, ids=[c[:70] for c in RUNNABLE])
 def test_every_runnable_command_runs(command, workspace, request, monkeypatch, capsys):
     needs(command)

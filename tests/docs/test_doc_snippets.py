@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # runs the documented snippets
+
 REPO = Path(__file__).resolve().parents[2]
 PAGES = sorted((REPO / "docs" / "guides").glob("*.md"))
 BLOCK = re.compile(r"(<!-- not run: (?P<reason>[^>]*) -->\n)?```python\n(?P<code>.*?)^```", re.S | re.M)

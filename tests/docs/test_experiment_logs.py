@@ -70,6 +70,7 @@ def commands(text: str) -> list[str]:
     return found
 
 
+@pytest.mark.integration  # git show of an old commit
 @pytest.mark.parametrize("old", sorted(MOVED))
 def test_every_number_of_the_old_page_is_still_there(old):
     before = set(NUMBER.findall(old_text(old)))
@@ -80,6 +81,7 @@ def test_every_number_of_the_old_page_is_still_there(old):
     assert not missing, f"{old}: {len(missing)} numbers are in no page it moved to: {missing[:60]}"
 
 
+@pytest.mark.integration  # git show of an old commit
 @pytest.mark.parametrize("old", sorted(MOVED))
 def test_every_command_of_the_old_page_is_still_there(old):
     after = " ".join(flat((REPO / new).read_text()) for new in MOVED[old])

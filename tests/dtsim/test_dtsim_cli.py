@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
+from cli_process import run_cli
 from shared_data import shared_data
 
 from schedrl.dtsim import DTSimConfig, load_jobs
@@ -12,7 +12,8 @@ from schedrl.dtsim.fidelity import TOLERANCE, fidelity
 
 
 def dtsim(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "schedrl.dtsim", *args], capture_output=True, text=True, timeout=300)
+    """`python -m schedrl.dtsim ARGS`, run in this process."""
+    return run_cli(*args, entry="schedrl.dtsim.__main__")
 
 
 def test_fidelity_prints_one_row_per_heuristic():

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 PROBE = """
 import json, sys
 import schedrl.dtsim, schedrl.dtsim.heuristics, schedrl.dtsim.fidelity, schedrl.dtsim.sweep, schedrl.dtsim.__main__
@@ -14,6 +16,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {"torch", "
 """
 
 
+@pytest.mark.integration  # a fresh interpreter checks the imports
 def test_dtsim_imports_no_torch_or_ray():
     result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -37,15 +37,18 @@ def test_the_reference_comes_from_the_definition_never_from_the_evaluation_seque
 
 
 def test_overlapping_windows_count_only_the_disjoint_ones_in_the_interval():
-    s = standard()["default"].overridden(sequences=12, jobs=2048)  # 9,000-job zone: 4 disjoint 2,048-job windows
+    d = standard()["default"].to_dict()  # 12,000-job zone: 5 disjoint 2,048-job windows
+    s = Scenario.from_dict({**d, "evaluation": {"count": 12, "jobs": 2048, "seed": 0, "placement": "overlapping"}})
     b = lb.board(s)
-    assert b["sequences"]["overlapping"] and b["sequences"]["independent"] == 4
+    assert b["sequences"]["overlapping"] and b["sequences"]["independent"] == 5
+    assert b["power"]["underpowered"] and "Underpowered: 5 independent windows of the 10" in lb.power_line(b)
     row = next(r for r in b["rows"] if r["method"] == "SJF")
     values = {r["method"]: r["per_sequence"] for r in b["rows"]}
     naive = paired.against(values, "SJF", "F1", "bsld")
     honest = row["vs_reference"]
     width = lambda c: c["ci95_pct"][1] - c["ci95_pct"][0]  # noqa: E731
-    assert honest["independent"] == 4 and width(honest) > width(naive)
+    assert honest["independent"] == 5 and width(honest) > width(naive)
+    assert honest["mde_pct"] > naive["mde_pct"] > 0
 
 
 def test_paired_against_without_an_interval_needs_every_sequence_to_agree():
@@ -68,7 +71,80 @@ def test_cli_writes_json_markdown_and_figure_and_redraws_with_seed(capsys, tmp_p
     (board,) = data["scenarios"]
     assert len(board["sequences"]["ids"]) == 3
     assert board["sequences"]["ids"] != lb.board(standard()["default"].overridden(sequences=3))["sequences"]["ids"]
-    assert "sjf_again" in lb.summary_markdown(data)
+    assert "sjf_again" in lb.matrix(data)[0] and "| default | bsld | F1 | 3 (" in lb.summary_markdown(data)
+
+
+def test_the_minimum_detectable_effect_is_the_t_formula_over_the_independent_windows():
+    from scipy.stats import t
+
+    rng = np.random.default_rng(3)
+    ref = rng.uniform(100, 200, 12)
+    values = {"ref": list(ref), "p": list(ref + rng.normal(5, 10, 12))}
+    c = paired.against(values, "p", "ref", "bsld")
+    sd = np.std(np.subtract(values["p"], ref), ddof=1)
+    expected = (t.ppf(0.975, 11) + t.ppf(0.8, 11)) * sd / np.sqrt(12) / ref.mean() * 100
+    assert c["mde_pct"] == pytest.approx(expected, rel=1e-12)
+    fewer = paired.against(values, "p", "ref", "bsld", independent=3)
+    assert fewer["mde_pct"] == pytest.approx((t.ppf(0.975, 2) + t.ppf(0.8, 2)) * sd / np.sqrt(3) / ref.mean() * 100)
+    assert paired.against(values, "p", "ref", "bsld", independent=1)["mde_pct"] is None
+
+
+def test_scipy_quantiles_reproduce_the_old_table_within_its_rounding():
+    old = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+    assert all(abs(paired.t975(df) - v) < 5e-4 for df, v in enumerate(old, 1))
+    assert paired.t975(43) > 1.96  # past 30 degrees of freedom: t's quantile, not the normal one
+
+
+def test_the_corrections_adjust_and_keep_missing_p_values():
+    assert lb.holm([0.01, 0.04, None, 0.03]) == pytest.approx([0.03, 0.06, None, 0.06])
+    assert lb.benjamini_hochberg([0.01, 0.04, None, 0.03]) == pytest.approx([0.03, 0.04, None, 0.04])
+    assert lb.benjamini_hochberg([0.001, 0.2, 0.03, 0.5]) == pytest.approx([0.004, 0.2 * 4 / 3, 0.06, 0.5])
+    assert lb.holm([]) == lb.benjamini_hochberg([]) == []
+    c = paired.against({"a": [1.0, 2.0, 3.0, 4.5], "b": [2.0, 3.1, 4.0, 5.0]}, "a", "b", "bsld")
+    from scipy.stats import ttest_rel
+
+    assert lb.p_value(c) == pytest.approx(ttest_rel([1.0, 2.0, 3.0, 4.5], [2.0, 3.1, 4.0, 5.0]).pvalue, rel=1e-9)
+
+
+def test_a_verdict_that_survives_alone_can_fall_to_the_matrix_correction():
+    one = {"method": "p", "kind": "zoo", "vs_reference": {"verdict": "better", "ci95_pct": [-9.0, -0.5],
+                                                          "difference_pct": -4.75, "sequences": 10, "independent": 10}}
+    noise = [{"method": f"q{i}", "kind": "zoo", "vs_reference": {"verdict": "not distinguishable",
+                                                                 "ci95_pct": [-5.0, 5.0], "difference_pct": 0.0,
+                                                                 "sequences": 10, "independent": 10}}
+             for i in range(19)]
+    result = lb.corrected({"scenarios": [{"rows": [one] + noise}]})
+    assert one["vs_reference"]["verdict_corrected"] == "not distinguishable" and one["vs_reference"]["p"] < 0.05
+    assert result["correction"] == {"method": "Benjamini-Hochberg", "comparisons": 20, "level": 0.05}
+
+
+def test_zoo_policies_run_where_their_decisions_fit_and_say_why_elsewhere():
+    from schedrl.heuristics import get_heuristic
+
+    class Rule:
+        """A stand-in with a tuned rule's shape: no agent record, so it runs on every trace scenario."""
+
+        def pick(self, sim):
+            return get_heuristic("sjf", 0).pick(sim)
+
+    rule = lb.Entrant("rule", "tuned", lambda s: lb._runnable(Rule(), s),
+                      trained_on={"name": "default", "sha256": "x"})
+    b = lb.board(small(), [rule])
+    row = next(r for r in b["rows"] if r["method"] == "rule")
+    assert row["trained"] == "here" and row["trained_on"]["name"] == "default"
+    assert lb.trained_here(rule, standard()["lublin1-paper"]) is False
+    assert lb.trained_here(lb.Entrant("x", "zoo", None, trained_on={"name": "lublin1"}), standard()["lublin1-paper"])
+    gen = lb.board(standard()["rlschert-vasp"].overridden(sequences=1), [rule])
+    assert gen["not_run"] == [{"method": "rule", "kind": "tuned", "why": "a tuned rule is a priority of the event "
+                               "simulator's jobs; this scenario is generated on the discrete-time cluster"}]
+    outside = lb.board(small(), [lb.outside("leaderboard_policies:not_here")])
+    assert [n["method"] for n in outside["not_run"]] == ["not_here"]  # listed, never dropped in silence
+
+
+def test_too_many_windows_for_the_zone_is_one_error_line_with_the_numbers(capsys):
+    assert main(["leaderboard", "--no-entry-points", "--scenarios", "default", "--sequences", "12"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "12 disjoint windows of 1,024 jobs need 12,288 jobs; it holds 12,000" in err[0], err
 
 
 @pytest.mark.parametrize("args, message", [

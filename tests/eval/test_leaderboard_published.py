@@ -25,6 +25,18 @@ def test_the_docs_table_is_rendered_from_the_committed_json():
     assert (REPO / "docs" / "leaderboard.md").read_text() == lb.docs_page(PUBLISHED)
 
 
+def test_render_rewrites_the_pages_from_the_json_without_scoring(tmp_path):
+    from schedrl.cli.main import main
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text((REPO / "README.md").read_text())
+    (tmp_path / "docs" / "leaderboard.json").write_text((REPO / "docs" / "leaderboard.json").read_text())
+    assert main(["leaderboard", "--render", str(tmp_path)]) == 0
+    for page in ("README.md", "docs/leaderboard.md", "docs/zoo.md", "docs/leaderboard.json"):
+        assert (tmp_path / page).read_text() == (REPO / page).read_text(), page
+    assert (tmp_path / "docs" / "leaderboard.png").stat().st_size > 10_000
+
+
 def test_the_zoo_page_is_rendered_from_the_manifest_and_the_committed_json():
     assert (REPO / "docs" / "zoo.md").read_text() == lb.zoo_page(PUBLISHED)
 
@@ -53,10 +65,33 @@ def test_the_committed_board_covers_every_standard_scenario_and_zoo_policy():
         assert b["sha256"] == standard()[b["scenario"]].sha256()
     for entry in entries() + rules():
         scenario = entry.fields["scenario"]["name"]
-        assert entry.name in {r["method"] for r in boards[scenario]["rows"]}, entry.name
+        own = {r["method"]: r for r in boards[scenario]["rows"]}
+        assert entry.name in own and own[entry.name]["trained"] == "here", entry.name
+        for b in boards.values():  # on every scenario: a row, or listed with why it cannot run (never dropped)
+            listed = [r["method"] for r in b["rows"]] + [n["method"] for n in b["not_run"] + b["failed"]]
+            assert listed.count(entry.name) == 1, (entry.name, b["scenario"])
+    assert all(n["why"] for b in boards.values() for n in b["not_run"])
+
+
+def test_every_row_says_what_it_could_detect_and_the_matrix_is_corrected():
+    boards = PUBLISHED["scenarios"]
+    assert PUBLISHED["correction"]["method"] == "Benjamini-Hochberg" and PUBLISHED["correction"]["comparisons"] > 50
+    for b in boards:
+        assert b["power"]["independent"] == b["sequences"]["independent"]
+        assert b["power"]["underpowered"] == (b["sequences"]["independent"] < 10)
+        for r in b["rows"]:
+            if "vs_reference" in r:
+                assert r["vs_reference"]["mde_pct"] > 0, (b["scenario"], r["method"])
+            if r["kind"] != "heuristic" and "vs_reference" in r:
+                assert r["vs_reference"]["verdict_corrected"] in ("better", "worse", "not distinguishable", "the same")
+    assert [b["scenario"] for b in boards if b["power"]["underpowered"]] == ["lublin1-paper", "lublin1-bf-paper",
+                                                                            "dras-theta"]
+    text = (REPO / "docs" / "leaderboard.md").read_text()
+    assert text.startswith("# Leaderboard\n\nEvery standard scenario's")  # a reader's page, not instructions first
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 def test_a_rerun_reproduces_the_committed_board():
     from schedrl.scenarios import standard
 

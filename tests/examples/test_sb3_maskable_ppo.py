@@ -14,6 +14,7 @@ if os.environ.get("CI") != "true":
     pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (pip install -e '.[test]' installs it)")
 
 
+@pytest.mark.integration  # trains an outside model
 def test_an_outside_model_is_scored_beside_the_heuristics():
     example = load_example("sb3_maskable_ppo")
     result = example.main(["--steps", "128", "--jobs", "32", "--sequences", "2"])

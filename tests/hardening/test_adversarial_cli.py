@@ -40,13 +40,16 @@ def long_sequence(tmp_path_factory) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_train_sequence_length_longer_than_the_trace(long_sequence):
     assert long_sequence.returncode == 2, long_sequence.stderr
     assert "Traceback" not in long_sequence.stderr
     errors = [line for line in long_sequence.stderr.splitlines() if "error:" in line]
-    assert len(errors) == 1 and re.search(r"(has 40000 jobs|the 28000 jobs training draws from are) fewer than the sequence length 50000", errors[0]), errors
+    assert len(errors) == 1 and re.search(
+        r"(has 40000 jobs|the 28000 jobs training draws from are) fewer than the sequence length 50000", errors[0]), errors
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_train_sequence_length_is_refused_before_ray_starts(long_sequence):
     assert "Started a local Ray instance" not in long_sequence.stderr
 
@@ -84,7 +87,7 @@ def test_tune_on_a_directory(tmp_path):
 def test_train_out_is_an_existing_file(tmp_path):
     out = tmp_path / "taken"
     out.write_text("mine")
-    refused((*TRAIN, "--out", str(out)), f"--out {out} exists and is not a directory")
+    refused((*TRAIN, "--out", str(out)), f"--out {out} exists and is a file; give a directory")
     assert out.read_text() == "mine"
 
 
@@ -135,6 +138,7 @@ print(policy.name)
 """
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_loading_a_checkpoint_prints_no_rlmodule_config_deprecation(tmp_path):
     # a fresh process: RLlib prints the notice once per process, on the first module it builds
     code = LOAD.format(here=str(Path(__file__).parent), run=str(tmp_path / "run"))
@@ -145,6 +149,7 @@ def test_loading_a_checkpoint_prints_no_rlmodule_config_deprecation(tmp_path):
     assert "RLModuleConfig" not in result.stderr and "DeprecationWarning" not in result.stderr, result.stderr
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_other_ray_deprecation_notices_still_show():
     code = ("import schedrl\nfrom ray._common.deprecation import deprecation_warning\n"
             "deprecation_warning(old='old_thing', new='new_thing')\n")

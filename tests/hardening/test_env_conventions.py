@@ -150,6 +150,7 @@ def test_vector_env_sample_respects_masks():
     assert steps_with_choice > 10  # the masks did leave room for a wrong draw
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_vector_env_with_no_envs_fails_cleanly():
     probe = ("from schedrl.agents.rlscheduler.vector_env import RLSchedulerVectorEnv\n"
              "try:\n    RLSchedulerVectorEnv(num_envs=0)\nexcept ValueError as e:\n    print(e)\n"
@@ -160,6 +161,7 @@ def test_vector_env_with_no_envs_fails_cleanly():
     assert result.stderr == ""  # no "Exception ignored in __del__ ... AttributeError"
 
 
+@pytest.mark.integration  # starts a subprocess
 def test_import_schedrl_registers_every_env_without_ray_or_torch():
     probe = ("import json, sys, schedrl, gymnasium as gym\n"
              f"envs = [gym.make(i) for i in {list(ENVS)!r}]\n"

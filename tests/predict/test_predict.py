@@ -79,6 +79,7 @@ def test_mlp_learns_user_runtimes_and_round_trips(tmp_path):
     assert meta == {"trace": "synthetic"}
 
 
+@pytest.mark.integration  # starts a subprocess
 @pytest.mark.parametrize("trace,file", [("SDSC-SP2", "SDSC-SP2-1998-4.2-cln.swf.gz")])
 def test_cli_train_and_eval_on_a_real_trace(trace, file, tmp_path):
     shared_trace(file)

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixture_modules import assert_same
 
 EXPECTED = Path(__file__).parent / "expected" / "training_rlscheduler.json"
@@ -34,5 +36,6 @@ def train(out: Path) -> dict:
     return json.loads((out / "evaluation.json").read_text())
 
 
+@pytest.mark.integration  # a training
 def test_short_training_reproduces_its_evaluation_table(tmp_path):
     assert_same(train(tmp_path / "run"), json.loads(EXPECTED.read_text()))

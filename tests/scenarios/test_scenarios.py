@@ -124,11 +124,63 @@ def test_evaluation_sequences_come_from_the_evaluation_zone_with_the_scenarios_s
     seqs = scoring.sequences(s, workload, "evaluation")
     val = scoring.sequences(s, workload, "validation")
     lo, hi = s.split.zone(len(workload))
-    assert (lo, hi) == (31000, 40000) and len(set(seqs.ids)) == 10
+    assert (lo, hi) == seqs.zone == (28000, 40000) and len(set(seqs.ids)) == 11 == seqs.independent
     assert all(lo <= i and i + 1024 <= hi for i in seqs.ids)
-    assert all(28000 <= i and i + 1024 <= 31000 for i in val.ids)
+    assert all(b - a >= 1024 for a, b in zip(seqs.ids, seqs.ids[1:]))  # disjoint: side by side
+    assert all(24000 <= i and i + 1024 <= 28000 for i in val.ids) and len(val.ids) == 3
     assert seqs.ids == scoring.sequences(s, workload, "evaluation").ids  # fixed by the definition
     assert scoring.sequences(s.overridden(seed=1), workload, "evaluation").ids != seqs.ids
+
+
+@pytest.mark.parametrize("name", [d["name"] for d in STANDARD])
+def test_every_standard_scenario_holds_ten_disjoint_windows_or_says_it_is_underpowered(name):
+    s = standard()[name]
+    need_data(s)
+    seqs = scoring.sequences(s, None if s.generated else scoring.load(s), "evaluation")
+    if s.generated:
+        assert len(seqs.ids) >= 10 and seqs.independent == len(seqs.ids)
+        return
+    if seqs.independent < 10:  # only where no held-out source exists, and the definition says so
+        assert s.evaluation.placement == "overlapping" and "underpowered" in s.description
+        return
+    assert s.evaluation.placement == "disjoint" and not seqs.overlapping and seqs.independent == len(seqs.ids)
+    assert all(b - a >= seqs.length for a, b in zip(seqs.ids, seqs.ids[1:]))
+    lo, hi = seqs.zone
+    assert len(seqs.ids) == (hi - lo) // seqs.length  # as many as the zone holds
+    val = scoring.sequences(s, scoring.load(s), "validation")
+    if val.zone[0] != 0:
+        assert len(val.ids) == min(10, (val.zone[1] - val.zone[0]) // val.length)
+
+
+def test_lublin1_is_evaluated_on_an_independent_draw_and_the_paper_split_stays_a_variant():
+    s, paper = standard()["lublin1"], standard()["lublin1-paper"]
+    need_data(s)
+    seqs = scoring.sequences(s, scoring.load(s), "evaluation")
+    assert seqs.source == "lublin-heldout" and seqs.data.name != scoring.load(s).name
+    assert len(seqs.ids) == 20 and seqs.zone == (0, len(seqs.data)) and len(seqs.data) == 20500
+    old = scoring.sequences(paper, scoring.load(paper), "evaluation")
+    assert old.overlapping and old.independent == 2 and old.zone == (7750, 10000)
+    assert scoring.pinned_starts(s) is None and s.final_evaluation(set()) == {}  # training keeps its own split
+    scores = scoring.score(s.overridden(sequences=2), baselines=True)
+    assert set(scores.values()) == set(s.labels())
+
+
+def test_windows_a_zone_cannot_hold_are_refused_with_the_numbers():
+    s = standard()["default"]
+    workload = scoring.load(s)
+    with pytest.raises(ValueError, match=r"12 disjoint windows of 1,024 jobs need 12,288 jobs; it holds 12,000 "
+                                         r"\(positions 28000\.\.39999\), room for 11"):
+        scoring.sequences(s.overridden(sequences=12), workload, "evaluation")
+    random = Scenario.from_dict({**s.to_dict(), "evaluation": {"count": 12, "jobs": 1024, "seed": 0}})
+    with pytest.raises(ValueError, match=r"need 12,288 jobs; it holds 12,000"):
+        scoring.sequences(random, workload, "evaluation")
+    said = Scenario.from_dict({**s.to_dict(), "evaluation": {"count": 12, "jobs": 1024, "placement": "overlapping"}})
+    seqs = scoring.sequences(said, workload, "evaluation")
+    assert seqs.overlapping and seqs.independent == 11
+    with pytest.raises(ValueError, match=r"placement must be one of random, disjoint, overlapping"):
+        Scenario.from_dict({**s.to_dict(), "evaluation": {"count": 2, "placement": "tiled"}})
+    with pytest.raises(ValueError, match=r"validation.trace: only the evaluation"):
+        Scenario.from_dict({**s.to_dict(), "validation": {"count": 2, "trace": "default"}})
 
 
 def test_compare_with_a_scenario_equals_compare_on_its_trace_and_starts(capsys):
@@ -201,5 +253,12 @@ def test_simulate_with_a_scenario_runs_its_first_evaluation_sequence_under_its_s
     classic = json.loads(out)
     assert rc == rc2 == 0 and "scenario default" in err
     assert by_scenario["start"] == first and by_scenario["avg_bsld"] == classic["avg_bsld"]
+    s = standard()["lublin1"]  # its evaluation's own trace: the first window of lublin-heldout
+    need_data(s)
+    seqs = scoring.sequences(s, scoring.load(s), "evaluation")
+    rc, out, _ = cli(capsys, "simulate", "--scenario", "lublin1", "--policy", "f1", "--json")
+    rc2, classic, _ = cli(capsys, "simulate", "--trace", "lublin-heldout", "--cleaning", "rlscheduler", "--preset",
+                          "rlscheduler", "--policy", "f1", "--start", str(seqs.ids[0]), "--jobs", "1024", "--json")
+    assert rc == rc2 == 0 and json.loads(out)["avg_bsld"] == json.loads(classic)["avg_bsld"]
     rc, out, _ = cli(capsys, "simulate", "--scenario", "default", "--policy", "f1", "--backfill", "easy", "--json")
     assert json.loads(out)["config"]["backfill"] == "easy"

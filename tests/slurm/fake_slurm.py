@@ -1,7 +1,9 @@
 """`FakeSlurm`: a queue in memory that answers the adapter's Slurm commands (a `SlurmClient` stand-in).
 
-Priorities follow priority/multifactor with every weight 0: a job's priority is max(1, -nice), so the nice values
-the adapter sets are the whole order; squeue lists jobs as Slurm would (`SQUEUE_FORMAT`)."""
+Priorities follow priority/multifactor with every weight 0: a job's priority is max(1, site factor - nice), so the
+site factors (or nice values) the adapter sets are the whole order; squeue lists jobs as Slurm would
+(`SQUEUE_FORMAT`), sprio their site factors, AdminComments and lock jobs as `squeue --Format` would. Job ids are
+handed out in submission order, as slurmctld does (`submit_held`)."""
 
 from __future__ import annotations
 
@@ -30,16 +32,19 @@ class FakeSlurm:
         self.down = False
         self.refuse: dict[int, str] = {}
         self.updates: list[list[tuple[int, int]]] = []
+        self.fields: list[str] = []
+        """The field of each update batch (`SiteFactor`, `Nice`)."""
         self.before_update = None
         self.calls: list[str] = []
 
     def add(self, job: int, cpus: int, limit: float | None, submit: float, *, state: str = "PENDING",
             start: float | None = None, nice: int = 0, reason: str = "Priority", partition: str = "debug",
             label: str | None = None, dependency: str = "(null)", reservation: str = "(null)",
-            held: bool = False) -> None:
+            held: bool = False, site: int = 0, admin: str = "", name: str = "job", comment: str = "") -> None:
         self.jobs[job] = dict(label=label or str(job), partition=partition, state=state, cpus=cpus, limit=limit,
                               submit=submit, start=start, end=None, nice=nice, reason=reason, dependency=dependency,
-                              reservation=reservation, held=held)
+                              reservation=reservation, held=held, site=site, admin=admin, name=name,
+                              comment=comment)
 
     def start_job(self, job: int) -> None:
         self.jobs[job].update(state="RUNNING", start=self.now, reason="None")
@@ -48,12 +53,13 @@ class FakeSlurm:
         self.jobs[job].update(state="COMPLETED", end=self.now)
 
     def order(self, partition: str = "debug") -> list[int]:
-        """Pending jobs of a partition in Slurm's order: priority, then submit, then id."""
-        jobs = [(j, d) for j, d in self.jobs.items() if d["state"] == "PENDING" and d["partition"] == partition]
+        """Pending jobs of a partition in Slurm's order: priority, then submit, then id (held jobs left out)."""
+        jobs = [(j, d) for j, d in self.jobs.items() if d["state"] == "PENDING" and d["partition"] == partition
+                and not d["held"]]
         return [j for j, d in sorted(jobs, key=lambda x: (-self._priority(x[1]), x[1]["submit"], x[0]))]
 
     def _priority(self, d: dict) -> int:
-        return 0 if d["held"] else max(1, -d["nice"])
+        return 0 if d["held"] else max(1, d["site"] - d["nice"])
 
     def _check(self, name: str) -> None:
         self.calls.append(name)
@@ -68,7 +74,7 @@ class FakeSlurm:
             lines.append("|".join(str(x) for x in (
                 job, d["label"], d["partition"], d["state"], d["cpus"], 1, _duration(d["limit"]), int(d["submit"]),
                 int(d["start"] or 0), int(d["end"] or 0), self._priority(d), d["nice"], d["reason"],
-                d["dependency"], d["reservation"])))
+                d["dependency"], d["reservation"], d["name"])))
         return "\n".join(lines) + "\n"
 
     def sinfo(self, partition: str) -> str:
@@ -81,16 +87,57 @@ class FakeSlurm:
         return dict(self.config_values)
 
     def set_nice(self, changes) -> dict[int, str]:
+        return self.update("Nice", [(job, nice, None) for job, nice in changes])
+
+    def update(self, field: str, changes) -> dict[int, str]:
         self._check("scontrol")
         if self.before_update is not None:
-            self.before_update(list(changes))
-        self.updates.append(list(changes))
+            self.before_update([(job, value) for job, value, _ in changes])
+        self.updates.append([(job, value) for job, value, _ in changes])
+        self.fields.append(field)
         refused = {}
-        for job, nice in changes:
+        for job, value, comment in changes:
             if job in self.refuse:
                 refused[job] = self.refuse[job]
             elif job not in self.jobs or self.jobs[job]["state"] != "PENDING":
                 refused[job] = "Job is no longer pending execution"
             else:
-                self.jobs[job]["nice"] = nice
+                self.jobs[job]["site" if field == "SiteFactor" else "nice"] = value
+                if comment is not None:
+                    self.jobs[job]["admin"] = comment
         return refused
+
+    def sprio(self) -> dict[int, tuple[int, float, int]]:
+        self._check("sprio")
+        return {job: (self._priority(d), 0.0, d["site"]) for job, d in self.jobs.items()
+                if d["state"] == "PENDING" and not d["held"]}
+
+    def site_factors(self) -> dict[int, int]:
+        return {job: site for job, (_, _, site) in self.sprio().items()}
+
+    def admin_comments(self) -> dict[int, str]:
+        self._check("squeue")
+        return {job: d["admin"] for job, d in self.jobs.items() if d["state"] == "PENDING"}
+
+    def lock_jobs(self, name: str) -> list[tuple[int, str, str]]:
+        self._check("squeue")
+        return sorted((job, "fake", d["comment"]) for job, d in self.jobs.items()
+                      if d["name"] == name and d["state"] == "PENDING")
+
+    def submit_held(self, name: str, partition: str, comment: str) -> int:
+        self._check("sbatch")
+        job = max([*self.jobs, 1000]) + 1
+        self.add(job, 1, 60, self.now, partition=partition, held=True, reason="JobHeldUser", name=name,
+                 comment=comment)
+        return job
+
+    def set_comment(self, job: int, comment: str) -> None:
+        self._check("scontrol update")
+        if job not in self.jobs or self.jobs[job]["state"] != "PENDING":
+            raise SlurmError("scontrol update failed (exit 1): Invalid job id specified")
+        self.jobs[job]["comment"] = comment
+
+    def cancel(self, job: int) -> None:
+        self._check("scancel")
+        if job in self.jobs and self.jobs[job]["state"] == "PENDING":
+            self.jobs[job].update(state="CANCELLED", end=self.now)

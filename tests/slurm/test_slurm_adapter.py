@@ -5,6 +5,7 @@ back (restore, reset), and a restart continuing an earlier adapter's order."""
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -14,7 +15,7 @@ from schedrl.eval.policies import resolve_policy
 from schedrl.slurm.adapter import Adapter, AdapterOptions, RateLimit, restore
 from schedrl.slurm.audit import AuditLog
 from schedrl.slurm.lease import Lease
-from schedrl.slurm.lock import LockError
+from schedrl.slurm.lock import LockError, LockLost
 from schedrl.slurm.order import PolicyMachineError
 
 
@@ -161,7 +162,7 @@ def test_slurm_failures_and_refusals_are_one_line_and_the_cycles_go_on(tmp_path)
     slurm.down = True
     assert "Unable to contact slurm controller" in a.cycle()["problem"]
     assert lines[-1] == ("cycle 1: squeue failed (exit 1): slurm_load_jobs error: Unable to contact slurm controller "
-                         "(connect failure); nothing changed this cycle")
+                         "(connect failure) (after 0.0 s); nothing changed this cycle")
     slurm.down = False
     slurm.refuse = {2: "Access/permission denied", 3: "Access/permission denied"}
     record = a.cycle()
@@ -193,27 +194,111 @@ def test_jobs_the_policy_cannot_represent_are_named_once(tmp_path):
 def test_a_policy_for_another_machine_size_is_refused(tmp_path):
     slurm = FakeSlurm(cpus=100_000)
     queue(slurm, [1])
-    a = adapter(slurm, tmp_path, trained_cpus=256)
     with pytest.raises(PolicyMachineError, match="256 CPUs; this partition has 100,000 usable CPUs"):
-        a.cycle()
+        adapter(slurm, tmp_path, trained_cpus=256)  # at start, before any lock is taken or any warning printed
+    assert not slurm.lock_jobs("schedrl-lock")
+    lines: list[str] = []
+    adapter(slurm, tmp_path, trained_cpus=100_000, lines=lines).stop()
+    assert lines[0] == "sjf: trained for 100,000 CPUs, this partition has 100,000 (within 2x)"
+
+
+def test_one_cycle_exits_at_once_and_a_slow_slurm_says_so(tmp_path, monkeypatch):
+    slurm = FakeSlurm()
+    queue(slurm, [9, 5])
+    lines: list[str] = []
+    a = adapter(slurm, tmp_path, lines=lines, interval_s=30.0)
+    t0 = time.monotonic()
+    a.run(cycles=1)
+    assert time.monotonic() - t0 < 5.0  # not the 30 s interval
+    squeue = slurm.squeue
+    monkeypatch.setattr(slurm, "squeue", lambda: (time.sleep(2.2), squeue())[1])  # slurmctld answering late
+    a.cycle()
+    assert any(line.startswith("cycle 2: squeue and sinfo took 2.") and "slurmctld slow" in line for line in lines)
     a.stop()
 
 
-def test_after_a_kill_the_next_adapter_continues_and_reset_gives_the_nice_values_back(tmp_path):
+def test_after_a_kill_the_next_adapter_continues_and_reset_gives_the_site_factors_back(tmp_path):
     slurm = FakeSlurm()
     queue(slurm, [9, 5, 7, 1, 3])
-    slurm.jobs[5]["nice"] = 10  # the user's own
+    slurm.jobs[5]["site"] = 10  # the site's own
+    slurm.jobs[5]["nice"] = 500  # the user's own
     a = adapter(slurm, tmp_path)
     a.cycle()
     a.lock.release()  # as the kernel does for a killed process: no stop(), no restore
+    a.lost = True  # and its lock job stays, with its lease; its pid on this host no longer runs:
+    lock = slurm.jobs[a.slurm_lock.job]
+    lock["comment"] = lock["comment"].replace(f"pid={os.getpid()} ", "pid=999999999 ")  # beyond any pid_max
     lease = Lease.load(tmp_path / "state", "fake")
-    assert set(lease.original) == {2, 3, 4, 5} and lease.original[5] == 10
+    assert set(lease.original) == {2, 3, 4, 5} and lease.original[5] == 10 and lease.handle == "site-factor"
+    assert slurm.jobs[5]["nice"] == 500 and slurm.jobs[5]["site"] > 10  # users' nice left alone
     lines: list[str] = []
     b = adapter(slurm, tmp_path, lines=lines)
-    assert lines[0].startswith("continuing the order of an earlier adapter") and "4 job(s)" in lines[0]
+    assert any(line.startswith("continuing the order of an earlier adapter") and "4 job(s)" in line for line in lines)
     assert b.cycle()["applied"] == 0  # the order it finds is its own
     b.lock.release()
     restored = restore(slurm, Lease.load(tmp_path / "state", "fake"),
                        AuditLog(tmp_path / "state" / "fake.audit.jsonl", "fake", "debug"), print)
-    assert restored == 4 and slurm.jobs[5]["nice"] == 10 and all(slurm.jobs[j]["nice"] == 0 for j in (1, 2, 3, 4))
+    assert restored == 4 and slurm.jobs[5]["site"] == 10 and all(slurm.jobs[j]["site"] == 0 for j in (1, 2, 3, 4))
+    assert slurm.jobs[5]["nice"] == 500
+    assert all(slurm.jobs[j]["admin"] == "" for j in (1, 2, 3, 4, 5))  # the marks are off again
     assert Lease.load(tmp_path / "state", "fake").original == {}
+
+
+def test_the_bonus_goes_on_the_site_factor_found_and_an_admins_change_is_adopted(tmp_path):
+    slurm = FakeSlurm()
+    queue(slurm, [9, 5, 7, 1, 3])
+    slurm.jobs[4]["admin"] = "site: project X"  # what the site keeps in AdminComment stays
+    slurm.jobs[1]["nice"] = 500  # a user's own nice
+    lines: list[str] = []
+    a = adapter(slurm, tmp_path, lines=lines)
+    a.cycle()
+    lock = a.slurm_lock.job
+    assert slurm.fields == ["SiteFactor"] and slurm.order()[:4] == [4, 5, 2, 3]
+    assert slurm.jobs[4]["admin"] == f"site: project X;schedrl:lock={lock}:SiteFactor=0"
+    assert slurm.jobs[5]["admin"] == f"schedrl:lock={lock}:SiteFactor=0"
+    assert slurm.jobs[1]["nice"] == 500 and slurm.jobs[1]["admin"] == ""
+    bonus3 = slurm.jobs[3]["site"]
+    slurm.jobs[3]["site"] = 1000  # an admin sets job 3's site factor by hand
+    a.cycle()
+    assert any("job 3's SiteFactor was changed outside the adapter" in line for line in lines)
+    assert slurm.jobs[3]["site"] == 1000 + bonus3  # the admin's value is its own now; the bonus on top
+    assert Lease.load(tmp_path / "state", "fake").original[3] == 1000
+    assert slurm.jobs[3]["admin"].endswith(":SiteFactor=1000")
+    a.stop()
+    assert slurm.jobs[3]["site"] == 1000 and slurm.jobs[4]["site"] == 0 and slurm.jobs[1]["nice"] == 500
+    assert slurm.jobs[4]["admin"] == "site: project X" and slurm.jobs[3]["admin"] == ""
+    assert slurm.jobs[lock]["state"] == "CANCELLED"  # the lock job goes with the adapter
+
+
+def test_the_nice_fallback_keeps_the_users_nice_under_the_bonus(tmp_path):
+    slurm = FakeSlurm()
+    queue(slurm, [9, 5, 7])
+    slurm.jobs[3]["nice"] = 50  # a user's own nice: the bonus is taken off it, not put in its place
+    a = adapter(slurm, tmp_path, handle="nice", top=2)
+    a.cycle()
+    assert slurm.fields == ["Nice"] and slurm.order()[:2] == [2, 3]
+    lease = Lease.load(tmp_path / "state", "fake")
+    assert lease.original == {2: 0, 3: 50} and lease.handle == "nice"
+    assert slurm.jobs[2]["nice"] < slurm.jobs[3]["nice"] < 50 and slurm.jobs[2]["site"] == 0
+    a.stop()
+    assert slurm.jobs[2]["nice"] == 0 and slurm.jobs[3]["nice"] == 50
+
+
+def test_two_adapters_passing_the_first_check_together_elect_exactly_one(tmp_path):
+    from schedrl.slurm.lock import SlurmLock
+
+    slurm = FakeSlurm()  # an empty queue: no mark anywhere, nothing to see but the lock jobs
+    a = SlurmLock(slurm, "fake", "debug", 60.0, tmp_path / "a")
+    b = SlurmLock(slurm, "fake", "debug", 60.0, tmp_path / "b")
+    a.refuse_if_held()
+    b.refuse_if_held()  # both saw no lock job
+    first, second = b.submit(), a.submit()  # b's reached slurmctld first: the lower id
+    assert first < second
+    with pytest.raises(LockError, match=rf"the adapter of lock job {first} .* took the cluster's lock first \(lock job "
+                                        rf"{second} cancelled\): one adapter per cluster"):
+        a.elect()
+    assert b.elect() is b and [j for j, _, _ in slurm.lock_jobs("schedrl-lock")] == [first]
+    b.check()  # still its lock
+    slurm.cancel(first)  # released or cancelled by hand: the adapter stops
+    with pytest.raises(LockLost, match=f"lock job {first} is gone"):
+        b.check()

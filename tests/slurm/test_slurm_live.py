@@ -4,8 +4,11 @@ sequence in shadow mode and its report, the adapter killed mid-run and restarted
 failures that must cost one line and no cycle.
 
 The cluster: two nodes of 256 CPUs, partition `debug` on n1 and `other` on n2, so two replays run side by side
-without touching each other; PriorityType=priority/multifactor (no slurmdbd, so every factor is 0 and Slurm's own
-order is FCFS); the main scheduler and the backfill scheduler every second (sched_interval=1, bf_interval=1).
+without touching each other; slurmdbd and PriorityType=priority/multifactor with the age, job-size and fair-share
+weights at 1,000 each (Slurm's own order: larger jobs first, as PriorityFavorSmall=NO weighs them; one user, so
+fair share ties; age counts for nothing in 40 s against PriorityMaxAge's 7 days); the main scheduler and the
+backfill scheduler every second (sched_interval=1, bf_interval=1). The adapter orders through SiteFactor, and holds
+the cluster with its lock job: one live adapter at a time.
 
 How "each job Slurm started from the head of its queue was the policy's highest-ranked pending job that fitted" is
 checked: slurmctld's log says which scheduler started each job (`sched: Allocate` for the main scheduler, which
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -31,14 +35,14 @@ import pytest
 from schedrl.slurm.adapter import Adapter, AdapterOptions
 from schedrl.slurm.client import SlurmClient
 from schedrl.slurm.lease import Lease
-from schedrl.slurm.report import Log, agreement, classify_starts, report
+from schedrl.slurm.report import Log, agreement, classify_starts
 from schedrl.eval.policies import resolve_policy
 from schedrl.workload import read_swf
 from schedrl.workload.catalog import resolve_trace
 from slurm_cluster import private_slurm
-from slurm_replay import NAME_PREFIX, Replay, final_jobs
+from slurm_replay import NAME_PREFIX, Replay, final_jobs, replay
 
-pytestmark = pytest.mark.slurm
+pytestmark = pytest.mark.slurm  # and `integration`: tests/conftest.py applies it to tests/slurm
 
 SCALE = 4e-4
 """Trace seconds to replay seconds: the sequence's 89,000 s take about 36 s."""
@@ -46,16 +50,18 @@ WINDOW = slice(37_600, 37_700)
 """The default trace's jobs 37,600..37,699: past the training zone of `schedrl train --trace default`, and a busy
 stretch (FCFS 164 vs SJF 60 in bounded slowdown under EASY in the simulator)."""
 TOP = 16
+WEIGHTS = ("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\nPriorityWeightAge=1000\n"
+           "PriorityWeightJobSize=1000\nPriorityWeightFairShare=1000")
 REPORTS: dict[str, list[str]] = {}
 """The reports of this module's replays, printed at its end (pytest -s shows them)."""
 
 
 @pytest.fixture(scope="module")
 def slurm():
-    with private_slurm(cpus=256, nodes=2, partitions={"debug": "Nodes=n1 MaxTime=INFINITE",
-                                                      "other": "Nodes=n2 MaxTime=INFINITE"},
+    with private_slurm(cpus=256, nodes=2, accounting=True,
+                       partitions={"debug": "Nodes=n1 MaxTime=INFINITE", "other": "Nodes=n2 MaxTime=INFINITE"},
                        scheduler_parameters="bf_interval=1,sched_interval=1,bf_resolution=60",
-                       extra_conf="PriorityType=priority/multifactor\nPriorityCalcPeriod=1") as cluster:
+                       extra_conf=WEIGHTS) as cluster:
         yield cluster
     for name, lines in REPORTS.items():
         print(f"\n== {name}\n" + "\n".join(lines))
@@ -123,7 +129,7 @@ class AdapterProcess:
 
 
 def replay_in_force(cluster, sequence, partition: str) -> Replay:
-    return Replay(cluster, sequence, partition, SCALE).start()
+    return replay(cluster, sequence, partition, SCALE)
 
 
 def check_completed(replay: Replay, final: dict[str, dict], partition: str) -> None:
@@ -148,15 +154,21 @@ def check_order(cluster, adapter: AdapterProcess, name: str) -> dict:
 
 
 def record_report(name: str, adapter: AdapterProcess, cluster, policy: str | None = None) -> list[str]:
-    # waits: in compressed time bounded slowdown's 10 s threshold hides every difference (runs last seconds)
-    lines = report(adapter.log, policy=policy, metric="wait", windows=5,
-                   slurmctld_log=cluster.logs / "slurmctld.log").lines()
+    """`schedrl slurm report` of an adapter's log (waits: in compressed time bounded slowdown's 10 s threshold hides
+    every difference, runs last seconds), as a site runs it; a shadow log's is kept in its state directory."""
+    argv = ["report", str(adapter.log), "--metric", "wait", "--windows", "5", "--slurmctld-log",
+            str(cluster.logs / "slurmctld.log"), "--state-dir", str(adapter.state), "--gate-jobs", "100",
+            *(["--policy", policy] if policy else [])]
+    done = schedrl_slurm(cluster, *argv)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
     REPORTS[name] = lines
     return lines
 
 
 def test_live_sjf_and_the_same_sequence_in_shadow(slurm, sequence, training, tmp_path):
-    live = AdapterProcess(slurm, tmp_path, "sjf-live", "debug", "sjf")
+    live = AdapterProcess(slurm, tmp_path, "sjf-live", "debug", "sjf", "--force")
+    assert "going live with --force; the go-live gate would refuse: live mode needs a shadow report of sjf" in live.text()
     shadow = AdapterProcess(slurm, tmp_path, "sjf-shadow", "other", "sjf", "--shadow")
     runs = [replay_in_force(slurm, sequence, "debug"), replay_in_force(slurm, sequence, "other")]
     finals = [run.finished(240) for run in runs]
@@ -179,42 +191,58 @@ def test_live_sjf_and_the_same_sequence_in_shadow(slurm, sequence, training, tmp
     # has no main-scheduler line), so either kind of line counts
     assert any(line.startswith(("starts by the main scheduler", "backfilled starts")) for line in shadow_lines), \
         shadow_lines
+    # the model of Slurm's own order against what Slurm did, on the shadow log; live logs say live things
+    checked = next(line for line in shadow_lines if line.startswith("model of Slurm's order against what Slurm did"))
+    assert "(100 jobs)" in checked and "Kendall tau" in checked, checked
+    assert not any("shadow longer" in line or line.startswith("go-live gate") for line in lines), lines
+    assert any(line.startswith("model of Slurm's order: not checked on a live log") for line in lines), lines
+    # the go-live gate reads the shadow report kept in the state directory: live SJF on `other` starts if it passed
+    saved = json.loads((shadow.state / "schedrltest.other.shadow-report.json").read_text())
+    passes = saved["estimate"]["ci95_pct"][1] <= 5.0
+    gate = schedrl_slurm(slurm, "run", "--policy", "sjf", "--partition", "other", "--cycles", "1", "--gate-jobs",
+                         "100", "--state-dir", str(shadow.state))
+    if passes:
+        assert gate.returncode == 0 and "go-live gate passed" in gate.stdout, gate.stdout + gate.stderr
+    else:
+        assert gate.returncode == 2 and "live mode refused by the shadow report" in gate.stderr, gate.stderr
+    refused = schedrl_slurm(slurm, "run", "--policy", "fcfs", "--partition", "other", "--cycles", "1",
+                            "--state-dir", str(shadow.state))
+    assert refused.returncode == 2 and "is of 'sjf', not 'fcfs'" in refused.stderr, refused.stderr
+    REPORTS["sjf shadow"].append(f"gate ({'passed' if passes else 'refused'}): "
+                                 + (gate.stdout.splitlines()[0] if passes else gate.stderr.strip()))
 
 
 def test_live_trained_policy_and_an_adapter_killed_mid_run(slurm, sequence, training, tmp_path):
     checkpoint = training.checkpoint()
-    live = AdapterProcess(slurm, tmp_path, "rl-live", "debug", f"checkpoint:{checkpoint}")
+    live = AdapterProcess(slurm, tmp_path, "rl-live", "debug", f"checkpoint:{checkpoint}", "--lease", "1m", "--force")
     assert "trained for 256 CPUs, this partition has 256" in live.text()
-    killed = AdapterProcess(slurm, tmp_path, "sjf-killed", "other", "sjf", "--lease", "1m")
-    runs = [replay_in_force(slurm, sequence, "debug"), replay_in_force(slurm, sequence, "other")]
+    run = replay_in_force(slurm, sequence, "debug")
 
-    def started(partition: str) -> int:
-        return sum(1 for j in final_jobs(slurm).values() if j["partition"] == partition
+    def started() -> int:
+        return sum(1 for j in final_jobs(slurm).values() if j["partition"] == "debug"
                    and j["name"].startswith(NAME_PREFIX) and j["state"] != "PENDING")
 
-    def ordering() -> bool:  # mid-run, with pending jobs whose nice values the adapter set
-        return started("other") >= 25 and bool(Lease.load(killed.state, "schedrltest").set)
+    def ordering() -> bool:  # mid-run, with pending jobs whose site factors the adapter set
+        return started() >= 25 and bool(Lease.load(live.state, "schedrltest").set)
 
-    slurm.wait_for(ordering, 120, "25 replayed jobs started on partition other, and others ordered", interval_s=0.5)
-    assert killed.stop(signal.SIGKILL) == -signal.SIGKILL
+    slurm.wait_for(ordering, 120, "25 replayed jobs started on partition debug, and others ordered", interval_s=0.5)
+    assert live.stop(signal.SIGKILL) == -signal.SIGKILL
     at_kill = time.time()
-    leftover = Lease.load(killed.state, "schedrltest")
+    leftover = Lease.load(live.state, "schedrltest")
     assert leftover.set and leftover.expires > at_kill  # an order nobody maintains, for at most a minute
-    reset = subprocess.run([sys.executable, "-m", "schedrl", "slurm", "reset", "--expired", "--state-dir",
-                            str(killed.state)], env=slurm.env(), capture_output=True, text=True, timeout=60)
+    reset = schedrl_slurm(slurm, "reset", "--expired", "--state-dir", str(live.state))
     assert reset.returncode == 0 and "nothing to do" in reset.stdout, reset.stdout + reset.stderr
-    before = started("other")
-    slurm.wait_for(lambda: started("other") > before + 3, 60, "jobs starting with the adapter dead")
-    killed.start()  # restarted: it takes the killed adapter's jobs over and goes on ordering
-    assert "continuing the order of an earlier adapter" in killed.text()
-    finals = [run.finished(240) for run in runs]
-    assert live.stop() == 0 and killed.stop() == 0
-    check_completed(runs[0], finals[0], "debug")
-    check_completed(runs[1], finals[1], "other")
+    before = started()
+    slurm.wait_for(lambda: started() > before + 3, 60, "jobs starting with the adapter dead")
+    live.start()  # restarted: it takes the killed adapter's jobs over and goes on ordering
+    assert "continuing the order of an earlier adapter" in live.text()
+    final = run.finished(240)
+    assert live.stop() == 0
+    check_completed(run, final, "debug")
     counts = check_order(slurm, live, "trained live")
     record_report("trained policy live", live, slurm, policy=f"checkpoint:{checkpoint}")
     REPORTS["trained policy live"].append(f"main-scheduler starts: {counts}")
-    assert Lease.load(killed.state, "schedrltest").original == {}
+    assert Lease.load(live.state, "schedrltest").original == {}
 
 
 def block(cluster, partition: str = "debug") -> str:
@@ -230,19 +258,35 @@ def nice_values(cluster, jobs) -> dict[str, int]:
     return {job: int(values[job]) for job in jobs}
 
 
+def site_factors(cluster, jobs) -> dict[str, int]:
+    """The pending jobs' site factors (sprio's SITE column)."""
+    out = cluster.run("sprio", "--noheader", "--format=%i|%S").stdout
+    values = dict(line.strip().split("|") for line in out.splitlines())
+    return {job: int(values[job]) for job in jobs}
+
+
 def test_an_expired_lease_is_reset_by_cron(slurm, tmp_path):
     blocker = block(slurm)
     jobs = [slurm.sbatch("--partition", "debug", "--ntasks", "8", f"--time={t}", "--wrap", "sleep 1")
             for t in (9, 5, 7, 1, 3)]
-    adapter = AdapterProcess(slurm, tmp_path, "short-lease", "debug", "sjf", "--lease", "3s")
-    slurm.wait_for(lambda: min(nice_values(slurm, jobs).values()) < 0, 30, "nice values set")
+    slurm.run("scontrol", "update", f"JobId={jobs[0]}", "Nice=500")  # a user's own nice
+    slurm.run("scontrol", "update", f"JobId={jobs[1]}", "SiteFactor=7", "AdminComment=site note")  # the site's own
+    adapter = AdapterProcess(slurm, tmp_path, "short-lease", "debug", "sjf", "--lease", "3s", "--force")
+    slurm.wait_for(lambda: min(site_factors(slurm, jobs[2:]).values()) > 0, 30, "site factors set")
     adapter.stop(signal.SIGKILL)
-    assert min(nice_values(slurm, jobs).values()) < 0  # left as they were: harmless, and for 3 s only
+    assert min(site_factors(slurm, jobs[2:]).values()) > 0  # left as they were: harmless, and for 3 s only
+    assert nice_values(slurm, jobs)[jobs[0]] == 500  # users' nice never touched
+    comments = SlurmClient(env=slurm.env()).admin_comments()
+    assert comments[int(jobs[1])].startswith("site note;schedrl:lock=") and comments[int(jobs[1])].endswith(
+        ":SiteFactor=7")  # the mark appended, the site's text kept
     argv = [sys.executable, "-m", "schedrl", "slurm", "reset", "--expired", "--state-dir", str(adapter.state)]
     time.sleep(3.5)
     done = subprocess.run(argv, env=slurm.env(), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and "reset: 5 pending job(s) back to their own nice values" in done.stdout, done.stdout
-    assert set(nice_values(slurm, jobs).values()) == {0}
+    assert done.returncode == 0 and "reset: 5 pending job(s) back to their own values" in done.stdout, done.stdout
+    assert site_factors(slurm, jobs) == {**dict.fromkeys(jobs, 0), jobs[1]: 7}
+    assert nice_values(slurm, jobs) == {**dict.fromkeys(jobs, 0), jobs[0]: 500}
+    comments = SlurmClient(env=slurm.env()).admin_comments()
+    assert comments[int(jobs[1])] == "site note" and not any(comments[int(j)] for j in jobs if j != jobs[1])
     slurm.run("scancel", blocker, *jobs)
 
 
@@ -278,18 +322,36 @@ def test_failures_cost_one_line_and_the_cycles_go_on(slurm, tmp_path):
     wrapper.write_text(f'#!/bin/sh\nexec runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" {slurm_bin("scontrol")} "$@"\n')
     wrapper.chmod(0o755)
     client.env = {**slurm.env(), "PATH": f"{wrapper.parent}{os.pathsep}{slurm.env()['PATH']}"}
-    slurm.run("scontrol", "update", f"JobId={jobs[0]}", "Nice=0")  # undo one change so the cycle has one to make
+    # undo one change: the cycle adopts 0 as the job's own (a change outside the adapter), sets its bonus again
+    slurm.run("scontrol", "update", f"JobId={jobs[0]}", "SiteFactor=0")
     record = a.cycle()
     assert record["refused"] == 1 and lines[-1] == (f"cycle 3: scontrol refused 1 of 1 change(s): Invalid user id "
                                                     f"(job {jobs[0]})")
     client.env = slurm.env()
     assert a.cycle()["applied"] == 1
+
+    # an account that may set site factors (AdminLevel=Operator) but not AdminComment: unmarked changes, one line
+    slurm.run("sacctmgr", "-i", "add", "account", "ops")
+    slurm.run("sacctmgr", "-i", "add", "user", "daemon", "account=ops", "adminlevel=Operator")
+    operator = tmp_path / "op" / "scontrol"
+    operator.parent.mkdir()
+    operator.write_text(f'#!/bin/sh\nexec runuser -u daemon -- env SLURM_CONF="$SLURM_CONF" {slurm_bin("scontrol")} "$@"\n')
+    operator.chmod(0o755)
+    client.env = {**slurm.env(), "PATH": f"{operator.parent}{os.pathsep}{slurm.env()['PATH']}"}
+    slurm.run("scontrol", "update", f"JobId={jobs[1]}", "SiteFactor=0", "AdminComment=")  # a change is due
+    record = a.cycle()
+    assert record["applied"] == 1 and record.get("refused", 0) == 0, (record, lines[-3:])
+    assert any("slurmctld refused the marks in AdminComment" in line for line in lines), lines[-3:]
+    assert site_factors(slurm, [jobs[1]])[jobs[1]] > 0
+    assert not SlurmClient(env=slurm.env()).admin_comments()[int(jobs[1])]
+    client.env = slurm.env()
     a.stop()
-    assert nice_values(slurm, jobs) == dict.fromkeys(jobs, 0)
+    assert site_factors(slurm, jobs) == dict.fromkeys(jobs, 0) and nice_values(slurm, jobs) == dict.fromkeys(jobs, 0)
     slurm.run("scancel", blocker, *jobs, held, elsewhere, wide, dependent)
 
     refused = subprocess.run([sys.executable, "-m", "schedrl", "slurm", "run", "--policy", "sjf", "--partition",
-                              "debug", "--state-dir", str(tmp_path / "s2")], env={**slurm.env(), "SLURM_CONF": str(down)},
+                              "debug", "--state-dir", str(tmp_path / "s2"), "--force"],
+                             env={**slurm.env(), "SLURM_CONF": str(down)},
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert refused.stderr.startswith("schedrl slurm: error: scontrol show failed (exit 1)")
@@ -301,10 +363,73 @@ def slurm_bin(name: str) -> str:
     return shutil.which(name, path=f"/usr/bin{os.pathsep}/usr/local/bin{os.pathsep}{os.environ.get('PATH', '')}")
 
 
+def schedrl_slurm(cluster, *argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "schedrl", "slurm", *argv], env=cluster.env(), capture_output=True,
+                          text=True, timeout=timeout)
+
+
 def test_a_second_live_adapter_and_a_reset_are_refused_while_one_runs(slurm, tmp_path):
-    first = AdapterProcess(slurm, tmp_path, "first", "debug", "fcfs")
-    for argv in (["run", "--policy", "sjf", "--partition", "other"], ["reset"]):
-        done = subprocess.run([sys.executable, "-m", "schedrl", "slurm", *argv, "--state-dir", str(first.state)],
-                              env=slurm.env(), capture_output=True, text=True, timeout=120)
-        assert done.returncode == 2 and "one adapter per cluster" in done.stderr, done.stderr
+    first = AdapterProcess(slurm, tmp_path, "first", "debug", "fcfs", "--force")
+    for argv in (["run", "--policy", "sjf", "--partition", "other", "--force"], ["reset"]):
+        for state in (first.state, tmp_path / "elsewhere"):  # the same state directory, and another one
+            done = schedrl_slurm(slurm, *argv, "--state-dir", str(state))
+            assert done.returncode == 2 and "one adapter per cluster" in done.stderr, done.stderr
+            if state != first.state:  # refused by Slurm's side: the first adapter's lock job
+                assert "holds the cluster's lock" in done.stderr and str(first.state) in done.stderr, done.stderr
     assert first.stop() == 0
+    assert not SlurmClient(env=slurm.env()).lock_jobs("schedrl-lock")  # the lock job went with it
+
+
+def test_two_adapters_started_together_on_an_empty_partition_exactly_one_runs(slurm, tmp_path):
+    procs = []
+    for name in ("a", "b"):  # two state directories, started within a fraction of a second
+        argv = ["run", "--policy", "sjf", "--partition", "debug", "--interval", "1s", "--force", "--state-dir",
+                str(tmp_path / name)]
+        procs.append(subprocess.Popen([sys.executable, "-m", "schedrl", "slurm", *argv], env=slurm.env(),
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    slurm.wait_for(lambda: any(p.poll() is not None for p in procs), 120, "one of the two adapters refused")
+    time.sleep(3)  # the other goes on cycling
+    assert sorted(p.poll() is None for p in procs) == [False, True], [p.poll() for p in procs]
+    loser = next(p for p in procs if p.poll() is not None)
+    winner = next(p for p in procs if p.poll() is None)
+    err = loser.stderr.read()
+    assert loser.returncode == 2 and "one adapter per cluster" in err and err.count("\n") == 1, err
+    locks = SlurmClient(env=slurm.env()).lock_jobs("schedrl-lock")
+    assert len(locks) == 1  # the loser cancelled its own lock job
+    winner.send_signal(signal.SIGTERM)
+    assert winner.wait(timeout=60) == 0
+    print(f"\nrace: the loser said: {err.strip()}")
+
+
+def test_reset_from_another_state_directory_finds_every_marked_job(slurm, tmp_path):
+    blocker = block(slurm)
+    jobs = [slurm.sbatch("--partition", "debug", "--ntasks", "8", f"--time={t}", "--wrap", "sleep 1") for t in (9, 5, 7)]
+    adapter = AdapterProcess(slurm, tmp_path, "marker", "debug", "sjf", "--lease", "3s", "--force")
+    slurm.wait_for(lambda: min(site_factors(slurm, jobs).values()) > 0, 30, "site factors set")
+    adapter.stop(signal.SIGKILL)
+    shutil.rmtree(adapter.state)  # the state directory lost with its host: the marks on Slurm's side remain
+    time.sleep(3.5)
+    done = schedrl_slurm(slurm, "reset", "--state-dir", str(tmp_path / "fresh"))
+    assert done.returncode == 0 and "reset: 3 pending job(s) back to their own values" in done.stdout, \
+        done.stdout + done.stderr
+    assert site_factors(slurm, jobs) == dict.fromkeys(jobs, 0)
+    comments = SlurmClient(env=slurm.env()).admin_comments()
+    assert not any(comments[int(j)] for j in jobs)
+    assert not SlurmClient(env=slurm.env()).lock_jobs("schedrl-lock")
+    slurm.run("scancel", blocker, *jobs)
+
+
+def test_the_replay_command_submits_a_window_and_says_what_became_of_it(slurm):
+    done = schedrl_slurm(slurm, "replay", "default", "--first", "37600", "--jobs", "12", "--scale", "4e-4",
+                         "--partition", "other", "--timeout", "2m", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("replaying 12 jobs of default (jobs 37601..37612) on partition other at scale 0.0004")
+    out = json.loads(done.stdout[done.stdout.index("{"):])
+    assert (out["submitted"], out["states"], out["lost"], out["duplicated"]) == (12, {"COMPLETED": 12}, 0, 0)
+    final = final_jobs(slurm)
+    assert {final[slurm_id]["name"] for slurm_id in out["slurm_ids"].values()} == {
+        f"swf-{k}" for k in range(37601, 37613)}
+    assert {final[slurm_id]["state"] for slurm_id in out["slurm_ids"].values()} == {"COMPLETED"}
+    missing = schedrl_slurm(slurm, "replay", "default", "--jobs", "10", "--scale", "1e-3", "--partition", "nosuch")
+    assert missing.returncode == 2 and "sinfo shows no partition 'nosuch'" in missing.stderr, missing.stderr

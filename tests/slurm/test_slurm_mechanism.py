@@ -25,8 +25,24 @@ def test_the_bands_need_multifactor_and_bounded_factors():
         priority_spread({**CONFIG, "PriorityFlags": "NO_NORMAL_ALL"})
     with pytest.raises(MechanismError, match="PrioritySiteFactorPlugin"):
         priority_spread({**CONFIG, "PrioritySiteFactorPlugin": "site_factor/example"})
-    with pytest.raises(MechanismError, match="past Slurm's nice range"):
+    with pytest.raises(MechanismError, match="past Slurm's Nice range"):
         NiceBands(1000, NICE_MAX // 1000)
+
+
+def test_the_site_factor_handle_refuses_a_site_factor_plugin_and_scales_its_bonuses():
+    with pytest.raises(MechanismError, match="PrioritySiteFactorPlugin=site_factor/example rewrites"):
+        NiceBands.for_config({**CONFIG, "PrioritySiteFactorPlugin": "site_factor/example"}, 8, handle="site-factor")
+    weights = {**CONFIG, "PriorityWeightAge": "1000", "PriorityWeightFairShare": "10000"}
+    strict = NiceBands.for_config(weights, 32, handle="site-factor")
+    assert (strict.step, strict.ceiling, strict.field) == (11002, 64 * 33 * 11002, "SiteFactor")
+    assert NiceBands.for_config(weights, 32, scale=0.1, handle="site-factor").step == 1101
+    with pytest.raises(ValueError, match="--bonus-scale"):
+        NiceBands.for_config(weights, 32, scale=0.0)
+    # own + bonus: a job's own site factor stays under the bonus, and is what a restore gives back
+    bands = NiceBands(2, 5, 1000, "site-factor")
+    changes = bands.plan([2, 1], {1: 0, 2: 300, 3: 40}, {3: 7})
+    assert [(c.job, c.new - (c.own or 0) > 0, c.own) for c in changes[:2]] == [(2, True, 300), (1, True, 0)]
+    assert changes[0].new - 300 > changes[1].new and changes[2] == type(changes[2])(3, 40, 7, "restore", 7)
 
 
 def ordered(bands: NiceBands, order: list[int], bonus: dict[int, int]) -> bool:

@@ -43,7 +43,7 @@ def test_squeue_lines_are_read_field_by_field():
 
 
 def test_unreadable_output_names_the_line():
-    with pytest.raises(SnapshotError, match=r"squeue line 1: 3 fields, expected 15"):
+    with pytest.raises(SnapshotError, match=r"squeue line 1: 3 fields, expected 16"):
         parse_squeue("1|2|3\n")
     with pytest.raises(SnapshotError, match=r"sinfo shows no partition 'gpu'"):
         parse_sinfo("", "gpu")

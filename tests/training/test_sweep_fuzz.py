@@ -14,8 +14,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import subprocess
-import sys
 import tempfile
 import types
 import typing
@@ -27,6 +25,7 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from cli_process import run_cli
 from schedrl.agents import AGENTS, get_agent
 from schedrl.scenarios import standard as standard_scenarios
 from schedrl.training.driver import check_traces
@@ -329,8 +328,7 @@ FOUND = {
 def test_found_cases_are_one_error_line_in_tune_dry_run(case, tmp_path):
     path = tmp_path / f"{case}.yaml"
     path.write_text(FOUND[case])
-    proc = subprocess.run([sys.executable, "-m", "schedrl", "tune", str(path), "--dry-run"], capture_output=True,
-                          text=True, timeout=120)
+    proc = run_cli("tune", str(path), "--dry-run")
     assert proc.returncode == 2, proc.stderr
     assert [line for line in proc.stderr.splitlines() if line.strip()] == [
         next(line for line in proc.stderr.splitlines() if "error:" in line)], proc.stderr

@@ -14,7 +14,7 @@ STOP = {"stop": {"iterations": 1}}
 def test_a_scenario_sets_the_env_and_the_final_evaluation_sequences():
     spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", **STOP})
     s = standard()["default"]
-    assert (spec.env.trace, spec.env.metric, spec.env.backfill, spec.env.train_fraction) == ("default", "bsld", "none", 0.7)
+    assert (spec.env.trace, spec.env.metric, spec.env.backfill, spec.env.train_fraction) == ("default", "bsld", "none", 0.6)
     assert spec.evaluate.from_scenario and not spec.evaluate.starts and spec.scenario == s.record()
     from schedrl.agents import get_agent
     from schedrl.training.report import evaluation_starts

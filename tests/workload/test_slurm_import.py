@@ -392,6 +392,7 @@ def assert_input_error(result: subprocess.CompletedProcess, pattern: str) -> Non
     assert re.search(pattern, lines[0]), lines[0]
 
 
+@pytest.mark.integration  # the entry point as a subprocess
 def test_cli_writes_an_swf_that_the_reader_loads(tmp_path):
     out = tmp_path / "site.swf.gz"
     result = schedrl(tmp_path, "--slurm", str(LOCAL), "--sinfo", str(LOCAL_SINFO), "--timezone", "Europe/Berlin",
@@ -438,6 +439,7 @@ def test_cli_usage_errors(tmp_path, capsys, args, pattern):
     assert_input_error(in_process(capsys, "--slurm", str(EDGE), *args), pattern)
 
 
+@pytest.mark.integration  # the entry point as a subprocess
 def test_cli_malformed_sacct_is_file_line_error(tmp_path):
     path = sacct_file(tmp_path, record(), record(elapsed="soon"))
     assert_input_error(schedrl(tmp_path, "--slurm", str(path), "--salt", "s", "--procs", "8", "--out",

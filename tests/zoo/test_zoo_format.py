@@ -53,6 +53,7 @@ sys.exit(main(["evaluate", "zoo:" + sys.argv[1], "--sequences", "1", "--jobs", "
 """
 
 
+@pytest.mark.integration  # a fresh interpreter checks the imports
 def test_every_zoo_policy_loads_without_ray_and_the_default_traces_evaluates_with_no_download(tmp_path):
     """As on a fresh clone: no ../shared, an empty cache; the default trace is in the repository."""
     names = [e.name for e in manifest.entries(SHIPPED)]

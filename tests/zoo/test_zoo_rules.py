@@ -100,16 +100,19 @@ def test_a_rule_where_a_trained_network_is_needed_says_what_to_do(tmp_path, monk
         find("tuned-defualt")
 
 
-def test_the_leaderboard_enters_each_rule_on_its_scenario(tmp_path, monkeypatch):
-    from schedrl.eval.leaderboard import zoo_entrants
+def test_the_leaderboard_enters_each_rule_on_every_trace_scenario_marked_with_its_own(tmp_path, monkeypatch):
+    from schedrl.eval.leaderboard import CannotRun, trained_here, zoo_entrants
     from schedrl.scenarios import standard
 
     monkeypatch.setenv(manifest.ZOO_DIR_ENV, str(tmp_path / "zoo"))
     manifest.add_rule(rule_file(tmp_path, {"name": "default", "sha256": None}), "tuned-default", "by hand")
     (entrant,) = zoo_entrants()
-    assert entrant.label == "tuned-default" and entrant.kind == "zoo"
-    assert entrant.make(standard()["lublin1"]) is None
-    assert isinstance(entrant.make(standard()["default"]), TunedRule)
+    assert entrant.label == "tuned-default" and entrant.kind == "tuned"
+    assert isinstance(entrant.make(standard()["default"]), TunedRule) and trained_here(entrant, standard()["default"])
+    moved = entrant.make(standard()["lublin1"])  # transfer: its fit's scales go with it
+    assert isinstance(moved, TunedRule) and not moved.strict and not trained_here(entrant, standard()["lublin1"])
+    with pytest.raises(CannotRun, match="generated on the discrete-time cluster"):
+        entrant.make(standard()["rlschert-vasp"])
 
 
 def test_a_zoo_rule_is_scored_on_the_board(tmp_path, monkeypatch):
@@ -127,7 +130,7 @@ def test_a_zoo_rule_is_scored_on_the_board(tmp_path, monkeypatch):
     result = board(standard()["default"], zoo_entrants(), sequences=2)
     assert not result["failed"], result["failed"]
     row = next(r for r in result["rows"] if r["method"] == "tuned-default")
-    assert row["kind"] == "zoo" and np.isfinite(row["mean"])
+    assert row["kind"] == "tuned" and row["trained"] == "here" and np.isfinite(row["mean"])
 
 
 def test_a_policy_trained_on_the_evaluation_jobs_is_marked_not_held_out():
@@ -140,5 +143,8 @@ def test_a_policy_trained_on_the_evaluation_jobs_is_marked_not_held_out():
     seqs = scoring.sequences(scenario, data, "evaluation")
     assert not held_out(resolve_policy("zoo:linear-default-s0"), scenario, seqs, data)  # no training split
     assert held_out(resolve_policy("zoo:rlscheduler-default-s0"), scenario, seqs, data)  # trained on the first 70%
+    lublin1 = standard()["lublin1"]  # evaluated on its own trace: held out from a policy trained on Lublin-1
+    heldout = scoring.sequences(lublin1, scoring.load(lublin1), "evaluation")
+    assert held_out(resolve_policy("zoo:rlscheduler-lublin1-s0"), lublin1, heldout, scoring.load(lublin1))
     assert held_out(resolve_policy("f1"), scenario, seqs, data)
     assert _name({"method": "m", "held_out": False}) == "m (not held out)" and _name({"method": "m"}) == "m"

@@ -14,5 +14,6 @@ ENVS = {ENV_ID: ("schedrl.agents.inspector.env:InspectorEnv", None)}
 AGENT = "schedrl.agents.inspector.agent:InspectorAgent"
 COMMANDS = {"inspector": ("schedrl.agents.inspector.probe",
                           "a trained inspector's reject probabilities and latency, or random rejections "
-                          "(`schedrl inspector probe`)")}
+                          "(`schedrl inspector probe`); policies on a scenario's validation or evaluation "
+                          "sequences with longest wait, utilisation and guard counts (`schedrl inspector score`)")}
 """`schedrl inspector probe ...` (`probe.main`)."""

@@ -16,6 +16,8 @@ from schedrl.duration import parse_duration_or_off
 from schedrl.envs.episodes import training_end
 from schedrl.scenarios.workload import cleaning_for
 
+TEACHER_KEY = "teacher"
+"""`learner_config_dict` key of the teacher's settings (`InspectorSettings.teacher_spec`)."""
 STARVATION_WAIT = "24h"
 """`schedrl train inspector`'s starvation guard (`--starvation-wait`): DRAS's 24 h. Without it a policy trained on
 bounded slowdown learned to hold back long jobs (Lublin-1, seed 1: bsld 23.5 vs F1's 219, at twice F1's longest wait
@@ -25,6 +27,19 @@ and 44% utilisation against 76%; docs/agents/inspector.md)."""
 def starvation_wait(value: str | float) -> float:
     """`--starvation-wait`'s value in seconds: a duration (`24h`, `90m`), or `0` / `off` for no guard."""
     return parse_duration_or_off(value, "--starvation-wait")
+
+
+def threshold_option(value: str | None) -> float | str | None:
+    """`--teacher-threshold`: `auto` or a number >= 0 (ValueError naming the option)."""
+    if value is None or value == "auto":
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"--teacher-threshold must be a number >= 0 or auto, got {value!r}") from None
+    if not number >= 0:
+        raise ValueError(f"--teacher-threshold must be a number >= 0 or auto, got {value!r}")
+    return number
 
 
 OTHER_BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
@@ -65,9 +80,54 @@ class InspectorSettings:
     """Seed."""
     env_runner_resources: Mapping[str, float] | None = None
     """Custom Ray resources each env runner requires."""
+    teacher: str | None = None
+    """`hindsight`: DAgger of the hindsight teacher before PPO (`teacher.py`); None: PPO from the biased start."""
+    teacher_depth: int = 1
+    """Rejections in a row the teacher tries at a decision (`schedrl hindsight --depth`)."""
+    teacher_rounds: int = 4
+    """DAgger rounds after the teacher's own round."""
+    teacher_windows: int = 16
+    """Training windows labelled per round."""
+    teacher_epochs: int = 30
+    """Passes over everything gathered at each fit."""
+    teacher_time: float | None = None
+    """Seconds after which no further round starts (None: all rounds)."""
+    teacher_weights: str = "balanced"
+    """How labels weigh in the fit (`teacher.WEIGHTINGS`): balanced, gap or plain."""
+    teacher_floor: float = 1e-3
+    """Added to every label's weight (relative value gap) under balanced and gap."""
+    teacher_threshold: float | str = 0.0
+    """Subtracted from the fitted reject logit (a greedy student rejects only where reject's logit exceeds accept's by
+    this); `auto`: chosen on training windows so the student keeps the no-starvation constraint (`teacher.py`)."""
+    teacher_wait_penalty: float = 0.0
+    """Lever 4: the teacher's objective adds this times the mean wait past the starvation guard's bound (in units of
+    it); 0: the metric alone."""
+
+    def teacher_spec(self) -> dict[str, Any] | None:
+        """What the warm start (`teacher.warm_start`) needs; None without a teacher."""
+        if self.teacher is None:
+            return None
+        return {"teacher": self.teacher, "depth": self.teacher_depth, "rounds": self.teacher_rounds,
+                "windows": self.teacher_windows, "epochs": self.teacher_epochs, "seconds": self.teacher_time,
+                "wait_penalty": self.teacher_wait_penalty, "weights": self.teacher_weights,
+                "floor": self.teacher_floor, "threshold": self.teacher_threshold, "seed": self.seed or 0}
 
     def __post_init__(self) -> None:
         problems = []
+        if self.teacher is not None:
+            for name in ("teacher_depth", "teacher_windows", "teacher_epochs"):
+                if getattr(self, name) < 1:
+                    problems.append(f"{name}={getattr(self, name)} must be >= 1")
+            from schedrl.agents.inspector.teacher import WEIGHTINGS
+
+            if self.teacher_threshold != "auto" and not (isinstance(self.teacher_threshold, (int, float))
+                                                         and self.teacher_threshold >= 0):
+                problems.append(f"teacher_threshold={self.teacher_threshold!r} must be a number >= 0 or auto")
+            if self.teacher_weights not in WEIGHTINGS:
+                problems.append(f"teacher_weights={self.teacher_weights!r} must be one of {', '.join(WEIGHTINGS)}")
+            if self.teacher_rounds < 0 or self.teacher_wait_penalty < 0 or self.teacher_floor < 0 or (
+                    self.teacher_time is not None and not self.teacher_time > 0):
+                problems.append("teacher_rounds, teacher_wait_penalty and teacher_floor must be >= 0, teacher_time > 0")
         for name in ("lr", "clip_param"):
             if not getattr(self, name) > 0:
                 problems.append(f"{name}={getattr(self, name)} must be > 0")
@@ -129,6 +189,9 @@ class InspectorAgent(Agent):
         p.add_argument("--starvation-wait", default=STARVATION_WAIT, metavar="DURATION",
                        help="starvation guard: a proposal that has waited this long is always accepted (e.g. 12h, "
                             "90m; 0: off; default 24h, as DRAS's guard)")
+        p.add_argument("--history-features", action="store_true",
+                       help="also observe the recent arrivals (time since the last, counts in the last 10 min and "
+                            "hour, the last 32's requests): 27 features instead of 21")
         p.add_argument("--sequence-length", type=int, default=256, help="jobs per training episode (default 256)")
         p.add_argument("--train-fraction", type=float, default=0.7,
                        help="train on the first FRACTION of the cleaned trace (default 0.7)")
@@ -142,11 +205,36 @@ class InspectorAgent(Agent):
         p.add_argument("--hidden", type=int, default=None, help="units per hidden layer (default 64)")
         p.add_argument("--initial-reject", type=float, default=None,
                        help="rejection probability of the untrained policy (default 0.05)")
+        p.add_argument("--teacher", default=None, metavar="hindsight",
+                       help="imitate a teacher before PPO: hindsight (DAgger of the perfect-knowledge inspector on "
+                            "training windows; its time counts in --time-budget)")
+        p.add_argument("--teacher-depth", type=int, default=None,
+                       help="rejections in a row the hindsight teacher tries at a decision (default 1)")
+        p.add_argument("--teacher-rounds", type=int, default=None,
+                       help="DAgger rounds after the teacher's own (default 4)")
+        p.add_argument("--teacher-windows", type=int, default=None,
+                       help="training windows labelled per round (default 16)")
+        p.add_argument("--teacher-epochs", type=int, default=None,
+                       help="passes over the labelled decisions at each fit (default 30)")
+        p.add_argument("--teacher-time", default=None, metavar="DURATION",
+                       help="start no further DAgger round after this long (e.g. 8m; default: all rounds)")
+        p.add_argument("--teacher-weights", default=None, choices=("balanced", "gap", "plain"),
+                       help="how the labels weigh: balanced (value gaps, the two labels equal in all; default), gap "
+                            "(value gaps alone), plain (1 each)")
+        p.add_argument("--teacher-floor", type=float, default=None,
+                       help="added to each label's weight under balanced and gap (default 0.001)")
+        p.add_argument("--teacher-threshold", default=None, metavar="T|auto",
+                       help="subtract T from the fitted reject logit; auto: the T (0..4) that keeps the longest wait "
+                            "within 1.25x and utilisation within 1 point of the base on training windows (default 0)")
+        p.add_argument("--teacher-wait-penalty", type=float, default=None,
+                       help="add this times the mean wait past --starvation-wait (in units of it) to the teacher's "
+                            "objective (default 0)")
 
     def configure(self, args: argparse.Namespace):
         env = InspectorEnvConfig(trace=args.trace, cleaning=cleaning_for(args.preset, args.cleaning),
                                  preset=args.preset, base=args.base, metric=args.metric, backfill=args.backfill,
                                  window=args.window, sequence_length=args.sequence_length,
+                                 history_features=bool(getattr(args, "history_features", False)),
                                  starvation_wait=starvation_wait(getattr(args, "starvation_wait", STARVATION_WAIT)),
                                  train_fraction=args.train_fraction, validation_share=args.validation_share)
         settings = InspectorSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
@@ -155,6 +243,26 @@ class InspectorAgent(Agent):
         overrides = {"train_batch_size_per_learner": args.batch_size, "minibatch_size": args.minibatch_size,
                      "num_epochs": args.epochs, "lr": args.lr, "entropy_coeff": args.entropy_coeff,
                      "hidden": args.hidden, "initial_reject": args.initial_reject}
+        teacher = getattr(args, "teacher", None)
+        depth = getattr(args, "teacher_depth", None)
+        teacher_options = {"teacher_depth": depth, "teacher_rounds": getattr(args, "teacher_rounds", None),
+                           "teacher_windows": getattr(args, "teacher_windows", None),
+                           "teacher_epochs": getattr(args, "teacher_epochs", None),
+                           "teacher_wait_penalty": getattr(args, "teacher_wait_penalty", None),
+                           "teacher_weights": getattr(args, "teacher_weights", None),
+                           "teacher_floor": getattr(args, "teacher_floor", None),
+                           "teacher_threshold": threshold_option(getattr(args, "teacher_threshold", None))}
+        given = [k for k, v in teacher_options.items() if v is not None]
+        if teacher is None and (given or getattr(args, "teacher_time", None) is not None):
+            raise ValueError(f"--{(given or ['teacher_time'])[0].replace('_', '-')} is an option of --teacher")
+        from schedrl.agents.inspector.teacher import check_teacher
+
+        check_teacher(teacher, env.base, env.sim_config(), 1 if depth is None else depth)
+        overrides.update(teacher_options, teacher=teacher)
+        if getattr(args, "teacher_time", None) is not None:
+            from schedrl.duration import parse_duration
+
+            overrides["teacher_time"] = parse_duration(args.teacher_time, "--teacher-time")
         overrides = {k: v for k, v in overrides.items() if v is not None}
         if args.batch_size is not None and args.minibatch_size is None:
             overrides["minibatch_size"] = min(settings.minibatch_size, args.batch_size)
@@ -201,7 +309,8 @@ class InspectorAgent(Agent):
                 .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict())
                 .env_runners(num_env_runners=s.num_env_runners, num_envs_per_env_runner=s.num_envs_per_env_runner,
                              custom_resources_per_env_runner=dict(s.env_runner_resources or {}))
-                .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner)
+                .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner,
+                          learner_config_dict={TEACHER_KEY: s.teacher_spec()})
                 .training(lr=s.lr, train_batch_size_per_learner=s.train_batch_size_per_learner,
                           minibatch_size=s.minibatch_size, num_epochs=s.num_epochs, entropy_coeff=s.entropy_coeff,
                           gamma=s.gamma, lambda_=s.lambda_, clip_param=s.clip_param, vf_clip_param=float("inf"))
@@ -218,6 +327,15 @@ class InspectorAgent(Agent):
         s = settings or InspectorSettings()
         return RLModuleSpec(module_class=InspectorModule,
                             model_config={"hidden": s.hidden, "initial_reject": s.initial_reject})
+
+    def warm_start(self, algorithm):
+        """DAgger of the hindsight teacher (`teacher.py`) when the settings ask for it (the `WarmStart` capability)."""
+        spec = (algorithm.config.learner_config_dict or {}).get(TEACHER_KEY)
+        if not spec:
+            return None
+        from schedrl.agents.inspector.teacher import warm_start
+
+        return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0})
 
     def searchable(self) -> Mapping[str, tuple[str, ...]]:
         return {"lr": ("lr",), "entropy_coeff": ("entropy_coeff",), "seed": ("seed",), "num_epochs": ("num_epochs",),

@@ -83,6 +83,8 @@ class InspectorEnvConfig(DictConfig):
     """Share of the held-out part (its first jobs) that validation sequences come from."""
     norm: Mapping[str, float] = field(default_factory=dict)
     """Normalisation constants (`observation.Normalisation`); empty: from this trace's training part."""
+    history_features: bool = False
+    """Also observe the recent arrivals (`observation.HISTORY_FEATURES`); False: the 21 features of runs before them."""
     starvation_wait: float = 0.0
     """Starvation guard, seconds (0: off): a proposal that has waited this long cannot be rejected (`env.reject_allowed`).
     0 here so that run records written before the guard keep their meaning; `schedrl train inspector` sets 24 h."""

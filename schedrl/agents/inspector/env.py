@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from schedrl.agents.inspector.config import InspectorEnvConfig, make_base
-from schedrl.agents.inspector.observation import FEATURES, Normalisation, Observer
+from schedrl.agents.inspector.observation import Normalisation, Observer
 from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, training_end
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.render import RENDER_MODES, check_render_mode, render
@@ -61,11 +61,11 @@ class InspectorEnv(ContinuedEpisodes, gym.Env):
         self.sim_config = cfg.sim_config()
         self.norm = Normalisation.from_dict(cfg.norm) if cfg.norm else Normalisation.from_trace(
             self.workload[:training_end(cfg.train_fraction, len(self.workload))])
-        self.observer = Observer(self.norm)
+        self.observer = Observer(self.norm, cfg.history_features)
         self.episodes = EpisodeSource(self.workload, cfg.sequence_length, fixed=cfg.starts,
                                       hi=training_end(cfg.train_fraction, len(self.workload)))
         self.observation_space = gym.spaces.Dict({
-            OBS_FEATURES: gym.spaces.Box(0.0, 1.0, (len(FEATURES),), np.float32),
+            OBS_FEATURES: gym.spaces.Box(0.0, 1.0, (self.observer.size,), np.float32),
             OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, (2,), np.float32)})
         self.action_space = MaskedDiscrete(2)
         self.base = make_base(cfg.base)
@@ -123,7 +123,7 @@ class InspectorEnv(ContinuedEpisodes, gym.Env):
         if code == FINISHED:
             value = summarize(self.sim.schedule()).value(self.config.metric)
             base = self.base_value(self.start, self.jobs)
-            obs = {OBS_FEATURES: np.zeros(len(FEATURES), np.float32), OBS_ACTION_MASK: np.zeros(2, np.float32)}
+            obs = {OBS_FEATURES: np.zeros(self.observer.size, np.float32), OBS_ACTION_MASK: np.zeros(2, np.float32)}
             info = {"metric_value": value, "base_value": base, "rejections": self.rejections, "start": self.start}
             return obs, relative(value, base, self.config.metric), True, False, info
         assert code == DECIDE_PICK  # first-fit backfilling: the simulator starts backfilled jobs itself

@@ -35,6 +35,13 @@ FEATURES = (
     "running", *(f"released_{int(h // 60)}m" for h in HORIZONS), "mean_remaining",
 )
 """The observation's entries, in order."""
+RECENT = 32
+"""Arrivals the history features summarise (`HISTORY_FEATURES`)."""
+HISTORY_FEATURES = ("since_last_arrival", "arrivals_10m", "arrivals_1h", "recent_requested_time",
+                    "recent_requested_share", "recent_smaller_share")
+"""With `history=True` (`--history-features`): what the recent arrivals say about the ones to come, all known online:
+the time since the last arrival, how many arrived in the last 10 minutes and hour, and the last `RECENT` arrivals'
+mean requested time and share of the machine and the share of them requesting less of it than the proposal."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +65,9 @@ class Normalisation:
 class Observer:
     """Builds the feature vector of a simulator at a scheduling point, for one proposal."""
 
-    def __init__(self, norm: Normalisation):
+    def __init__(self, norm: Normalisation, history: bool = False):
+        self.history = bool(history)
+        self.size = len(FEATURES) + (len(HISTORY_FEATURES) if self.history else 0)
         self.log_scale = math.log1p(norm.time_scale)
         self.horizons = np.asarray(HORIZONS)
         self.queue_scale = math.log1p(QUEUE_SCALE)
@@ -72,7 +81,7 @@ class Observer:
         now = sim.now
         cap = float(s.cap[0])
         queue = sim.queue
-        out = np.zeros(len(FEATURES), dtype=np.float32)
+        out = np.zeros(self.size, dtype=np.float32)
         j = int(proposal)
         running = sim.running()
         remaining = np.maximum(s.start[running] + s.est[running] - now, 0.0)
@@ -109,4 +118,23 @@ class Observer:
             released = (remaining[None, :] <= self.horizons[:, None]) @ used
             out[15:15 + len(HORIZONS)] = released / cap
             out[15 + len(HORIZONS)] = float(np.dot(self._time(remaining), used) / used.sum())
+        if self.history:
+            self._history(sim, j, cap, out[len(FEATURES):])
         return out
+
+    def _history(self, sim: Simulator, j: int, cap: float, out: np.ndarray) -> None:
+        from schedrl.sim.state import NEXT_ARRIVAL
+
+        s = sim.state
+        arrived = int(s.iv[NEXT_ARRIVAL])
+        if arrived == 0:
+            return
+        now = sim.now
+        submit = s.submit[:arrived]
+        out[0] = self._time(now - submit[-1])
+        out[1] = min(math.log1p(arrived - np.searchsorted(submit, now - 600.0)) / self.queue_scale, 1.0)
+        out[2] = min(math.log1p(arrived - np.searchsorted(submit, now - 3600.0)) / self.queue_scale, 1.0)
+        recent = np.arange(max(0, arrived - RECENT), arrived)
+        out[3] = float(self._time(s.est[recent]).mean())
+        out[4] = float(s.req[recent, 0].mean()) / cap
+        out[5] = float((s.req[recent, 0] < s.req[j, 0]).mean())

@@ -30,11 +30,15 @@ class InspectorPolicy:
         self.starvation_wait = float(self.env_config.get("starvation_wait", 0.0))
         """The guard the policy was trained with (`InspectorEnvConfig.starvation_wait`; 0 in records before it)."""
         self.base = make_base(self.base_name)
-        self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]))
+        self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]),
+                                 bool(self.env_config.get("history_features", False)))
         self.name = name or f"RL({base_label(self.base_name)})"
         self.device = next(module.parameters()).device
         self._proposed: tuple[Simulator, int] | None = None
         self._base_for: Simulator | None = None
+        self.totals = {"inspections": 0, "rejections": 0, "guarded": 0}
+        """Counts over every simulation this policy ran: points where a rejection was allowed, rejections, and points
+        the starvation guard accepted without asking the network (`schedrl inspector score` reports them)."""
 
     def _propose(self, sim: Simulator) -> int:
         if self._base_for is not sim:  # a fresh base per simulation (the `random` heuristic's stream restarts)
@@ -50,9 +54,15 @@ class InspectorPolicy:
     def defer(self, sim: Simulator) -> bool:
         """True: reject the base's proposal (nothing starts until the next event); never where no event is left."""
         j = self._propose(sim)
-        if not reject_allowed(sim, j, self.starvation_wait) or self.reject_logit(self.observer.build(sim, j)) <= 0.0:
+        if not reject_allowed(sim, j, self.starvation_wait):
+            self.totals["guarded"] += int(sim.has_event)
             self._proposed = (sim, j)
             return False
+        self.totals["inspections"] += 1
+        if self.reject_logit(self.observer.build(sim, j)) <= 0.0:
+            self._proposed = (sim, j)
+            return False
+        self.totals["rejections"] += 1
         self._proposed = None
         return True
 

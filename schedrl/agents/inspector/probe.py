@@ -67,7 +67,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="instead of a checkpoint: the base with each proposal rejected with probability P")
     p.add_argument("--draws", type=int, default=8, help="seeded draws per sequence with --random (default 8)")
     p.add_argument("--base", default="f1", help="the base heuristic with --random (default f1)")
+    from schedrl.agents.inspector import score
+
+    score.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "score":
+        return score.run(args)
     from schedrl.agents.checkpoint import CheckpointError, load_policy
     from schedrl.heuristics.tuned import RuleError
     from schedrl.metrics import summarize

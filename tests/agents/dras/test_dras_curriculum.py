@@ -25,6 +25,7 @@ def play(env: DRASEnv, rng: np.random.Generator, seed: int | None = None) -> dic
     return {**info, **last}
 
 
+@pytest.mark.integration  # whole curriculum episodes
 def test_phases_come_in_order_and_each_episode_is_a_complete_schedule(trace):
     config = DRASEnvConfig(window=5, sequence_length=64, train_fraction=0.5,
                            curriculum="sampled:2,synthetic:2,real")

@@ -49,6 +49,7 @@ def episode_return(cfg, workload, schedule_module) -> float:
     return total
 
 
+@pytest.mark.integration  # a training (online learning)
 def test_online_learning_reaches_the_optimum_and_leaves_the_frozen_module_alone(setup):
     cfg, workload, module = setup
     before = [p.detach().clone() for p in module.parameters()]
@@ -69,6 +70,7 @@ def test_online_learning_reaches_the_optimum_and_leaves_the_frozen_module_alone(
     assert np.mean(busy_late) >= np.mean(busy_early)
 
 
+@pytest.mark.integration  # a training (online learning)
 def test_online_dql_learns_the_optimum(setup):
     cfg, workload, _ = setup
     env = DRASEnv(cfg, workload=workload)

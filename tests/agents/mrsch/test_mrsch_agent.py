@@ -30,6 +30,7 @@ def parse(agent: Agent, *argv: str) -> argparse.Namespace:
     return p.parse_args(list(argv))
 
 
+@pytest.mark.integration  # a fresh interpreter checks the imports
 def test_importing_the_agents_loads_neither_ray_nor_torch():
     code = ("import sys; import schedrl.agents.mrsch.agent, schedrl.agents.mrsch.scalar; "
             "print(any(m.split('.')[0] in ('ray', 'torch') for m in sys.modules))")

@@ -39,6 +39,7 @@ def test_teacher_names_are_checked():
     assert PPOSettings().warm_start is None  # the paper's configuration starts from random weights
 
 
+@pytest.mark.integration  # a training (behaviour cloning)
 def test_demonstrations_are_the_teachers_own_schedules(env_config):
     demos = demonstrations(env_config, "f1", 4, seed=3)
     env = RLSchedulerEnv(config=env_config)
@@ -65,6 +66,7 @@ def test_auto_picks_the_best_heuristic_on_the_training_sequences(env_config):
     assert demos.episode_values.mean() == pytest.approx(demos.candidates[demos.teacher])
 
 
+@pytest.mark.integration  # a training (behaviour cloning)
 def test_cloning_makes_the_greedy_policy_schedule_like_the_teacher():
     import torch
 
@@ -93,6 +95,7 @@ def test_cloning_makes_the_greedy_policy_schedule_like_the_teacher():
     assert np.mean(rl) <= 1.15 * np.mean(sjf)
 
 
+@pytest.mark.integration  # a training (behaviour cloning)
 def test_with_key_features_the_clone_is_exact_and_smoothing_keeps_it_exploring():
     """F1's key reads the submit time since the sequence began, which the paper's features lack; with its rank as
     a feature the clone schedules exactly like F1, and label smoothing keeps the clone's sampling spread while its

@@ -105,6 +105,7 @@ def test_kill_head_and_kill_weight_reach_the_module_and_the_warm_start():
         p.parse_args(["--kill-head", "slots"])
 
 
+@pytest.mark.integration  # a training (cloning)
 def test_weighted_cloning_follows_the_heavier_label():
     """Two identical states labelled differently: the clone takes the label with the larger weight."""
     import torch

@@ -54,6 +54,7 @@ def _module(env: RLSchertEnv):
     return spec.build()
 
 
+@pytest.mark.integration  # a training (DAgger)
 def test_dagger_clones_the_teacher_closer_than_plain_cloning():
     """On the small cluster the teacher is SAF with the kill rule; a DAgger-cloned greedy policy must agree with
     it on almost every state the clone itself reaches and schedule held-out sequences better than Random."""
@@ -84,7 +85,7 @@ def _args(name: str, *argv: str) -> argparse.Namespace:
 
 
 def test_train_announces_the_silent_warm_start_only_when_there_is_one():
-    rlschert, deeprm = get_agent("rlschert"), get_agent("deeprm")
+    rlschert = get_agent("rlschert")
     args = _args("rlschert", "--warm-start-rounds", "2")
     rlschert.configure(args)
     assert args.settings_note.startswith("warm start: DAgger of the kill rule + SAF (32 teacher sequences, then 2 "

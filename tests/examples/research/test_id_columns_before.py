@@ -6,12 +6,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from shared_traces import REPO
 
 NORM = {"time_scale": 5e4, "user_scale": 1.0, "group_scale": 1.0, "app_scale": 1.0, "log_times": True,
         "id_fields": []}  # a Lublin-model training trace: no ids
 
 
+@pytest.mark.integration  # runs the example script
 def test_the_example_reads_every_id_column_and_the_library_none():
     from schedrl.agents.rlscheduler.observation import JobFeatures
 

@@ -1,0 +1,331 @@
+"""The hindsight teacher (issue 46, lever 1): DAgger of the perfect-knowledge inspector into the inspector's network.
+
+`schedrl train inspector --teacher hindsight` runs this as the agent's warm start, before PPO (whose time it shares:
+the warm start counts in `--time-budget`). Each round draws `windows` training windows (`sequence_length` jobs from
+the first `train_fraction` of the trace: the teacher sees only training-zone jobs, and only the window's) and
+schedules each with a policy, the base rule proposing at every scheduling point. Where a rejection is allowed (the
+env's mask: an event to wait for, the starvation guard), the teacher values the options from copies of the simulator
+with the true future of the window (`HindsightInspector.option_values`: accept, or reject 1..`depth` times in a row,
+each then the base to the end of the window). The label is reject where some rejection ends the window better than
+accepting; its weight is the value gap between the best rejection and accepting, relative to the base's value on the
+window (cost-sensitive imitation: a decision where the options tie weighs nothing, so the 94% of "accept" labels
+that change nothing do not teach F1). Round 0 follows the teacher's own choices; rounds 1.. follow the student's
+greedy choices (DAgger: the student is labelled on the states it visits). After each round the policy network is fit
+to everything gathered (`agents/cloning.py:clone`, weighted cross-entropy over the masked logits; the features are
+`observation.Observer`'s, what an online scheduler knows).
+
+`wait_penalty` (lever 4, starvation as a learned constraint): the teacher's objective becomes the metric plus
+`wait_penalty` times the mean over the window's jobs of their wait past `starvation_wait` (in units of that bound),
+so the labels themselves avoid holding jobs back past it.
+
+No ray or torch at import; `warm_start(algorithm)` fits the learner's module.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+TEACHERS = ("hindsight",)
+"""`--teacher` values."""
+WARM_START_KEY = "teacher"
+"""`learner_config_dict` key of the teacher's settings (`InspectorSettings.teacher_spec`)."""
+UNROLLABLE_BASES = ("random",)
+"""Bases the hindsight teacher refuses: their proposals draw random numbers, so a rollout values one draw of them."""
+
+
+def check_teacher(teacher: str | None, base: str, sim_config, depth: int) -> None:
+    """ValueError (one line) for a teacher it cannot be: an unknown one, a depth below 1, a base whose rollouts are
+    not a function of the simulator's state, semantics the teacher does not roll out. Every backfilling of the event
+    simulator is rolled out exactly (none, EASY, conservative, RLScheduler's: `tests/agents/inspector/
+    test_inspector_teacher.py` checks the cached continuation at every decision); a policy's choice among the
+    backfill candidates (`backfill_choice="policy"`, learned backfilling's semantics) is not: the rollouts start EASY's
+    first candidate."""
+    if teacher is None:
+        return
+    if teacher not in TEACHERS:
+        raise ValueError(f"--teacher {teacher!r} is not a teacher; choose one of {', '.join(TEACHERS)}")
+    if depth < 1:
+        raise ValueError(f"--teacher-depth must be >= 1 (rejections in a row the teacher tries), got {depth}")
+    if base.lower() in UNROLLABLE_BASES:
+        raise ValueError(f"--teacher hindsight cannot roll out --base {base}: its proposals are random draws, so the "
+                         f"teacher would value one draw of the future's proposals; use a deterministic rule")
+    if getattr(sim_config, "backfill_choice", "first-fit") != "first-fit":
+        raise ValueError(f"--teacher hindsight does not support backfill_choice={sim_config.backfill_choice!r} "
+                         f"(a policy choosing among the backfill candidates): its rollouts backfill first-fit")
+
+
+@dataclass
+class Demonstrations:
+    """Labelled decisions: features, masks, labels (0 accept, 1 reject), weights (value gaps)."""
+
+    features: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def arrays(self) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+        from schedrl.agents.inspector.env import OBS_ACTION_MASK, OBS_FEATURES
+
+        obs = {OBS_FEATURES: np.asarray(self.features, np.float32), OBS_ACTION_MASK: np.asarray(self.masks, np.float32)}
+        return obs, np.asarray(self.labels, np.int64), np.asarray(self.weights, np.float64)
+
+
+@dataclass
+class WindowResult:
+    start: int
+    base: float
+    value: float
+    decisions: int
+    rejects_labelled: int
+    rejects_taken: int
+    agree: int
+    guarded: int
+
+
+def objective(metric: str, wait_bound: float, wait_penalty: float) -> Callable:
+    """The teacher's value of a finished simulation: the metric, plus `wait_penalty` times the mean wait past
+    `wait_bound` in units of it (lower is better for every metric the inspector trains on but utilisation)."""
+    from schedrl.eval.hindsight import metric_value
+
+    if wait_penalty <= 0 or wait_bound <= 0:
+        return lambda sim: metric_value(sim, metric)
+
+    def value(sim) -> float:
+        s = sim.state
+        over = np.maximum(s.start - s.submit - wait_bound, 0.0)
+        return metric_value(sim, metric) + wait_penalty * float(over.mean()) / wait_bound
+    return value
+
+
+def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer, starvation_wait: float,
+                 act: Callable[[np.ndarray, np.ndarray], int] | None, demos: Demonstrations, start: int = 0,
+                 wait_penalty: float = 0.0) -> WindowResult:
+    """Schedule one window with the base proposing and `act(features, mask)` deciding (None: the teacher's own
+    choice), labelling every decision where a rejection is allowed with the teacher's choice into `demos`."""
+    from schedrl.agents.inspector.config import make_base
+    from schedrl.agents.inspector.env import reject_allowed
+    from schedrl.eval import hindsight as hs
+    from schedrl.metrics import summarize
+    from schedrl.sim import DECIDE_PICK, FINISHED, Simulator
+
+    value_of = objective(metric, starvation_wait, wait_penalty)
+    base_value = summarize(make_base(base).run(Simulator(jobs, sim_config))).value(metric)
+    scale = max(abs(base_value), 1e-9)
+    teacher = hs.HindsightInspector(base, metric, depth=depth, objective=value_of if wait_penalty > 0 else None)
+    proposer = make_base(base)
+    sim = Simulator(jobs, sim_config)
+    r = WindowResult(start, base_value, float("nan"), 0, 0, 0, 0, 0)
+    while True:
+        code = sim.advance()
+        if code == FINISHED:
+            break
+        if code != DECIDE_PICK:
+            sim.backfill(int(sim.candidates[0]))
+            continue
+        j = int(proposer.pick(sim))
+        if not reject_allowed(sim, j, starvation_wait):
+            r.guarded += int(sim.has_event)
+            sim.pick(j)
+            continue
+        features = observer.build(sim, j)
+        values = teacher.option_values(sim, j)
+        best_reject = float(values[1:].min())
+        label = int(best_reject < values[0] - 1e-9 * max(1.0, abs(values[0])))
+        demos.features.append(features)
+        demos.masks.append(np.array([1.0, 1.0], np.float32))
+        demos.labels.append(label)
+        demos.weights.append(abs(values[0] - best_reject) / scale)
+        a = label if act is None else int(act(features, np.array([1.0, 1.0], np.float32)))
+        r.decisions += 1
+        r.rejects_labelled += label
+        r.rejects_taken += a
+        r.agree += int(a == label)
+        if a == 1:
+            sim.defer()
+        else:
+            sim.pick(j)
+    r.value = summarize(sim.schedule()).value(metric)
+    return r
+
+
+WEIGHTINGS = ("balanced", "gap", "plain")
+"""How labels are weighted: `gap` (the value gap alone), `balanced` (the gaps, the rejections' scaled so both labels
+weigh the same in all; the default), `plain` (every label 1); `floor` is added to the first two."""
+
+
+def label_weights(labels: np.ndarray, gaps: np.ndarray, weighting: str = "balanced", floor: float = 1e-3) -> np.ndarray:
+    """Each labelled decision's weight in the fit. The gaps alone (AggreVaTe's costs) are heavy-tailed and mostly
+    the rejections': on `default`'s training windows at depth 3, 24% of the labels are reject and carry 77% of the
+    total gap, and a network fit to them rejects almost everything (docs/experiments/inspector-teacher.md); balanced,
+    the two labels weigh the same in all and the gap still orders the decisions within each."""
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"teacher weights must be one of {', '.join(WEIGHTINGS)}, got {weighting!r}")
+    gaps = np.asarray(gaps, np.float64)
+    if weighting == "plain":
+        return np.ones_like(gaps)
+    w = gaps.copy()
+    reject = np.asarray(labels) == 1
+    if weighting == "balanced" and reject.any() and (~reject).any() and w[reject].sum() > 0:
+        w[reject] *= w[~reject].sum() / w[reject].sum()
+    w = w + floor
+    return w if (w > 0).any() else np.ones_like(w)
+
+
+THRESHOLDS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+"""`--teacher-threshold auto`'s grid: amounts subtracted from the fitted network's reject logit."""
+MAX_WAIT_RATIO, UTILISATION_DROP = 1.25, 0.01
+"""The no-starvation constraint of issue 46 (longest wait at most 1.25x the base's, utilisation at most 1 point below),
+which `auto` checks on training windows."""
+
+
+def choose_threshold(module, cfg, workload, end: int, rng, windows: int, length: int = 1024,
+                     grid=THRESHOLDS, log: Callable[[str], None] = print) -> tuple[float, list[dict]]:
+    """The reject-logit shift that keeps the student within the no-starvation constraint on `windows` training
+    windows of `length` jobs (mean longest-wait ratio and utilisation difference against the base alone), and among
+    those the best mean metric; the largest of the grid where none does. Training windows only: no held-out job."""
+    from schedrl.agents.inspector.config import make_base
+    from schedrl.agents.inspector.policy import InspectorPolicy
+    from schedrl.metrics import lower_is_better, summarize
+    from schedrl.sim import Simulator
+    from schedrl.workload.sampling import sequence
+
+    length = min(length, end)
+    starts = [int(rng.integers(0, max(end - length, 0) + 1)) for _ in range(windows)]
+    jobs = [sequence(workload, s, length) for s in starts]
+    sim_config, metric = cfg.sim_config(), cfg.metric
+    sign = 1.0 if lower_is_better(metric) else -1.0
+    base = [summarize(make_base(cfg.base).run(Simulator(w, sim_config))) for w in jobs]
+    policy = InspectorPolicy(module, cfg.to_dict())
+    reject_logit = policy.reject_logit
+    table = []
+    for tau in grid:
+        policy.reject_logit = lambda f, tau=tau: reject_logit(f) - tau
+        ms = [summarize(Simulator(w, sim_config).run(policy)) for w in jobs]
+        row = {"threshold": tau,
+               "vs_base": float(np.mean([sign * (b.value(metric) - m.value(metric)) / max(abs(b.value(metric)), 1e-9)
+                                         for b, m in zip(base, ms)])),
+               "max_wait_ratio": float(np.mean([m.max_wait / max(b.max_wait, 1.0) for b, m in zip(base, ms)])),
+               "utilisation_change": float(np.mean([m.utilization - b.utilization for b, m in zip(base, ms)]))}
+        row["feasible"] = row["max_wait_ratio"] <= MAX_WAIT_RATIO and row["utilisation_change"] >= -UTILISATION_DROP
+        table.append(row)
+        log(f"teacher threshold {tau}: {100 * row['vs_base']:+.1f}% vs the base on {windows} training windows of "
+            f"{length} jobs, longest wait x{row['max_wait_ratio']:.2f}, utilisation "
+            f"{100 * row['utilisation_change']:+.1f} points{'' if row['feasible'] else ' (starves)'}")
+    feasible = [r for r in table if r["feasible"]]
+    chosen = max(feasible, key=lambda r: r["vs_base"]) if feasible else table[-1]
+    return float(chosen["threshold"]), table
+
+
+def shift_reject(module, tau: float) -> None:
+    """Subtract `tau` from the policy network's reject logit (its last layer's bias), so the greedy policy rejects
+    only where the fitted logit exceeds accept's by `tau`."""
+    import torch
+
+    with torch.no_grad():
+        module.pi[-1].bias[1] -= float(tau)
+
+
+def greedy(module) -> Callable[[np.ndarray, np.ndarray], int]:
+    """The module's greedy choice for one observation (reject where its logit is above accept's)."""
+    import torch
+
+    def act(features: np.ndarray, mask: np.ndarray) -> int:
+        with torch.inference_mode():
+            logits = module.pi(torch.from_numpy(features)[None])[0]
+        return int(mask[1] > 0 and float(logits[1] - logits[0]) > 0.0)
+    return act
+
+
+def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: Callable[[str], None] = print) -> dict:
+    """DAgger of the hindsight teacher into `module`'s policy (see the module); returns the report."""
+    from schedrl.agents.cloning import clone
+    from schedrl.agents.inspector.config import InspectorEnvConfig
+    from schedrl.agents.inspector.observation import Normalisation, Observer
+    from schedrl.envs.episodes import training_end
+    from schedrl.workload.sampling import sequence
+
+    t0 = time.perf_counter()
+    cfg = InspectorEnvConfig.from_dict(dict(env_config))
+    workload = cfg.workload()
+    end = training_end(cfg.train_fraction, len(workload))
+    norm = Normalisation.from_dict(cfg.norm) if cfg.norm else Normalisation.from_trace(workload[:end])
+    observer = Observer(norm, cfg.history_features)
+    sim_config = cfg.sim_config()
+    depth, windows = int(spec["depth"]), int(spec["windows"])
+    rounds, epochs = int(spec["rounds"]), int(spec["epochs"])
+    budget = spec.get("seconds")
+    rng = np.random.default_rng(1_000_003 + int(spec.get("seed") or 0))
+    demos = Demonstrations()
+    report_rounds: list[dict] = []
+    stats: dict = {}
+    untrained = float("nan")
+    teacher_value = float("nan")
+    for r in range(rounds + 1):
+        if budget is not None and r > 0 and time.perf_counter() - t0 > float(budget):
+            log(f"teacher: time for the rounds ({float(budget):.0f} s) spent after {r} of {rounds + 1}")
+            break
+        act = None if r == 0 else greedy(module)
+        results = []
+        t1 = time.perf_counter()
+        for _ in range(windows):
+            start = int(rng.integers(0, max(end - cfg.sequence_length, 0) + 1))
+            jobs = sequence(workload, start, cfg.sequence_length)
+            results.append(label_window(jobs, sim_config, cfg.base, cfg.metric, depth, observer,
+                                        cfg.starvation_wait, act, demos, start, float(spec.get("wait_penalty", 0.0))))
+        label_seconds = time.perf_counter() - t1
+        obs, labels, gaps = demos.arrays()
+        weights = label_weights(labels, gaps, str(spec.get("weights", "balanced")), float(spec.get("floor", 1e-3)))
+        stats = clone(module, obs, labels, np.zeros(len(labels), np.float32), value_net=None, epochs=epochs,
+                      minibatch=256, lr=float(spec.get("lr", 1e-3)), seed=int(spec.get("seed") or 0) + r,
+                      weights=weights)
+        if r == 0:
+            untrained = stats["agreement_before"]
+        rel = float(np.mean([(w.base - w.value) / max(abs(w.base), 1e-9) for w in results]))
+        decisions = sum(w.decisions for w in results)
+        row = {"round": r, "driver": "teacher" if act is None else "student", "windows": len(results),
+               "decisions": decisions, "labelled_reject": sum(w.rejects_labelled for w in results) / max(decisions, 1),
+               "taken_reject": sum(w.rejects_taken for w in results) / max(decisions, 1),
+               "agreement_driving": sum(w.agree for w in results) / max(decisions, 1),
+               "vs_base": rel, "slowdown": float(np.mean([w.value for w in results])), "cut": 0,
+               "guarded": sum(w.guarded for w in results), "label_seconds": label_seconds,
+               "fit_agreement": stats["agreement"], "gathered": len(demos)}
+        if act is None:
+            teacher_value = row["slowdown"]
+        report_rounds.append(row)
+        log(f"teacher round {r} ({row['driver']} drives): {len(results)} windows, {decisions} decisions labelled "
+            f"({row['labelled_reject']:.1%} reject), {'teacher' if act is None else 'student'} "
+            f"{-100 * rel:+.1f}% vs the base on them, guard accepted {row['guarded']}; fit on {len(demos)}: "
+            f"agreement {stats['agreement']:.1%}; {label_seconds:.0f} s labelling, {time.perf_counter() - t0:.0f} s "
+            f"in all")
+    threshold, thresholds = spec.get("threshold", 0.0), []
+    if threshold == "auto":
+        threshold, thresholds = choose_threshold(module, cfg, workload, end, rng, int(spec.get("threshold_windows", 4)),
+                                                 log=log)
+        log(f"teacher threshold: {threshold} (auto, on training windows)")
+    if float(threshold):
+        shift_reject(module, float(threshold))
+    return {"teacher": f"hindsight depth {depth}", "decisions": len(demos), "threshold": float(threshold),
+            "thresholds": thresholds,
+            "episodes": sum(x["windows"] for x in report_rounds), "teacher_value": teacher_value,
+            "rounds": report_rounds, "demonstration_seconds": 0.0,
+            "agreement": stats.get("agreement", float("nan")),
+            "agreement_before": untrained,
+            "clone_seconds": time.perf_counter() - t0}
+
+
+def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """DAgger of the teacher into `algorithm`'s module on its learner(s), then the env runners are synced."""
+    from schedrl.agents.cloning import clone_on_learners
+
+    env_config = dict(algorithm.config.env_config)
+    return clone_on_learners(algorithm, lambda module: dagger(module, env_config, spec))
+
+
+__all__ = ["Demonstrations", "TEACHERS", "check_teacher", "dagger", "label_window", "warm_start"]

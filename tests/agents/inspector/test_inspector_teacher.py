@@ -1,0 +1,170 @@
+"""The hindsight teacher (`agents/inspector/teacher.py`): its labels, its checks, its DAgger, its CLI errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from inspector_cases import OFFSET, block_then_burst, make_workload
+from schedrl.agents.inspector import teacher
+from schedrl.agents.inspector.observation import Normalisation, Observer
+from schedrl.eval.hindsight import HindsightInspector
+from schedrl.sim import Simulator
+from schedrl.sim.config import SimConfig
+
+
+def observer():
+    return Observer(Normalisation(10_000.0))
+
+
+def test_the_teacher_labels_the_blocking_job_reject_with_the_gap_as_weight():
+    demos = teacher.Demonstrations()
+    r = teacher.label_window(block_then_burst(), SimConfig(), "f1", "bsld", 1, observer(), 0.0, None, demos)
+    obs, labels, weights = demos.arrays()
+    assert labels[0] == 1 and weights[0] > 0.9  # bsld ~44.9 -> ~1.0, relative to the base's 44.9: a gap near 1
+    assert r.rejects_taken >= 1 and r.value < 2.0 and r.base > 40
+    assert (weights[labels == 0] < weights[0]).all()
+    assert obs["features"].shape == (len(labels), 21)
+
+
+def test_a_student_that_accepts_everything_is_labelled_on_its_own_states():
+    demos = teacher.Demonstrations()
+    r = teacher.label_window(block_then_burst(), SimConfig(), "f1", "bsld", 1, observer(), 0.0,
+                             lambda f, m: 0, demos)
+    assert r.rejects_taken == 0 and r.rejects_labelled >= 1 and r.value == pytest.approx(r.base)
+
+
+def test_the_wait_penalty_changes_the_objective():
+    """With a penalty on waits past a bound the teacher values holding a job past it as worse."""
+    wl = block_then_burst()
+    plain = teacher.objective("bsld", 100.0, 0.0)
+    penal = teacher.objective("bsld", 100.0, 10.0)
+    sim = Simulator(wl, SimConfig())
+    from schedrl.heuristics import get_heuristic
+    get_heuristic("f1").run(sim)
+    assert penal(sim) > plain(sim)
+
+
+@pytest.mark.parametrize("backfill", ["none", "easy", "conservative", "rlscheduler"])
+@pytest.mark.parametrize("discipline", ["pick-and-wait", "list"])
+def test_the_teacher_rolls_out_every_backfilling_exactly(backfill, discipline):
+    """The continuation valued at one decision is the one the next decision finds (`verify`), for every
+    backfilling the inspector trains with: so `check_teacher` refuses none of them."""
+    rng = np.random.default_rng(7)
+    n = 48
+    wl = make_workload(OFFSET + np.cumsum(rng.exponential(200.0, n)), rng.integers(30, 4000, n),
+                       rng.integers(1, 9, n), 8)
+    policy = HindsightInspector("f1", "bsld", verify=True, depth=2)
+    config = SimConfig(backfill=backfill, discipline=discipline, window=5 if discipline == "list" else 0)
+    Simulator(wl, config).run(policy)
+    assert policy.inspections > 0
+    teacher.check_teacher("hindsight", "f1", config, 2)
+
+
+def test_check_teacher_refuses_what_it_cannot_be():
+    from dataclasses import replace
+
+    with pytest.raises(ValueError, match="is not a teacher"):
+        teacher.check_teacher("oracle", "f1", SimConfig(), 1)
+    with pytest.raises(ValueError, match="depth must be >= 1"):
+        teacher.check_teacher("hindsight", "f1", SimConfig(), 0)
+    with pytest.raises(ValueError, match="cannot roll out --base random"):
+        teacher.check_teacher("hindsight", "random", SimConfig(), 1)
+    with pytest.raises(ValueError, match="backfill_choice"):
+        teacher.check_teacher("hindsight", "f1", replace(SimConfig(backfill="easy"), backfill_choice="policy"), 1)
+    teacher.check_teacher(None, "random", SimConfig(), 0)  # no teacher: nothing to check
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--teacher", "nosuch"], "is not a teacher"),
+    (["--teacher", "hindsight", "--base", "random"], "cannot roll out --base random"),
+    (["--teacher", "hindsight", "--teacher-depth", "0"], "--teacher-depth must be >= 1"),
+    (["--teacher-depth", "3"], "--teacher-depth is an option of --teacher"),
+])
+def test_train_refuses_a_bad_teacher_in_one_error_line(argv, message, capsys, tmp_path):
+    from schedrl.cli.main import main
+
+    assert main(["train", "inspector", *argv, "--iterations", "1", "--out", str(tmp_path / "run")]) == 2
+    assert not (tmp_path / "run").exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "error:" in err[0] and message in err[0]
+
+
+@pytest.mark.integration
+def test_dagger_fits_the_network_to_the_teacher(tmp_path):
+    """Round 0 (the teacher drives) and one DAgger round on the block-then-burst case: the fitted network rejects
+    the blocking job and accepts the rest."""
+    pytest.importorskip("ray")
+    import gymnasium as gym
+
+    from inspector_cases import write_swf
+    from schedrl.agents.inspector.agent import InspectorAgent, InspectorSettings
+    from schedrl.agents.inspector.config import InspectorEnvConfig
+    from schedrl.agents.inspector.env import InspectorEnv
+    from schedrl.agents.inspector.policy import InspectorPolicy
+
+    path = write_swf(block_then_burst(), tmp_path / "case.swf")
+    cfg = InspectorEnvConfig(trace=str(path), cleaning="none", sequence_length=9, train_fraction=1.0,
+                             norm={"time_scale": 10_000.0})
+    env = InspectorEnv(cfg)
+    spec = InspectorAgent().module_spec("mlp", InspectorSettings())
+    spec.observation_space, spec.action_space = env.observation_space, gym.spaces.Discrete(2)
+    module = spec.build()
+    report = teacher.dagger(module, cfg.to_dict(), {"depth": 1, "windows": 1, "rounds": 1, "epochs": 200,
+                                                    "seed": 0}, log=lambda m: None)
+    assert report["decisions"] >= 2 and len(report["rounds"]) == 2
+    policy = InspectorPolicy(module, cfg.to_dict())
+    schedule = Simulator(block_then_burst(), cfg.sim_config()).run(policy)
+    from schedrl.metrics import summarize
+    assert summarize(schedule).value("bsld") < 2.0 and policy.totals["rejections"] >= 1
+
+
+def test_auto_threshold_keeps_a_student_that_always_rejects_from_starving(tmp_path):
+    """A network that always rejects (logit +0.75 over accept) starves the machine; `choose_threshold` picks the
+    smallest shift that stops it on training windows, and `shift_reject` moves the network's bias by it."""
+    import torch
+
+    from inspector_cases import write_swf
+    from schedrl.agents.inspector.config import InspectorEnvConfig
+
+    class AlwaysReject(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pi = torch.nn.Sequential(torch.nn.Linear(21, 2))
+            with torch.no_grad():
+                self.pi[0].weight.zero_()
+                self.pi[0].bias.copy_(torch.tensor([0.0, 0.75]))
+
+    rng = np.random.default_rng(11)
+    n = 300
+    wl = make_workload(OFFSET + np.cumsum(rng.exponential(120.0, n)), rng.integers(30, 3000, n),
+                       rng.integers(1, 9, n), 8)
+    path = write_swf(wl, tmp_path / "random.swf")
+    cfg = InspectorEnvConfig(trace=str(path), cleaning="none", norm={"time_scale": 10_000.0})
+    module = AlwaysReject()
+    tau, table = teacher.choose_threshold(module, cfg, cfg.workload(), n, np.random.default_rng(0), 2, 128,
+                                          grid=(0.0, 0.5, 1.0, 2.0), log=lambda m: None)
+    assert [r["feasible"] for r in table] == [False, False, True, True] and tau == 1.0
+    teacher.shift_reject(module, tau)
+    assert float(module.pi[0].bias[1].detach()) == pytest.approx(-0.25)
+
+
+def test_history_features_add_what_the_recent_arrivals_say(tmp_path):
+    from inspector_cases import write_swf
+    from schedrl.agents.inspector.env import InspectorEnv
+    from schedrl.agents.inspector.observation import FEATURES, HISTORY_FEATURES
+
+    path = write_swf(block_then_burst(), tmp_path / "case.swf")
+    plain = InspectorEnv(trace=str(path), cleaning="none", sequence_length=9, train_fraction=1.0)
+    env = InspectorEnv(trace=str(path), cleaning="none", sequence_length=9, train_fraction=1.0,
+                       history_features=True)
+    assert plain.observation_space["features"].shape == (len(FEATURES),)
+    assert env.observation_space["features"].shape == (len(FEATURES) + len(HISTORY_FEATURES),)
+    obs, _ = env.reset(seed=0)
+    base, _ = plain.reset(seed=0)
+    np.testing.assert_array_equal(obs["features"][:len(FEATURES)], base["features"])
+    extra = obs["features"][len(FEATURES):]
+    assert ((extra >= 0) & (extra <= 1)).all() and extra[4] == 1.0  # the one arrival so far asks the whole machine
+    obs, *_ = env.step(1)  # reject: the burst of eight one-processor jobs arrives
+    extra = obs["features"][len(FEATURES):]
+    assert extra[1] > 0 and extra[4] < 0.5 and extra[5] == 0.0
