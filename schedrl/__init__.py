@@ -24,4 +24,4 @@ class _RLModuleConfigNotice(_logging.Filter):
 # the logger of ray._common.deprecation (named, so ray need not be imported to filter it)
 _logging.getLogger("ray._common.deprecation").addFilter(_RLModuleConfigNotice())
 
-import schedrl.envs  # noqa: E402,F401  (registers the envs; after __version__, which submodules read)
+import schedrl.registration  # noqa: E402,F401  (registers the envs; after __version__, which submodules read)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
-_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*")
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*")
 
 
 def parse_duration(value: str | float | None, what: str = "duration", *, bare_seconds: bool = False) -> float | None:
-    """`90s`, `20m`, `1.5h`, or a number (int/float: seconds, as YAML sweep files give it) -> seconds; None stays None.
+    """`90s`, `20m`, `1.5h`, `2d`, or a number (int/float: seconds, as YAML sweep files give it) -> seconds; None stays
+    None. (Slurm's own `[D-]HH:MM:SS` is `schedrl.workload.slurm.parse_duration`'s.)
 
     A string without a unit (`"5"`, as `--time-budget 5` gives it) is refused with a hint, since
     seconds, minutes and hours are all plausible; `bare_seconds=True` reads it as seconds.
@@ -26,7 +27,7 @@ def parse_duration(value: str | float | None, what: str = "duration", *, bare_se
         number = m.group(1)
         raise ValueError(f"{what} {value.strip()} has no unit: write {number}s, {number}m or {number}h "
                          f"(seconds, minutes, hours)")
-    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
 
 
 def parse_duration_or_off(value: str | float, what: str = "duration") -> float:

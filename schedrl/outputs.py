@@ -18,7 +18,8 @@ The marker, `.schedrl-outputs.json` in a directory, says what schedrl owns there
 belongs to (`train --resume`, `tune --resume`, `export` again into its own directory keep working) and every file a
 command wrote with the sha256 it wrote (a rerun replaces its own unchanged file; a file edited since is foreign).
 `atomic_write` and `save_figure` (every figure schedrl saves) write through a temporary file in the same directory,
-then rename it, so an interrupted command leaves the old file or none (`Claim.write` also records the file); `writing(...)` removes the directories a command created when it fails before
+then rename it, so an interrupted command leaves the old file or none (`Claim.write` also records the file);
+`writing(...)` removes the directories a command created when it fails before
 it has anything worth keeping (a `train` run with no checkpoint), so a failed run does not block the next one.
 """
 

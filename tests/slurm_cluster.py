@@ -97,7 +97,8 @@ def kill_stale_clusters() -> list[int]:
 class SlurmCluster:
     """`nodes` nodes `n1`, `n2`, ... of `cpus` CPUs each (whatever the machine has), one slurmd each on
     its own port, all in partition `debug`, or in `partitions` (`{name: "MaxTime=..."}`, the first
-    the default; all nodes unless the options name `Nodes=`). `accounting` adds MariaDB and slurmdbd (for sacct); `job_acct_gather` samples the
+    the default; all nodes unless the options name `Nodes=`). `accounting` adds MariaDB and slurmdbd (for sacct);
+    `job_acct_gather` samples the
     jobs' CPU time (sacct's TotalCPU). `scheduler_parameters` is slurm.conf's SchedulerParameters; `extra_conf`
     adds lines (`PriorityType=priority/multifactor` ...) to slurm.conf."""
 

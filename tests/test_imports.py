@@ -170,10 +170,6 @@ RULES = [
 ]
 
 ALLOWANCES = [
-    Allowance("schedrl.envs", "schedrl.agents",
-              "the one registry that knows every agent: importing schedrl.envs registers each agent package's ENVS "
-              "(`env_entry_points`), while the agents' envs build on the shared env pieces (schedrl.envs.episodes, "
-              "settings, render, masked_discrete); schedrl.agents' __init__ imports no agent module itself"),
     Allowance("schedrl.dtsim.__main__", "schedrl.cli.dtsim",
               "`python -m schedrl.dtsim` is `schedrl dtsim`: an entry point, which no module imports, handing over to "
               "the command line"),
@@ -186,7 +182,7 @@ before it imports anything, so reading it is no dependency on the envs the root 
 REGISTRY = "schedrl.agents"
 REGISTRY_NAMES = {"AGENTS", "get_agent", "agent_package", "env_entry_points", "agent_commands"}
 REGISTRY_USERS = {
-    "schedrl.envs": "registers every agent's envs with gymnasium",
+    "schedrl.registration": "registers every agent's envs with gymnasium (`import schedrl` runs it)",
     "schedrl.cli": "names agents on the command line; lists and forwards the agents' own subcommands",
     "schedrl.training": "builds the agent a sweep or a trial names (sweep_file, sweep, driver, callbacks)",
     "schedrl.eval": "builds the agent a checkpoint's run record names (select, methods)",
@@ -268,7 +264,7 @@ def test_the_import_graph_sees_function_level_and_submodule_imports():
     edges = _edges()
     assert ("schedrl.training.sweep", "schedrl.agents") in edges  # `from schedrl.agents import get_agent` in a method
     assert ("schedrl.training.report", "schedrl.eval.paired") in edges  # `from schedrl.eval import paired`
-    assert ("schedrl.envs", "schedrl.agents") in edges
+    assert ("schedrl.registration", "schedrl.agents") in edges
 
 
 def test_no_module_imports_what_a_rule_forbids():
@@ -301,7 +297,7 @@ def test_no_import_cycles_between_packages_or_modules():
 def test_the_registry_is_imported_only_where_every_agent_must_be_known():
     users = sorted(module for module, targets in _imports().items()
                    if targets.get(REGISTRY, set()) & REGISTRY_NAMES or (REGISTRY in targets and not targets[REGISTRY]))
-    assert "schedrl.envs" in users and "schedrl.training.driver" in users
+    assert "schedrl.registration" in users and "schedrl.training.driver" in users
     assert [m for m in users if not any(_under(m, prefix) for prefix in REGISTRY_USERS)] == []
 
 

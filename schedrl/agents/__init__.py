@@ -3,7 +3,7 @@
 `AGENTS` is the registry: agent name -> the package that holds it. A package's `__init__` is cheap
 (no ray, torch or gymnasium) and names its env(s) in `ENVS` and its `Agent` class in `AGENT`
 ("module:Class"; a package holding several agents maps each name to its class in `AGENTS`);
-`schedrl.envs` registers the envs, `get_agent` imports the class. A package may also contribute
+`schedrl.registration` registers the envs, `get_agent` imports the class. A package may also contribute
 `schedrl` subcommands of its own paper's tools in `COMMANDS` (name -> (module with `main(argv)`,
 one-line help)); `schedrl.cli.main` finds them through `agent_commands`. Adding an agent is its package plus
 one line here (docs/architecture.md).

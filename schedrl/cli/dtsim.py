@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"jobs: {table.source} ({len(table)}); {args.sequences} sequences, seed {args.seed}; res_slot {config.res_slot}, "
           f"job_rate {config.job_rate}, simu_len {config.simu_len}, num_nw {config.num_nw}, "
           f"time_horizon {config.time_horizon}, estimates {config.estimates}"
-          f"{f', kill error {args.kill_error}, requeue estimate {config.requeue_estimate}' if args.kill else ''}; {time.perf_counter() - t0:.1f} s")
+          f"{f', kill error {args.kill_error}, requeue estimate {config.requeue_estimate}' if args.kill else ''}; "
+          f"{time.perf_counter() - t0:.1f} s")
     print(format_rows(rows))
     print("Tables 7 and 8 are RLSchert's VASP jobs at res_slot 20, job_rate 0.7, simu_len 200: compare at those settings")
     return 0

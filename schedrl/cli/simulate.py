@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
                          f"start must be 0..{len(workload) - 1}")
     length = args.jobs if args.jobs is not None else len(workload) - args.start
     try:
-        config = args.scenario_sim if getattr(args, "scenario_sim", None) is not None else sim_config(args)  # inside: a bad value (--window -1) is an input error, not a traceback
+        # inside: a bad value (--window -1) is an input error, not a traceback
+        config = args.scenario_sim if getattr(args, "scenario_sim", None) is not None else sim_config(args)
         seq = sequence(workload, args.start, length)
         policy = resolve_policy(args.policy, args.seed)
         sim = Simulator(seq, config)  # refuses jobs it cannot run (kept by --cleaning none) with the reason

@@ -21,7 +21,8 @@ class DTSimConfig:
     backlog: int = 600
     """Waiting jobs beyond the visible slots; an arrival that finds them all taken is dropped and counted (Table 2: 600)."""
     num_kill: int = 8
-    """Running-queue slots, one kill action each; allocated jobs (running or placed in the future) hold one, and no job is allocated while all are held (RLSchert §4.1.3: 8 kill actions)."""
+    """Running-queue slots, one kill action each; allocated jobs (running or placed in the future) hold one, and no
+    job is allocated while all are held (RLSchert §4.1.3: 8 kill actions)."""
     job_rate: float = 0.7
     """Probability that a job arrives at each of the first `simu_len` steps (Bernoulli arrivals; Table 2: 0.3 to 0.95)."""
     simu_len: int = 200
@@ -31,9 +32,11 @@ class DTSimConfig:
     job_len: int = 100
     """Longest runtime estimate in steps: estimates are clipped to [1, job_len] (Table 2: 100; the paper limits runtime to 100 steps)."""
     estimates: str = "running"
-    """`running`: a running job's estimate follows the recorded per-step re-estimates (RLSchert); `prerun`: the pre-run prediction only (DeepRM)."""
+    """`running`: a running job's estimate follows the recorded per-step re-estimates (RLSchert); `prerun`: the
+    pre-run prediction only (DeepRM)."""
     requeue_estimate: str = "latest"
-    """What a killed job is requeued with: `latest`, its latest re-estimate (RLSchert §4: rescheduled "after re-estimating the runtime"), or `prerun`, its pre-run prediction."""
+    """What a killed job is requeued with: `latest`, its latest re-estimate (RLSchert §4: rescheduled "after
+    re-estimating the runtime"), or `prerun`, its pre-run prediction."""
     predictable: float = 1.0
     """Fraction of jobs whose re-estimates are followed while they run (RLSchert Table 9's predictable job
     proportion); the others keep their pre-run prediction, as `estimates="prerun"` does for every job. Which

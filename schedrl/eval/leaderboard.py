@@ -380,7 +380,7 @@ def corrected(result: dict) -> dict:
              if r["kind"] != "heuristic" and r.get("vs_reference")]
     ps = [p_value(r["vs_reference"]) for _, r in cells]
     adjusted = benjamini_hochberg(ps)
-    for (b, r), p, q in zip(cells, ps, adjusted):
+    for (_b, r), p, q in zip(cells, ps, adjusted):
         c = r["vs_reference"]
         c["p"], c["p_corrected"] = p, q
         if c["verdict"] in ("better", "worse") and (q is None or q >= 0.05):

@@ -34,7 +34,7 @@ import numpy as np
 from schedrl.heuristics import keys
 from schedrl.jit import njit
 from schedrl.sim.engine import (
-    DECIDE_PICK, FINISHED, STUCK, advance, apply_defer, apply_pick, has_event,
+    DECIDE_PICK, FINISHED, advance, apply_defer, apply_pick, has_event,
 )
 from schedrl.sim.queues import heap_push, queue_insert
 from schedrl.sim.simulator import Simulator

@@ -16,9 +16,7 @@ import numpy as np
 
 from schedrl.agents.checkpoint import ZOO_PREFIX
 from schedrl.heuristics import HEURISTICS, get_heuristic
-from schedrl.metrics import summarize
 from schedrl.scenarios.scoring import baseline_metrics, run_policy  # noqa: F401  (re-exported: callers read them here)
-from schedrl.sim.simulator import Schedule, Simulator
 
 CHECKPOINT_PREFIX = "checkpoint:"
 TUNED_PREFIX = "tuned:"
@@ -75,11 +73,6 @@ def policy_label(spec) -> str:
     return spec.upper() if len(spec) <= 6 else spec
 
 
-
-
-def run_baseline(baseline, workload, sim_config, metric: str, seed: int = 0) -> float:
-    """An agent's `Baseline` on one sequence (its own SimConfig if it has one): the metric's value."""
-    return baseline_metrics(baseline, workload, sim_config, seed).value(metric)
 
 
 class FunctionPolicy:

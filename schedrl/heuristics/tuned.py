@@ -3,8 +3,9 @@
 The key is `weights · (terms / scales)` over `keys.LINEAR_TERMS` (logs of the requested time r, the processors
 n, the submit time s and the wait w, and F1's product log10(r)·n); lower runs first, as for every key. F1 is the
 rule (1, 870, 0, ...) in raw terms and SJF the rule (0, 0, 1, 0, ...), so the family holds both. `fit` searches
-the weights with CMA-ES on random windows of a trace's training zone, scoring every candidate with the compiled
-simulator, and keeps the rule that schedules the validation sequences best; the evaluation zone is never read.
+the weights with CMA-ES (the `cmaes` package) on random windows of a trace's training zone, scoring every candidate
+with the compiled simulator, and keeps the rule that schedules the validation sequences best; the evaluation zone is
+never read.
 A `TunedRule` is a policy like `Heuristic` (`pick`, `run`), saved to and loaded from a JSON file
 (`schedrl tuned fit`, `--policies tuned:FILE`). docs/experiments/tuned-rule.md has the measurements.
 """
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from cmaes import CMA
+from cmaes import __version__ as cmaes_version
 
 from schedrl.heuristics import keys
 from schedrl.heuristics.heuristic import get_heuristic
@@ -64,6 +67,11 @@ def normalisation(workload: Workload, end: int) -> np.ndarray:
     return np.exp2(np.round(np.log2(np.where(rms > 0, rms, 1.0))))
 
 
+TERM_BOUND = 1e3
+"""A bound on every term of the key (logs of times, processors and waits: about 30 for the largest a trace holds);
+a rule whose weights could push the key past the largest float at this bound is refused when it is made, never
+left to overflow into a rule that ranks like all-zero weights."""
+
 @dataclass
 class TunedRule:
     """A linear priority rule over `keys.LINEAR_TERMS` and what it was fitted on; a policy like `Heuristic`."""
@@ -88,7 +96,14 @@ class TunedRule:
     def __post_init__(self) -> None:
         self.weights = np.asarray(self.weights, dtype=np.float64)
         self.scales = np.asarray(self.scales, dtype=np.float64)
-        self._coef = np.ascontiguousarray(self.weights / self.scales)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            self._coef = np.ascontiguousarray(self.weights / self.scales)
+            reach = float(np.abs(self._coef).sum()) * TERM_BOUND
+        if not np.isfinite(reach):
+            big = int(np.argmax(np.abs(self._coef)))
+            raise ValueError(f"weights overflow the priority key (weight {self.weights[big]:g} over scale "
+                             f"{self.scales[big]:g} on term {big}; |weight / scale| summed, times {TERM_BOUND:g}, must "
+                             "be finite): the rule's order depends only on the weights' ratios, so scale them down")
         self._rand = np.zeros(1)  # a priority key draws no random numbers
         self._checked: Workload | None = None
         self._procs, self._procs_for = np.zeros(0), None
@@ -181,7 +196,10 @@ def load_rule(path: str | Path) -> TunedRule:
         raise RuleError(path, "\"trace\" must hold the trace's \"name\" and \"sha256\" (null for an in-memory one)")
     record = {k: v for k, v in data.items()
               if k not in ("format", "version", "features", "weights", "normalisation", "trace")}
-    return TunedRule(np.array(weights), np.array(scales), trace, record, source=str(path))
+    try:
+        return TunedRule(np.array(weights), np.array(scales), trace, record, source=str(path))
+    except ValueError as e:
+        raise RuleError(path, str(e)) from None
 
 
 def _numbers(path: Path, data: dict, key: str, n: int, where: str = "") -> list[float]:
@@ -190,62 +208,6 @@ def _numbers(path: Path, data: dict, key: str, n: int, where: str = "") -> list[
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
         raise RuleError(path, f"{where}{key} must be a list of {n} finite numbers, one per feature; got {value!r}")
     return [float(v) for v in value]
-
-
-class CMAES:
-    """CMA-ES with its default settings (Hansen, "The CMA Evolution Strategy: A Tutorial", 2016, Table 1 and the
-    loop of Fig. 7): `ask` a population, `tell` its scores (lower is better)."""
-
-    def __init__(self, mean: np.ndarray, sigma: float, rng: np.random.Generator, population: int = 0):
-        n = len(mean)
-        self.mean, self.sigma, self.rng = np.asarray(mean, dtype=np.float64), float(sigma), rng
-        self.population = population or 4 + int(3 * math.log(n))
-        mu = self.population // 2
-        w = math.log((self.population + 1) / 2) - np.log(np.arange(1, mu + 1))
-        self.w = w / w.sum()
-        mu_eff = 1.0 / float(np.sum(self.w ** 2))
-        self.c_sigma = (mu_eff + 2) / (n + mu_eff + 5)
-        self.d_sigma = 1 + 2 * max(0.0, math.sqrt((mu_eff - 1) / (n + 1)) - 1) + self.c_sigma
-        self.c_c = (4 + mu_eff / n) / (n + 4 + 2 * mu_eff / n)
-        self.c_1 = 2 / ((n + 1.3) ** 2 + mu_eff)
-        self.c_mu = min(1 - self.c_1, 2 * (mu_eff - 2 + 1 / mu_eff) / ((n + 2) ** 2 + mu_eff))
-        self.mu_eff = mu_eff
-        self.chi_n = math.sqrt(n) * (1 - 1 / (4 * n) + 1 / (21 * n * n))  # E||N(0, I)||
-        self.C, self.B, self.D = np.eye(n), np.eye(n), np.ones(n)
-        self.p_sigma, self.p_c = np.zeros(n), np.zeros(n)
-        self.generation = 0
-        self._y = np.zeros((0, n))
-
-    def ask(self) -> np.ndarray:
-        """A population of candidates, one per row."""
-        z = self.rng.standard_normal((self.population, len(self.mean)))
-        self._y = (z * self.D) @ self.B.T
-        return self.mean + self.sigma * self._y
-
-    def tell(self, scores) -> None:
-        """Update from the scores of the last `ask`'s candidates, in the same order."""
-        n = len(self.mean)
-        y = self._y[np.argsort(np.asarray(scores), kind="stable")[:len(self.w)]]
-        y_w = self.w @ y
-        self.mean = self.mean + self.sigma * y_w
-        self.generation += 1
-        c_inv_sqrt_y = self.B @ ((self.B.T @ y_w) / self.D)
-        self.p_sigma = ((1 - self.c_sigma) * self.p_sigma
-                        + math.sqrt(self.c_sigma * (2 - self.c_sigma) * self.mu_eff) * c_inv_sqrt_y)
-        norm = float(np.linalg.norm(self.p_sigma))
-        h = norm / math.sqrt(1 - (1 - self.c_sigma) ** (2 * self.generation)) < (1.4 + 2 / (n + 1)) * self.chi_n
-        self.p_c = (1 - self.c_c) * self.p_c + h * math.sqrt(self.c_c * (2 - self.c_c) * self.mu_eff) * y_w
-        rank_mu = (y.T * self.w) @ y
-        self.C = ((1 - self.c_1 - self.c_mu + (1 - h) * self.c_1 * self.c_c * (2 - self.c_c)) * self.C
-                  + self.c_1 * np.outer(self.p_c, self.p_c) + self.c_mu * rank_mu)
-        self.sigma *= math.exp(self.c_sigma / self.d_sigma * (norm / self.chi_n - 1))
-        self.C = (self.C + self.C.T) / 2
-        eigenvalues, self.B = np.linalg.eigh(self.C)
-        self.D = np.sqrt(np.maximum(eigenvalues, 1e-20))
-
-    def rescale(self, factor: float) -> None:
-        """Scale the search distribution by `factor` > 0: a no-op for a score that ignores the candidates' length."""
-        self.mean, self.sigma = self.mean * factor, self.sigma * factor
 
 
 @dataclass(frozen=True)
@@ -263,9 +225,9 @@ class FitSettings:
     windows: int = 16
     """Training windows per generation; every candidate of a generation is scored on the same ones."""
     population: int = 0
-    """CMA-ES candidates per generation; 0: its default, 4 + 3 ln(8) = 10."""
+    """CMA-ES candidates per generation; 0: its default, 4 + floor(3 ln 8) = 10."""
     sigma: float = 0.5
-    """Initial CMA-ES step size, on unit-length weight vectors."""
+    """Initial CMA-ES step size, around the unit-length start."""
     start: str = "f1"
     """The rule the search starts from (`STARTS`); it is also a candidate of the validation choice."""
     report_every_s: float = 0.0
@@ -282,6 +244,19 @@ class FitSettings:
         if self.population < 0 or self.population == 1 or self.report_every_s < 0:
             raise ValueError(f"population must be 0 (default) or >= 2 and report_every_s >= 0, got {self.population} "
                              f"and {self.report_every_s}")
+
+
+def unit(weights: np.ndarray) -> np.ndarray:
+    """`weights` at unit length (a linear key's order ignores its length)."""
+    return np.asarray(weights, dtype=np.float64) / float(np.linalg.norm(weights))
+
+
+def relative_spread(candidates, mean: np.ndarray) -> float:
+    """How far a generation's candidates lie from the mean, per dimension (root mean square), relative to the mean's
+    length: the search's step size on the unit sphere (the `sigma` of an isotropic distribution around a unit-length
+    mean)."""
+    deviations = np.asarray(candidates) - mean
+    return float(np.sqrt(np.mean(deviations ** 2)) / np.linalg.norm(mean))
 
 
 def scores(workload: Workload, config: SimConfig, metric: str, starts, jobs: int,
@@ -308,7 +283,8 @@ def fit(workload: Workload, config: SimConfig, settings: FitSettings, train_end:
     scales = normalisation(workload, train_end)
     rng = np.random.default_rng(s.seed)
     start = np.asarray(STARTS[s.start]) * scales
-    es = CMAES(start / np.linalg.norm(start), s.sigma, rng, s.population)
+    # the `cmaes` package (Hansen's default settings); its samples are seeded with the fit's seed, the windows by `rng`
+    es = CMA(mean=start / np.linalg.norm(start), sigma=s.sigma, seed=s.seed, population_size=s.population or None)
     every = s.report_every_s or max(5.0, s.budget_s / 30)
     validation_starts = [int(v) for v in validation_starts]
 
@@ -316,9 +292,9 @@ def fit(workload: Workload, config: SimConfig, settings: FitSettings, train_end:
         return float(scores(workload, config, s.metric, validation_starts, validation_jobs, weights / scales).mean())
 
     f1_valid = float(scores(workload, config, s.metric, validation_starts, validation_jobs, None).mean())
-    kept = [{"generation": 0, "weights": es.mean.copy(), "validation": validate(es.mean)}]
+    kept = [{"generation": 0, "weights": unit(es.mean), "validation": validate(unit(es.mean))}]
     log(f"fitting a linear rule on {workload.name}: {s.windows} training windows of {s.window_jobs} jobs per "
-        f"generation from jobs 0..{train_end - 1}, {es.population} candidates; validation {len(validation_starts)} "
+        f"generation from jobs 0..{train_end - 1}, {es.population_size} candidates; validation {len(validation_starts)} "
         f"sequences of {validation_jobs} jobs (F1 {f1_valid:.2f}, start {s.start} {kept[0]['validation']:.2f}); "
         f"budget {s.budget_s:.0f} s")
     history, best, recent, simulations = [], None, [], 0
@@ -326,13 +302,14 @@ def fit(workload: Workload, config: SimConfig, settings: FitSettings, train_end:
     while time.perf_counter() - t0 < s.budget_s:
         starts = rng.integers(0, train_end - s.window_jobs + 1, s.windows)
         f1 = float(scores(workload, config, s.metric, starts, s.window_jobs, None).mean())
-        candidates = es.ask()
-        values = [float(scores(workload, config, s.metric, starts, s.window_jobs, x / scales).mean())
+        candidates = [es.ask() for _ in range(es.population_size)]
+        # the key's order ignores the weights' length: each candidate is scored (and kept) at unit length
+        values = [float(scores(workload, config, s.metric, starts, s.window_jobs, unit(x) / scales).mean())
                   for x in candidates]
-        mean_value = float(scores(workload, config, s.metric, starts, s.window_jobs, es.mean / scales).mean())
+        mean_value = float(scores(workload, config, s.metric, starts, s.window_jobs, unit(es.mean) / scales).mean())
         simulations += (len(candidates) + 2) * s.windows
-        es.tell([sign * v for v in values])
-        es.rescale(1 / float(np.linalg.norm(es.mean)))  # the key's order ignores the weights' length
+        spread = relative_spread(candidates, es.mean)  # around the mean they were drawn from
+        es.tell([(x, sign * v) for x, v in zip(candidates, values)])
         # a ratio to F1 on the same windows compares generations, whose windows differ
         f1 = f1 if f1 > 0 else 1.0
         ratio = (min if sign > 0 else max)(values) / f1
@@ -341,16 +318,16 @@ def fit(workload: Workload, config: SimConfig, settings: FitSettings, train_end:
         now = time.perf_counter()
         if now - last >= every or now - t0 >= s.budget_s:
             last = now
-            weights = es.mean.copy()
+            weights = unit(es.mean)
             kept.append({"generation": es.generation, "weights": weights, "validation": validate(weights)})
             entry = {"generation": es.generation, "elapsed_s": round(now - t0, 1), "simulations": simulations,
                      "train_best_vs_f1": best, "train_mean_vs_f1": float(np.mean(recent)),
-                     "validation": kept[-1]["validation"], "validation_f1": f1_valid, "sigma": es.sigma}
+                     "validation": kept[-1]["validation"], "validation_f1": f1_valid, "spread": spread}
             history.append(entry)
             recent = []
             log(f"gen {es.generation:5d}  train: best {best:.3f} x F1 so far, mean rule "
                 f"{entry['train_mean_vs_f1']:.3f} x F1  validation: mean rule {entry['validation']:.2f} "
-                f"(F1 {f1_valid:.2f})  sigma {es.sigma:.3f}  {now - t0:.0f} s / {s.budget_s:.0f} s")
+                f"(F1 {f1_valid:.2f})  spread {spread:.3f}  {now - t0:.0f} s / {s.budget_s:.0f} s")
     chosen = (min if sign > 0 else max)(kept, key=lambda k: k["validation"])
     log(f"kept the rule of generation {chosen['generation']}"
         + (f" (the start, {s.start})" if chosen["generation"] == 0 else "")
@@ -360,8 +337,8 @@ def fit(workload: Workload, config: SimConfig, settings: FitSettings, train_end:
     fitted = {
         "backfill": config.backfill, "metric": s.metric, "budget_s": s.budget_s, "seed": s.seed,
         "sim_config": config.to_dict(), **(record or {}),
-        "fitting": {"optimiser": "CMA-ES", "start": s.start, "window_jobs": s.window_jobs,
-                    "windows_per_generation": s.windows, "population": es.population, "sigma0": s.sigma,
+        "fitting": {"optimiser": f"CMA-ES (cmaes {cmaes_version})", "start": s.start, "window_jobs": s.window_jobs,
+                    "windows_per_generation": s.windows, "population": es.population_size, "sigma0": s.sigma,
                     "generations": es.generation, "simulations": simulations,
                     "elapsed_s": round(time.perf_counter() - t0, 1)},
         "validation": {"starts": validation_starts, "jobs": validation_jobs, "f1": f1_valid,

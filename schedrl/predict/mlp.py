@@ -5,7 +5,8 @@ requested processors, requested time, elapsed time, requested time left (max(req
 each of the user's last k run times (0 when missing) with a presence flag, the mean of the last two
 (Tsafrir's prediction, 0 when missing). The network outputs log(remaining seconds); the loss is
 the absolute log error |out - ln y|. (Training on MAPE itself was tried: MAPE rewards predicting
-almost nothing, a constant ~0 scores 100 %, and the network learned just that, mean |ln error| 2.6-3.6.) Training samples: each training job once at
+almost nothing, a constant ~0 scores 100 %, and the network learned just that, mean |ln error| 2.6-3.6.) Training
+samples: each training job once at
 elapsed 0 and `elapsed_samples` times at an elapsed time drawn uniformly within its run (a job is
 only asked about while it still runs), keeping samples whose remaining time is >= `min_remaining`.
 """

@@ -125,7 +125,8 @@ def zone(scenario: Scenario, data, part: str) -> tuple[int, int]:
 def window_starts(spec, data, lo: int, hi: int, where: str) -> tuple[list[int], bool, int]:
     """(starts, overlapping, independent) of `spec`'s windows (`Scenario.Sequences`: count, jobs, seed, placement) in
     positions [lo, hi). Windows that could not all be disjoint are refused with the numbers unless the placement is
-    `overlapping`; `random` draws as `choose_starts` on data[lo:hi]; `disjoint` tiles the zone and picks `count` of its slots with the seed (a seeded shift spreads the
+    `overlapping`; `random` draws as `choose_starts` on data[lo:hi]; `disjoint` tiles the zone and picks `count` of
+    its slots with the seed (a seeded shift spreads the
     spare jobs)."""
     import numpy as np
 

@@ -7,7 +7,7 @@ means cleaning rlscheduler" and the list of cleaning presets are written here an
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Callable, Mapping
 
 CLEANING_PRESETS = ("default", "none", "rlscheduler")
@@ -81,12 +81,6 @@ class WorkloadSpec:
             if note is not None:
                 note(f"{out.name}: {line}")
         return out
-
-    def portable(self) -> "WorkloadSpec":
-        """The spec as a run records it: a catalog name stays a name, a path becomes absolute."""
-        from schedrl.workload.catalog import portable_trace
-
-        return replace(self, trace=portable_trace(self.trace))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -15,11 +15,13 @@ class SimConfig:
     """How the simulated cluster schedules. Every combination is valid."""
 
     discipline: str = "pick-and-wait"
-    """`pick-and-wait` (RLScheduler/SchedGym: one pick, held until it fits) or `list` (DRAS/MRSch: pick from a window until one does not fit, reserve it, backfill)."""
+    """`pick-and-wait` (RLScheduler/SchedGym: one pick, held until it fits) or `list` (DRAS/MRSch: pick from a window
+    until one does not fit, reserve it, backfill)."""
     backfill: str = "none"
     """`none`, `easy`, `conservative`, or `rlscheduler` (the shadow-time-only variant of RLScheduler's released code)."""
     event_order: str = "standard"
-    """`standard`: all events of an instant at once, completions before arrivals. `rlscheduler`: one event at a time, an arrival before a completion at the same instant (SchedGym's loop), to reproduce its published numbers."""
+    """`standard`: all events of an instant at once, completions before arrivals. `rlscheduler`: one event at a time,
+    an arrival before a completion at the same instant (SchedGym's loop), to reproduce its published numbers."""
     kill_at_limit: bool = True
     """Kill a job when it reaches its requested time (counted in the metrics as `killed`)."""
     allocation: str = "procs"

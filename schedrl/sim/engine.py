@@ -261,10 +261,3 @@ def kill_requeue(s, j):
     s.iv[BF_DONE] = 0
     forget_reservation(s)
     return OK
-
-
-@njit
-def revise_estimate(s, j, seconds):
-    """Set the run-time estimate of job `j` (a runtime predictor's update)."""
-    s.est[j] = seconds
-    forget_reservation(s)

@@ -311,15 +311,6 @@ class Simulator:
         if not 0 <= j < len(self.workload) or engine.kill_requeue(self.state_ref, j) != engine.OK:
             raise ValueError(f"job {j} is not running")
 
-    def set_estimate(self, j: int, seconds: float) -> None:
-        """Revise the run-time estimate of job `j` (a runtime predictor's update)."""
-        if not seconds > 0:
-            raise ValueError(f"an estimate must be positive, got {seconds}")
-        j = int(j)
-        if not 0 <= j < len(self.workload):
-            raise IndexError(f"job {j} is out of range: the workload has {len(self.workload)} jobs")
-        engine.revise_estimate(self.state_ref, j, float(seconds))
-
     def copy(self) -> "Simulator":
         """An independent simulator in this one's state, e.g. to try a decision and see how the sequence ends (the
         hindsight bounds, `schedrl.eval.hindsight`). The inputs that never change (submit and run times, limits,

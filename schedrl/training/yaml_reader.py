@@ -219,7 +219,9 @@ class Reader:
                 self.unknown(f"{path}.{key}", str(key), valid)
             if is_search(value):
                 if not searchable:
-                    self.fail(f"'{path}.{key}': search spaces belong under env, {', '.join(s for s in self.sections if s not in ('env', 'stop', 'resources', 'training', 'evaluate'))}, model or param_space")
+                    fixed = ('env', 'stop', 'resources', 'training', 'evaluate')
+                    sections = ', '.join(s for s in self.sections if s not in fixed)
+                    self.fail(f"'{path}.{key}': search spaces belong under env, {sections}, model or param_space")
                 searched[key] = self.search_space(value, hints[key], f"{path}.{key}")
             else:
                 fixed[key] = self.value(value, hints[key], f"{path}.{key}")

@@ -43,7 +43,8 @@ class CleaningRules:
     sort_by_submit: bool = True
     """Stable-sort jobs by submit time when the log has them out of order (sequence indices follow it)."""
     negative_submit: str = "drop"
-    """Submit time < 0 (-1 is SWF's unknown): `drop` the job, `shift` every submit so the first is 0, or `keep` (the simulator refuses it)."""
+    """Submit time < 0 (-1 is SWF's unknown): `drop` the job, `shift` every submit so the first is 0, or `keep` (the
+    simulator refuses it)."""
 
     def __post_init__(self) -> None:
         if self.procs_from not in ("requested", "max", "as_written"):

@@ -5,7 +5,8 @@ before anything reads them, so that a malformed one is one `ZooError` naming the
 
 A spec is a type (`str`, `int`, `bool`, `dict`, `list`), `NUMBER` (int or float, not bool), `SHA256`, `RELATIVE`
 (a relative path inside its directory), a `OneOf` of values, an `Optional` (None allowed), a `Missing` (the key
-may be absent), an `Either` of specs, a `MapOf` (a mapping of names to one spec), a one-item list (a list of that spec) or a dict of key -> spec (the
+may be absent), an `Either` of specs, a `MapOf` (a mapping of names to one spec), a one-item list (a list of that
+spec) or a dict of key -> spec (the
 keys a JSON object must have; others are allowed, so that a newer writer may add fields).
 """
 

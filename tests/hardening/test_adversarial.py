@@ -116,8 +116,8 @@ def test_absurd_sequence_counts_and_repeated_given_starts(default_trace):
 # item 11: durations and lists
 
 
-@pytest.mark.parametrize("value, seconds", [("90s", 90), ("20m", 1200), ("1.5h", 5400), (90, 90), (2.5, 2.5),
-                                            (None, None)])
+@pytest.mark.parametrize("value, seconds", [("90s", 90), ("20m", 1200), ("1.5h", 5400), ("2d", 172800), (90, 90),
+                                            (2.5, 2.5), (None, None)])
 def test_durations_with_units_and_yaml_numbers(value, seconds):
     assert parse_duration(value, "time_budget") == seconds
 

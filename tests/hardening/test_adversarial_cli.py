@@ -45,7 +45,8 @@ def test_train_sequence_length_longer_than_the_trace(long_sequence):
     assert long_sequence.returncode == 2, long_sequence.stderr
     assert "Traceback" not in long_sequence.stderr
     errors = [line for line in long_sequence.stderr.splitlines() if "error:" in line]
-    assert len(errors) == 1 and re.search(r"(has 40000 jobs|the 28000 jobs training draws from are) fewer than the sequence length 50000", errors[0]), errors
+    assert len(errors) == 1 and re.search(
+        r"(has 40000 jobs|the 28000 jobs training draws from are) fewer than the sequence length 50000", errors[0]), errors
 
 
 @pytest.mark.integration  # starts a subprocess
@@ -86,7 +87,7 @@ def test_tune_on_a_directory(tmp_path):
 def test_train_out_is_an_existing_file(tmp_path):
     out = tmp_path / "taken"
     out.write_text("mine")
-    refused((*TRAIN, "--out", str(out)), f"--out {out} exists and is not a directory")
+    refused((*TRAIN, "--out", str(out)), f"--out {out} exists and is a file; give a directory")
     assert out.read_text() == "mine"
 
 

@@ -3,7 +3,8 @@
 Generated sets of outside policies (`--policies module:callable`) whose names shadow heuristics in any case, the
 scenario's baselines, a zoo policy or each other, and whose code behaves well or badly (a valid pick, numpy integers,
 `sys.exit()` while being built or while picking, an exception, picks of 3.5, 3.0, "0" or True) go on a small board of
-the `default` scenario (three 256-job sequences) beside a zoo entrant. Every heuristic row is the heuristic's own, every outside policy is one row or
+the `default` scenario (three 256-job sequences) beside a zoo entrant. Every heuristic row is the heuristic's own,
+every outside policy is one row or
 one failed row under its own label, a bad pick or a `sys.exit()` is a failed row, and nothing is dropped.
 """
 
@@ -84,7 +85,7 @@ def test_outside_policies_keep_their_own_rows_and_never_shadow(scenario, alone, 
         assert rows[label]["kind"] == kind and rows[label]["mean"] == mean, label
     outside = {label: r for label, r in rows.items() if r["kind"] == "outside"}
     shown = list(outside) + list(failed)
-    for spec, (module, name, behaviour) in zip(specs, policies):
+    for spec, (_module, name, behaviour) in zip(specs, policies):
         mine = [label for label in shown if label == name or label == f"{name} ({spec})"]
         event(f"{behaviour}: {'row' if mine and mine[0] in outside else 'failed' if mine else 'absent'}")
         if behaviour == "not-here":

@@ -170,7 +170,7 @@ def test_a_broken_zoo_is_refused_in_one_line_naming_the_entry(change):
     for argv, (status, out, err) in zip(runs, results):
         assert_clean_outcome(status, out, err, argv)
     event(f"{kind}: list exit {results[0][0]}, show exit {results[1][0]}, load {'refused' if loaded else 'ok'}")
-    for status, out, err in results:
+    for status, _out, err in results:
         if status == 2:
             assert touched in err, err  # the entry is named (its manifest key or its directory)
     if loaded is not None:

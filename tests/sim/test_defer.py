@@ -50,7 +50,7 @@ def test_defer_moves_to_the_next_arrival_then_the_next_completion(config):
     assert sim.advance() == DECIDE_PICK
     assert sim.has_event is True  # job 2 runs
     sim.pick(1)
-    while (code := sim.advance()) != FINISHED:
+    while sim.advance() != FINISHED:
         sim.pick(int(sim.queue[0]))
     s = sim.schedule()
     assert list(s.start) == [30, 140, 130]

@@ -134,7 +134,7 @@ class FakeSlurm:
     def set_comment(self, job: int, comment: str) -> None:
         self._check("scontrol update")
         if job not in self.jobs or self.jobs[job]["state"] != "PENDING":
-            raise SlurmError(f"scontrol update failed (exit 1): Invalid job id specified")
+            raise SlurmError("scontrol update failed (exit 1): Invalid job id specified")
         self.jobs[job]["comment"] = comment
 
     def cancel(self, job: int) -> None:

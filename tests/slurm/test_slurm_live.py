@@ -35,7 +35,7 @@ import pytest
 from schedrl.slurm.adapter import Adapter, AdapterOptions
 from schedrl.slurm.client import SlurmClient
 from schedrl.slurm.lease import Lease
-from schedrl.slurm.report import Log, agreement, classify_starts, report
+from schedrl.slurm.report import Log, agreement, classify_starts
 from schedrl.eval.policies import resolve_policy
 from schedrl.workload import read_swf
 from schedrl.workload.catalog import resolve_trace

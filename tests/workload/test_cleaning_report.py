@@ -101,7 +101,8 @@ def test_a_utf8_bom_is_skipped_and_noted(tmp_path):
         ((HEADER + job() + "\n").encode() + b"\x00\x01\x02garbage\n", r"bin.swf:5: binary content \(byte 0x00\)"),
         ((HEADER + job() + "\n").encode("utf-16"), r"bin.swf: UTF-16 encoded text, not an SWF text file"),
         (np.random.default_rng(0).integers(0, 256, 4096, dtype=np.uint8).tobytes(), r"bin.swf:\d+: binary content"),
-        ((job() + "\n" + job()).replace("\n", "\r").encode(), r"bin.swf:1: the first job line has 36 whitespace-separated fields \(lines end in CR only"),
+        ((job() + "\n" + job()).replace("\n", "\r").encode(),
+         r"bin.swf:1: the first job line has 36 whitespace-separated fields \(lines end in CR only"),
         ((HEADER + job()).replace("\n", "\r").encode(), r"bin.swf: no job lines .* \(lines end in CR only"),
         (b"Version: 2.2\n" + job().encode(), r"bin.swf:1: expected 18 whitespace-separated fields, found 2 "
                                              r"\(a header line must start with ';'\)"),

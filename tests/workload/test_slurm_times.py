@@ -60,7 +60,7 @@ def test_no_negative_wait_ever_and_every_repair_is_counted(tmp_path, jobs, arriv
     by_id = {int(j): k for k, j in enumerate(wl.job_id)}
     t0 = min((e if arrival == "eligible" else s) if st_ >= (e if arrival == "eligible" else s)
              else (s if arrival == "eligible" and s <= st_ else st_) for s, e, st_, _, _, _ in rows)
-    for k, (s, e, st_, _, _, _) in enumerate(rows, 1):
+    for k, (_s, _e, st_, _, _, _) in enumerate(rows, 1):
         if k in by_id:  # the job's start, as Slurm logged it, is kept: submit + wait
             i = by_id[k]
             assert wl.submit[i] + wl.wait[i] == st_ - t0

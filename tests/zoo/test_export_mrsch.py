@@ -38,4 +38,4 @@ def test_the_scalar_export_leaves_the_value_network_behind(runs):
     architecture = json.loads((exported["mrsch-scalar"] / "policy.json").read_text())["architecture"]
     layers = [layer for layer in architecture["pi"]["layers"] if layer["type"] == "Linear"]
     assert [layer["out_features"] for layer in layers[:-1]] == [32]  # the sweep's hiddens: [32]
-    assert weights["parameters"] == sum(l["in_features"] * l["out_features"] + l["out_features"] for l in layers)
+    assert weights["parameters"] == sum(layer["in_features"] * layer["out_features"] + layer["out_features"] for layer in layers)

@@ -15,6 +15,9 @@ DRAS-DQL evaluates its shared network on every window job. The first fully conne
 linear in its input, so its node part is computed once per state and added to each job's part:
 the same Q values as running the network W times, at about 1/W of the cost.
 
+The network itself (`DRASNet`, with `policy_logits` and `q_values`) is defined once, without ray, in
+inference.py: these RLModules hold it as `net`, and the exported policy is the same class.
+
 `model_config` keys: `fc_hiddens` (the two layer widths; default sized from W and N, see
 `scaled_hiddens`), `fc_bias` (default False, as Table III's counts imply), `leaky_slope` (0.01,
 TensorFlow's and torch's default). Presets by name: `MODELS`.
@@ -36,17 +39,13 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.schedules.scheduler import Scheduler
-from torch import nn
-from torch.nn import functional as F
 
-from schedrl.agents.masking import mask_logits
+from schedrl.agents.dras.inference import LEAKY_SLOPE, DRASNet, policy_logits, q_values
 from schedrl.agents.dras.keys import OBS_ACTION_MASK, OBS_STATE
 
 # DRAS Table III: fully connected layers 4000 -> 1000 (Theta), 10000 -> 4000 (Cori)
 THETA_HIDDENS = (4000, 1000)
 CORI_HIDDENS = (10000, 4000)
-# DRAS §III-B: leaky rectifier; its slope is not given, 0.01 is TensorFlow's default
-LEAKY_SLOPE = 0.01
 
 MODELS: dict[str, dict[str, Any]] = {
     "scaled": {},  # widths sized from W and N (`scaled_hiddens`)
@@ -84,42 +83,6 @@ def resolve_config(model_config: Mapping[str, Any] | None, input_rows: int) -> d
     return config
 
 
-class DRASNet(nn.Module):
-    """1x2 convolution per row, two bias-free fully connected layers (leaky ReLU), a linear output layer."""
-
-    def __init__(self, rows: int, hiddens: tuple[int, int], outputs: int, fc_bias: bool = False,
-                 leaky_slope: float = LEAKY_SLOPE):
-        super().__init__()
-        self.conv = nn.Conv2d(1, 1, kernel_size=(1, 2))
-        self.fc1 = nn.Linear(rows, hiddens[0], bias=fc_bias)
-        self.fc2 = nn.Linear(hiddens[0], hiddens[1], bias=fc_bias)
-        self.out = nn.Linear(hiddens[1], outputs)
-        self.slope = leaky_slope
-
-    def rows(self, state: torch.Tensor) -> torch.Tensor:
-        """(B, R, 2) -> (B, R): the convolution's one value per row, activated."""
-        return F.leaky_relu(self.conv(state.unsqueeze(1)).squeeze(-1).squeeze(1), self.slope)
-
-    def head(self, hidden1: torch.Tensor) -> torch.Tensor:
-        """From the first layer's pre-activation to the outputs."""
-        h = F.leaky_relu(hidden1, self.slope)
-        return self.out(F.leaky_relu(self.fc2(h), self.slope))
-
-    def forward(self, state: torch.Tensor) -> torch.Tensor:
-        return self.head(self.fc1(self.rows(state)))
-
-    def per_job(self, state: torch.Tensor, window: int) -> torch.Tensor:
-        """(B, 2W + N, 2) -> (B, W): the network applied to each job's [2 + N, 2] input (DRAS-DQL)."""
-        c = self.rows(state)
-        jobs = c[:, : 2 * window].reshape(c.shape[0], window, 2)
-        nodes = c[:, 2 * window:]
-        weight = self.fc1.weight
-        hidden = jobs @ weight[:, :2].T + (nodes @ weight[:, 2:].T).unsqueeze(1)
-        if self.fc1.bias is not None:
-            hidden = hidden + self.fc1.bias
-        return self.head(hidden).squeeze(-1)
-
-
 def _spaces(module) -> tuple[int, int]:
     obs, act = module.observation_space, module.action_space
     name = type(module).__name__
@@ -139,14 +102,11 @@ class DRASPGModule(TorchRLModule):
     def setup(self) -> None:
         rows, self.window = _spaces(self)
         config = resolve_config(self.model_config, rows)
-        self.net = DRASNet(rows, config["fc_hiddens"], self.window, config["fc_bias"], config["leaky_slope"])
+        self.net = DRASNet.create(rows, config["fc_hiddens"], self.window, config["fc_bias"], config["leaky_slope"])
 
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        logits = self.net(obs[OBS_STATE])
-        # RLLIB_NOTES: finite, not -inf, or policy-gradient losses turn NaN
-        masked = mask_logits(logits, obs[OBS_ACTION_MASK])
-        return {Columns.ACTION_DIST_INPUTS: masked}
+        # RLLIB_NOTES: finite, not -inf, or policy-gradient losses turn NaN (`policy_logits` masks with mask_logits)
+        return {Columns.ACTION_DIST_INPUTS: policy_logits(self.net, batch[Columns.OBS])}
 
 
 class DRASQModule(TorchRLModule, QNetAPI, TargetNetworkAPI, InferenceOnlyAPI):
@@ -163,15 +123,14 @@ class DRASQModule(TorchRLModule, QNetAPI, TargetNetworkAPI, InferenceOnlyAPI):
         if self.model_config.get("dueling") or (self.model_config.get("num_atoms") or 1) > 1:
             raise ValueError("DRASQModule supports neither dueling nor distributional DQN (dueling=False, num_atoms=1)")
         self.uses_double_q = bool(self.model_config.get("double_q", False))
-        self.net = DRASNet(2 + rows - 2 * self.window, config["fc_hiddens"], 1, config["fc_bias"],
-                           config["leaky_slope"])
+        self.net = DRASNet.create(2 + rows - 2 * self.window, config["fc_hiddens"], 1, config["fc_bias"],
+                                  config["leaky_slope"])
         self.epsilon_schedule = Scheduler(fixed_value_or_schedule=self.model_config.get("epsilon", 0.0),
                                           framework="torch")
 
     def _q(self, net: DRASNet, obs: dict[str, torch.Tensor]) -> torch.Tensor:
-        q = net.per_job(obs[OBS_STATE], self.window)
-        # RLLIB_NOTES: DQN treats -inf Q values as invalid actions
-        return torch.where(obs[OBS_ACTION_MASK] > 0, q, torch.full_like(q, float("-inf")))
+        # RLLIB_NOTES: DQN treats -inf Q values as invalid actions (`q_values` sets them)
+        return q_values(net, obs, self.window)
 
     def compute_q_values(self, batch: dict[str, Any]) -> dict[str, Any]:
         return {QF_PREDS: self._q(self.net, batch[Columns.OBS])}

@@ -79,10 +79,6 @@ class _MRSchBase(Agent):
                           sequence_length=env_config.sequence_length, sim_config=sim_config_for(env_config),
                           held_out=lambda n: (int(env_config.train_fraction * n), n))
 
-    def baseline_policies(self, env_config: MRSchEnvConfig) -> tuple:
-        """Baselines that are policy objects rather than named heuristics: the GA (§IV-D)."""
-        return (ga_policy(env_config),)
-
     def prepare(self, env_config: MRSchEnvConfig, settings, options: Mapping[str, Any], log=print) -> Prepared:
         """Normalisation constants from the training part of the (augmented) trace."""
         from schedrl.agents.mrsch.observation import StateNorm

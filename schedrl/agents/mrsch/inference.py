@@ -1,15 +1,17 @@
-"""MRSch's networks without ray (torch and numpy only), for inference: the DFP network and the scalar-reward
-baseline's policy.
+"""MRSch's networks, defined once and without ray (torch and numpy only): the DFP network and the scalar-reward
+baseline's policy, with their inference wrappers.
 
-`DFPNetwork` holds a trained `DFPModule`'s five streams (modules.py) under the same parameter names and its offset
-weights (a buffer the state dict does not carry: they are in the architecture), and offers `scores`, which
+`DFP` (its `predictions` and `scores`), `mlp` and `scalar_logits` are the networks' one definition: modules.py's
+RLModules build their layers with `mlp` and compute with `DFP` and `scalar_logits`, so an exported policy computes
+what the trained one does. `DFPNetwork` holds a trained `DFPModule`'s five streams under the same parameter names and
+its offset weights (a buffer the state dict does not carry: they are in the architecture), and offers `scores`, which
 `DFPPolicy` (policy.py) reads. `ScalarNetwork` holds `ScalarPolicyModule`'s `pi` and offers `_forward`'s masked
 logits (`LogitPolicy`); its value network is not part of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
@@ -23,21 +25,34 @@ STREAMS = ("state_net", "measurement_net", "goal_net", "expectation", "action_st
 """The DFP network's parts (MRSch §III-C: state, measurement and goal modules; DFP's expectation and action streams)."""
 
 
-class DFPNetwork(nn.Module):
-    """Predicted measurement changes (B, A, K, M) and each action's goal-weighted objective, as `DFPModule`."""
+def mlp(n_in: int, hiddens: Sequence[int], n_out: int | None = None) -> nn.Sequential:
+    """Fully connected layers with leaky ReLUs (MRSch §III-A; DFP uses leaky ReLU throughout)."""
+    layers: list[nn.Module] = []
+    for h in hiddens:
+        layers += [nn.Linear(n_in, h), nn.LeakyReLU(0.2)]
+        n_in = h
+    if n_out is not None:
+        layers.append(nn.Linear(n_in, n_out))
+    return nn.Sequential(*layers)
 
-    def __init__(self, architecture: Mapping[str, Any]):
-        super().__init__()
-        self.architecture = dict(architecture)
-        self.observation_space = spaces(architecture["observation"])
-        self.n_actions, self.n_offsets = int(architecture["actions"]), int(architecture["offsets"])
-        self.n_measurements = self.observation_space.spaces[OBS_MEASUREMENTS].shape[0]
+
+class DFP:
+    """The DFP network's computation, the one definition: modules.py's `DFPModule` (training) and `DFPNetwork`
+    (inference) both inherit it. Reads the streams `STREAMS`, `n_actions`, `n_offsets`, `n_measurements` and the
+    `offset_weights` buffer of the class it is mixed into (`set_streams` sets the streams and the buffer).
+
+    State, measurement and goal modules feed a joint representation; an expectation stream (one prediction for the
+    state) and an action stream (one per action, its mean over the valid actions subtracted) add up to the
+    prediction (DFP §3.2, dueling-style).
+    """
+
+    def set_streams(self, streams: Mapping[str, nn.Module], offset_weights: Sequence[float]) -> None:
         for name in STREAMS:
-            setattr(self, name, build(architecture[name]))
-        self.register_buffer("offset_weights", torch.tensor(architecture["offset_weights"], dtype=torch.float32),
-                             persistent=False)
+            setattr(self, name, streams[name])
+        self.register_buffer("offset_weights", torch.tensor(offset_weights, dtype=torch.float32), persistent=False)
 
     def predictions(self, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        """(B, A, K, M) predicted measurement changes."""
         joint = torch.cat([torch.nn.functional.leaky_relu(self.state_net(obs[OBS_STATE]), 0.2),
                            self.measurement_net(obs[OBS_MEASUREMENTS]), self.goal_net(obs[OBS_GOAL])], dim=-1)
         b, k, m = joint.shape[0], self.n_offsets, self.n_measurements
@@ -47,10 +62,36 @@ class DFPNetwork(nn.Module):
         mean = (action * mask).sum(1, keepdim=True) / mask.sum(1, keepdim=True).clamp(min=1.0)
         return expectation + action - mean
 
-    def scores(self, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
-        """(B, A): goal x offset weights . prediction; -inf on masked slots."""
-        score = torch.einsum("bakm,k,bm->ba", self.predictions(obs), self.offset_weights, obs[OBS_GOAL])
+    def scores(self, obs: Mapping[str, torch.Tensor], predictions: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, A) objective of each action: goal (over measurements) x offset weights . prediction; -inf on masked
+        slots."""
+        if predictions is None:
+            predictions = self.predictions(obs)
+        score = torch.einsum("bakm,k,bm->ba", predictions, self.offset_weights, obs[OBS_GOAL])
         return score.masked_fill(obs[OBS_ACTION_MASK] <= 0, float("-inf"))
+
+
+def scalar_inputs(obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    """The scalar-reward baseline's input: the state and the measurements, side by side."""
+    return torch.cat([obs[OBS_STATE], obs[OBS_MEASUREMENTS]], dim=-1)
+
+
+def scalar_logits(pi: nn.Module, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    """The scalar-reward baseline's masked logits over the window (`ScalarPolicyModule` and `ScalarNetwork`)."""
+    return mask_logits(pi(scalar_inputs(obs)), obs[OBS_ACTION_MASK])
+
+
+class DFPNetwork(DFP, nn.Module):
+    """A trained `DFPModule`'s five streams (under the same parameter names) and its offset weights, rebuilt from an
+    exported architecture."""
+
+    def __init__(self, architecture: Mapping[str, Any]):
+        super().__init__()
+        self.architecture = dict(architecture)
+        self.observation_space = spaces(architecture["observation"])
+        self.n_actions, self.n_offsets = int(architecture["actions"]), int(architecture["offsets"])
+        self.n_measurements = self.observation_space.spaces[OBS_MEASUREMENTS].shape[0]
+        self.set_streams({name: build(architecture[name]) for name in STREAMS}, architecture["offset_weights"])
 
 
 class ScalarNetwork(nn.Module):
@@ -63,9 +104,7 @@ class ScalarNetwork(nn.Module):
         self.pi = build(architecture["pi"])
 
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        obs = batch[OBS]
-        logits = self.pi(torch.cat([obs[OBS_STATE], obs[OBS_MEASUREMENTS]], dim=-1))
-        return {ACTION_DIST_INPUTS: mask_logits(logits, obs[OBS_ACTION_MASK])}
+        return {ACTION_DIST_INPUTS: scalar_logits(self.pi, batch[OBS])}
 
 
 def architecture_of(module) -> dict[str, Any]:

@@ -3,7 +3,7 @@ baseline's masked policy/value MLPs (§IV-D)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -11,22 +11,10 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
-from torch import nn
 
-from schedrl.agents.masking import mask_logits
 from schedrl.agents.mrsch.config import OFFSET_WEIGHTS
+from schedrl.agents.mrsch.inference import DFP, mlp, scalar_inputs, scalar_logits
 from schedrl.agents.mrsch.keys import DFP_PREDICTIONS, OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE
-
-
-def mlp(n_in: int, hiddens: Sequence[int], n_out: int | None = None) -> nn.Sequential:
-    """Fully connected layers with leaky ReLUs (MRSch §III-A; DFP uses leaky ReLU throughout)."""
-    layers: list[nn.Module] = []
-    for h in hiddens:
-        layers += [nn.Linear(n_in, h), nn.LeakyReLU(0.2)]
-        n_in = h
-    if n_out is not None:
-        layers.append(nn.Linear(n_in, n_out))
-    return nn.Sequential(*layers)
 
 
 DFP_DEFAULTS: dict[str, Any] = {
@@ -52,12 +40,13 @@ DFP_MODELS: dict[str, dict[str, Any]] = {
 }
 
 
-class DFPModule(TorchRLModule):
+class DFPModule(DFP, TorchRLModule):
     """Direct Future Prediction: predicts m_{t+τ} - m_t for every window slot, offset and measurement.
 
     State, measurement and goal modules feed a joint representation; an expectation stream (one
     prediction for the state) and an action stream (one per action, its mean over the valid actions
-    subtracted) add up to the prediction (DFP §3.2, dueling-style). Acting: argmax over valid actions
+    subtracted) add up to the prediction (DFP §3.2, dueling-style; `predictions` and `scores` are inference.py's
+    `DFP`, which the exported network shares). Acting: argmax over valid actions
     of Σ_τ w_τ Σ_j g_j·prediction; exploring: ε-greedy among valid actions, ε = max(floor,
     start·decay^t) with t the global env steps sampled.
     """
@@ -71,34 +60,16 @@ class DFPModule(TorchRLModule):
         self.n_offsets = int(cfg["offsets"])
         if len(cfg["offset_weights"]) != self.n_offsets:
             raise ValueError(f"offset_weights has {len(cfg['offset_weights'])} entries for {self.n_offsets} offsets")
-        self.state_net = mlp(spaces[OBS_STATE].shape[0], cfg["state_hiddens"], cfg["state_out"])
-        self.measurement_net = mlp(self.n_measurements, cfg["io_hiddens"])
-        self.goal_net = mlp(spaces[OBS_GOAL].shape[0], cfg["io_hiddens"])
+        # built in this order (the initial weights depend on it)
+        state_net = mlp(spaces[OBS_STATE].shape[0], cfg["state_hiddens"], cfg["state_out"])
+        measurement_net = mlp(self.n_measurements, cfg["io_hiddens"])
+        goal_net = mlp(spaces[OBS_GOAL].shape[0], cfg["io_hiddens"])
         joint = cfg["state_out"] + 2 * cfg["io_hiddens"][-1]
         out = self.n_offsets * self.n_measurements
-        self.expectation = mlp(joint, cfg["stream_hiddens"], out)
-        self.action_stream = mlp(joint, cfg["stream_hiddens"], self.n_actions * out)
-        self.register_buffer("offset_weights", torch.tensor(cfg["offset_weights"], dtype=torch.float32),
-                             persistent=False)
-
-    def predictions(self, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
-        """(B, A, K, M) predicted measurement changes."""
-        joint = torch.cat([torch.nn.functional.leaky_relu(self.state_net(obs[OBS_STATE]), 0.2),
-                           self.measurement_net(obs[OBS_MEASUREMENTS]), self.goal_net(obs[OBS_GOAL])], dim=-1)
-        b, k, m = joint.shape[0], self.n_offsets, self.n_measurements
-        expectation = self.expectation(joint).view(b, 1, k, m)
-        action = self.action_stream(joint).view(b, self.n_actions, k, m)
-        mask = obs[OBS_ACTION_MASK].view(b, self.n_actions, 1, 1)
-        mean = (action * mask).sum(1, keepdim=True) / mask.sum(1, keepdim=True).clamp(min=1.0)
-        return expectation + action - mean
-
-    def scores(self, obs: Mapping[str, torch.Tensor], predictions: torch.Tensor | None = None) -> torch.Tensor:
-        """(B, A) objective of each action: goal (over measurements) x offset weights . prediction;
-        -inf on masked slots."""
-        if predictions is None:
-            predictions = self.predictions(obs)
-        score = torch.einsum("bakm,k,bm->ba", predictions, self.offset_weights, obs[OBS_GOAL])
-        return score.masked_fill(obs[OBS_ACTION_MASK] <= 0, float("-inf"))
+        expectation = mlp(joint, cfg["stream_hiddens"], out)
+        action_stream = mlp(joint, cfg["stream_hiddens"], self.n_actions * out)
+        self.set_streams({"state_net": state_net, "measurement_net": measurement_net, "goal_net": goal_net,
+                          "expectation": expectation, "action_stream": action_stream}, cfg["offset_weights"])
 
     def epsilon(self, t: int) -> float:
         c = self.cfg
@@ -143,14 +114,8 @@ class ScalarPolicyModule(TorchRLModule, ValueFunctionAPI):
         self.pi = mlp(n_in, cfg["hiddens"], int(self.action_space.n))
         self.vf = mlp(n_in, cfg["hiddens"], 1)
 
-    @staticmethod
-    def _inputs(obs) -> torch.Tensor:
-        return torch.cat([obs[OBS_STATE], obs[OBS_MEASUREMENTS]], dim=-1)
-
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        logits = self.pi(self._inputs(obs))
-        return {Columns.ACTION_DIST_INPUTS: mask_logits(logits, obs[OBS_ACTION_MASK])}
+        return {Columns.ACTION_DIST_INPUTS: scalar_logits(self.pi, batch[Columns.OBS])}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
-        return self.vf(self._inputs(batch[Columns.OBS])).squeeze(-1)
+        return self.vf(scalar_inputs(batch[Columns.OBS])).squeeze(-1)

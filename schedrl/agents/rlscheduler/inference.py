@@ -1,9 +1,11 @@
-"""The RLScheduler policy networks without ray: the kernel network and the Table IV ablations, for inference.
+"""The RLScheduler policy networks' computation, defined once and without ray (the kernel network and the Table IV
+ablations), and their inference wrapper. Torch and numpy only.
 
-`QueueNetwork` is the policy part of a trained `JobQueueModule` (modules/queue_module.py): the same `pi` layers under
-the same parameter names, the same masked logits (`_forward`) and per-row scores (`job_scores`), so
-`CheckpointPolicy` (policy.py) runs it as it runs the RLModule. The value network is not part of it. Torch and
-numpy only.
+`job_scores` and `queue_logits` are how every network reads the job matrix: the RLModules (modules/) build their `pi`
+layers and compute with these functions. `QueueNetwork` is the policy part of a trained `JobQueueModule`: the same
+`pi` layers under the same parameter names (rebuilt from the architecture), the same masked logits (`_forward`) and
+per-row scores (`job_scores`), so `CheckpointPolicy` (policy.py) runs it as it runs the RLModule. The value network is
+not part of it.
 """
 
 from __future__ import annotations
@@ -22,16 +24,43 @@ NETWORKS = {"KernelPolicyModule": "kernel", "FlatMLPPolicyModule": "flat", "LeNe
 """RLModule class -> how its `pi` reads the job matrix (modules/kernel.py, modules/flat.py)."""
 
 
+KINDS = ("kernel", "flat", "lenet")
+"""How a network's `pi` reads the job matrix: per row (`kernel`), over the flattened matrix (`flat`, Table IV's MLPs)
+or with the features as channels (`lenet`)."""
+
+
+def job_scores(kind: str, pi: nn.Module, jobs: torch.Tensor) -> torch.Tensor:
+    """Unmasked logits (B, slots) of a job matrix (B, slots, F); the kernel scores rows (N, F) alone too."""
+    if kind == "kernel":
+        return pi(jobs).squeeze(-1)
+    if kind == "flat":
+        return pi(jobs.flatten(start_dim=-2))
+    # lenet: (B, slots, F) -> (B, F, slots): features are the conv channels, jobs the length
+    return pi(jobs.transpose(-1, -2))
+
+
+def queue_logits(kind: str, pi: nn.Module, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    """Masked job-picking logits (`mask_logits`: finite, not -inf, or PPO's gradients turn NaN). The kernel scores only
+    the valid rows: queues are mostly padding (identical logits where it matters, an order of magnitude less compute
+    in training)."""
+    if kind == "kernel":
+        valid = obs[OBS_ACTION_MASK] > 0
+        logits = obs[OBS_JOBS].new_zeros(valid.shape)
+        logits[valid] = job_scores(kind, pi, obs[OBS_JOBS][valid])
+    else:
+        logits = job_scores(kind, pi, obs[OBS_JOBS])
+    return mask_logits(logits, obs[OBS_ACTION_MASK])
+
+
 class QueueNetwork(nn.Module):
-    """Masked job-picking logits from `pi` over a (B, slots, F) job matrix: per row (`kernel`), over the flattened
-    matrix (`flat`, Table IV's MLPs) or with the features as channels (`lenet`)."""
+    """Masked job-picking logits from `pi` over a (B, slots, F) job matrix (`queue_logits`, as the RLModule)."""
 
     def __init__(self, architecture: Mapping[str, Any]):
         super().__init__()
         self.architecture = dict(architecture)
         self.kind = architecture["network"]
-        if self.kind not in NETWORKS.values():
-            raise ValueError(f"unknown RLScheduler network {self.kind!r} (known: {', '.join(NETWORKS.values())})")
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown RLScheduler network {self.kind!r} (known: {', '.join(KINDS)})")
         self.observation_space = spaces(architecture["observation"])
         self.num_slots, self.num_features = self.observation_space.spaces[OBS_JOBS].shape
         self.ROW_WISE = self.kind == "kernel"
@@ -39,21 +68,10 @@ class QueueNetwork(nn.Module):
 
     def job_scores(self, jobs: torch.Tensor) -> torch.Tensor:
         """Unmasked logits (B, slots) of a job matrix (B, slots, F); the kernel scores rows (N, F) alone too."""
-        if self.kind == "kernel":
-            return self.pi(jobs).squeeze(-1)
-        if self.kind == "flat":
-            return self.pi(jobs.flatten(start_dim=-2))
-        return self.pi(jobs.transpose(-1, -2))
+        return job_scores(self.kind, self.pi, jobs)
 
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        obs = batch[OBS]
-        if self.ROW_WISE:
-            valid = obs[OBS_ACTION_MASK] > 0
-            logits = obs[OBS_JOBS].new_zeros(valid.shape)
-            logits[valid] = self.job_scores(obs[OBS_JOBS][valid])
-        else:
-            logits = self.job_scores(obs[OBS_JOBS])
-        return {ACTION_DIST_INPUTS: mask_logits(logits, obs[OBS_ACTION_MASK])}
+        return {ACTION_DIST_INPUTS: queue_logits(self.kind, self.pi, batch[OBS])}
 
 
 def architecture_of(module) -> dict[str, Any]:

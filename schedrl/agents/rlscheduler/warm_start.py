@@ -19,7 +19,8 @@ FCFS-like validation on Lublin-1 before learning starts). A warm start skips tha
    observation does not hold, and the term's weight against the size term shrinks along the trace).
    A heuristic's rank as a teacher says little about how well its clone schedules other jobs (the
    README main job's runs: WFP3's clone 951-2,138 on the validation sequences, F1's 182-198, SJF's
-   229-237; docs/experiments/rlscheduler.md). So `auto` clones the `AUTO_CLONES` best heuristics in turn from the same initial weights, scores each
+   229-237; docs/experiments/rlscheduler.md). So `auto` clones the `AUTO_CLONES` best heuristics in turn from the
+   same initial weights, scores each
    clone's greedy schedules on the run's validation sequences (the ones checkpoint selection uses,
    disjoint from training and evaluation; the demonstration sequences when the run has none), and
    keeps the best clone.

@@ -54,7 +54,8 @@ class RLSchertEnvConfig(DictConfig):
     max_seq: int = 3000
     """Step cap of an episode (Table 2: 3000)."""
     job_width: int = 10
-    """Width of each waiting-job image in units, capped at res_slot (`image_job_width`): the widest job drawable (VASP: 10 units = 100 cores)."""
+    """Width of each waiting-job image in units, capped at res_slot (`image_job_width`): the widest job drawable
+    (VASP: 10 units = 100 cores)."""
     reward: str = "slowdown"
     """`slowdown` (RLSchert Eq. 9: -sum 1/estimated length per step) or `completion` (Eq. 10: -jobs in the system per step)."""
     kill: bool = True

@@ -1,8 +1,10 @@
-"""RLSchert's and DeepRM's networks without ray (torch and numpy only), for inference.
+"""RLSchert's and DeepRM's networks, defined once and without ray (torch and numpy only), and their inference wrapper.
 
-`RLSchertNetwork` holds a trained module's policy `pi` (modules.py: the 64-64 MLP or the CNN, with the paper's flat
-kill logits or the shared per-slot kill scorer) under the same parameter names and offers `forward_inference`'s
-masked logits, which `greedy_action` (policy.py) reads. The value network is not part of it.
+`FlatEncoder` (the 64-64 MLP), `ConvEncoder` (the CNN) and `SlotKills` (the shared per-slot kill scorer), each with
+`create` (fresh layers for training, from the resolved `model_config`), and `policy_logits` are the networks' one
+definition: modules.py's RLModules hold them as `pi` and `value_net`. `RLSchertNetwork` holds a trained module's
+policy `pi` under the same parameter names, rebuilt from its architecture (`describe_policy`, `encoder`), and offers
+`forward_inference`'s masked logits, which `greedy_action` (policy.py) reads. The value network is not part of it.
 """
 
 from __future__ import annotations
@@ -18,12 +20,38 @@ from schedrl.agents.masking import mask_logits
 from schedrl.agents.rlschert.keys import OBS_ACTION_MASK, OBS_EXTRA, OBS_IMAGE, OBS_RUNNING
 
 
-class FlatEncoder(nn.Module):
-    """modules.py `_FlatMLP`: an MLP over the flattened image and the rest."""
+SLOT_HIDDENS = (32, 32)
+"""The per-slot kill scorer's widths (`kill_head="slots"`)."""
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
-    def __init__(self, spec: Mapping[str, Any]):
+
+def mlp(inputs: int, hiddens: tuple[int, ...], outputs: int, bias: bool, activation: str) -> nn.Sequential:
+    """Fully connected layers with `activation` after each hidden one, none after the last."""
+    layers: list[nn.Module] = []
+    for width in hiddens:
+        layers += [nn.Linear(inputs, width, bias=bias), ACTIVATIONS[activation]()]
+        inputs = width
+    layers.append(nn.Linear(inputs, outputs, bias=bias))
+    return nn.Sequential(*layers)
+
+
+class _Encoder(nn.Module):
+    """A policy or value network over (image, rest): `hidden` (the last hidden layer's activations), then `out`."""
+
+    def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
+        return self.out(self.hidden(image, rest))
+
+
+class FlatEncoder(_Encoder):
+    """An MLP over the flattened image and the rest (RLSchert Table 3's MLP 64-64)."""
+
+    def __init__(self, net: nn.Sequential):
         super().__init__()
-        self.net = build(spec["net"])
+        self.net = net
+
+    @classmethod
+    def create(cls, inputs: int, config: Mapping[str, Any], outputs: int) -> FlatEncoder:
+        return cls(mlp(inputs, config["hiddens"], outputs, config["bias"], config["activation"]))
 
     def hidden(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
         return self.net[:-1](torch.cat([image.flatten(1), rest], dim=-1))
@@ -31,17 +59,22 @@ class FlatEncoder(nn.Module):
     def out(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.net[-1](hidden)
 
-    def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        return self.out(self.hidden(image, rest))
 
+class ConvEncoder(_Encoder):
+    """Two convolutions over the image, then an MLP over their features and the rest (Table 3's CNN)."""
 
-class ConvEncoder(FlatEncoder):
-    """modules.py `_ConvNet`: two convolutions over the image, then an MLP over their features and the rest."""
+    def __init__(self, conv: nn.Module, head: nn.Sequential):
+        super().__init__()
+        self.conv, self.head = conv, head
 
-    def __init__(self, spec: Mapping[str, Any]):
-        nn.Module.__init__(self)
-        self.conv = build(spec["conv"])
-        self.head = build(spec["head"])
+    @classmethod
+    def create(cls, image_shape: tuple[int, int], rest: int, config: Mapping[str, Any], outputs: int) -> ConvEncoder:
+        # ours: Table 3 names a CNN without its shape; two strided convolutions over the (time, unit) image
+        conv = nn.Sequential(nn.Conv2d(1, 8, kernel_size=4, stride=2), nn.ReLU(),
+                             nn.Conv2d(8, 16, kernel_size=3, stride=2), nn.ReLU(), nn.Flatten())
+        with torch.no_grad():
+            width = conv(torch.zeros(1, 1, *image_shape)).shape[-1]
+        return cls(conv, mlp(width + rest, config["hiddens"], outputs, config["bias"], config["activation"]))
 
     def hidden(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
         return self.head[:-1](torch.cat([self.conv(image.unsqueeze(1)), rest], dim=-1))
@@ -51,14 +84,18 @@ class ConvEncoder(FlatEncoder):
 
 
 class SlotKills(nn.Module):
-    """modules.py `_SlotKills`: the base's allocation and void logits, then one kill logit per running slot from a
-    scorer shared by the slots."""
+    """`kill_head="slots"`: `base`'s logits (allocations, void), then one kill logit per running slot from a shared
+    MLP over [the slot's features, `base`'s last hidden layer]. `rest` starts with the flattened running block."""
 
-    def __init__(self, spec: Mapping[str, Any]):
+    def __init__(self, base: _Encoder, slots: int, features: int, score: nn.Module):
         super().__init__()
-        self.base = encoder(spec["base"])
-        self.slots, self.features = int(spec["slots"]), int(spec["features"])
-        self.score = build(spec["score"])
+        self.base, self.slots, self.features = base, slots, features
+        self.score = score
+
+    @classmethod
+    def create(cls, base: _Encoder, slots: int, features: int, config: Mapping[str, Any]) -> SlotKills:
+        width = config["hiddens"][-1]
+        return cls(base, slots, features, mlp(features + width, SLOT_HIDDENS, 1, True, config["activation"]))
 
     def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
         hidden = self.base.hidden(image, rest)
@@ -68,26 +105,39 @@ class SlotKills(nn.Module):
         return torch.cat([self.base.out(hidden), kills], dim=-1)
 
 
-ENCODERS = {"flat": FlatEncoder, "conv": ConvEncoder, "slots": SlotKills}
-
-
 def encoder(spec: Mapping[str, Any]) -> nn.Module:
-    if spec.get("type") not in ENCODERS:
-        raise ValueError(f"unknown RLSchert policy network {spec.get('type')!r} (known: {', '.join(ENCODERS)})")
-    return ENCODERS[spec["type"]](spec)
+    """A policy network from `describe_policy`'s JSON, freshly initialised (weights are loaded afterwards)."""
+    kind = spec.get("type")
+    if kind == "flat":
+        return FlatEncoder(build(spec["net"]))
+    if kind == "conv":
+        return ConvEncoder(build(spec["conv"]), build(spec["head"]))
+    if kind == "slots":
+        return SlotKills(encoder(spec["base"]), int(spec["slots"]), int(spec["features"]), build(spec["score"]))
+    raise ValueError(f"unknown RLSchert policy network {kind!r} (known: flat, conv, slots)")
 
 
 def describe_policy(pi) -> dict[str, Any]:
-    """A trained module's `pi` (modules.py) as JSON."""
-    kind = type(pi).__name__
-    if kind == "_FlatMLP":
+    """A trained module's `pi` as JSON."""
+    if isinstance(pi, FlatEncoder):
         return {"type": "flat", "net": describe(pi.net)}
-    if kind == "_ConvNet":
+    if isinstance(pi, ConvEncoder):
         return {"type": "conv", "conv": describe(pi.conv), "head": describe(pi.head)}
-    if kind == "_SlotKills":
+    if isinstance(pi, SlotKills):
         return {"type": "slots", "base": describe_policy(pi.base), "slots": pi.slots, "features": pi.features,
                 "score": describe(pi.score)}
-    raise ValueError(f"{kind} is not an RLSchert policy network (_FlatMLP, _ConvNet, _SlotKills)")
+    raise ValueError(f"{type(pi).__name__} is not an RLSchert policy network (FlatEncoder, ConvEncoder, SlotKills)")
+
+
+def features(obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """The networks' two inputs: the image, and the rest (the flattened running block, then the extra column)."""
+    return obs[OBS_IMAGE], torch.cat([obs[OBS_RUNNING].flatten(1), obs[OBS_EXTRA]], dim=-1)
+
+
+def policy_logits(pi: nn.Module, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    """Masked logits over the allocation, void and kill actions (`mask_logits`: finite, so PPO's loss stays
+    finite)."""
+    return mask_logits(pi(*features(obs)), obs[OBS_ACTION_MASK])
 
 
 class RLSchertNetwork(nn.Module):
@@ -100,9 +150,7 @@ class RLSchertNetwork(nn.Module):
         self.pi = encoder(architecture["pi"])
 
     def forward_inference(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        obs = batch[OBS]
-        rest = torch.cat([obs[OBS_RUNNING].flatten(1), obs[OBS_EXTRA]], dim=-1)
-        return {ACTION_DIST_INPUTS: mask_logits(self.pi(obs[OBS_IMAGE], rest), obs[OBS_ACTION_MASK])}
+        return {ACTION_DIST_INPUTS: policy_logits(self.pi, batch[OBS])}
 
 
 def inference_network(source) -> RLSchertNetwork:

@@ -68,10 +68,6 @@ class RLSchertPPOLearner(PPOTorchLearner):
         self._steps: dict[ModuleID, int] = {}
         self._value_steps: dict[ModuleID, int] = {}
 
-    def current_imitation_weight(self, module_id: ModuleID) -> float:
-        """alpha_t of the update in progress (or the last one)."""
-        return self._alpha.get(module_id, 0.0)
-
     def before_gradient_based_update(self, *, timesteps: dict[str, Any]) -> None:
         super().before_gradient_based_update(timesteps=timesteps)
         t = timesteps.get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0)

@@ -16,6 +16,9 @@ the kill logit of slot k is a separate linear read of the whole state, and the 7
 shared by the 8 running slots scores each slot's kill from that slot's features and the network's last hidden
 layer (the state's summary): the same rule for every slot, learnt from every slot's examples (RLSchert's kill
 rule, `KillRule`, is a test on one slot's features). The value network is unchanged.
+
+The networks themselves (`FlatEncoder`, `ConvEncoder`, `SlotKills`, `policy_logits`) are defined once, without ray,
+in inference.py: these RLModules hold them as `pi` and `value_net`, and the exported policy is the same classes.
 """
 
 from __future__ import annotations
@@ -33,16 +36,15 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
-from schedrl.agents.masking import mask_logits
+from schedrl.agents.rlschert.inference import (
+    ACTIVATIONS, ConvEncoder, FlatEncoder, SlotKills, features, policy_logits,
+)
 from schedrl.agents.rlschert.keys import OBS_ACTION_MASK, OBS_EXTRA, OBS_IMAGE, OBS_RUNNING
 from schedrl.agents.rlschert.settings import KILL_HEADS, MODELS
 
 # RLSchert Table 3 / §4.1.3: "a two-layer fully connected neural network, which contains 64 neurons at each layer"
 HIDDENS = (64, 64)
 _DEFAULTS: dict[str, Any] = {"hiddens": HIDDENS, "bias": True, "activation": "tanh", "kill_head": "flat"}
-SLOT_HIDDENS = (32, 32)
-"""The per-slot kill scorer's widths (`kill_head="slots"`)."""
-_ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 _RLLIB_KEYS = frozenset(f.name for f in dataclasses.fields(DefaultModelConfig))
 
 
@@ -56,25 +58,11 @@ def resolve_config(model_config: Mapping[str, Any] | None) -> dict[str, Any]:
     config["hiddens"] = tuple(int(h) for h in config["hiddens"])
     if not config["hiddens"] or min(config["hiddens"]) < 1:
         raise ValueError(f"model_config['hiddens'] must be positive widths; got {config['hiddens']}")
-    if config["activation"] not in _ACTIVATIONS:
-        raise ValueError(f"model_config['activation'] must be one of {', '.join(_ACTIVATIONS)}")
+    if config["activation"] not in ACTIVATIONS:
+        raise ValueError(f"model_config['activation'] must be one of {', '.join(ACTIVATIONS)}")
     if config["kill_head"] not in KILL_HEADS:
         raise ValueError(f"model_config['kill_head'] must be one of {', '.join(KILL_HEADS)}; got {config['kill_head']!r}")
     return config
-
-
-def _mlp(inputs: int, hiddens: tuple[int, ...], outputs: int, bias: bool, activation: str) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for width in hiddens:
-        layers += [nn.Linear(inputs, width, bias=bias), _ACTIVATIONS[activation]()]
-        inputs = width
-    layers.append(nn.Linear(inputs, outputs, bias=bias))
-    return nn.Sequential(*layers)
-
-
-def masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Logits with invalid actions pushed 80 below the best valid one (RLLIB_NOTES: finite, so PPO's loss stays finite)."""
-    return mask_logits(logits, mask)
 
 
 class _RLSchertModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
@@ -89,10 +77,10 @@ class _RLSchertModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         self.config = resolve_config(self.model_config)
         self.n_actions = int(act.n)
         if self.config["kill_head"] == "slots":
-            slots, features = obs[OBS_RUNNING].shape
+            slots, slot_features = obs[OBS_RUNNING].shape
             if self.n_actions <= slots:
                 raise ValueError(f"kill_head='slots': {self.n_actions} actions cannot end in {slots} kill actions")
-            self.pi = _SlotKills(self._encoder(self.n_actions - slots), slots, features, self.config)
+            self.pi = SlotKills.create(self._encoder(self.n_actions - slots), slots, slot_features, self.config)
         else:
             self.pi = self._encoder(self.n_actions)
         self.value_net = self._encoder(1)
@@ -100,55 +88,14 @@ class _RLSchertModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
     def _encoder(self, outputs: int) -> nn.Module:
         raise NotImplementedError
 
-    def _features(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        image = obs[OBS_IMAGE]
-        rest = torch.cat([obs[OBS_RUNNING].flatten(1), obs[OBS_EXTRA]], dim=-1)
-        return image, rest
-
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        logits = self.pi(*self._features(obs))
-        return {Columns.ACTION_DIST_INPUTS: masked(logits, obs[OBS_ACTION_MASK])}
+        return {Columns.ACTION_DIST_INPUTS: policy_logits(self.pi, batch[Columns.OBS])}
 
     def compute_values(self, batch: dict[str, Any], embeddings=None) -> torch.Tensor:
-        return self.value_net(*self._features(batch[Columns.OBS])).squeeze(-1)
+        return self.value_net(*features(batch[Columns.OBS])).squeeze(-1)
 
     def get_non_inference_attributes(self) -> list[str]:
         return ["value_net"]
-
-
-class _SlotKills(nn.Module):
-    """`kill_head="slots"`: `base`'s logits (allocations, void), then one kill logit per running slot from a shared
-    MLP over [the slot's features, `base`'s last hidden layer]. `rest` starts with the flattened running block."""
-
-    def __init__(self, base: nn.Module, slots: int, features: int, config: Mapping[str, Any]):
-        super().__init__()
-        self.base, self.slots, self.features = base, slots, features
-        width = config["hiddens"][-1]
-        self.score = _mlp(features + width, SLOT_HIDDENS, 1, True, config["activation"])
-
-    def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        hidden = self.base.hidden(image, rest)
-        running = rest[:, : self.slots * self.features].reshape(-1, self.slots, self.features)
-        context = hidden[:, None, :].expand(-1, self.slots, -1)
-        kills = self.score(torch.cat([running, context], dim=-1)).squeeze(-1)
-        return torch.cat([self.base.out(hidden), kills], dim=-1)
-
-
-class _FlatMLP(nn.Module):
-    def __init__(self, inputs: int, config: Mapping[str, Any], outputs: int):
-        super().__init__()
-        self.net = _mlp(inputs, config["hiddens"], outputs, config["bias"], config["activation"])
-
-    def hidden(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        """The last hidden layer's activations."""
-        return self.net[:-1](torch.cat([image.flatten(1), rest], dim=-1))
-
-    def out(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.net[-1](hidden)
-
-    def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        return self.out(self.hidden(image, rest))
 
 
 class RLSchertMLP(_RLSchertModule):
@@ -157,28 +104,7 @@ class RLSchertMLP(_RLSchertModule):
     def _encoder(self, outputs: int) -> nn.Module:
         obs = self.observation_space
         inputs = sum(int(torch.tensor(obs[k].shape).prod()) for k in (OBS_IMAGE, OBS_RUNNING, OBS_EXTRA))
-        return _FlatMLP(inputs, self.config, outputs)
-
-
-class _ConvNet(nn.Module):
-    def __init__(self, image_shape: tuple[int, int], rest: int, config: Mapping[str, Any], outputs: int):
-        super().__init__()
-        # ours: Table 3 names a CNN without its shape; two strided convolutions over the (time, unit) image
-        self.conv = nn.Sequential(nn.Conv2d(1, 8, kernel_size=4, stride=2), nn.ReLU(),
-                                  nn.Conv2d(8, 16, kernel_size=3, stride=2), nn.ReLU(), nn.Flatten())
-        with torch.no_grad():
-            width = self.conv(torch.zeros(1, 1, *image_shape)).shape[-1]
-        self.head = _mlp(width + rest, config["hiddens"], outputs, config["bias"], config["activation"])
-
-    def hidden(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        """The last hidden layer's activations."""
-        return self.head[:-1](torch.cat([self.conv(image.unsqueeze(1)), rest], dim=-1))
-
-    def out(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.head[-1](hidden)
-
-    def forward(self, image: torch.Tensor, rest: torch.Tensor) -> torch.Tensor:
-        return self.out(self.hidden(image, rest))
+        return FlatEncoder.create(inputs, self.config, outputs)
 
 
 class RLSchertCNN(_RLSchertModule):
@@ -187,7 +113,7 @@ class RLSchertCNN(_RLSchertModule):
     def _encoder(self, outputs: int) -> nn.Module:
         obs = self.observation_space
         rest = int(torch.tensor(obs[OBS_RUNNING].shape).prod()) + obs[OBS_EXTRA].shape[0]
-        return _ConvNet(tuple(obs[OBS_IMAGE].shape), rest, self.config, outputs)
+        return ConvEncoder.create(tuple(obs[OBS_IMAGE].shape), rest, self.config, outputs)
 
 
 def module_spec(model: str = "mlp", model_config: Mapping[str, Any] | None = None) -> RLModuleSpec:

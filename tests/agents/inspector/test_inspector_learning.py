@@ -48,7 +48,7 @@ def test_ppo_learns_to_reject_the_blocking_job(tmp_path, ray_session):
     try:
         untrained, decisions = greedy_bsld(agent, algo.get_module(), prepared, sequence)
         assert untrained == base and not any(decisions)  # the check below fails for a policy that never rejects
-        for iteration in range(1, ITERATIONS + 1):
+        for iteration in range(1, ITERATIONS + 1):  # noqa: B007  (reported after the loop)
             algo.train()
             value, decisions = greedy_bsld(agent, algo.get_module(), prepared, sequence)
             if value < 1.1:

@@ -50,7 +50,7 @@ def test_ppo_learns_to_backfill_the_short_job_first(tmp_path, ray_session):
     try:
         value, p_short = greedy(agent, algo.get_module(), prepared, sequence)
         assert p_short < 0.9, p_short  # the check below fails for the untrained network
-        for iteration in range(1, ITERATIONS + 1):
+        for iteration in range(1, ITERATIONS + 1):  # noqa: B007  (reported after the loop)
             algo.train()
             value, p_short = greedy(agent, algo.get_module(), prepared, sequence)
             if p_short > 0.9:

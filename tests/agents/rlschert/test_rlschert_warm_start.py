@@ -85,7 +85,7 @@ def _args(name: str, *argv: str) -> argparse.Namespace:
 
 
 def test_train_announces_the_silent_warm_start_only_when_there_is_one():
-    rlschert, deeprm = get_agent("rlschert"), get_agent("deeprm")
+    rlschert = get_agent("rlschert")
     args = _args("rlschert", "--warm-start-rounds", "2")
     rlschert.configure(args)
     assert args.settings_note.startswith("warm start: DAgger of the kill rule + SAF (32 teacher sequences, then 2 "

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import torch
 from torch import nn
 
 from schedrl.agents.rlscheduler.modules.queue_module import JobQueueModule, mlp
@@ -24,6 +23,8 @@ class FlatMLPPolicyModule(JobQueueModule):
     registry's ``mlp_v1``/``mlp_v3`` presets set the other two rows), ``value_hiddens``.
     """
 
+    KIND: ClassVar[str] = "flat"
+
     POLICY_DEFAULTS: ClassVar[dict[str, Any]] = {
         # RLScheduler Table IV, MLP_v2: 3 layers, 32, 16, 8
         "policy_hiddens": (32, 16, 8),
@@ -31,9 +32,6 @@ class FlatMLPPolicyModule(JobQueueModule):
 
     def build_policy(self, config: dict[str, Any]) -> nn.Module:
         return mlp(self.num_slots * self.num_features, config["policy_hiddens"], self.num_slots)
-
-    def job_scores(self, jobs: torch.Tensor) -> torch.Tensor:
-        return self.pi(jobs.flatten(start_dim=-2))
 
 
 class LeNetPolicyModule(JobQueueModule):
@@ -50,6 +48,8 @@ class LeNetPolicyModule(JobQueueModule):
     ``model_config`` keys: ``conv_channels`` (default ``(32, 64)``), ``pool`` (default 4),
     ``dense_hiddens`` (default ``(64,)``), ``value_hiddens``.
     """
+
+    KIND: ClassVar[str] = "lenet"
 
     POLICY_DEFAULTS: ClassVar[dict[str, Any]] = {
         # DIR-LAB/deep-batch-scheduler ppo-pick-jobs.py lenet: conv filters 32 then 64
@@ -82,7 +82,3 @@ class LeNetPolicyModule(JobQueueModule):
             )
         layers += [nn.Flatten(), mlp(channels * length, config["dense_hiddens"], self.num_slots)]
         return nn.Sequential(*layers)
-
-    def job_scores(self, jobs: torch.Tensor) -> torch.Tensor:
-        # (B, slots, F) -> (B, F, slots): features are the conv channels, jobs the length
-        return self.pi(jobs.transpose(-1, -2))

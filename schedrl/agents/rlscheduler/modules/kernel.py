@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import torch
 from torch import nn
 
 from schedrl.agents.rlscheduler.modules.queue_module import JobQueueModule, mlp
@@ -23,7 +22,7 @@ class KernelPolicyModule(JobQueueModule):
     (default ``(64, 32, 8)``).
     """
 
-    ROW_WISE: ClassVar[bool] = True
+    KIND: ClassVar[str] = "kernel"
 
     POLICY_DEFAULTS: ClassVar[dict[str, Any]] = {
         # RLScheduler Table IV ("RLScheduler: 3 layers, 32, 16, 8") and Fig. 5
@@ -32,6 +31,3 @@ class KernelPolicyModule(JobQueueModule):
 
     def build_policy(self, config: dict[str, Any]) -> nn.Module:
         return mlp(self.num_features, config["kernel_hiddens"], 1)
-
-    def job_scores(self, jobs: torch.Tensor) -> torch.Tensor:
-        return self.pi(jobs).squeeze(-1)

@@ -11,8 +11,10 @@ module owns everything they share, so it is written once:
   built only on learners (``InferenceOnlyAPI``), never on env runners;
 * resolving ``model_config`` against per-class defaults and rejecting unknown keys.
 
-A subclass defines ``POLICY_DEFAULTS`` and two methods: ``build_policy(config)`` creates the
-policy layers and ``job_scores(jobs)`` maps ``(B, slots, F)`` to unmasked ``(B, slots)`` logits.
+A subclass defines ``POLICY_DEFAULTS``, ``KIND`` (how its ``pi`` reads the job matrix) and
+``build_policy(config)``, which creates the policy layers. The forward pass (``job_scores``,
+``queue_logits``) is written once, without ray, in :mod:`schedrl.agents.rlscheduler.inference`, which the
+exported policy runs too.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
-from schedrl.agents.masking import mask_logits
+from schedrl.agents.rlscheduler.inference import job_scores, queue_logits
 from schedrl.agents.rlscheduler.keys import OBS_ACTION_MASK, OBS_JOBS
 
 VALUE_DEFAULTS: dict[str, Any] = {
@@ -107,26 +109,21 @@ class JobQueueModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
         """Create the policy layers from the resolved ``config``."""
         raise NotImplementedError
 
-    def job_scores(self, jobs: torch.Tensor) -> torch.Tensor:
-        """Unmasked logits ``(B, slots)`` for a job matrix ``(B, slots, F)``."""
-        raise NotImplementedError
+    KIND: ClassVar[str] = ""
+    """How `pi` reads the job matrix (`schedrl.agents.rlscheduler.inference.KINDS`)."""
 
-    ROW_WISE: ClassVar[bool] = False
-    """True when `job_scores` scores each row on its own: then only valid (unmasked) rows are evaluated."""
+    @property
+    def ROW_WISE(self) -> bool:
+        """True when `job_scores` scores each row on its own: then only valid (unmasked) rows are evaluated."""
+        return self.KIND == "kernel"
+
+    def job_scores(self, jobs: torch.Tensor) -> torch.Tensor:
+        """Unmasked logits ``(B, slots)`` for a job matrix ``(B, slots, F)`` (inference.py's `job_scores`)."""
+        return job_scores(self.KIND, self.pi, jobs)
 
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        if self.ROW_WISE:
-            # queues are mostly padding: score only the valid rows (identical logits where it matters,
-            # an order of magnitude less compute in training)
-            valid = obs[OBS_ACTION_MASK] > 0
-            logits = obs[OBS_JOBS].new_zeros(valid.shape)
-            logits[valid] = self.job_scores(obs[OBS_JOBS][valid])
-        else:
-            logits = self.job_scores(obs[OBS_JOBS])
-        # RLLIB_NOTES: finite, not -inf, or PPO's gradients turn NaN
-        masked = mask_logits(logits, obs[OBS_ACTION_MASK])
-        return {Columns.ACTION_DIST_INPUTS: masked}
+        # RLLIB_NOTES: finite, not -inf, or PPO's gradients turn NaN (`queue_logits` masks with mask_logits)
+        return {Columns.ACTION_DIST_INPUTS: queue_logits(self.KIND, self.pi, batch[Columns.OBS])}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         """State values ``(B,)`` from the flattened job matrix (RLScheduler Fig. 6)."""
