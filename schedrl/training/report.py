@@ -133,7 +133,7 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
         for trace in spec.evaluate.traces or (getattr(train_env, "trace", None),):
             env = train_env if trace is None else env_for_trace(train_env, trace)
             judge = agent.judge(env)
-            workload = judge.load()
+            workload = final_workload(judge, spec.evaluate, spec.scenario)
             length, starts = evaluation_starts(judge, workload, spec.evaluate, spec.settings, spec.scenario)
             key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
             if key not in cache:
@@ -197,6 +197,18 @@ def seed_summary(evaluation: list[dict]) -> list[dict]:
                     "median_time_to_beat_validation_s": float(np.median(times)) if times else None,
                     "validation_beat_in": len(times)})
     return out
+
+
+def final_workload(judge, evaluate, scenario=None):
+    """The jobs the final table's sequences are positions in: on a run of a scenario whose evaluation sequences it
+    uses (`evaluate.from_scenario`), the scenario's evaluation data (which may be another trace than training's, as
+    `lublin1`'s independent draw is), so the table is on the sequences `schedrl evaluate` scores; else the judge's."""
+    if scenario and getattr(evaluate, "from_scenario", False) and not evaluate.starts \
+            and getattr(judge, "sim", None) is not None:
+        from schedrl.scenarios import Scenario, scoring
+
+        return scoring.load(Scenario.from_dict(scenario["definition"]))
+    return judge.load()
 
 
 def policy_judge(judge, policy, scenario=None):
@@ -458,7 +470,7 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     """The trained policy next to the agent's baselines on held-out sequences (RLScheduler Table V layout)."""
     agent = spec.agent_impl
     judge = agent.judge(agent.env_config_class.from_dict(record.env_config))
-    workload = judge.load()
+    workload = final_workload(judge, spec.evaluate, spec.scenario)
     length, starts = evaluation_starts(judge, workload, spec.evaluate, spec.settings, spec.scenario)
     values = judge.score_baselines(workload, starts, length)
     policy = load_policy(checkpoint)

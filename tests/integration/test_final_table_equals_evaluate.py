@@ -25,7 +25,7 @@ def test_the_final_tables_policy_row_is_evaluates(agent):
     from schedrl.agents.checkpoint import load_policy
     from schedrl.eval.evaluate import on_scenario
     from schedrl.scenarios import get_scenario
-    from schedrl.training.report import evaluation_starts, policy_judge
+    from schedrl.training.report import evaluation_starts, final_workload, policy_judge
     from schedrl.training.sweep import EvaluateSpec
     from schedrl.workload.errors import TraceError
 
@@ -36,13 +36,13 @@ def test_the_final_tables_policy_row_is_evaluates(agent):
     if judge.sim is None:
         pytest.skip(f"{agent} runs on the discrete-time cluster: both routes are its judge's")
     scenario = get_scenario(entry.fields["scenario"]["name"]).overridden(sequences=SEQUENCES)
+    record = {"name": scenario.name, "definition": scenario.to_dict()}
+    evaluate = EvaluateSpec(from_scenario=True)
     try:
-        workload = judge.load()
+        workload = final_workload(judge, evaluate, record)
     except TraceError as e:
         pytest.skip(f"{e} (the real traces: ../shared or $SCHEDRL_TRACE_PATH)")
-    record = {"name": scenario.name, "definition": scenario.to_dict()}
-    length, starts = evaluation_starts(judge, workload, EvaluateSpec(from_scenario=True), policy.record.settings,
-                                       record)
+    length, starts = evaluation_starts(judge, workload, evaluate, policy.record.settings, record)
     final = policy_judge(judge, policy, record).score_policy(policy, workload, starts, length)
     table = on_scenario([policy], ["zoo"], scenario)
     evaluated = next(v for (backfill, label), v in table.values.items() if label == "RL")
