@@ -207,7 +207,8 @@ def final_workload(judge, evaluate, scenario=None):
             and getattr(judge, "sim", None) is not None:
         from schedrl.scenarios import Scenario, scoring
 
-        return scoring.load(Scenario.from_dict(scenario["definition"]))
+        defined = Scenario.from_dict(scenario["definition"])
+        return scoring.part_data(defined, scoring.load(defined), "evaluation")
     return judge.load()
 
 
