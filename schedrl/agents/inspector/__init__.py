@@ -12,7 +12,7 @@ contract). docs/agents/inspector.md.
 ENV_ID = "schedrl/Inspector-v0"
 ENVS = {ENV_ID: ("schedrl.agents.inspector.env:InspectorEnv", None)}
 AGENT = "schedrl.agents.inspector.agent:InspectorAgent"
-COMMANDS = {"inspector": ("schedrl.agents.inspector.probe",
+COMMANDS = {"inspector": ("schedrl.cli.inspector",
                           "a trained inspector's reject probabilities and latency, or random rejections "
                           "(`schedrl inspector probe`); policies on a scenario's validation or evaluation "
                           "sequences with longest wait, utilisation and guard counts (`schedrl inspector score`)")}
