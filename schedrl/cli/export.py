@@ -48,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--check-jobs must be >= 2, got {args.check_jobs}")
     if args.add and not manifest.NAME_PATTERN.fullmatch(name):
         raise UsageError(f"--name {name!r}: a zoo name is lowercase letters, digits, '.', '_' and '-'")
+    if args.add:  # before the export's work: a name the zoo has (a tuned rule's, or a policy's without --replace)
+        try:
+            manifest.check_new(name, replace=args.replace)
+        except ZooError as e:
+            raise UsageError(str(e)) from None
     out = Out("--out", Path(args.out), "dir", writes=(POLICY_FILE, WEIGHTS_FILE, CARD_FILE), signature=(POLICY_FILE,))
     try:
         with writing("export", [out], [In("CKPT", Path(args.checkpoint))], force=args.force):

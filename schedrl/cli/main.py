@@ -112,6 +112,63 @@ class Parser(argparse.ArgumentParser):
                   "  --version   show the version and exit"]
         return "\n".join(lines) + "\n"
 
+SEED_LIMIT = 2 ** 32
+"""Seeds are 0 .. 2**32 - 1: what numpy's legacy seeding, Ray and every RNG schedrl seeds accept alike."""
+AT_LEAST_ONE = frozenset({
+    "iterations", "jobs", "sequences", "eval_sequences", "eval_jobs", "checkpoint_every", "envs_per_runner",
+    "validate_every", "trial_cpus", "validation_jobs", "windows", "window_jobs", "nodes", "procs", "batch_size",
+    "minibatch_size", "epochs", "sequence_length", "hidden", "cycles", "every", "slots", "res_slot", "simu_len",
+    "candidates", "decisions_per_update", "check_jobs", "top", "depth"})
+"""Integer options that count something there must be at least one of; every other integer option is >= 0."""
+
+
+COUNT_LIMIT = 2 ** 31
+"""Every other integer option (a count, a position, a size) is below this: what the compiled simulator and the
+generators hold in a C integer, and more than any trace or machine has."""
+
+
+def _bounds(action) -> tuple[int, int | None, str]:
+    if action.dest == "seed" or action.dest.endswith("_seed"):
+        return 0, SEED_LIMIT, "a seed"
+    return (1 if action.dest in AT_LEAST_ONE else 0), COUNT_LIMIT, "an integer"
+
+
+def _options(parser: argparse.ArgumentParser):
+    """Every option action of `parser` and its subcommands."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from _options(child)
+        elif action.option_strings:
+            yield action
+
+
+def check_integers(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> None:
+    """Every integer option within its bounds, checked when the command line is read, before any work, in one line
+    naming the option: seeds (`--seed`, `--*-seed`) 0 .. 2**32 - 1, counts in `AT_LEAST_ONE` 1 .. 2**31 - 1, every
+    other integer option 0 .. 2**31 - 1."""
+    for action in _options(parser):
+        value = getattr(args, action.dest, None)
+        if action.type is not int or action.dest not in explicit or isinstance(value, bool) \
+                or not isinstance(value, int):
+            continue
+        low, high, what = _bounds(action)
+        if value < low or (high is not None and value >= high):
+            bound = f">= {low}" if value < low else f"{what} between {low} and {high - 1}"
+            raise UsageError(f"{action.option_strings[-1]} must be {bound}, got {value}")
+
+
+def refuse_empty(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> None:
+    """A string option given on the command line with an empty value (`--scenarios ""`) is refused in one line, as
+    `a,,b` is: an empty value never means "all" or "the default"."""
+    for action in _options(parser):
+        if action.dest not in explicit:
+            continue
+        value = getattr(args, action.dest, None)
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            raise UsageError(f"{action.option_strings[-1]} is empty: give a value, or leave the option out")
+
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = Parser(prog="schedrl", description="Reinforcement-learning batch-job schedulers for HPC, judged against "
@@ -189,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = argv[argv.index(args.command) + 1:]  # the subcommand's own arguments, as given
     args.explicit = explicit_dests(parser, argv)  # what --scenario and a run record must not override
     try:
+        check_integers(parser, args, args.explicit)  # counts and seeds at their edges, before any work
+        refuse_empty(parser, args, args.explicit)
         figure = _claim_plot(args)
         status = int(args.run(args) or 0)
         if figure is not None and Path(args.plot).expanduser().is_file():

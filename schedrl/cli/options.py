@@ -224,3 +224,4 @@ def scenario_with_options(args: argparse.Namespace, sequences: dict[str, str] | 
         return scenario.overridden(**scenario_overrides(args, sequences))
     except ValueError as e:
         raise UsageError(str(e)) from None
+

@@ -43,14 +43,14 @@ def _scenario(text: str):
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from schedrl.scenarios.registry import standard, user_files
+    from schedrl.scenarios.registry import load_file, standard, user_files
 
     found = dict(standard())
     problems = []
     for name, path in user_files().items():
         if name not in found:
             try:
-                found[name] = _scenario(str(path))
+                found[name] = load_file(path, named=True)
             except Exception as e:  # one bad user file does not hide the others
                 problems.append(str(e))
     if args.json:

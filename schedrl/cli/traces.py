@@ -303,7 +303,10 @@ def _generate(args: argparse.Namespace) -> int:
         from schedrl.workload.lublin import generate_lublin
     except ImportError as e:
         raise UsageError(f"the Lublin generator is not available in this installation ({e})") from None
-    workload = generate_lublin(args.jobs, args.nodes, seed=args.seed)
+    try:
+        workload = generate_lublin(args.jobs, args.nodes, seed=args.seed)
+    except ValueError as e:  # a machine too small for the model's job sizes
+        raise UsageError(f"--nodes {args.nodes}: {e}") from None
     write_swf(workload, out)
     outputs.record(out)
     print(f"wrote {len(workload)} jobs ({workload.max_procs} processors) to {out}, sha256 {content_sha256(out)}")

@@ -184,7 +184,7 @@ class PlanningInspector:
                  arrivals: str = DEFAULTS["arrivals"], seed: int = DEFAULTS["seed"],
                  guard: float = DEFAULTS["guard"], runtime: str = DEFAULTS["runtime"],
                  count: str = DEFAULTS["count"], name: str | None = None):
-        from schedrl.eval.hindsight import make_base
+        from schedrl.heuristics.hindsight import make_base
 
         if depth < 1:
             raise ValueError(f"planning depth must be >= 1 (rejections in a row tried at a point), got {depth}")
@@ -214,7 +214,7 @@ class PlanningInspector:
         """Counts over every simulation this object has run (the per-simulation counters restart)."""
 
     def _reset(self, sim: Simulator) -> None:
-        from schedrl.eval.hindsight import _compiled
+        from schedrl.heuristics.hindsight import _compiled
 
         self._for = sim
         self._fast = _compiled(self.base, sim)

@@ -67,6 +67,11 @@ def normalisation(workload: Workload, end: int) -> np.ndarray:
     return np.exp2(np.round(np.log2(np.where(rms > 0, rms, 1.0))))
 
 
+TERM_BOUND = 1e3
+"""A bound on every term of the key (logs of times, processors and waits: about 30 for the largest a trace holds);
+a rule whose weights could push the key past the largest float at this bound is refused when it is made, never
+left to overflow into a rule that ranks like all-zero weights."""
+
 @dataclass
 class TunedRule:
     """A linear priority rule over `keys.LINEAR_TERMS` and what it was fitted on; a policy like `Heuristic`."""
@@ -91,7 +96,14 @@ class TunedRule:
     def __post_init__(self) -> None:
         self.weights = np.asarray(self.weights, dtype=np.float64)
         self.scales = np.asarray(self.scales, dtype=np.float64)
-        self._coef = np.ascontiguousarray(self.weights / self.scales)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            self._coef = np.ascontiguousarray(self.weights / self.scales)
+            reach = float(np.abs(self._coef).sum()) * TERM_BOUND
+        if not np.isfinite(reach):
+            big = int(np.argmax(np.abs(self._coef)))
+            raise ValueError(f"weights overflow the priority key (weight {self.weights[big]:g} over scale "
+                             f"{self.scales[big]:g} on term {big}; |weight / scale| summed, times {TERM_BOUND:g}, must "
+                             "be finite): the rule's order depends only on the weights' ratios, so scale them down")
         self._rand = np.zeros(1)  # a priority key draws no random numbers
         self._checked: Workload | None = None
         self._procs, self._procs_for = np.zeros(0), None
@@ -184,7 +196,10 @@ def load_rule(path: str | Path) -> TunedRule:
         raise RuleError(path, "\"trace\" must hold the trace's \"name\" and \"sha256\" (null for an in-memory one)")
     record = {k: v for k, v in data.items()
               if k not in ("format", "version", "features", "weights", "normalisation", "trace")}
-    return TunedRule(np.array(weights), np.array(scales), trace, record, source=str(path))
+    try:
+        return TunedRule(np.array(weights), np.array(scales), trace, record, source=str(path))
+    except ValueError as e:
+        raise RuleError(path, str(e)) from None
 
 
 def _numbers(path: Path, data: dict, key: str, n: int, where: str = "") -> list[float]:

@@ -36,9 +36,13 @@ def user_files() -> dict[str, Path]:
     return out
 
 
-def load_file(path: str | Path) -> Scenario:
-    """One scenario from a YAML file; ValueError naming the file (and the line of a YAML syntax error)."""
+def load_file(path: str | Path, named: bool = False) -> Scenario:
+    """One scenario from a YAML file; ValueError naming the file (and the line of a YAML syntax error, or a key
+    written twice). `named`: found by its file's name in `$SCHEDRL_SCENARIO_PATH`, where a `name:` other than the
+    file's is refused (it would be listed under one name and known by another)."""
     import yaml
+
+    from schedrl import yamlfile
 
     path = Path(path).expanduser()
     try:
@@ -46,13 +50,16 @@ def load_file(path: str | Path) -> Scenario:
     except OSError as e:
         raise ValueError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
     try:
-        data = yaml.safe_load(text)
+        data = yamlfile.load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         raise ValueError(f"{where}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
     if isinstance(data, dict) and "name" not in data:
         data = {"name": path.stem, **data}
+    if named and isinstance(data, dict) and data.get("name") != path.stem:
+        raise ValueError(f"{path}: name {data.get('name')!r} differs from the file's name {path.stem!r}; a scenario is "
+                         "found (`scenarios show`, `--scenario`) and listed by its file's name: make them the same")
     return Scenario.from_dict(data, str(path))
 
 
@@ -75,7 +82,7 @@ def get_scenario(text: str) -> Scenario:
         return load_file(path)
     files = user_files()
     if text in files:
-        return load_file(files[text])
+        return load_file(files[text], named=True)
     names = list(found) + list(files)
     close = difflib.get_close_matches(text, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""

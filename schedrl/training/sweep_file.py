@@ -52,9 +52,11 @@ def load_sweep(path: str | Path, overrides: Sequence[str] = ()) -> SweepSpec:
     """
     import yaml
 
+    from schedrl import yamlfile
+
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yamlfile.load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FileNotFoundError(f"sweep file {path} does not exist") from None
     except IsADirectoryError:
@@ -82,6 +84,8 @@ def apply_overrides(raw, overrides: Sequence[str], source: str):
 
     import yaml
 
+    from schedrl import yamlfile
+
     data = copy.deepcopy(raw) if isinstance(raw, Mapping) else raw
     for item in overrides:
         key, sep, text = item.partition("=")
@@ -89,7 +93,7 @@ def apply_overrides(raw, overrides: Sequence[str], source: str):
         if not sep or not all(p.strip() for p in parts):
             raise SweepError(f"--set must look like KEY.PATH=VALUE (e.g. stop.time_budget=15m); got {item!r}")
         try:
-            value = yaml.safe_load(text)
+            value = yamlfile.load(text)
         except (yaml.YAMLError, RecursionError, ValueError) as e:
             raise SweepError(f"--set {item}: the value is not valid YAML ({_yaml_problem(e)}); quote it for a string") from None
         if not isinstance(data, Mapping):

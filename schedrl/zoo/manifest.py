@@ -261,6 +261,20 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
     return Entry(name, fields, path.parent)
 
 
+def check_new(name: str, path: Path | None = None, replace: bool = False) -> dict[str, Any]:
+    """The manifest, after checking that a policy may be added as `name` (ZooError: a tuned rule's name, or an
+    existing policy's without `replace`); `export --add` asks before it exports."""
+    path = path or manifest_path()
+    _check_name(name, "rlscheduler-sdsc-sp2")
+    data = _read_manifest(path)
+    if name in (data.get("rules") or {}):
+        raise ZooError(f"zoo:{name} is a tuned rule of the zoo ({path}); a zoo name is one policy or one rule: "
+                       "choose another name")
+    if name in data["policies"] and not replace:
+        raise ZooError(f"zoo:{name} exists already ({path}); remove it from the manifest, or choose another name")
+    return data
+
+
 def add(source: str | Path, name: str, path: Path | None = None, replace: bool = False) -> Entry:
     """Copy the exported policy in `source` into the zoo as `name` and record it in the manifest."""
     path = path or manifest_path()
@@ -271,12 +285,7 @@ def add(source: str | Path, name: str, path: Path | None = None, replace: bool =
 
     exported = read(source)
     exported.check_weights()
-    data = _read_manifest(path)
-    if name in (data.get("rules") or {}):
-        raise ZooError(f"zoo:{name} is a tuned rule of the zoo ({path}); a zoo name is one policy or one rule: "
-                       "choose another name")
-    if name in data["policies"] and not replace:
-        raise ZooError(f"zoo:{name} exists already ({path}); remove it from the manifest, or choose another name")
+    data = check_new(name, path, replace)
     target = path.parent / "policies" / name
     if target.resolve() != exported.directory:
         shutil.rmtree(target, ignore_errors=True)

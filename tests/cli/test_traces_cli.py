@@ -197,8 +197,8 @@ def test_generate_lublin_is_seeded_and_readable(env, tmp_path):
 @pytest.mark.parametrize(
     "args, pattern",
     [
-        (["--jobs", "0"], r"--jobs must be a positive number of jobs, got 0"),
-        (["--jobs", "5", "--nodes", "-4"], r"--nodes must be a positive number of nodes, got -4"),
+        (["--jobs", "0"], r"--jobs must be >= 1, got 0"),
+        (["--jobs", "5", "--nodes", "-4"], r"--nodes must be >= 1, got -4"),
         (["--jobs", "5", "--out", "no/such/dir/x.swf"], r"directory no/such/dir does not exist"),
     ],
 )

@@ -429,8 +429,9 @@ def test_cli_id_map_and_json(tmp_path, capsys):
 @pytest.mark.parametrize("args, pattern", [
     (["--procs", "8", "--out", "OUT"], r"give one of --salt SECRET .* or --id-map FILE"),
     (["--salt", "s", "--out", "OUT"], r"give the machine size: --procs N .* or --sinfo FILE"),
-    (["--salt", "", "--procs", "8", "--out", "OUT"], r"--salt must not be empty"),
-    (["--salt", "s", "--procs", "0", "--out", "OUT"], r"the machine size must be positive, got 0 CPUs"),
+    # refused where the command line is read (cli/main.refuse_empty, check_integers), naming the option
+    (["--salt", "", "--procs", "8", "--out", "OUT"], r"--salt is empty: give a value, or leave the option out"),
+    (["--salt", "s", "--procs", "0", "--out", "OUT"], r"--procs must be >= 1, got 0"),
     (["--salt", "s", "--procs", "8", "--timezone", "Nowhere/Town", "--out", "OUT"], r"unknown time zone 'Nowhere/Town'"),
     (["--salt", "s", "--procs", "8", "--out", "/nonexistent/dir/x.swf"], r"directory /nonexistent/dir does not exist"),
 ])

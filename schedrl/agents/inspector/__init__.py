@@ -12,7 +12,7 @@ contract). docs/agents/inspector.md.
 ENV_ID = "schedrl/Inspector-v0"
 ENVS = {ENV_ID: ("schedrl.agents.inspector.env:InspectorEnv", None)}
 AGENT = "schedrl.agents.inspector.agent:InspectorAgent"
-COMMANDS = {"inspector": ("schedrl.agents.inspector.probe",
+COMMANDS = {"inspector": ("schedrl.cli.inspector",
                           "look inside a trained inspector (`probe`) or score policies with waits and "
                           "utilisation (`score`)")}
 """`schedrl inspector probe ...` (`probe.main`)."""

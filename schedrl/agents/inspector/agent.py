@@ -99,6 +99,8 @@ class InspectorSettings:
     teacher_threshold: float | str = 0.0
     """Subtracted from the fitted reject logit (a greedy student rejects only where reject's logit exceeds accept's by
     this); `auto`: chosen on training windows so the student keeps the no-starvation constraint (`teacher.py`)."""
+    teacher_threshold_windows: int = 4
+    """Training windows of 1,024 jobs `auto` scores each threshold on."""
     teacher_wait_penalty: float = 0.0
     """Lever 4: the teacher's objective adds this times the mean wait past the starvation guard's bound (in units of
     it); 0: the metric alone."""
@@ -110,12 +112,13 @@ class InspectorSettings:
         return {"teacher": self.teacher, "depth": self.teacher_depth, "rounds": self.teacher_rounds,
                 "windows": self.teacher_windows, "epochs": self.teacher_epochs, "seconds": self.teacher_time,
                 "wait_penalty": self.teacher_wait_penalty, "weights": self.teacher_weights,
-                "floor": self.teacher_floor, "threshold": self.teacher_threshold, "seed": self.seed or 0}
+                "floor": self.teacher_floor, "threshold": self.teacher_threshold,
+                "threshold_windows": self.teacher_threshold_windows, "seed": self.seed or 0}
 
     def __post_init__(self) -> None:
         problems = []
         if self.teacher is not None:
-            for name in ("teacher_depth", "teacher_windows", "teacher_epochs"):
+            for name in ("teacher_depth", "teacher_windows", "teacher_epochs", "teacher_threshold_windows"):
                 if getattr(self, name) < 1:
                     problems.append(f"{name}={getattr(self, name)} must be >= 1")
             from schedrl.agents.inspector.teacher import WEIGHTINGS
@@ -226,6 +229,9 @@ class InspectorAgent(Agent):
         p.add_argument("--teacher-threshold", default=None, metavar="T|auto",
                        help="subtract T from the fitted reject logit; auto: the T (0..4) that keeps the longest wait "
                             "within 1.25x and utilisation within 1 point of the base on training windows (default 0)")
+        p.add_argument("--teacher-threshold-windows", type=int, default=None,
+                       help="training windows of 1,024 jobs --teacher-threshold auto scores each threshold on "
+                            "(default 4)")
         p.add_argument("--teacher-wait-penalty", type=float, default=None,
                        help="add this times the mean wait past --starvation-wait (in units of it) to the teacher's "
                             "objective (default 0)")
@@ -251,7 +257,8 @@ class InspectorAgent(Agent):
                            "teacher_wait_penalty": getattr(args, "teacher_wait_penalty", None),
                            "teacher_weights": getattr(args, "teacher_weights", None),
                            "teacher_floor": getattr(args, "teacher_floor", None),
-                           "teacher_threshold": threshold_option(getattr(args, "teacher_threshold", None))}
+                           "teacher_threshold": threshold_option(getattr(args, "teacher_threshold", None)),
+                           "teacher_threshold_windows": getattr(args, "teacher_threshold_windows", None)}
         given = [k for k, v in teacher_options.items() if v is not None]
         if teacher is None and (given or getattr(args, "teacher_time", None) is not None):
             raise ValueError(f"--{(given or ['teacher_time'])[0].replace('_', '-')} is an option of --teacher")

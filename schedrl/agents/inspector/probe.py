@@ -67,12 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="instead of a checkpoint: the base with each proposal rejected with probability P")
     p.add_argument("--draws", type=int, default=8, help="seeded draws per sequence with --random (default 8)")
     p.add_argument("--base", default="f1", help="the base heuristic with --random (default f1)")
-    from schedrl.agents.inspector import score
-
-    score.add_parser(sub)
     args = parser.parse_args(argv)
-    if args.command == "score":
-        return score.run(args)
     from schedrl.agents.checkpoint import CheckpointError, load_policy
     from schedrl.heuristics.tuned import RuleError
     from schedrl.metrics import summarize
@@ -93,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         data = scoring.load(scenario)
         seqs = scoring.sequences(scenario, data, args.part)
         length = getattr(scenario, args.part).jobs
-        sequences = [sequence(data, s, length) for s in seqs.ids]
+        source = seqs.data if seqs.data is not None else data  # an evaluation on its own trace (lublin1)
+        sequences = [sequence(source, s, length) for s in seqs.ids]
         if args.random is None:
             policy = load_policy(args.checkpoint)
             if policy.record.agent != "inspector":

@@ -92,7 +92,7 @@ class WindowResult:
 def objective(metric: str, wait_bound: float, wait_penalty: float) -> Callable:
     """The teacher's value of a finished simulation: the metric, plus `wait_penalty` times the mean wait past
     `wait_bound` in units of it (lower is better for every metric the inspector trains on but utilisation)."""
-    from schedrl.eval.hindsight import metric_value
+    from schedrl.heuristics.hindsight import metric_value
 
     if wait_penalty <= 0 or wait_bound <= 0:
         return lambda sim: metric_value(sim, metric)
@@ -111,7 +111,7 @@ def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer,
     choice), labelling every decision where a rejection is allowed with the teacher's choice into `demos`."""
     from schedrl.agents.inspector.config import make_base
     from schedrl.agents.inspector.env import reject_allowed
-    from schedrl.eval import hindsight as hs
+    from schedrl.heuristics import hindsight as hs
     from schedrl.metrics import summarize
     from schedrl.sim import DECIDE_PICK, FINISHED, Simulator
 

@@ -168,3 +168,23 @@ def test_history_features_add_what_the_recent_arrivals_say(tmp_path):
     obs, *_ = env.step(1)  # reject: the burst of eight one-processor jobs arrives
     extra = obs["features"][len(FEATURES):]
     assert extra[1] > 0 and extra[4] < 0.5 and extra[5] == 0.0
+
+
+@pytest.mark.integration
+def test_train_with_the_teacher_records_its_warm_start(tmp_path, ray_session):
+    """`schedrl train inspector --teacher hindsight`: the DAgger warm start runs on the learner, inside the budget, and
+    the run's summary reports it (teacher, decisions, rounds, the threshold chosen)."""
+    import json
+
+    from schedrl.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["train", "inspector", "--iterations", "1", "--batch-size", "256", "--sequence-length", "64",
+                 "--teacher", "hindsight", "--teacher-depth", "2", "--teacher-windows", "1", "--teacher-rounds", "1",
+                 "--teacher-epochs", "2", "--teacher-threshold", "0.5", "--lr", "1e-8",
+                 "--validation-sequences", "1", "--validation-jobs", "128", "--eval-sequences", "1", "--eval-jobs",
+                 "128", "--trial-cpus", "1", "--out", str(out)])
+    assert code == 0
+    warm = json.loads((out / "summary.json").read_text())["warm_start"]
+    assert warm["teacher"] == "hindsight depth 2" and warm["decisions"] > 0 and warm["threshold"] == 0.5
+    assert len(warm["rounds"]) == 2

@@ -93,6 +93,10 @@ def to_markdown(r: dict) -> str:
 def add_parser(sub) -> None:
     p = sub.add_parser("score", help="policies on a scenario's validation or evaluation sequences, paired with its "
                                      "reference, with longest wait, utilisation and the inspector's counts")
+    add_arguments(p)
+
+
+def add_arguments(p) -> None:
     p.add_argument("--scenario", required=True, help="a trace scenario")
     p.add_argument("--policies", required=True,
                    help="comma-separated: heuristics, tuned:FILE, checkpoint:PATH, zoo:NAME, plan:BASE[:key=value...]")
@@ -121,3 +125,12 @@ def run(args) -> int:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`schedrl inspector score ARGS` (reached through `schedrl.cli.inspector`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="schedrl inspector score", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
