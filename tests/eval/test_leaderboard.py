@@ -7,7 +7,10 @@ import json
 import numpy as np
 import pytest
 
+from shared_traces import SHARED_DATA, shared_trace
+
 from schedrl.cli.main import main
+from schedrl.dtsim.jobs import VASP_FILENAME
 from schedrl.eval import leaderboard as lb
 from schedrl.eval import paired
 from schedrl.scenarios import Scenario, standard
@@ -134,11 +137,12 @@ def test_zoo_policies_run_where_their_decisions_fit_and_say_why_elsewhere():
     assert row["trained"] == "here" and row["trained_on"]["name"] == "default"
     assert lb.trained_here(rule, standard()["lublin1-paper"]) is False
     assert lb.trained_here(lb.Entrant("x", "zoo", None, trained_on={"name": "lublin1"}), standard()["lublin1-paper"])
+    outside = lb.board(small(), [lb.outside("leaderboard_policies:not_here")])
+    assert [n["method"] for n in outside["not_run"]] == ["not_here"]  # listed, never dropped in silence
+    shared_trace(VASP_FILENAME, SHARED_DATA)  # the generated scenario's jobs live in ../shared/data (not in a clone)
     gen = lb.board(standard()["rlschert-vasp"].overridden(sequences=1), [rule])
     assert gen["not_run"] == [{"method": "rule", "kind": "tuned", "why": "a tuned rule is a priority of the event "
                                "simulator's jobs; this scenario is generated on the discrete-time cluster"}]
-    outside = lb.board(small(), [lb.outside("leaderboard_policies:not_here")])
-    assert [n["method"] for n in outside["not_run"]] == ["not_here"]  # listed, never dropped in silence
 
 
 def test_too_many_windows_for_the_zone_is_one_error_line_with_the_numbers(capsys):

@@ -9,6 +9,8 @@ import json
 import numpy as np
 import pytest
 
+from shared_traces import shared_trace
+
 from schedrl.cli.main import main
 from schedrl.heuristics import keys
 from schedrl.heuristics.tuned import TunedRule
@@ -143,8 +145,9 @@ def test_a_policy_trained_on_the_evaluation_jobs_is_marked_not_held_out():
     seqs = scoring.sequences(scenario, data, "evaluation")
     assert not held_out(resolve_policy("zoo:linear-default-s0"), scenario, seqs, data)  # no training split
     assert held_out(resolve_policy("zoo:rlscheduler-default-s0"), scenario, seqs, data)  # trained on the first 70%
+    assert held_out(resolve_policy("f1"), scenario, seqs, data)
+    shared_trace("lublin_256.swf.gz")  # Lublin-1 is a real trace of ../shared: skip without it (a user's clone)
     lublin1 = standard()["lublin1"]  # evaluated on its own trace: held out from a policy trained on Lublin-1
     heldout = scoring.sequences(lublin1, scoring.load(lublin1), "evaluation")
     assert held_out(resolve_policy("zoo:rlscheduler-lublin1-s0"), lublin1, heldout, scoring.load(lublin1))
-    assert held_out(resolve_policy("f1"), scenario, seqs, data)
     assert _name({"method": "m", "held_out": False}) == "m (not held out)" and _name({"method": "m"}) == "m"

@@ -106,6 +106,10 @@ def test_the_probe_reports_reject_probabilities_and_random_rejections(trained, c
     # rejecting with probability 0 is the base itself: every row's mean, best and worst are the base's value
     assert main(["inspector", "probe", "--random", "0", "--draws", "2", "--scenario", "default"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
-    assert len(rows) == 5 and all(row[1] == row[2] == row[3] == row[4] for row in rows)
+    from schedrl.scenarios import get_scenario, scoring
+
+    default = get_scenario("default")  # one row per validation window of the scenario
+    validation = scoring.sequences(default, scoring.load(default), "validation")
+    assert len(rows) == len(validation.ids) and all(row[1] == row[2] == row[3] == row[4] for row in rows)
     assert main(["inspector", "probe"]) == 2
     assert capsys.readouterr().err.strip() == "schedrl inspector: error: give a checkpoint or --random P (not both)"
