@@ -19,7 +19,7 @@ import pytest
 
 INTEGRATION_MARKERS = ("integration", "slow", "cluster", "slurm")
 INTEGRATION_FIXTURES = frozenset({"ray_session", "ray_cluster", "slurm", "slurm_cluster", "live_slurm"})
-INTEGRATION_DIRS = ("integration", "slurm")
+INTEGRATION_DIRS = ("integration",)
 # names pytest itself accepts in a -m expression beside the registered markers
 _BUILTIN_MARKERS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings",
                               "tryfirst", "trylast", "no_cover", "xdist_group"})
@@ -30,7 +30,7 @@ def _is_integration(item: pytest.Item) -> bool:
         return True
     if INTEGRATION_FIXTURES.intersection(getattr(item, "fixturenames", ())):
         return True
-    try:  # tests/integration/..., tests/slurm/... (or integration/... where the tests are the root's own)
+    try:  # tests/integration/... (or integration/... where the tests are the root's own)
         parts = Path(str(item.path)).resolve().relative_to(item.config.rootpath.resolve()).parts
     except ValueError:
         return False
