@@ -611,6 +611,7 @@ def plot(result: dict, path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     boards = result["scenarios"]
     cols = min(3, max(1, len(boards)))
@@ -637,11 +638,18 @@ def plot(result: dict, path) -> None:
         ax.invert_yaxis()
         ax.set_title(f"{b['scenario']} ({b['metric']}; 1 = {b['reference']})", fontsize=9)
         ax.set_xscale("log")
+        # the log axis labels its decades only: minor-tick labels (2x10^-1, 3x10^-1, ...) run into each other
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     for ax in list(axes.flat)[len(boards):]:
         ax.set_visible(False)
+    from matplotlib.patches import Patch
+
+    fig.legend(handles=[Patch(color="tab:blue", label="heuristic"),
+                        Patch(color="tab:orange", label="trained policy, tuned rule or outside policy")],
+               loc="lower center", ncol=2, fontsize=9, frameon=False)
     fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired interval)",
                  fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.03, 1, 0.985))
     from schedrl.outputs import save_figure
 
     save_figure(fig, path, dpi=110)

@@ -193,9 +193,6 @@ def test_mrsch_goal_plot(saved, tmp_path):
     check_readable(fig)
 
 
-@pytest.mark.xfail(strict=True, reason="the leaderboard's bar panels (the leaderboard branch's figure) say nowhere "
-                   "what orange and blue mean, and their log axes' minor tick labels overlap (sdsc-sp2, mrsch-s5); "
-                   "remove this mark with the fix, so that the check keeps it fixed")
 def test_the_leaderboard_figures(saved, tmp_path):
     """The figures `schedrl leaderboard --publish` writes, from the committed board (into a scratch root)."""
     import shutil
