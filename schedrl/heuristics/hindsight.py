@@ -56,7 +56,7 @@ TUNED_PREFIX = "tuned:"
 """`--base tuned:FILE`: a rule fitted by `schedrl tuned fit`."""
 
 
-def make_base(base: str):
+def make_base(base: str, seed: int = 0):
     """The base rule as a policy: a heuristic name (`schedrl.heuristics.HEURISTICS`) or `tuned:FILE`. ValueError
     naming the valid names for an unknown one; a tuned file that cannot be read is the tuned rule's one-line error."""
     from schedrl.heuristics import HEURISTICS, get_heuristic
@@ -70,7 +70,7 @@ def make_base(base: str):
         return load_rule(path)
     if base.lower() not in HEURISTICS:
         raise ValueError(f"unknown base heuristic {base!r}; choose one of {', '.join(HEURISTICS)}, or tuned:FILE")
-    return get_heuristic(base.lower())
+    return get_heuristic(base.lower(), seed)
 
 
 def _compiled(base, sim: Simulator) -> tuple:

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Mapping
 
 from schedrl.agents.dictconfig import DictConfig
+from schedrl.heuristics.hindsight import TUNED_PREFIX
 from schedrl.metrics import METRICS
 from schedrl.sim.config import BACKFILLS, PRESETS, SimConfig
 from schedrl.workload.workload import Workload
 
-TUNED_PREFIX = "tuned:"
 """`base` of a rule fitted by `schedrl tuned fit`: `tuned:FILE`."""
 LEARNED_BACKFILLS = ("easy", "rlscheduler")
 """Backfilling rules whose candidates the policy chooses among: both reserve one blocked job at a shadow time."""
@@ -30,18 +30,9 @@ def make_base(base: str, seed: int = 0):
     """The base heuristic as a policy (`pick(sim)`, compiled `run(sim)`): a heuristic name or `tuned:FILE`.
     ValueError naming the valid names for an unknown one; a tuned file that cannot be read raises the tuned rule's
     one-line error naming the file."""
-    from schedrl.heuristics import HEURISTICS, get_heuristic
+    from schedrl.heuristics.hindsight import make_base as base_rule
 
-    if base.startswith(TUNED_PREFIX):
-        from schedrl.heuristics.tuned import load_rule
-
-        path = base[len(TUNED_PREFIX):]
-        if not path:
-            raise ValueError("--base tuned:FILE needs the file of a rule fitted by `schedrl tuned fit`")
-        return load_rule(path)
-    if base.lower() not in HEURISTICS:
-        raise ValueError(f"unknown base heuristic {base!r}; choose one of {', '.join(HEURISTICS)}, or tuned:FILE")
-    return get_heuristic(base.lower(), seed)
+    return base_rule(base, seed)
 
 
 def check_base(base: str) -> str:
