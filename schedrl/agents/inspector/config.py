@@ -12,7 +12,6 @@ from schedrl.metrics import METRICS
 from schedrl.sim.config import BACKFILLS, PRESETS, SimConfig
 from schedrl.workload.workload import Workload
 
-"""`base` of a rule fitted by `schedrl tuned fit`: `tuned:FILE`."""
 TRAIN_SEQUENCE_LENGTH = 256
 """Jobs per training episode (RLScheduler's training length, which SchedInspector's code also samples)."""
 

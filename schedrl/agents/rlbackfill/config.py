@@ -12,7 +12,6 @@ from schedrl.metrics import METRICS
 from schedrl.sim.config import BACKFILLS, PRESETS, SimConfig
 from schedrl.workload.workload import Workload
 
-"""`base` of a rule fitted by `schedrl tuned fit`: `tuned:FILE`."""
 LEARNED_BACKFILLS = ("easy", "rlscheduler")
 """Backfilling rules whose candidates the policy chooses among: both reserve one blocked job at a shadow time."""
 SLOTS = 32
