@@ -8,16 +8,14 @@ import re
 
 import pytest
 
-from schedrl.cli.main import GROUPS, SUBCOMMANDS, build_parser, main
+from cli_process import run_cli
+from schedrl.cli.main import GROUPS, SUBCOMMANDS, build_parser
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        status = main(list(args))
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
+    """`schedrl ARGS` in this process (`cli_process.run_cli`): status, stdout, stderr."""
+    result = run_cli(*args)
+    return result.returncode, result.stdout, result.stderr
 
 
 def one_error_line(status: int, err: str) -> str:
