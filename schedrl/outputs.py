@@ -10,6 +10,8 @@ computed:
   output that holds an input among the files it writes;
 - the wrong kind of path: a directory where a file goes or a file where a directory goes, a missing parent directory
   (a file output) or a parent that is a file (a directory output), a plot format matplotlib cannot write;
+- continuing what is not the command's own, with or without `--force`: an output the command appends to or keeps
+  state in (`slurm run --log`, `--state-dir`) that exists and is not what the command writes there (`continues`);
 - replacing what schedrl did not write, unless `--force`: an existing file the directory's ownership marker does not
   list with its current checksum, or a non-empty directory without the marker of this command (or, for outputs
   written before the marker, the file that proves whose it is: `signature`).
@@ -32,7 +34,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +108,12 @@ class Out:
     """Write the ownership marker (a `--publish` checkout keeps none)."""
     shown: str = ""
     """The path as the user gave it (for messages; `claim` fills it)."""
+    continues: Callable[[Path], bool] | None = None
+    """An output the command continues rather than replaces (`slurm run --log` appends to its cycle log, `--state-dir`
+    keeps its lock, lease and audit log): an existing path for which this says True is the command's own; anything
+    else there is refused, with or without --force (appending to a foreign file is never what was meant)."""
+    continues_what: str = ""
+    """What `continues` accepts, for the refusal (\"a schedrl cycle log\")."""
 
 
 @dataclass(frozen=True)
@@ -213,13 +221,14 @@ class Claim:
 
 def claim(command: str, outs: Iterable[Out], inputs: Iterable[In] = (), force: bool = False) -> Claim:
     """Check every output of `command` before it does any work (OutputError, one line, on the first problem)."""
-    outs = [Out(o.option, _resolved(o.path), o.kind, o.plot, o.writes, o.signature, o.mark, o.shown or str(o.path))
-            for o in outs]
+    outs = [replace(o, path=_resolved(o.path), shown=o.shown or str(o.path)) for o in outs]
     inputs = [In(i.option, _resolved(i.path)) for i in inputs if i.path is not None and str(i.path) != ""]
     for out in outs:
         _check_overlap(out, inputs)
         _check_kind(out)
-        if not force:
+        if out.continues is not None:
+            _check_continued(out)
+        elif not force:
             _check_foreign(command, out)
     seen: dict[Path, str] = {}
     for out in outs:
@@ -265,6 +274,14 @@ def _check_kind(out: Out) -> None:
         raise OutputError(f"{out.option} {out.shown}: {ancestor} is a file, not a directory")
     if ancestor is not None and not path.exists() and not os.access(ancestor, os.W_OK):
         raise OutputError(f"{out.option} {out.shown}: directory {ancestor} is not writable")
+
+
+def _check_continued(out: Out) -> None:
+    if out.path.exists() and not out.continues(out.path):
+        what = out.continues_what or "the command's own output"
+        how = "appended to" if out.kind == "file" else "written into"
+        raise OutputError(f"{out.option} {out.shown} exists and is not {what}: it would be {how}, never replaced; "
+                          "choose another path")
 
 
 def _check_foreign(command: str, out: Out) -> None:

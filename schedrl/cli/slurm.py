@@ -137,6 +137,36 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
                         f"(default +{MARGIN_PCT:g}): non-inferiority")
 
 
+def _claim_outputs(args, command: str) -> None:
+    """The state directory (and `run`'s cycle log) are continued, never replaced: refuse, before Slurm is asked
+    anything, a state directory holding other files, a log that is not a cycle log, a path of the wrong kind, and a log
+    that is one of the state directory's files or the policy's file (schedrl.outputs)."""
+    from fnmatch import fnmatch
+
+    from schedrl.cli.main import UsageError
+    from schedrl.outputs import In, Out, OutputError, claim
+    from schedrl.slurm.adapter import STATE_FILES, is_state_dir
+    from schedrl.slurm.cyclelog import is_cycle_log
+
+    state = Out("--state-dir", Path(args.state_dir), "dir", mark=False, continues=is_state_dir,
+                continues_what="an adapter's state directory (only *.lock, *.state.json, *.audit.jsonl and "
+                               "*.shadow-report.json files)")
+    log = getattr(args, "log", None) if command == "slurm run" else None
+    try:
+        claim(command, [state])
+        if log is None:
+            return
+        log_path, state_path = Path(log).expanduser().absolute(), Path(args.state_dir).expanduser().absolute()
+        if log_path.parent == state_path and any(fnmatch(log_path.name, pattern) for pattern in STATE_FILES):
+            raise OutputError(f"--log {log} is one of the adapter's own state files in --state-dir "
+                              f"{args.state_dir}: choose another path for the cycle log")
+        kind, _, rest = str(getattr(args, "policy", "") or "").partition(":")
+        inputs = [In("--policy", Path(rest))] if rest and kind in ("checkpoint", "tuned") else []
+        claim(command, [Out("--log", Path(log), continues=is_cycle_log, continues_what="a schedrl cycle log")], inputs)
+    except OutputError as e:
+        raise UsageError(str(e)) from None
+
+
 def run_adapter(args) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.eval.policies import resolve_policy
@@ -158,6 +188,7 @@ def run_adapter(args) -> int:
         policy = resolve_policy(args.policy)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    _claim_outputs(args, "slurm run")
     say = _printer()
     if mode == "live":
         _check_gate(args, say)
@@ -211,6 +242,7 @@ def run_report(args) -> int:
 
     if args.windows < 2:
         raise UsageError(f"--windows must be >= 2 (an interval needs two windows); got {args.windows}")
+    _claim_outputs(args, "slurm report")
     try:
         result = report(args.log, policy=args.policy, metric=args.metric, windows=args.windows,
                         backfill=args.backfill, slurmctld_log=args.slurmctld_log)
@@ -303,6 +335,7 @@ def run_reset(args) -> int:
     from schedrl.slurm.mechanism import FIELD
     import time
 
+    _claim_outputs(args, "slurm reset")
     client = SlurmClient()
     say = _printer()
     try:

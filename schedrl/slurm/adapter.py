@@ -55,6 +55,21 @@ def default_state_dir() -> Path:
     return Path.home() / ".local" / "state" / "schedrl" / "slurm"
 
 
+STATE_FILES = ("*.lock", "*.state.json", "*.audit.jsonl", "*.shadow-report.json", "*.tmp[0-9]*")
+"""What a state directory holds: per cluster its lock, state (lease) file and audit log, per cluster and partition
+the shadow report kept for the go-live gate, and a save interrupted between its temporary file and the rename."""
+
+
+def is_state_dir(path: Path) -> bool:
+    """Whether `path` is a directory holding nothing but what the adapter keeps there (an empty one included)."""
+    from fnmatch import fnmatch
+
+    try:
+        return path.is_dir() and all(any(fnmatch(p.name, pattern) for pattern in STATE_FILES) for p in path.iterdir())
+    except OSError:
+        return False
+
+
 @dataclass(frozen=True)
 class AdapterOptions:
     """How the adapter orders one partition."""
@@ -488,4 +503,4 @@ class Adapter:
 
 
 __all__ = ["Adapter", "AdapterOptions", "LockLost", "MODES", "RateLimit", "apply", "current_values",
-           "default_state_dir", "restore"]
+           "default_state_dir", "is_state_dir", "restore"]

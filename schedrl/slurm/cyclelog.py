@@ -122,3 +122,18 @@ class CycleLog:
                 self.write({"kind": "alone", "job": job.job_id, "why": why, "time": now})
                 new.append((job.job_id, why))
         return new
+
+
+def is_cycle_log(path: str | Path) -> bool:
+    """Whether `path` is a cycle log `slurm run --log` may continue: empty, or its first line a header record."""
+    path = Path(path)
+    try:
+        if not path.is_file():
+            return False
+        if path.stat().st_size == 0:
+            return True
+        with _open(path, "r") as f:
+            first = json.loads(f.readline())
+    except (OSError, ValueError, EOFError, UnicodeDecodeError):
+        return False
+    return isinstance(first, dict) and first.get("kind") == "header" and "cluster" in first and "policy" in first

@@ -212,3 +212,113 @@ def test_a_run_that_fails_before_its_first_checkpoint_leaves_no_directory(tmp_pa
     with pytest.raises(OutputError, match="export"):
         claim("export", [Out("--out", out, "dir")])
     shutil.rmtree(out)
+
+
+LOG_STATES = ("absent", "empty-file", "cycle-log", "cycle-log-gz", "foreign-file", "foreign-json", "directory",
+              "absent-parent", "state-file")
+STATE_DIR_STATES = ("absent", "empty", "adapter-files", "foreign-file", "a-file", "parent-is-file")
+
+
+def make_log(root: Path, state: str, state_dir: Path) -> Path:
+    """A `slurm run --log` path in the given state."""
+    import gzip
+    import json
+
+    header = json.dumps({"kind": "header", "time": 0.0, "cluster": "c", "partition": "p", "policy": "sjf"}) + "\n"
+    path = root / ("log.jsonl.gz" if state == "cycle-log-gz" else "log.jsonl")
+    if state == "empty-file":
+        path.write_text("")
+    elif state == "cycle-log":
+        path.write_text(header + '{"kind":"cycle","time":1.0}\n')
+    elif state == "cycle-log-gz":
+        with gzip.open(path, "wt") as f:
+            f.write(header)
+    elif state == "foreign-file":
+        path.write_text("the site's accounting log\n")
+    elif state == "foreign-json":
+        path.write_text('{"kind": "job", "job": 1}\n')
+    elif state == "directory":
+        path.mkdir()
+    elif state == "absent-parent":
+        return root / "missing" / "log.jsonl"
+    elif state == "state-file":
+        return state_dir / "c.audit.jsonl"
+    return path
+
+
+def make_state_dir(root: Path, state: str) -> Path:
+    path = root / "state"
+    if state == "empty":
+        path.mkdir()
+    elif state == "adapter-files":
+        path.mkdir()
+        for name in ("c.lock", "c.state.json", "c.audit.jsonl", "c.p.shadow-report.json", "c.state.tmp123"):
+            (path / name).write_text("{}")
+    elif state == "foreign-file":
+        path.mkdir()
+        (path / "thesis.tex").write_text("years of work")
+    elif state == "a-file":
+        path.write_text("x")
+    elif state == "parent-is-file":
+        (root / "afile").write_text("x")
+        return root / "afile" / "state"
+    return path
+
+
+def continued_expected(log: str | None, state_dir: str) -> str | None:
+    """The oracle: the refusal's words, or None where the paths are accepted (the command then asks Slurm)."""
+    if state_dir == "a-file":
+        return "is a file; give a directory"
+    if state_dir == "parent-is-file":
+        return "is a file, not a directory"
+    if state_dir == "foreign-file":
+        return "is not an adapter's state directory"
+    if log == "state-file":
+        return "one of the adapter's own state files"
+    if log in ("foreign-file", "foreign-json"):
+        return "is not a schedrl cycle log"
+    if log == "directory":
+        return "is a directory; give a file name"
+    if log == "absent-parent":
+        return "does not exist"
+    return None
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(log=st.sampled_from((None, *LOG_STATES)), state_dir=st.sampled_from(STATE_DIR_STATES),
+       command=st.sampled_from(["run", "report", "reset"]))
+def test_slurm_outputs_are_continued_never_replaced(log, state_dir, command):
+    """`slurm run --log` appends to a cycle log and `--state-dir` keeps the adapter's files: anything else at those
+    paths is refused in one line before Slurm is asked anything, and left as it was. Where the paths are accepted the
+    command goes on to Slurm (here: a stand-in that refuses, so no Slurm is needed)."""
+    from schedrl.slurm import client as slurm_client
+
+    def no_slurm(*args, **kwargs):
+        raise slurm_client.SlurmError("no Slurm in this test")
+
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(slurm_client.SlurmClient, "run", no_slurm)
+        root = Path(tmp)
+        state = make_state_dir(root, state_dir)
+        if command == "run":
+            argv = ["slurm", "run", "--policy", "sjf", "--partition", "p", "--shadow", "--cycles", "1",
+                    "--state-dir", str(state)]
+            if log is not None:
+                argv += ["--log", str(make_log(root, log, state))]
+        elif command == "report":
+            argv = ["slurm", "report", str(root / "nosuch.jsonl"), "--state-dir", str(state)]
+            log = None
+        else:
+            argv = ["slurm", "reset", "--state-dir", str(state)]
+            log = None
+        before = snapshot(root)
+        status, out, err = run_cli(*argv)
+        assert_clean_outcome(status, out, err, argv)
+        words = continued_expected(log, state_dir)
+        if words is not None:
+            event(f"refused: {words}")
+            assert status == 2 and words in err, (argv, err)
+        else:
+            event("accepted: on to Slurm")
+            assert "--log" not in err.split("error:")[-1] and "--state-dir" not in err.split("error:")[-1], err
+        assert snapshot(root) == before, argv
