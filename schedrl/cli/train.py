@@ -141,7 +141,7 @@ def build_spec(args: argparse.Namespace):
                       EvaluateSpec(sequences=args.eval_sequences, jobs=args.eval_jobs,
                                    starts=tuple(parse_starts(args.eval_starts) or ())),
                       resources=ResourceSpec(cpus_for_main_process=float(trial_cpus)))
-    return replace(spec, scenario=scenario.record()) if scenario is not None else spec
+    return replace(spec, scenario=scenario) if scenario is not None else spec
 
 
 SCENARIO_SEQUENCES = {"eval_sequences": "sequences", "eval_jobs": "jobs"}

@@ -11,10 +11,11 @@ import argparse
 import sys
 
 from schedrl.cli.options import CLEANING_PRESETS, parse_list
+from schedrl.scenarios.split import evaluation_seed, validation_seed
 
-EVALUATION_SEED = 20_000
+EVALUATION_SEED = evaluation_seed(0)
 """Seed of `evaluate`'s starts: a `schedrl train rlscheduler --seed 0` run's final table uses these sequences
-(`schedrl.training.report.evaluation_starts`: 20,000 + the run's seed)."""
+(`schedrl.scenarios.split.evaluation_seed`)."""
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -115,7 +116,7 @@ def run_fit(args: argparse.Namespace) -> int:
     lo, hi = judge.split_range(n, validation=True)
     try:
         length = judge.validation_length(workload, 1024)
-        starts = judge.evaluation_ids(workload, args.validation_sequences, 10_000 + args.seed, length,
+        starts = judge.evaluation_ids(workload, args.validation_sequences, validation_seed(args.seed), length,
                                       validation=True)
         record = {"split": {"train": [0, train_end], "validation": [lo, hi],
                             "evaluation": list(judge.split_range(n)), "train_fraction": env.train_fraction,

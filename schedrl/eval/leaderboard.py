@@ -163,7 +163,7 @@ def trained_here(entrant: Entrant, scenario: Scenario) -> bool | None:
     return scenario.name in (entrant.trained_on["name"], entrant.trained_on["name"] + "-paper")
 
 
-def _outside_training(policy, scenario: Scenario, seqs: scoring.Sequences) -> list[str]:
+def _outside_training(policy, scenario: Scenario, seqs: scoring.DrawnSequences) -> list[str]:
     """The card's warnings (`schedrl.zoo.card.problems`) for `policy` on the scenario's first sequence: where the
     machine or the requested times leave what it was trained on (a tuned rule: where its trace is another)."""
     from schedrl.zoo import card as cards
@@ -198,7 +198,7 @@ def own_semantics(scenario: Scenario, policy):
                                   record.sim_config)
 
 
-def held_out(policy, scenario: Scenario, seqs: scoring.Sequences, data) -> bool:
+def held_out(policy, scenario: Scenario, seqs: scoring.DrawnSequences, data) -> bool:
     """False when `policy` is a trained one whose training drew from the jobs of the evaluation sequences (an agent
     without a training split, such as `linear`); True otherwise (heuristics, outside policies, generated sequences)."""
     from schedrl.agents import get_agent
@@ -223,8 +223,8 @@ def _name(row: dict) -> str:
     return row["method"] + (" (not held out)" if row.get("held_out") is False else "")
 
 
-def independent_windows(scenario: Scenario, data, seqs: scoring.Sequences) -> int:
-    """How many of the sequences count as independent samples (`schedrl.scenarios.scoring.Sequences.independent`; of
+def independent_windows(scenario: Scenario, data, seqs: scoring.DrawnSequences) -> int:
+    """How many of the sequences count as independent samples (`schedrl.scenarios.scoring.DrawnSequences.independent`; of
     a subsample of them, no more than it holds)."""
     return min(len(seqs.ids), seqs.independent)
 

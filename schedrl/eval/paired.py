@@ -7,7 +7,7 @@ sequences the policy is better, equal and worse; `lines` words it, with a verdic
 final table, `schedrl evaluate`, `select`, the multi-seed protocol (`schedrl.training.report`) and the leaderboard.
 
 Trace windows that must share jobs (ten 1,024-job windows in Lublin-1's 2,250-job evaluation zone) are not
-independent samples: the callers pass `independent` (`Judge.independent`, `scoring.Sequences.independent`), and the
+independent samples: the callers pass `independent` (`Judge.independent`, `scoring.DrawnSequences.independent`), and the
 interval then counts only the disjoint windows that fit, as if only those had been drawn. A comparison says so
 (`independent` in its dict, "overlapping: interval from 2 disjoint windows" in its line).
 
@@ -65,7 +65,7 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
     (`place` 2: the second best, e.g. RLScheduler Table VII's bar; the last one where there are fewer).
 
     `independent`: how many of the sequences count as independent samples where they overlap (`against`'s rule, from
-    `Judge.independent` or `schedrl.scenarios.scoring.Sequences.independent`); a comparison then carries
+    `Judge.independent` or `schedrl.scenarios.scoring.DrawnSequences.independent`); a comparison then carries
     `independent` too, and its interval counts only that many."""
     trained = [k for k in trained if k in values]
     baselines = [k for k in values if k not in trained]

@@ -11,9 +11,9 @@ Imports: workload, sim, dtsim, heuristics and metrics only; never ray, torch, an
 """
 
 from schedrl.scenarios.registry import get_scenario, standard
-from schedrl.scenarios.scenario import BaselineSpec, Scenario, Sequences
+from schedrl.scenarios.scenario import BaselineSpec, Scenario, SequenceSpec
 from schedrl.scenarios.split import Split
 from schedrl.scenarios.workload import CLEANING_PRESETS, WorkloadSpec, cleaning_for
 
-__all__ = ["BaselineSpec", "CLEANING_PRESETS", "Scenario", "Sequences", "Split", "WorkloadSpec", "cleaning_for",
+__all__ = ["BaselineSpec", "CLEANING_PRESETS", "Scenario", "SequenceSpec", "Split", "WorkloadSpec", "cleaning_for",
            "get_scenario", "standard"]

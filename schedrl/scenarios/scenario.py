@@ -30,7 +30,7 @@ all be disjoint), `disjoint` (side by side: seeded slots of a tiling of the zone
 
 
 @dataclass(frozen=True)
-class Sequences:
+class SequenceSpec:
     """How many sequences of how many jobs, drawn with which seed (in a split's zone, or as generated seeds)."""
 
     count: int = 10
@@ -152,8 +152,8 @@ class Scenario:
     """Generated scenarios: the discrete-time cluster (`schedrl.dtsim.DTSimConfig` fields) and `jobs`
     (`vasp`, the real VASP jobs, or `synthetic`). None for a trace scenario."""
     split: Split = field(default_factory=Split)
-    validation: Sequences = field(default_factory=lambda: Sequences(count=5))
-    evaluation: Sequences = field(default_factory=Sequences)
+    validation: SequenceSpec = field(default_factory=lambda: SequenceSpec(count=5))
+    evaluation: SequenceSpec = field(default_factory=SequenceSpec)
     agents: tuple[str, ...] = ()
     """Agents the scenario was written for (`schedrl train AGENT --scenario NAME` refuses others)."""
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -563,9 +563,9 @@ class Scenario:
             kwargs["split"] = _section(Split, data["split"], "split")
         for part, default_count in (("validation", 5), ("evaluation", 10)):
             if part in data:
-                kwargs[part] = _section(Sequences, {"count": default_count, **_mapping(data[part], part)}, part)
+                kwargs[part] = _section(SequenceSpec, {"count": default_count, **_mapping(data[part], part)}, part)
             elif part == "validation":
-                kwargs[part] = Sequences(count=5)
+                kwargs[part] = SequenceSpec(count=5)
         return cls(**kwargs)
 
 

@@ -18,7 +18,7 @@ PARTS = ("validation", "evaluation")
 
 
 @dataclass
-class Sequences:
+class DrawnSequences:
     """The sequences of one part of a scenario: trace start positions (or generated seeds) and their length."""
 
     part: str
@@ -66,7 +66,7 @@ class Scores:
     """Every aggregate per sequence of each scored method, keyed by its label."""
 
     scenario: Scenario
-    sequences: Sequences
+    sequences: DrawnSequences
     metrics: dict[str, list[Any]] = field(default_factory=dict)
     """label -> per sequence: `Metrics` (trace scenarios) or a summary dict (generated)."""
 
@@ -123,7 +123,7 @@ def zone(scenario: Scenario, data, part: str) -> tuple[int, int]:
 
 
 def window_starts(spec, data, lo: int, hi: int, where: str) -> tuple[list[int], bool, int]:
-    """(starts, overlapping, independent) of `spec`'s windows (`Scenario.Sequences`: count, jobs, seed, placement) in
+    """(starts, overlapping, independent) of `spec`'s windows (`SequenceSpec`: count, jobs, seed, placement) in
     positions [lo, hi). Windows that could not all be disjoint are refused with the numbers unless the placement is
     `overlapping`; `random` draws as `choose_starts` on data[lo:hi]; `disjoint` tiles the zone and picks `count` of
     its slots with the seed (a seeded shift spreads the
@@ -150,24 +150,26 @@ def window_starts(spec, data, lo: int, hi: int, where: str) -> tuple[list[int], 
     return starts, need > room, independent_windows(len(starts), spec.jobs, room)
 
 
-def sequences(scenario: Scenario, data, part: str = "evaluation") -> Sequences:
+def sequences(scenario: Scenario, data, part: str = "evaluation") -> DrawnSequences:
     """The scenario's fixed sequences of `part` (`validation` or `evaluation`) on `data` (from `load`; ignored where
-    the evaluation has a trace of its own: `Sequences.data` is the workload the starts index)."""
+    the evaluation has a trace of its own: `DrawnSequences.data` is the workload the starts index)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, got {part!r}")
     spec = getattr(scenario, part)
     if scenario.generated:
         from schedrl.dtsim.episodes import held_out_seeds
 
+        from schedrl.scenarios.split import SCENARIO_SEED_SALTS
+
         # validation and evaluation seeds never coincide: the evaluation's are salted
-        salt = 0 if part == "validation" else 20_000
-        return Sequences(part, held_out_seeds(spec.count, salt + spec.seed), scenario.dtsim_config().simu_len)
+        return DrawnSequences(part, held_out_seeds(spec.count, SCENARIO_SEED_SALTS[part] + spec.seed),
+                              scenario.dtsim_config().simu_len)
     data = part_data(scenario, data, part)
     lo, hi = zone(scenario, data, part)
     where = (f"scenario {scenario.name!r}: its {part} " + (f"trace {spec.trace!r}" if spec.trace else
                                                           f"zone of {data.name!r}"))
     starts, overlapping, independent = window_starts(spec, data, lo, hi, where)
-    return Sequences(part, starts, spec.jobs, overlapping=overlapping, independent=independent, data=data,
+    return DrawnSequences(part, starts, spec.jobs, overlapping=overlapping, independent=independent, data=data,
                      zone=(lo, hi), source=spec.trace)
 
 
@@ -181,7 +183,7 @@ def pinned_starts(scenario: Scenario) -> list[int] | None:
     return sequences(scenario, load(scenario), "evaluation").ids
 
 
-def describe(scenario: Scenario, seqs: Sequences, n_jobs: int) -> str:
+def describe(scenario: Scenario, seqs: DrawnSequences, n_jobs: int) -> str:
     """One line saying which scenario (and definition) and which of its sequences a table is on."""
     lo, hi = seqs.zone or scenario.split.zone(n_jobs)
     where = f"trace {seqs.source}" if seqs.source else "its evaluation zone"

@@ -14,6 +14,26 @@ from dataclasses import dataclass
 VALIDATION_SHARE = 0.25
 """Default share of the held-out part that validation sequences come from."""
 
+VALIDATION_SEEDS = 10_000
+"""A run's seeded validation sequences are drawn with seed `VALIDATION_SEEDS` + the run's seed (`validation_seed`)."""
+EVALUATION_SEEDS = 20_000
+"""A run's seeded evaluation sequences (its final table, `schedrl tuned evaluate`'s default) are drawn with seed
+`EVALUATION_SEEDS` + the run's seed (`evaluation_seed`), so they never coincide with its validation ones."""
+SCENARIO_SEED_SALTS = {"validation": 0, "evaluation": EVALUATION_SEEDS}
+"""What a generated scenario adds to its parts' seeds (`validation.seed`, `evaluation.seed`) to draw their sequence
+seeds: validation unsalted, evaluation salted as a run's evaluation is, so the two parts never coincide. (Trace
+scenarios draw windows in disjoint zones and use their seeds as given.)"""
+
+
+def validation_seed(seed: int | None) -> int:
+    """The seed of a run's validation sequences, for the run's `seed` (None: 0)."""
+    return VALIDATION_SEEDS + (seed or 0)
+
+
+def evaluation_seed(seed: int | None) -> int:
+    """The seed of a run's evaluation sequences, for the run's `seed` (None: 0)."""
+    return EVALUATION_SEEDS + (seed or 0)
+
 
 def training_end(train_fraction: float, n_jobs: int) -> int:
     """End of the training part when training draws from the first `train_fraction` of `n_jobs` jobs."""

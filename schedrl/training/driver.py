@@ -78,22 +78,24 @@ def env_key(env_config: Mapping, searched: tuple[str, ...]) -> str:
 
 
 def validation_spec(agent, env, workload, sequences: int, seed: int | None, jobs: int | None = None,
-                    evaluation_jobs: int = 1024, scenario: Mapping | None = None) -> dict:
-    """The validation sequences and each baseline's mean on them: the scenario's fixed ones (`scenario`: its
-    run-record form, where the run validates on them: `TrainingOptions.validation_from_scenario`), else seeded ones
-    (`Judge.evaluation_ids`, seed 10,000 + the run's) of `jobs` jobs (None: `Judge.validation_length`)."""
+                    evaluation_jobs: int = 1024, scenario=None) -> dict:
+    """The validation sequences and each baseline's mean on them: the scenario's fixed ones (`scenario`, a `Scenario`,
+    where the run validates on them: `TrainingOptions.validation_from_scenario`), else seeded ones
+    (`Judge.evaluation_ids`, seed `split.validation_seed` of the run's: 10,000 + it) of `jobs` jobs (None: `Judge.validation_length`)."""
     from schedrl.metrics import METRICS
 
     judge = agent.judge(env)
     metric = judge.metric
     if scenario is not None:
-        from schedrl.scenarios import Scenario, scoring
+        from schedrl.scenarios import scoring
 
-        fixed = scoring.sequences(Scenario.from_dict(scenario["definition"]), workload, "validation")
+        fixed = scoring.sequences(scenario, workload, "validation")
         ids, length = list(fixed.ids), fixed.length
     else:
+        from schedrl.scenarios.split import validation_seed
+
         length = jobs or judge.validation_length(workload, evaluation_jobs)
-        ids = judge.evaluation_ids(workload, sequences, 10_000 + (seed or 0), length, validation=True)
+        ids = judge.evaluation_ids(workload, sequences, validation_seed(seed), length, validation=True)
     heuristics = {k: float(np.mean(v)) for k, v in judge.score_baselines(workload, ids, length).items()} if ids else {}
     return {"starts": ids, "length": length, "metric": metric, "heuristics": heuristics,
             "lower_is_better": METRICS[metric][1]}
@@ -227,7 +229,8 @@ def trial_record(spec: SweepSpec, config: Mapping, table: dict[str, PreparedEnv]
                      sim_config=agent.judge(env).sim, model=model or None,
                      settings=asdict(trial_settings(spec, config)),
                      validation=config["learner_config_dict"][VALIDATION_KEY], trace_sha256=entry.trace_sha256,
-                     versions=versions(), command=tuple(sys.argv), train_args=train_args, scenario=spec.scenario)
+                     versions=versions(), command=tuple(sys.argv), train_args=train_args,
+                     scenario=spec.scenario.record() if spec.scenario is not None else None)
 
 
 def _record_writer(spec: SweepSpec, table: dict[str, PreparedEnv]):

@@ -203,45 +203,45 @@ def final_workload(judge, evaluate, scenario=None):
     """The jobs the final table's sequences are positions in: on a run of a scenario whose evaluation sequences it
     uses (`evaluate.from_scenario`), the scenario's evaluation data (which may be another trace than training's, as
     `lublin1`'s independent draw is), so the table is on the sequences `schedrl evaluate` scores; else the judge's."""
-    if scenario and getattr(evaluate, "from_scenario", False) and not evaluate.starts \
+    if scenario is not None and getattr(evaluate, "from_scenario", False) and not evaluate.starts \
             and getattr(judge, "sim", None) is not None:
-        from schedrl.scenarios import Scenario, scoring
+        from schedrl.scenarios import scoring
 
-        defined = Scenario.from_dict(scenario["definition"])
-        return scoring.part_data(defined, scoring.load(defined), "evaluation")
+        return scoring.part_data(scenario, scoring.load(scenario), "evaluation")
     return judge.load()
 
 
 def policy_judge(judge, policy, scenario=None):
-    """The judge the final table scores the trained policy with: on a run of a scenario (`scenario`: its run-record
-    form), the policy under the semantics `schedrl evaluate` gives it there (`Scenario.semantics_for`: the scenario's,
+    """The judge the final table scores the trained policy with: on a run of a scenario (`scenario`, a `Scenario`), the
+    policy under the semantics `schedrl evaluate` gives it there (`Scenario.semantics_for`: the scenario's,
     with the decisions it was trained to make), so the table's row is `evaluate`'s on the same sequences; otherwise
     the agent's own. (Decima-PG, trained without backfilling, was scored without it here and with the scenario's
     EASY by `evaluate`: 28,872 against 17,533 for the same checkpoint.)"""
-    if not scenario or getattr(judge, "sim", None) is None:
+    if scenario is None or getattr(judge, "sim", None) is None:
         return judge
     from dataclasses import replace
 
     from schedrl.eval.leaderboard import own_semantics
-    from schedrl.scenarios import Scenario
 
-    semantics = own_semantics(Scenario.from_dict(scenario["definition"]), policy)
+    semantics = own_semantics(scenario, policy)
     return judge if semantics is None else replace(judge, sim_config=semantics)
 
 
 def evaluation_starts(judge, workload, evaluate, settings, scenario=None) -> tuple[int, list[int]]:
-    """(length, ids) of the held-out evaluation sequences: the given starts, the sweep's scenario's (`scenario`: its
-    run-record form, with `evaluate.from_scenario`), or seeded distinct ones from the agent's judge
+    """(length, ids) of the held-out evaluation sequences: the given starts, the sweep's scenario's (`scenario`, a `Scenario`,
+    with `evaluate.from_scenario`), or seeded distinct ones from the agent's judge
     (`Judge.evaluation_sequences`: start positions in its held-out part of the trace, or sequence seeds)."""
     if getattr(evaluate, "from_scenario", False) and scenario is not None and not evaluate.starts:
-        from schedrl.scenarios import Scenario, scoring
+        from schedrl.scenarios import scoring
 
-        seqs = scoring.sequences(Scenario.from_dict(scenario["definition"]), workload, "evaluation")
+        seqs = scoring.sequences(scenario, workload, "evaluation")
         return seqs.length, list(seqs.ids)
     if evaluate.starts:
         return evaluate.jobs, choose_starts(workload, evaluate.jobs, 0, 0, list(evaluate.starts))
-    seed = 20_000 + (getattr(settings, "seed", 0) or 0)
-    return judge.evaluation_sequences(workload, evaluate.jobs, evaluate.sequences, seed)
+    from schedrl.scenarios.split import evaluation_seed
+
+    return judge.evaluation_sequences(workload, evaluate.jobs, evaluate.sequences,
+                                      evaluation_seed(getattr(settings, "seed", 0)))
 
 
 def write_report(spec, results, out: Path) -> str:

@@ -222,8 +222,9 @@ class SweepSpec:
     """min or max."""
     source: str = "<dict>"
     """File the spec was read from (for messages)."""
-    scenario: Mapping[str, Any] | None = None
-    """The scenario the runs train on (`schedrl.scenarios.Scenario.record()`), written into every run record."""
+    scenario: Any = None
+    """The scenario the runs train on (a `schedrl.scenarios.Scenario`, resolved once where the options or the file are
+    read and passed down as it is), or None; its `record()` goes into `sweep.json` and every run record."""
 
     @property
     def agent_impl(self):
@@ -263,6 +264,8 @@ class SweepSpec:
             value = getattr(self, f.name)
             if f.name == "param_space":
                 value = {k: space.to_data() for k, space in value.items()}
+            elif f.name == "scenario":
+                value = value.record() if value is not None else None
             elif hasattr(value, "__dataclass_fields__"):
                 value = asdict(value)
             if f.name != "source":

@@ -187,7 +187,7 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
     spec = SweepSpec(name=name, agent=agent, env=env, settings=ppo, model=model, param_space=space, scheduler=scheduler,
                      scheduler_options=options, stop=stop, resources=resources, training=training, evaluate=evaluate,
                      num_samples=num_samples, metric=metric, mode=mode, source=source,
-                     scenario=scenario.record() if scenario is not None else None)
+                     scenario=scenario)
     if spec.num_trials() > MAX_TRIALS:
         r.fail(f"'num_samples' {num_samples:,} x a param_space grid of {spec.grid_size():,} is {spec.num_trials():,} "
                f"trials; a sweep holds at most {MAX_TRIALS:,} (lower num_samples or split the grid into several sweeps)")

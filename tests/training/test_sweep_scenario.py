@@ -15,7 +15,7 @@ def test_a_scenario_sets_the_env_and_the_final_evaluation_sequences():
     spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", **STOP})
     s = standard()["default"]
     assert (spec.env.trace, spec.env.metric, spec.env.backfill, spec.env.train_fraction) == ("default", "bsld", "none", 0.6)
-    assert spec.evaluate.from_scenario and not spec.evaluate.starts and spec.scenario == s.record()
+    assert spec.evaluate.from_scenario and not spec.evaluate.starts and spec.scenario.record() == s.record()
     from schedrl.agents import get_agent
     from schedrl.training.report import evaluation_starts
 
@@ -49,13 +49,13 @@ def test_explicit_keys_win_and_the_recorded_scenario_says_so():
     spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default", "env": {"metric": "wait"},
                             "evaluate": {"sequences": 3, "jobs": 256}, **STOP})
     assert spec.env.metric == "wait" and spec.evaluate.sequences == 3 and spec.evaluate.jobs == 256
-    assert spec.scenario == standard()["default"].overridden(metric="wait", sequences=3, jobs=256).record()
+    assert spec.scenario.record() == standard()["default"].overridden(metric="wait", sequences=3, jobs=256).record()
 
 
 def test_a_searched_env_field_is_left_to_the_sweep():
     spec = sweep_from_dict({"agent": "rlscheduler", "scenario": "default",
                             "env": {"sequence_length": {"grid": [64, 128]}}, **STOP})
-    assert spec.grid_size() == 2 and spec.scenario["name"] == "default"
+    assert spec.grid_size() == 2 and spec.scenario.name == "default"
 
 
 @pytest.mark.parametrize("raw, message", [
