@@ -27,7 +27,7 @@ from schedrl.agents.checkpoint import load_policy
 from schedrl.eval.compare import Comparison
 from schedrl.scenarios import get_scenario, scoring
 from schedrl.training.driver import train
-from schedrl.training.spec import sweep_from_dict
+from schedrl.training.sweep_file import sweep_from_dict
 
 
 def run_description(args: argparse.Namespace) -> dict:

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 
-from schedrl.cli.options import parse_starts
+from schedrl.cli.options import parse_starts, scenario_with_options
 from schedrl.outputs import add_force
 from schedrl.scenarios.workload import CLEANING_PRESETS
-from schedrl.duration import parse_duration
-
-DEFAULT_TIME_BUDGET = "30m"
-"""Stop criterion when none is given: what beat the heuristics on Lublin-1 on 2 cores (docs/experiments/rlscheduler.md)."""
+from schedrl.training.single import DEFAULT_TIME_BUDGET
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -82,116 +78,13 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     add_force(p, "--out's files")
 
 
-def parse_runner_resources(items: list[str]) -> dict[str, float] | None:
-    """`["worker_node=0.5", "ssd=1"]` -> `{"worker_node": 0.5, "ssd": 1.0}`; None when empty."""
-    from schedrl.cli.main import UsageError
-
-    resources = {}
-    for item in items:
-        name, sep, amount = item.partition("=")
-        try:
-            value = float(amount) if sep and name.strip() else None
-        except ValueError:
-            value = None
-        if value is None:
-            raise UsageError(f"--runner-resource must look like NAME=AMOUNT (e.g. worker_node=0.5); got {item!r}")
-        resources[name.strip()] = value
-    return resources or None
-
-
 def build_spec(args: argparse.Namespace):
-    """The one-trial `SweepSpec` of the options (ValueError on a bad value)."""
-    from schedrl.agents import get_agent
-    from schedrl.training.spec import EvaluateSpec, ResourceSpec, StopSpec, TrainingOptions, single_run
+    """The one-trial `SweepSpec` of the options (`training/single.py:train_spec`; ValueError on a bad value), with
+    `--scenario` resolved once into the `Scenario` it passes down."""
+    from schedrl.training.single import SCENARIO_SEQUENCES, train_spec
 
-    agent = get_agent(args.agent)
-    if args.iterations is not None and args.iterations < 1:
-        raise ValueError(f"--iterations must be >= 1, got {args.iterations}")
-    for flag in ("eval_sequences", "eval_jobs", "checkpoint_every", "envs_per_runner", "validate_every"):
-        if getattr(args, flag) < 1:
-            raise ValueError(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
-    if args.num_env_runners < 0 or args.validation_sequences < 0:
-        raise ValueError("--num-env-runners and --validation-sequences must be >= 0")
-    if getattr(args, "trial_cpus", None) is not None and args.trial_cpus < 1:
-        raise ValueError(f"--trial-cpus must be >= 1, got {args.trial_cpus}")
-    args.runner_resources = parse_runner_resources(args.runner_resource)
-    scenario = apply_scenario(args)
-    env, settings = agent.configure(args)
-    if scenario is not None:
-        scenario.check_trains(agent.name, agent.judge(env))
-    budget = parse_duration(args.time_budget, "--time-budget")
-    if args.iterations is None and budget is None:
-        budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
-    if args.keep_checkpoints < 0:
-        raise ValueError(f"--keep-checkpoints must be >= 0 (0 keeps all), got {args.keep_checkpoints}")
-    if getattr(args, "validation_jobs", None) is not None and args.validation_jobs < 1:
-        raise ValueError(f"--validation-jobs must be >= 1, got {args.validation_jobs}")
-    options = {"validation_sequences": args.validation_sequences, "checkpoint_every": args.checkpoint_every,
-               "validation_jobs": getattr(args, "validation_jobs", None),
-               "validate_every": args.validate_every,
-               "keep_checkpoints": args.keep_checkpoints or None,
-               "validation_from_scenario": getattr(args, "validation_from_scenario", False),
-               **agent.preparation_options(args)}
-    trial_cpus = getattr(args, "trial_cpus", None)
-    if trial_cpus is None:
-        trial_cpus = args.auto_trial_cpus = default_trial_cpus(args.num_env_runners)
-    spec = single_run(args.agent, env, settings, getattr(args, "model", None),
-                      StopSpec(iterations=args.iterations, time_budget=budget),
-                      TrainingOptions(**options),
-                      EvaluateSpec(sequences=args.eval_sequences, jobs=args.eval_jobs,
-                                   starts=tuple(parse_starts(args.eval_starts) or ())),
-                      resources=ResourceSpec(cpus_for_main_process=float(trial_cpus)))
-    return replace(spec, scenario=scenario) if scenario is not None else spec
-
-
-SCENARIO_SEQUENCES = {"eval_sequences": "sequences", "eval_jobs": "jobs"}
-"""`schedrl train` options that redraw a scenario's evaluation sequences -> `Scenario.overridden`'s keywords."""
-
-
-def apply_scenario(args: argparse.Namespace):
-    """Fill the options `--scenario` sets and the command line did not give; the scenario (with the explicit
-    options that override its parts) or None. Its evaluation starts become `--eval-starts`."""
-    from schedrl.cli.options import given, scenario_with_options
-    from schedrl.scenarios import scoring
-
-    scenario = scenario_with_options(args, SCENARIO_SEQUENCES)
-    if scenario is None:
-        return None
-    scenario.check_agent(args.agent)
-    for dest, value in scenario.agent_options(args.agent).items():
-        if hasattr(args, dest) and not given(args, dest):
-            setattr(args, dest, value)
-    # validation on the scenario's fixed sequences (the same for every seed) unless the command line sets its own
-    args.validation_from_scenario = not (given(args, "validation_sequences") or given(args, "validation_jobs"))
-    if not given(args, "eval_starts"):
-        starts = scoring.pinned_starts(scenario)
-        if starts is not None:
-            args.eval_starts = ",".join(map(str, starts))
-    print(f"schedrl train: scenario {scenario.name} (definition {scenario.sha256()[:12]}): "
-          f"{scenario.training_summary()}", file=sys.stderr)
-    return scenario
-
-
-def default_trial_cpus(num_env_runners: int) -> int:
-    """CPUs for the training process of a `schedrl train` run that does not say (`--trial-cpus`).
-
-    Ray gives a process with N CPUs `OMP_NUM_THREADS=N`, so this is also the learner's torch threads. On a
-    Ray instance of the run's own (no `RAY_ADDRESS`) the run has the machine to itself: every core the env
-    runners (one CPU each) leave, at least 1, and no more than an already running Ray instance has (tests
-    share one). Measured on 2 cores (`benchmarks/bench_scaling.py`, 8,192-step batches, 10 epochs of
-    2,048, 16 envs in the trainer): 1 CPU 1,937 env steps/s, 2 CPUs 2,637. Under `RAY_ADDRESS` (`ray job
-    submit`, a cluster) the trial may land on any node: 1, as before.
-    """
-    import os
-
-    if os.environ.get("RAY_ADDRESS"):
-        return 1
-    cores = os.cpu_count() or 1
-    import ray
-
-    if ray.is_initialized():
-        cores = min(cores, int(ray.cluster_resources().get("CPU", 1)))
-    return max(1, cores - num_env_runners)
+    return train_spec(args, scenario_with_options(args, SCENARIO_SEQUENCES), parse_starts(args.eval_starts),
+                      log=lambda line: print(f"schedrl train: {line}", file=sys.stderr))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.cli.main import UsageError
 
     from schedrl.outputs import In, Out, claim, has_checkpoint, writing
-    from schedrl.training.spec import SWEEP_FILE
+    from schedrl.training.sweep import SWEEP_FILE
 
     out = Out("--out", Path(args.out), "dir", signature=(SWEEP_FILE,))
     inputs = [In(f"--{name}", Path(getattr(args, name))) for name in ("trace", "scenario")
@@ -233,25 +126,20 @@ def run(args: argparse.Namespace) -> int:
 
 def recorded_args(args: argparse.Namespace) -> argparse.Namespace:
     """`--resume`: the options the run in `--out` was started with (its sweep and run records), not today's."""
-    import json
-    from pathlib import Path
-
     from schedrl.cli.main import UsageError, build_parser, explicit_dests
-    from schedrl.training.spec import SWEEP_FILE
+    from schedrl.training.single import recorded_run
 
-    out = Path(args.out).expanduser()
-    record = out / SWEEP_FILE
-    if not record.is_file():
-        raise UsageError(f"nothing to resume in {args.out}: no {SWEEP_FILE} (was the run started there?)")
-    data = json.loads(record.read_text())
-    recorded = data.get("train_args")
+    try:
+        recorded, cpus = recorded_run(args.out)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if recorded is None:  # started from Python: today's options stand in
         return args
     parser = build_parser("train")
     original = parser.parse_args(["train", *recorded])
     original.explicit = explicit_dests(parser, ["train", *recorded])
     if original.trial_cpus is None:  # the CPUs the run was given, whatever today's machine would give it
-        original.trial_cpus = int(data.get("spec", {}).get("resources", {}).get("cpus_for_main_process", 1))
+        original.trial_cpus = cpus
     # options given now (not defaults) that differ from the run's: said, then ignored
     given = {a.split("=")[0] for a in getattr(args, "argv", ()) if a.startswith("--")} - {"--out", "--resume"}
     ignored = sorted(flag for flag in given

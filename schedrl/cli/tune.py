@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.training.driver import check_traces, run_experiment
     from schedrl.training.report import write_report
-    from schedrl.training.spec import SweepError, load_sweep
+    from schedrl.training.sweep_file import load_sweep
+    from schedrl.training.yaml_reader import SweepError
 
     try:
         spec = load_sweep(args.file, args.overrides)
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         print(dry_run_text(spec))
         return 0
     from schedrl.outputs import In, Out, has_checkpoint, writing
-    from schedrl.training.spec import SWEEP_FILE
+    from schedrl.training.sweep import SWEEP_FILE
 
     out = Path(args.out) if args.out else DEFAULT_OUT / spec.name
     try:
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
 def dry_run_text(spec) -> str:
     """What `--dry-run` prints: the sweep in words, then one line per trial."""
-    from schedrl.training.spec import expand_trials, group_label
+    from schedrl.training.sweep import expand_trials, group_label
 
     lines = [f"{spec.source}: sweep {spec.name!r} ({spec.agent}): {spec.num_trials()} trials = "
              f"grid of {spec.grid_size()} x {spec.num_samples} sample(s)"]

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import yaml
 
-from schedrl.training.spec import load_sweep
+from schedrl.training.sweep_file import load_sweep
 from schedrl.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]

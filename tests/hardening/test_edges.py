@@ -140,7 +140,8 @@ def duplicated(draw):
 @given(drawn=duplicated())
 def test_a_key_written_twice_is_one_error_in_sweep_and_scenario_files(drawn):
     from schedrl.scenarios.registry import load_file
-    from schedrl.training.spec import SweepError, load_sweep
+    from schedrl.training.sweep_file import load_sweep
+    from schedrl.training.yaml_reader import SweepError
 
     tree, path = drawn
     text, key = with_duplicate(tree, path)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schedrl.agents.rlscheduler.ppo import PPOSettings, build_ppo_config
-from schedrl.cli.main import UsageError
-from schedrl.cli.train import parse_runner_resources
+from schedrl.training.single import parse_runner_resources
 
 ENV = "schedrl/RLScheduler-v0"
 
@@ -56,7 +55,7 @@ def test_cli_parses_runner_resources():
 
 @pytest.mark.parametrize("item", ["worker_node", "worker_node=", "=1", "worker_node=half"])
 def test_cli_rejects_malformed_runner_resources(item):
-    with pytest.raises(UsageError, match=r"--runner-resource must look like NAME=AMOUNT"):
+    with pytest.raises(ValueError, match=r"--runner-resource must look like NAME=AMOUNT"):
         parse_runner_resources([item])
 
 

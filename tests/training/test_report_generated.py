@@ -20,7 +20,7 @@ from fixture_modules import load_fixture_policy, read_record  # noqa: E402
 def test_a_tune_report_evaluates_a_discrete_time_agent(name, monkeypatch):
     from schedrl.agents import get_agent
     from schedrl.training import report
-    from schedrl.training.spec import sweep_from_dict
+    from schedrl.training.sweep_file import sweep_from_dict
 
     record = read_record(name)
     policy = load_fixture_policy(name)

@@ -12,7 +12,7 @@ import pytest
 
 from schedrl.training.driver import first_result_entries, selected_checkpoint
 from schedrl.training.report import seed_summary, t975, time_to_beat
-from schedrl.training.spec import EvaluateSpec, TrainingOptions
+from schedrl.training.sweep import EvaluateSpec, TrainingOptions
 
 
 def _result(validations, path="ckpt"):

@@ -12,12 +12,9 @@ import yaml
 
 from schedrl.training.driver import PreparedEnv, build_param_space, env_key
 from schedrl.agents.rlscheduler.agent import PPO_CONFIG_PATHS
-from schedrl.training.spec import (
-    SweepError,
-    expand_trials,
-    load_sweep,
-    sweep_from_dict,
-)
+from schedrl.training.sweep import expand_trials
+from schedrl.training.sweep_file import load_sweep, sweep_from_dict
+from schedrl.training.yaml_reader import SweepError
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((REPO / "tune_configs").glob("*.yaml"))
@@ -193,7 +190,7 @@ def test_param_space_places_search_spaces_and_prepared_values_per_environment():
     from ray.tune.search.variant_generator import generate_variants
 
     from schedrl.training.callbacks import VALIDATION_KEY
-    from schedrl.training.spec import trial_settings as trial_ppo, trial_values
+    from schedrl.training.sweep import trial_settings as trial_ppo, trial_values
     from schedrl.agents.rlscheduler.modules import module_spec
 
     spec = sweep_from_dict(with_(TINY, env={"backfill": {"grid": ["none", "easy"]}},
@@ -267,8 +264,7 @@ def test_readme_example_validates_and_every_key_is_documented():
     import re
     from dataclasses import fields
 
-    from schedrl.training.spec import (AshaOptions, EvaluateSpec, PBTOptions, ResourceSpec, StopSpec,
-                                               TrainingOptions)
+    from schedrl.training.sweep import AshaOptions, EvaluateSpec, PBTOptions, ResourceSpec, StopSpec, TrainingOptions
 
     readme = (REPO / "tune_configs" / "README.md").read_text()
     block = re.search(r"<!-- sweep-example -->\s*```yaml\n(.+?)\n```", readme, re.S)

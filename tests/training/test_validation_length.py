@@ -9,7 +9,7 @@ from schedrl.agents import get_agent
 from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 from schedrl.agents.rlscheduler.env import load_env_workload
 from schedrl.training.driver import validation_spec
-from schedrl.training.spec import TrainingOptions
+from schedrl.training.sweep import TrainingOptions
 
 
 @pytest.fixture(scope="module")

@@ -93,7 +93,7 @@ def test_scalar_agent_trains_one_ppo_iteration(ray_session):
 def test_a_sweep_file_and_the_command_line_split_the_trace_alike():
     """A sweep file without `env.train_fraction` trains on the first 70% as `schedrl train mrsch` does (it was the
     whole trace, leaving nothing held out)."""
-    from schedrl.training.spec import sweep_from_dict
+    from schedrl.training.sweep_file import sweep_from_dict
 
     agent = MRSchAgent()
     env, _ = agent.configure(parse(agent))

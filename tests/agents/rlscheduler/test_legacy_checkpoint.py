@@ -22,7 +22,7 @@ def checkpoint(tmp_path_factory, ray_session) -> Path:
     from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
     from schedrl.agents.rlscheduler.settings import PPOSettings
     from schedrl.training.driver import train
-    from schedrl.training.spec import EvaluateSpec, StopSpec, TrainingOptions, single_run
+    from schedrl.training.sweep import EvaluateSpec, StopSpec, TrainingOptions, single_run
 
     spec = single_run("rlscheduler", RLSchedulerEnvConfig(trace="default", sequence_length=32),
                       PPOSettings(num_env_runners=0, num_envs_per_env_runner=1, train_batch_size_per_learner=128,

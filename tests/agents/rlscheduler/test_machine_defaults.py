@@ -99,7 +99,7 @@ def test_under_ray_address_or_when_given_the_training_process_cpus_are_not_guess
 
 
 def test_a_running_ray_instance_caps_the_training_process_cpus(monkeypatch):
-    from schedrl.cli.train import default_trial_cpus
+    from schedrl.training.single import default_trial_cpus
 
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.setattr("os.cpu_count", lambda: 64)

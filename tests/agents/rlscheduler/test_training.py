@@ -121,7 +121,7 @@ def test_restored_run_and_recreated_runners_continue_instead_of_replaying(tmp_pa
 def test_train_driver_checkpoint_restores_and_evaluates(tmp_path, ray_session):
     from schedrl.agents.rlscheduler.ppo import PPOSettings
     from schedrl.training.driver import train
-    from schedrl.training.spec import EvaluateSpec, StopSpec, TrainingOptions, single_run
+    from schedrl.training.sweep import EvaluateSpec, StopSpec, TrainingOptions, single_run
     from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
     from schedrl.eval.compare import compare
     from schedrl.eval.policies import resolve_policy
