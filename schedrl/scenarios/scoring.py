@@ -173,16 +173,6 @@ def sequences(scenario: Scenario, data, part: str = "evaluation") -> DrawnSequen
                      zone=(lo, hi), source=spec.trace)
 
 
-def pinned_starts(scenario: Scenario) -> list[int] | None:
-    """The evaluation sequences a training run on `scenario` pins as its final table's start positions (`schedrl
-    train --scenario` passes them as `--eval-starts`): a trace scenario's fixed starts; None on a generated scenario,
-    whose seeds the agent's judge draws from the count of sequences the scenario gives it, and where the evaluation
-    comes from a trace of its own (the run's final table stays on its agent's held-out split)."""
-    if scenario.generated or scenario.evaluation.trace is not None:
-        return None
-    return sequences(scenario, load(scenario), "evaluation").ids
-
-
 def describe(scenario: Scenario, seqs: DrawnSequences, n_jobs: int) -> str:
     """One line saying which scenario (and definition) and which of its sequences a table is on."""
     lo, hi = seqs.zone or scenario.split.zone(n_jobs)

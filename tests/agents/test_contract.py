@@ -24,7 +24,8 @@ BRANCHES_NOW = {"event_simulator": 0, "generated": 1}
 """Before issue 33's last stage there were 22 `generated` reads (14 a scenario's, 8 a judge's); what they decided is
 now the scenario layer's (`Scenario.trace_only`, `describe`, `data_summary`, `id_kind`, `semantics_for`,
 `applicable_overrides`, `final_evaluation`, `check_cluster`; `Judge.trace_only`, `check_shares_table`,
-`runs_baselines`, `check_sequences`, `decisions_note`, `independent`; `scoring.pinned_starts`). `BRANCHES_LEFT` says
+`runs_baselines`, `check_sequences`, `decisions_note`, `independent`; `scoring.pinned_starts`, since replaced by
+`final_evaluation`). `BRANCHES_LEFT` says
 where the one left is and why."""
 BRANCHES_LEFT = {"generated": {"eval/evaluate.py": "`schedrl evaluate`'s two tables differ in options and layout "
                                "(trace windows: the run record's trace options, a compare or methods table; generated "
