@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from schedrl.cli.options import CLEANING_PRESETS, parse_list
-from schedrl.scenarios.split import evaluation_seed, validation_seed
+from schedrl.scenarios.split import evaluation_seed
 
 EVALUATION_SEED = evaluation_seed(0)
 """Seed of `evaluate`'s starts: a `schedrl train rlscheduler --seed 0` run's final table uses these sequences
@@ -70,26 +70,14 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     return p
 
 
-def split_config(trace: str, cleaning: str, metric: str, backfill: str, train_fraction: float,
-                 validation_share: float):
-    """The judge of RLScheduler's env config whose split (`Judge.split_range`) and validation sequences (its
-    `validation_length`, from its 256-job training episodes) the rule is fitted and judged by, and that env config."""
-    from schedrl.agents import get_agent
-
-    agent = get_agent("rlscheduler")
-    env = agent.env_config_class(trace=trace, cleaning=cleaning, metric=metric, backfill=backfill,
-                                 train_fraction=train_fraction, validation_share=validation_share)
-    return agent.judge(env), env
-
-
 def run_fit(args: argparse.Namespace) -> int:
-    from schedrl.cli.main import UsageError
-    from schedrl.duration import parse_duration
-    from schedrl.heuristics.tuned import FitSettings, fit
-
     from pathlib import Path
 
+    from schedrl.cli.main import UsageError
+    from schedrl.duration import parse_duration
+    from schedrl.heuristics.tuned import FitSettings
     from schedrl.outputs import In, Out, claim
+    from schedrl.scenarios.fitting import fit_on_trace
 
     # checked before the search spends its budget: the output path's kind, its directory, what it would replace
     args.outputs = claim("tuned fit", [Out("--out", Path(args.out))],
@@ -100,30 +88,10 @@ def run_fit(args: argparse.Namespace) -> int:
     if args.trace is None:
         raise UsageError("give --trace (a catalog name or an SWF file) or --scenario")
     try:
-        budget = parse_duration(args.budget, "--budget")
-        settings = FitSettings(metric=args.metric, budget_s=budget, seed=args.seed, window_jobs=args.window_jobs,
-                               windows=args.windows, start=args.start)
-        judge, env = split_config(args.trace, args.cleaning, args.metric, args.backfill, args.train_fraction,
-                                  args.validation_share)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    if env.train_fraction >= 1.0:
-        raise UsageError("--train-fraction 1 leaves no held-out part: the rule is chosen on validation jobs it was "
-                         "not fitted on, so give a fraction below 1 (default 0.7)")
-    workload = judge.load()
-    n = len(workload)
-    train_end = judge.held_out_range(n)[0]
-    lo, hi = judge.split_range(n, validation=True)
-    try:
-        length = judge.validation_length(workload, 1024)
-        starts = judge.evaluation_ids(workload, args.validation_sequences, validation_seed(args.seed), length,
-                                      validation=True)
-        record = {"split": {"train": [0, train_end], "validation": [lo, hi],
-                            "evaluation": list(judge.split_range(n)), "train_fraction": env.train_fraction,
-                            "validation_share": env.validation_share}}
-        trace = {"name": workload.name, "sha256": workload.sha256, "cleaning": env.cleaning, "jobs": n}
-        rule = fit(workload, judge.sim, settings, train_end, starts, length, trace, record,
-                   log=lambda line: print(line, flush=True))
+        settings = FitSettings(metric=args.metric, budget_s=parse_duration(args.budget, "--budget"), seed=args.seed,
+                               window_jobs=args.window_jobs, windows=args.windows, start=args.start)
+        rule = fit_on_trace(args.trace, args.cleaning, args.backfill, args.train_fraction, args.validation_share,
+                            args.validation_sequences, settings, log=lambda line: print(line, flush=True))
     except ValueError as e:
         raise UsageError(str(e)) from None
     rule.save(args.out)
@@ -135,12 +103,12 @@ def run_fit(args: argparse.Namespace) -> int:
 
 def run_fit_scenario(args: argparse.Namespace) -> int:
     """`tuned fit --scenario`: training windows from the scenario's training zone, the rule kept on its validation
-    sequences, under its semantics and metric."""
+    sequences, under its semantics and metric (`scenarios/fitting.py:fit_on_scenario`)."""
     from schedrl.cli.main import UsageError
     from schedrl.cli.options import given, scenario_with_options
     from schedrl.duration import parse_duration
-    from schedrl.heuristics.tuned import FitSettings, fit
-    from schedrl.scenarios import scoring
+    from schedrl.heuristics.tuned import FitSettings
+    from schedrl.scenarios.fitting import fit_on_scenario
 
     fixed = [f"--{d.replace('_', '-')}" for d in ("train_fraction", "validation_share", "validation_sequences")
              if given(args, d)]
@@ -148,30 +116,10 @@ def run_fit_scenario(args: argparse.Namespace) -> int:
         raise UsageError(f"--scenario fixes the split and the validation sequences: drop {', '.join(fixed)}")
     scenario = scenario_with_options(args)
     try:
-        scenario.trace_only(f"scenario {scenario.name!r} runs on the discrete-time cluster: a tuned rule ranks the "
-                            "jobs of a trace (fit it on a trace scenario)")
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    try:
-        budget = parse_duration(args.budget, "--budget")
-        settings = FitSettings(metric=scenario.metric, budget_s=budget, seed=args.seed, window_jobs=args.window_jobs,
-                               windows=args.windows, start=args.start)
-        workload = scoring.load(scenario, note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
-        n = len(workload)
-        train_end = scenario.split.training_range(n)[1]
-        if train_end >= n:
-            raise ValueError(f"scenario {scenario.name!r} trains on the whole trace (train_fraction 1): a rule "
-                             "kept on validation jobs it was fitted on would be judged on them; fit it on a scenario "
-                             "with a held-out part")
-        validation = scoring.sequences(scenario, workload, "validation")
-        record = {"split": {"train": [0, train_end], "validation": list(scenario.split.zone(n, validation=True)),
-                            "evaluation": list(scenario.split.zone(n)),
-                            "train_fraction": scenario.split.train_fraction,
-                            "validation_share": scenario.split.validation_share},
-                  "scenario": scenario.record()}
-        trace = {"name": workload.name, "sha256": workload.sha256, "cleaning": scenario.workload.cleaning_preset, "jobs": n}
-        rule = fit(workload, scenario.sim, settings, train_end, validation.ids, validation.length, trace, record,
-                   log=lambda line: print(line, flush=True))
+        settings = FitSettings(metric=scenario.metric, budget_s=parse_duration(args.budget, "--budget"),
+                               seed=args.seed, window_jobs=args.window_jobs, windows=args.windows, start=args.start)
+        rule = fit_on_scenario(scenario, settings, log=lambda line: print(line, flush=True),
+                               note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
     except ValueError as e:
         raise UsageError(str(e)) from None
     rule.save(args.out)
@@ -189,17 +137,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from schedrl.eval.compare import choose_starts, compare
     from schedrl.eval.policies import policy_label
     from schedrl.heuristics.tuned import load_rule
+    from schedrl.scenarios.fitting import rule_judge
     from schedrl.scenarios.scoring import independent_windows
-    from schedrl.sim.config import SimConfig
 
     rule = load_rule(args.rule)
-    r = rule.record
     try:
-        judge, env = split_config(args.trace or rule.trace["name"], rule.trace.get("cleaning", "default"),
-                                  r.get("metric", "bsld"), r.get("backfill", "none"),
-                                  r.get("split", {}).get("train_fraction", 0.7),
-                                  r.get("split", {}).get("validation_share", 0.25))
-        config = SimConfig.from_dict(r["sim_config"]) if "sim_config" in r else judge.sim
+        judge, config = rule_judge(rule, args.trace)
     except ValueError as e:
         raise UsageError(f"{args.rule}: {e}") from None
     heuristics = parse_list(args.policies, what="policy", option="--policies")
@@ -209,13 +152,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
         starts = [lo + s for s in choose_starts(workload[lo:hi], args.jobs, args.sequences, args.seed)]
         print(f"schedrl tuned evaluate: sequences from positions {lo}..{hi - 1} of {workload.name} (the evaluation "
               f"zone; the rule was fitted on 0..{judge.held_out_range(len(workload))[0] - 1})", file=sys.stderr)
-        result = compare(workload, heuristics + [rule], [config.backfill], starts, args.jobs, env.metric, config,
+        result = compare(workload, heuristics + [rule], [config.backfill], starts, args.jobs, judge.metric, config,
                          progress=False)
     except ValueError as e:
         raise UsageError(str(e)) from None
     values = {result.labels.get(p) or policy_label(p): result.values[(config.backfill, p)] for p in result.policies}
-    versus = [{**c, "verdict": paired.verdict(c, env.metric)} for c in
-              paired.comparisons({k: values[k] for k in ("F1", rule.name) if k in values}, [rule.name], env.metric,
+    versus = [{**c, "verdict": paired.verdict(c, judge.metric)} for c in
+              paired.comparisons({k: values[k] for k in ("F1", rule.name) if k in values}, [rule.name], judge.metric,
                                  independent=independent_windows(len(starts), args.jobs, hi - lo))]
     if args.json:
         print(json.dumps({**result.to_dict(), "versus_f1": versus}, indent=2))

@@ -80,3 +80,10 @@ class Split:
 
     def zone(self, n_jobs: int, validation: bool = False) -> tuple[int, int]:
         return zone(self.held_out(n_jobs), validation, self.validation_share)
+
+    def record(self, n_jobs: int) -> dict:
+        """The split of a trace of `n_jobs` jobs as a tuned rule's file stores it: the training part, the validation
+        and evaluation zones, and the two shares."""
+        return {"train": list(self.training_range(n_jobs)), "validation": list(self.zone(n_jobs, validation=True)),
+                "evaluation": list(self.zone(n_jobs)), "train_fraction": self.train_fraction,
+                "validation_share": self.validation_share}
