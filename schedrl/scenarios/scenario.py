@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Collection, Mapping
+from typing import Any, ClassVar, Collection, Mapping
 
 from schedrl.scenarios.split import Split
 from schedrl.scenarios.workload import WorkloadSpec
@@ -162,40 +162,35 @@ class Scenario:
     paper: str = ""
     """Where the setup comes from (paper and section)."""
 
-    def __post_init__(self) -> None:
-        from schedrl.metrics import check_metric
+    generated: ClassVar[bool]
+    """Sequences are generated on the discrete-time cluster (seeds), not windows of a trace: `GeneratedScenario`."""
+    id_kind: ClassVar[str]
+    """What a sequence id is: `starts` (positions in the trace) or `seeds` (generated sequences)."""
+    baseline_rules: ClassVar[tuple[str, ...]] = ()
+    """Rules a baseline may add to its heuristic (`sjf+kill` on the discrete-time cluster)."""
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Scenario":
+        """`Scenario(...)` is a `TraceScenario` (a `workload`) or a `GeneratedScenario` (a `cluster`)."""
+        if cls is Scenario:
+            cluster = kwargs["cluster"] if "cluster" in kwargs else (args[7] if len(args) > 7 else None)
+            cls = GeneratedScenario if cluster is not None else TraceScenario
+        return super().__new__(cls)
+
+    def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or any(c.isspace() for c in self.name):
             raise ValueError(f"scenario name must be a non-empty word, got {self.name!r}")
         where = f"scenario {self.name!r}"
         if (self.workload is None) == (self.cluster is None):
             raise ValueError(f"{where}: give either `workload` (a trace scenario) or `cluster` (a generated one)")
-        if self.workload is not None and self.sim is None:
-            raise ValueError(f"{where}: a trace scenario needs `sim` (its simulator semantics)")
-        if self.generated:
-            if self.metric != "slowdown":
-                raise ValueError(f"{where}: a generated scenario's metric is the cluster's average `slowdown`")
-            from schedrl.dtsim.heuristics import HEURISTICS as DT_HEURISTICS
-
-            known = DT_HEURISTICS
-            self._check_cluster(where)
-        else:
-            try:
-                check_metric(self.metric, resources=True)
-            except ValueError as e:
-                raise ValueError(f"{where}: metric: {e}") from None
-            from schedrl.heuristics import HEURISTICS
-
-            known = HEURISTICS
-            for b in self.baselines:
-                if b.backfill is not None and b.backfill not in BACKFILLS:
-                    raise ValueError(f"{where}: baseline {b.policy}: backfill {b.backfill!r} is not one of "
-                                     f"{', '.join(BACKFILLS)}")
+        if (self.cluster is not None) != self.generated:
+            raise ValueError(f"{where}: a {type(self).__name__} takes " + ("a `cluster`" if self.generated else
+                                                                          "a `workload`"))
+        known = self._check_kind(where)
         if not self.baselines:
             raise ValueError(f"{where}: needs at least one baseline heuristic")
         for b in self.baselines:
             name, _, rule = b.policy.lower().partition("+")
-            if name not in known or (rule and (rule != "kill" or not self.generated)):
+            if name not in known or (rule and rule not in self.baseline_rules):
                 raise ValueError(f"{where}: baseline {b.policy!r} is not a heuristic of this simulator; choose from "
                                  f"{', '.join(known)}")
         labels = self.labels()
@@ -209,60 +204,30 @@ class Scenario:
         if self.validation.trace is not None:
             raise ValueError(f"{where}: validation.trace: only the evaluation sequences may come from a trace of "
                              f"their own (training validates on its own trace's validation zone)")
-        if (self.workload is not None and self.split.validation_share >= 1 and self.split.train_fraction < 1
-                and self.evaluation.trace is None):
-            raise ValueError(f"{where}: split.validation_share must leave jobs for evaluation (< 1), unless the "
-                             f"evaluation has a trace of its own (evaluation.trace)")
-        if self.generated and self.evaluation.trace is not None:
-            raise ValueError(f"{where}: evaluation.trace: a generated scenario's sequences are seeds, not a trace")
+        self._check_parts(where)
         for agent, opts in self.options.items():
             if not isinstance(opts, Mapping):
                 raise ValueError(f"{where}: options.{agent} must be a mapping of option -> value")
 
-    def _check_cluster(self, where: str) -> None:
-        from schedrl.dtsim import DTSimConfig
+    def _check_kind(self, where: str) -> Collection[str]:
+        """Check what this kind of scenario requires (ValueError); the heuristics its baselines may name."""
+        raise NotImplementedError
 
-        known = {f.name for f in fields(DTSimConfig)} | {"jobs"}
-        unknown = sorted(set(self.cluster) - known)
-        if unknown:
-            raise ValueError(f"{where}: cluster: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-        if self.cluster.get("jobs", "vasp") not in ("vasp", "synthetic"):
-            raise ValueError(f"{where}: cluster.jobs must be `vasp` or `synthetic`, got {self.cluster['jobs']!r}")
+    def _check_parts(self, where: str) -> None:
+        """Check the split and sequences this kind of scenario may have (ValueError)."""
 
     # ------------------------------------------------------------------ what it is
-    @property
-    def generated(self) -> bool:
-        """Sequences are generated on the discrete-time cluster (seeds), not windows of a trace."""
-        return self.cluster is not None
-
-    @property
-    def id_kind(self) -> str:
-        """What a sequence id is: `starts` (positions in the trace) or `seeds` (generated sequences)."""
-        return "seeds" if self.generated else "starts"
-
     def trace_only(self, message: str) -> None:
         """ValueError(`message`) where this scenario's sequences are generated: a command or protocol that needs trace
         windows (`simulate`, `compare`, the inspector's probe) refuses it with its own words."""
-        if self.generated:
-            raise ValueError(message)
 
     def data_summary(self) -> str:
         """The data in a few words (`schedrl scenarios list`): the trace (and augmentation), or the generated jobs."""
-        if self.generated:
-            return f"{self.cluster.get('jobs', 'vasp')} jobs, job_rate {self.cluster.get('job_rate', 0.7)}"
-        w = self.workload
-        return w.trace + (f" +{w.augment}" if w.augment else "")
+        raise NotImplementedError
 
     def training_summary(self) -> str:
         """What training on this scenario is judged on, in one phrase (`schedrl train --scenario`)."""
-        if self.generated:
-            return "generated sequences on the discrete-time cluster"
-        if self.evaluation.trace is not None:
-            return (f"{self.workload.trace}, {self.metric}, the final table on the agent's own held-out split (the "
-                    f"scenario's {self.evaluation.count} evaluation sequences come from trace {self.evaluation.trace}: "
-                    f"`schedrl evaluate RUN --scenario {self.name}`)")
-        return (f"{self.workload.trace}, {self.metric}, the final table on its {self.evaluation.count} evaluation "
-                f"sequences of {self.evaluation.jobs} jobs")
+        raise NotImplementedError
 
     def describe(self) -> str:
         """The scenario in full, for people (`schedrl scenarios show NAME`)."""
@@ -270,27 +235,7 @@ class Scenario:
         if self.paper:
             lines.append(f"  from:        {self.paper}")
         lines.append(f"  agents:      {', '.join(self.agents) or 'any'}")
-        if self.generated:
-            lines.append("  data:        generated sequences on the discrete-time cluster: "
-                         + ", ".join(f"{k}={v}" for k, v in self.cluster.items()))
-            for part in ("validation", "evaluation"):
-                seq = getattr(self, part)
-                lines.append(f"  {part + ':':<12} {seq.count} sequences (seed {seq.seed})")
-        else:
-            w = self.workload
-            lines.append(f"  trace:       {w.trace} (cleaning {w.cleaning_preset}"
-                         + (f", augmented {w.augment} seed {w.augment_seed}" if w.augment else "") + ")")
-            sim = self.sim
-            lines.append(f"  simulator:   {sim.discipline}" + (f" (window {sim.window})" if sim.window else "")
-                         + f", backfill {sim.backfill}, allocation {sim.allocation}, event order {sim.event_order}, "
-                         + ("walltime kill" if sim.kill_at_limit else "no walltime kill"))
-            lines.append(f"  split:       training on the first {self.split.train_fraction:.0%}; validation the first "
-                         f"{self.split.validation_share:.0%} of the rest, evaluation the remainder")
-            for part in ("validation", "evaluation"):
-                seq = getattr(self, part)
-                where = f", from trace {seq.trace} (all of it)" if seq.trace else ""
-                lines.append(f"  {part + ':':<12} {seq.count} {seq.placement} sequences of {seq.jobs} jobs "
-                             f"(seed {seq.seed}{where})")
+        lines += self._describe_data()
         lines.append(f"  metric:      {self.metric}")
         lines.append(f"  baselines:   {', '.join(self.labels())}")
         lines.append(f"  reference:   {self.reference} (the best baseline on the validation sequences)")
@@ -308,11 +253,9 @@ class Scenario:
                 return b
         raise KeyError(label)
 
-    def dtsim_config(self):
-        """The discrete-time cluster of a generated scenario."""
-        from schedrl.dtsim import DTSimConfig
-
-        return DTSimConfig(**{k: v for k, v in self.cluster.items() if k != "jobs"})
+    def _describe_data(self) -> list[str]:
+        """`describe`'s lines on the data, the semantics, the split and the sequences."""
+        raise NotImplementedError
 
     def options_for(self, agent: str) -> dict[str, Any]:
         """The `schedrl train` option values this scenario gives `agent` (the `*` entry, then the agent's own)."""
@@ -323,22 +266,13 @@ class Scenario:
         config field names of a sweep file's `env:` section): the workload, semantics, metric and split where the agent
         has such options, the evaluation sequences, then the scenario's own options for the agent. Keys the agent
         does not have are ignored by the caller."""
-        values: dict[str, Any] = {}
-        if self.generated:
-            values["eval_sequences"] = self.evaluation.count
-        else:
-            w, sim = self.workload, self.sim
-            values.update(trace=w.trace, preset=w.preset, augment=w.augment, augment_seed=w.augment_seed,
-                          metric=self.metric, backfill=sim.backfill, window=sim.window or None,
-                          train_fraction=self.split.train_fraction, eval_sequences=self.evaluation.count,
-                          eval_jobs=self.evaluation.jobs,
-                          # all of the held-out part validates where the evaluation has a trace of its own: the
-                          # agent's own final table keeps its default share of it
-                          validation_share=self.split.validation_share if self.split.validation_share < 1 else None)
-            if w.cleaning is not None:
-                values["cleaning"] = w.cleaning
+        values = self._own_options()
         values.update(self.options_for(agent))
         return {k: v for k, v in values.items() if v is not None}
+
+    def _own_options(self) -> dict[str, Any]:
+        """`agent_options` before the scenario's options for the agent: what its definition sets."""
+        raise NotImplementedError
 
     def check_simulator(self, name: str, judge) -> None:
         """ValueError when agent `name`, judged by `judge` (`schedrl.scenarios.judge.Judge`: `agent.judge(env)`), runs
@@ -353,30 +287,14 @@ class Scenario:
         scenario says: the other simulator, or its metric, discipline, window, allocation, event order or walltime
         kill."""
         self.check_simulator(name, judge)
-        if self.generated:
-            return
-        problems = []
-        if judge.metric != self.metric:
-            problems.append(f"metric {judge.metric} (the scenario's: {self.metric})")
-        sim = judge.sim
-        for key in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
-            if getattr(sim, key) != getattr(self.sim, key):
-                problems.append(f"{key} {getattr(sim, key)!r} (the scenario's: {getattr(self.sim, key)!r})")
-        if problems:
-            raise ValueError(f"{name} with these options does not train on scenario {self.name!r}: "
-                             + "; ".join(problems))
+        self._check_semantics(name, judge)
+
+    def _check_semantics(self, name: str, judge) -> None:
+        """`check_trains` past the simulator: what else of the judge's must be the scenario's."""
 
     def check_cluster(self, judge, who: str) -> None:
         """ValueError where the policy `judge` scores (`agent.judge(env)` of its run) was trained on another cluster than
         this generated scenario's (the fields that decide a seeded sequence differ); trace scenarios have none."""
-        if not self.generated:
-            return
-        fields = dict(judge.sequence_fields())
-        if fields.get("jobs") == "" and self.cluster.get("jobs", "vasp") == "vasp":
-            fields["jobs"] = "vasp"  # an env's default job file is the VASP jobs (the scenario fails where they are absent)
-        differ = [f"{k} {fields[k]!r} vs {v!r}" for k, v in self.cluster.items() if k in fields and fields[k] != v]
-        if differ:
-            raise ValueError(f"{who} was trained on another cluster than scenario {self.name!r} ({', '.join(differ)})")
 
     def transfer_problem(self, name: str, judge, trained_sim: SimConfig | None = None,
                          augment: str | None = None) -> str | None:
@@ -390,20 +308,10 @@ class Scenario:
             self.check_cluster(judge, name)
         except ValueError as e:
             return str(e)
-        if self.generated:
-            return None
-        trained = trained_sim or judge.sim
+        return self._decision_problem(judge, trained_sim, augment)
 
-        def interface(sim: SimConfig) -> str:
-            return f"a {sim.window}-job window" if sim.window else "the whole queue"
-
-        if (trained.window or 0) != (self.sim.window or 0):
-            return f"it picks from {interface(trained)}; this scenario from {interface(self.sim)}"
-        mine, theirs = _resources(augment), _resources(self.workload.augment)
-        if mine != theirs:
-            def show(r):
-                return ", ".join(r) or "no resource"
-            return f"it was trained on jobs with {show(mine)} beyond processors; this scenario's have {show(theirs)}"
+    def _decision_problem(self, judge, trained_sim: SimConfig | None, augment: str | None) -> str | None:
+        """`transfer_problem` past the simulator and the cluster."""
         return None
 
     def semantics_for(self, judge, trained_sim: SimConfig | None = None):
@@ -411,26 +319,13 @@ class Scenario:
         with the decisions it was trained to make (`trained_sim`'s `backfill_choice`, default the judge's: DRAS's
         choice of the backfilled job), or on the discrete-time cluster, the scenario's cluster as the policy's env
         saw it (DeepRM's pre-run estimates). None where the policy has no semantics of its own to keep."""
-        from dataclasses import replace
-
-        if self.generated:
-            seen = getattr(judge, "cluster", None)
-            if seen is None:
-                return None
-            return replace(self.dtsim_config(), estimates=seen.estimates, requeue_estimate=seen.requeue_estimate)
-        trained_sim = trained_sim if trained_sim is not None else judge.sim
-        if trained_sim is None:
-            return None
-        return replace(self.sim, backfill_choice=trained_sim.backfill_choice)
+        raise NotImplementedError
 
     def applicable_overrides(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """Of the env values a sweep file gives beside `scenario:` (`overridden`'s keywords, plus `sequences` and
         `jobs` of its `evaluate:`), those that change this scenario: on a trace scenario the ones that differ from
         its own; on a generated one only the count of sequences (its cluster is fixed by the definition)."""
-        if self.generated:
-            return {k: v for k, v in given.items() if k == "sequences"}
-        return {k: v for k, v in given.items()
-                if getattr(self.workload, k, getattr(self.sim, k, getattr(self, k, None))) != v}
+        raise NotImplementedError
 
     def final_evaluation(self, given: Collection[str]) -> dict[str, Any]:
         """How a training run's final table follows this scenario, as the `EvaluateSpec` fields to set, given which of
@@ -438,11 +333,7 @@ class Scenario:
         (`from_scenario`, with their count and length) unless the run gives its own starts or traces, or the scenario's
         evaluation comes from a trace of its own (`evaluation.trace`: the run keeps its agent's held-out split); a generated
         one gives its count of seeds unless the run gives one."""
-        if self.generated:
-            return {} if "sequences" in given else {"sequences": self.evaluation.count}
-        if {"starts", "traces"} & set(given) or self.evaluation.trace is not None:
-            return {}
-        return {"from_scenario": True, "jobs": self.evaluation.jobs, "sequences": self.evaluation.count}
+        raise NotImplementedError
 
     def check_agent(self, agent: str) -> None:
         if self.agents and agent not in self.agents:
@@ -464,9 +355,7 @@ class Scenario:
         unknown = sorted(set(changes) - sim_fields - workload_fields - set(sequence_fields) - {"metric"})
         if unknown:
             raise ValueError(f"cannot override {', '.join(unknown)} of a scenario")
-        if self.generated and set(changes) & (sim_fields | workload_fields):
-            raise ValueError(f"scenario {self.name!r} is generated on the discrete-time cluster: it has no trace or "
-                             f"event-simulator options to override ({', '.join(sorted(changes))})")
+        self._check_overrides(changes, sim_fields | workload_fields)
         out: dict[str, Any] = {}
         if set(changes) & workload_fields:
             out["workload"] = replace(self.workload, **{k: changes[k] for k in workload_fields & set(changes)})
@@ -480,6 +369,9 @@ class Scenario:
             out["metric"] = changes["metric"]
         return replace(self, **out)
 
+    def _check_overrides(self, changes: Mapping[str, Any], trace_fields: set[str]) -> None:
+        """ValueError where `overridden` is asked to change what this kind of scenario does not have."""
+
     # ------------------------------------------------------------------ definition
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "description": self.description}
@@ -487,14 +379,7 @@ class Scenario:
             out["paper"] = self.paper
         if self.agents:
             out["agents"] = list(self.agents)
-        if self.workload is not None:
-            out["workload"] = {k: v for k, v in self.workload.to_dict().items()
-                               if v != getattr(WorkloadSpec, k, object())}
-            out["sim"] = {k: v for k, v in self.sim.to_dict().items() if v != getattr(SimConfig, k)}
-            out["split"] = {"train_fraction": self.split.train_fraction,
-                            "validation_share": self.split.validation_share}
-        else:
-            out["cluster"] = dict(self.cluster)
+        out.update(self._definition())
         for part in ("validation", "evaluation"):
             seq = getattr(self, part)
             out[part] = seq.to_dict(self.generated)
@@ -504,6 +389,10 @@ class Scenario:
         if self.options:
             out["options"] = {k: dict(v) for k, v in self.options.items()}
         return out
+
+    def _definition(self) -> dict[str, Any]:
+        """The definition's keys of this kind: `workload`, `sim` and `split`, or `cluster`."""
+        raise NotImplementedError
 
     def sha256(self) -> str:
         """Hash of what the scenario judges by: the canonical definition (`to_dict` as sorted JSON) without its prose
@@ -568,6 +457,209 @@ class Scenario:
                 kwargs[part] = SequenceSpec(count=5)
         return cls(**kwargs)
 
+
+
+@dataclass(frozen=True)
+class TraceScenario(Scenario):
+    """A scenario on the event simulator: windows of a trace (`workload`) in the zones of its `split`, under `sim`."""
+
+    generated: ClassVar[bool] = False
+    id_kind: ClassVar[str] = "starts"
+
+    def _check_kind(self, where: str) -> Collection[str]:
+        from schedrl.heuristics import HEURISTICS
+        from schedrl.metrics import check_metric
+
+        if self.sim is None:
+            raise ValueError(f"{where}: a trace scenario needs `sim` (its simulator semantics)")
+        try:
+            check_metric(self.metric, resources=True)
+        except ValueError as e:
+            raise ValueError(f"{where}: metric: {e}") from None
+        for b in self.baselines:
+            if b.backfill is not None and b.backfill not in BACKFILLS:
+                raise ValueError(f"{where}: baseline {b.policy}: backfill {b.backfill!r} is not one of "
+                                 f"{', '.join(BACKFILLS)}")
+        return HEURISTICS
+
+    def _check_parts(self, where: str) -> None:
+        if self.split.validation_share >= 1 and self.split.train_fraction < 1 and self.evaluation.trace is None:
+            raise ValueError(f"{where}: split.validation_share must leave jobs for evaluation (< 1), unless the "
+                             f"evaluation has a trace of its own (evaluation.trace)")
+
+    def data_summary(self) -> str:
+        w = self.workload
+        return w.trace + (f" +{w.augment}" if w.augment else "")
+
+    def training_summary(self) -> str:
+        if self.evaluation.trace is not None:
+            return (f"{self.workload.trace}, {self.metric}, the final table on the agent's own held-out split (the "
+                    f"scenario's {self.evaluation.count} evaluation sequences come from trace {self.evaluation.trace}: "
+                    f"`schedrl evaluate RUN --scenario {self.name}`)")
+        return (f"{self.workload.trace}, {self.metric}, the final table on its {self.evaluation.count} evaluation "
+                f"sequences of {self.evaluation.jobs} jobs")
+
+    def _describe_data(self) -> list[str]:
+        w, sim = self.workload, self.sim
+        lines = [f"  trace:       {w.trace} (cleaning {w.cleaning_preset}"
+                 + (f", augmented {w.augment} seed {w.augment_seed}" if w.augment else "") + ")",
+                 f"  simulator:   {sim.discipline}" + (f" (window {sim.window})" if sim.window else "")
+                 + f", backfill {sim.backfill}, allocation {sim.allocation}, event order {sim.event_order}, "
+                 + ("walltime kill" if sim.kill_at_limit else "no walltime kill"),
+                 f"  split:       training on the first {self.split.train_fraction:.0%}; validation the first "
+                 f"{self.split.validation_share:.0%} of the rest, evaluation the remainder"]
+        for part in ("validation", "evaluation"):
+            seq = getattr(self, part)
+            where = f", from trace {seq.trace} (all of it)" if seq.trace else ""
+            lines.append(f"  {part + ':':<12} {seq.count} {seq.placement} sequences of {seq.jobs} jobs "
+                         f"(seed {seq.seed}{where})")
+        return lines
+
+    def _own_options(self) -> dict[str, Any]:
+        w, sim = self.workload, self.sim
+        values: dict[str, Any] = dict(
+            trace=w.trace, preset=w.preset, augment=w.augment, augment_seed=w.augment_seed, metric=self.metric,
+            backfill=sim.backfill, window=sim.window or None, train_fraction=self.split.train_fraction,
+            eval_sequences=self.evaluation.count, eval_jobs=self.evaluation.jobs,
+            # all of the held-out part validates where the evaluation has a trace of its own: the agent's own final
+            # table keeps its default share of it
+            validation_share=self.split.validation_share if self.split.validation_share < 1 else None)
+        if w.cleaning is not None:
+            values["cleaning"] = w.cleaning
+        return values
+
+    def _check_semantics(self, name: str, judge) -> None:
+        problems = []
+        if judge.metric != self.metric:
+            problems.append(f"metric {judge.metric} (the scenario's: {self.metric})")
+        sim = judge.sim
+        for key in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
+            if getattr(sim, key) != getattr(self.sim, key):
+                problems.append(f"{key} {getattr(sim, key)!r} (the scenario's: {getattr(self.sim, key)!r})")
+        if problems:
+            raise ValueError(f"{name} with these options does not train on scenario {self.name!r}: "
+                             + "; ".join(problems))
+
+    def _decision_problem(self, judge, trained_sim: SimConfig | None, augment: str | None) -> str | None:
+        trained = trained_sim or judge.sim
+
+        def interface(sim: SimConfig) -> str:
+            return f"a {sim.window}-job window" if sim.window else "the whole queue"
+
+        if (trained.window or 0) != (self.sim.window or 0):
+            return f"it picks from {interface(trained)}; this scenario from {interface(self.sim)}"
+        mine, theirs = _resources(augment), _resources(self.workload.augment)
+        if mine != theirs:
+            def show(r):
+                return ", ".join(r) or "no resource"
+            return f"it was trained on jobs with {show(mine)} beyond processors; this scenario's have {show(theirs)}"
+        return None
+
+    def semantics_for(self, judge, trained_sim: SimConfig | None = None):
+        from dataclasses import replace
+
+        trained_sim = trained_sim if trained_sim is not None else judge.sim
+        if trained_sim is None:
+            return None
+        return replace(self.sim, backfill_choice=trained_sim.backfill_choice)
+
+    def applicable_overrides(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in given.items()
+                if getattr(self.workload, k, getattr(self.sim, k, getattr(self, k, None))) != v}
+
+    def final_evaluation(self, given: Collection[str]) -> dict[str, Any]:
+        if {"starts", "traces"} & set(given) or self.evaluation.trace is not None:
+            return {}
+        return {"from_scenario": True, "jobs": self.evaluation.jobs, "sequences": self.evaluation.count}
+
+    def _definition(self) -> dict[str, Any]:
+        return {"workload": {k: v for k, v in self.workload.to_dict().items()
+                             if v != getattr(WorkloadSpec, k, object())},
+                "sim": {k: v for k, v in self.sim.to_dict().items() if v != getattr(SimConfig, k)},
+                "split": {"train_fraction": self.split.train_fraction, "validation_share": self.split.validation_share}}
+
+
+@dataclass(frozen=True)
+class GeneratedScenario(Scenario):
+    """A scenario on the discrete-time cluster (`cluster`): seeded generated sequences, no trace, no split."""
+
+    generated: ClassVar[bool] = True
+    id_kind: ClassVar[str] = "seeds"
+    baseline_rules: ClassVar[tuple[str, ...]] = ("kill",)
+
+    def _check_kind(self, where: str) -> Collection[str]:
+        from schedrl.dtsim import DTSimConfig
+        from schedrl.dtsim.heuristics import HEURISTICS as DT_HEURISTICS
+
+        if self.metric != "slowdown":
+            raise ValueError(f"{where}: a generated scenario's metric is the cluster's average `slowdown`")
+        known = {f.name for f in fields(DTSimConfig)} | {"jobs"}
+        unknown = sorted(set(self.cluster) - known)
+        if unknown:
+            raise ValueError(f"{where}: cluster: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        if self.cluster.get("jobs", "vasp") not in ("vasp", "synthetic"):
+            raise ValueError(f"{where}: cluster.jobs must be `vasp` or `synthetic`, got {self.cluster['jobs']!r}")
+        return DT_HEURISTICS
+
+    def _check_parts(self, where: str) -> None:
+        if self.evaluation.trace is not None:
+            raise ValueError(f"{where}: evaluation.trace: a generated scenario's sequences are seeds, not a trace")
+
+    def trace_only(self, message: str) -> None:
+        raise ValueError(message)
+
+    def data_summary(self) -> str:
+        return f"{self.cluster.get('jobs', 'vasp')} jobs, job_rate {self.cluster.get('job_rate', 0.7)}"
+
+    def training_summary(self) -> str:
+        return "generated sequences on the discrete-time cluster"
+
+    def _describe_data(self) -> list[str]:
+        lines = ["  data:        generated sequences on the discrete-time cluster: "
+                 + ", ".join(f"{k}={v}" for k, v in self.cluster.items())]
+        for part in ("validation", "evaluation"):
+            seq = getattr(self, part)
+            lines.append(f"  {part + ':':<12} {seq.count} sequences (seed {seq.seed})")
+        return lines
+
+    def dtsim_config(self):
+        """The discrete-time cluster."""
+        from schedrl.dtsim import DTSimConfig
+
+        return DTSimConfig(**{k: v for k, v in self.cluster.items() if k != "jobs"})
+
+    def _own_options(self) -> dict[str, Any]:
+        return {"eval_sequences": self.evaluation.count}
+
+    def check_cluster(self, judge, who: str) -> None:
+        fields = dict(judge.sequence_fields())
+        if fields.get("jobs") == "" and self.cluster.get("jobs", "vasp") == "vasp":
+            fields["jobs"] = "vasp"  # an env's default job file is the VASP jobs (the scenario fails where they are absent)
+        differ = [f"{k} {fields[k]!r} vs {v!r}" for k, v in self.cluster.items() if k in fields and fields[k] != v]
+        if differ:
+            raise ValueError(f"{who} was trained on another cluster than scenario {self.name!r} ({', '.join(differ)})")
+
+    def semantics_for(self, judge, trained_sim: SimConfig | None = None):
+        from dataclasses import replace
+
+        seen = getattr(judge, "cluster", None)
+        if seen is None:
+            return None
+        return replace(self.dtsim_config(), estimates=seen.estimates, requeue_estimate=seen.requeue_estimate)
+
+    def applicable_overrides(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in given.items() if k == "sequences"}
+
+    def final_evaluation(self, given: Collection[str]) -> dict[str, Any]:
+        return {} if "sequences" in given else {"sequences": self.evaluation.count}
+
+    def _check_overrides(self, changes: Mapping[str, Any], trace_fields: set[str]) -> None:
+        if set(changes) & trace_fields:
+            raise ValueError(f"scenario {self.name!r} is generated on the discrete-time cluster: it has no trace or "
+                             f"event-simulator options to override ({', '.join(sorted(changes))})")
+
+    def _definition(self) -> dict[str, Any]:
+        return {"cluster": dict(self.cluster)}
 
 def _resources(augment: str | None) -> tuple[str, ...]:
     """The job resources beyond processors/nodes an MRSch augmentation adds (S1-S5: burst buffer; S6-S10: and power)."""
