@@ -372,6 +372,27 @@ class Scenario:
     def _check_overrides(self, changes: Mapping[str, Any], trace_fields: set[str]) -> None:
         """ValueError where `overridden` is asked to change what this kind of scenario does not have."""
 
+    # ------------------------------------------------------------------ its data and sequences (`scoring`)
+    def load(self, note=None):
+        """The cleaned workload (trace scenarios) or the job table (generated); `note` hears the cleaning report."""
+        raise NotImplementedError
+
+    def draw(self, data, part: str):
+        """The fixed sequences of `part` (`scoring.DrawnSequences`) on `data` (from `load`)."""
+        raise NotImplementedError
+
+    def baseline_factory(self, baseline: BaselineSpec):
+        """A fresh policy per sequence (index i) for a baseline, as every caller ran them."""
+        raise NotImplementedError
+
+    def semantics_of(self, baseline: BaselineSpec | None):
+        """What a baseline (None: a policy without semantics of its own) runs under: a `SimConfig` or the cluster."""
+        raise NotImplementedError
+
+    def run_sequences(self, make, data, seqs, semantics) -> list:
+        """Every aggregate per sequence of the policies `make(i)` on `seqs` (of `data`) under `semantics`."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ definition
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "description": self.description}
@@ -572,6 +593,32 @@ class TraceScenario(Scenario):
             return {}
         return {"from_scenario": True, "jobs": self.evaluation.jobs, "sequences": self.evaluation.count}
 
+    def load(self, note=None):
+        return self.workload.load(note)
+
+    def draw(self, data, part: str):
+        from schedrl.scenarios.scoring import trace_sequences
+
+        return trace_sequences(self, data, part)
+
+    def baseline_factory(self, baseline: BaselineSpec):
+        """Seed 0 for seeded heuristics on the event simulator."""
+        from schedrl.heuristics import get_heuristic
+
+        return lambda i: get_heuristic(baseline.policy, 0)
+
+    def semantics_of(self, baseline: BaselineSpec | None):
+        return baseline.sim_config(self.sim) if baseline is not None else self.sim
+
+    def run_sequences(self, make, data, seqs, semantics) -> list:
+        from schedrl.metrics import summarize
+        from schedrl.scenarios.scoring import run_policy
+        from schedrl.sim import Simulator
+        from schedrl.workload.sampling import sequence
+
+        return [summarize(run_policy(make(i), Simulator(sequence(data, s, seqs.length), semantics)))
+                for i, s in enumerate(seqs.ids)]
+
     def _definition(self) -> dict[str, Any]:
         return {"workload": {k: v for k, v in self.workload.to_dict().items()
                              if v != getattr(WorkloadSpec, k, object())},
@@ -657,6 +704,31 @@ class GeneratedScenario(Scenario):
         if set(changes) & trace_fields:
             raise ValueError(f"scenario {self.name!r} is generated on the discrete-time cluster: it has no trace or "
                              f"event-simulator options to override ({', '.join(sorted(changes))})")
+
+    def load(self, note=None):
+        from schedrl.scenarios.scoring import job_table
+
+        return job_table(self.cluster.get("jobs", "vasp"), self.cluster.get("synthetic_size", 1000))
+
+    def draw(self, data, part: str):
+        from schedrl.scenarios.scoring import generated_sequences
+
+        return generated_sequences(self, part)
+
+    def baseline_factory(self, baseline: BaselineSpec):
+        """Seeded heuristics take the sequence index (RLSchert's tables); `+kill` adds the kill rule."""
+        from schedrl.dtsim.heuristics import make_policy
+
+        name, _, kill = baseline.policy.lower().partition("+")
+        return lambda i: make_policy(name, seed=i, kill=bool(kill))
+
+    def semantics_of(self, baseline: BaselineSpec | None):
+        return self.dtsim_config()
+
+    def run_sequences(self, make, data, seqs, semantics) -> list:
+        from schedrl.dtsim.episodes import run_episodes
+
+        return run_episodes(make, data, semantics, seqs.ids)
 
     def _definition(self) -> dict[str, Any]:
         return {"cluster": dict(self.cluster)}

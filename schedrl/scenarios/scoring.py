@@ -81,10 +81,8 @@ def _value(m: Any, metric: str) -> float:
 
 
 def load(scenario: Scenario, note: Callable[[str], None] | None = None):
-    """The scenario's cleaned workload (trace scenarios) or job table (generated)."""
-    if scenario.generated:
-        return job_table(scenario.cluster.get("jobs", "vasp"), scenario.cluster.get("synthetic_size", 1000))
-    return scenario.workload.load(note)
+    """The scenario's cleaned workload (trace scenarios) or job table (generated): `Scenario.load`."""
+    return scenario.load(note)
 
 
 @functools.lru_cache(maxsize=4)
@@ -155,22 +153,30 @@ def sequences(scenario: Scenario, data, part: str = "evaluation") -> DrawnSequen
     the evaluation has a trace of its own: `DrawnSequences.data` is the workload the starts index)."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, got {part!r}")
+    return scenario.draw(data, part)
+
+
+def trace_sequences(scenario: Scenario, data, part: str) -> DrawnSequences:
+    """`TraceScenario.draw`: the part's windows in its zone (or in the evaluation's own trace)."""
     spec = getattr(scenario, part)
-    if scenario.generated:
-        from schedrl.dtsim.episodes import held_out_seeds
-
-        from schedrl.scenarios.split import SCENARIO_SEED_SALTS
-
-        # validation and evaluation seeds never coincide: the evaluation's are salted
-        return DrawnSequences(part, held_out_seeds(spec.count, SCENARIO_SEED_SALTS[part] + spec.seed),
-                              scenario.dtsim_config().simu_len)
     data = part_data(scenario, data, part)
     lo, hi = zone(scenario, data, part)
     where = (f"scenario {scenario.name!r}: its {part} " + (f"trace {spec.trace!r}" if spec.trace else
                                                           f"zone of {data.name!r}"))
     starts, overlapping, independent = window_starts(spec, data, lo, hi, where)
     return DrawnSequences(part, starts, spec.jobs, overlapping=overlapping, independent=independent, data=data,
-                     zone=(lo, hi), source=spec.trace)
+                          zone=(lo, hi), source=spec.trace)
+
+
+def generated_sequences(scenario: Scenario, part: str) -> DrawnSequences:
+    """`GeneratedScenario.draw`: the part's held-out sequence seeds."""
+    from schedrl.dtsim.episodes import held_out_seeds
+    from schedrl.scenarios.split import SCENARIO_SEED_SALTS
+
+    spec = getattr(scenario, part)
+    # validation and evaluation seeds never coincide: the evaluation's are salted
+    return DrawnSequences(part, held_out_seeds(spec.count, SCENARIO_SEED_SALTS[part] + spec.seed),
+                          scenario.dtsim_config().simu_len)
 
 
 def describe(scenario: Scenario, seqs: DrawnSequences, n_jobs: int) -> str:
@@ -213,40 +219,15 @@ def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: s
     out = Scores(scenario, seqs)
     methods: list[tuple[str, Callable[[int], Any], Any]] = []
     if baselines:
-        methods += [(b.name(scenario.sim), _baseline_factory(scenario, b), b) for b in scenario.baselines]
+        methods += [(b.name(scenario.sim), scenario.baseline_factory(b), b) for b in scenario.baselines]
     methods += [(label, (lambda i, p=p: p), None) for label, p in (policies or {}).items()]
     for label, make, baseline in methods:
         if progress is not None:
             progress(f"{scenario.name}: {label} on {len(seqs.ids)} {part} sequences")
-        if scenario.generated:
-            from schedrl.dtsim.episodes import run_episodes
-
-            cluster = scenario.dtsim_config() if baseline is not None else \
-                (policy_sims or {}).get(label, scenario.dtsim_config())
-            out.metrics[label] = run_episodes(make, data, cluster, seqs.ids)
-        else:
-            from schedrl.metrics import summarize
-            from schedrl.sim import Simulator
-            from schedrl.workload.sampling import sequence
-
-            config = baseline.sim_config(scenario.sim) if baseline is not None else \
-                (policy_sims or {}).get(label, scenario.sim)
-            out.metrics[label] = [summarize(run_policy(make(i), Simulator(sequence(data, s, seqs.length), config)))
-                                  for i, s in enumerate(seqs.ids)]
+        semantics = scenario.semantics_of(baseline) if baseline is not None else \
+            (policy_sims or {}).get(label, scenario.semantics_of(None))
+        out.metrics[label] = scenario.run_sequences(make, data, seqs, semantics)
     return out
-
-
-def _baseline_factory(scenario: Scenario, baseline) -> Callable[[int], Any]:
-    """A fresh policy per sequence (index i), as every caller ran them: seeded heuristics take the sequence index on
-    the discrete-time cluster (RLSchert's tables) and seed 0 on the event simulator."""
-    if scenario.generated:
-        from schedrl.dtsim.heuristics import make_policy
-
-        name, _, kill = baseline.policy.lower().partition("+")
-        return lambda i: make_policy(name, seed=i, kill=bool(kill))
-    from schedrl.heuristics import get_heuristic
-
-    return lambda i: get_heuristic(baseline.policy, 0)
 
 
 def best_baseline(scores: Scores, metric: str | None = None) -> tuple[str, float]:
