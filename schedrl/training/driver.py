@@ -81,21 +81,15 @@ def validation_spec(agent, env, workload, sequences: int, seed: int | None, jobs
                     evaluation_jobs: int = 1024, scenario=None) -> dict:
     """The validation sequences and each baseline's mean on them: the scenario's fixed ones (`scenario`, a `Scenario`,
     where the run validates on them: `TrainingOptions.validation_from_scenario`), else seeded ones
-    (`Judge.evaluation_ids`, seed `split.validation_seed` of the run's: 10,000 + it) of `jobs` jobs (None: `Judge.validation_length`)."""
+    (`RunProtocol.validation`: seed `split.validation_seed` of the run's, 10,000 + it) of `jobs` jobs (None: `Judge.validation_length`)."""
     from schedrl.metrics import METRICS
+
+    from schedrl.scenarios.protocol import RunProtocol
 
     judge = agent.judge(env)
     metric = judge.metric
-    if scenario is not None:
-        from schedrl.scenarios import scoring
-
-        fixed = scoring.sequences(scenario, workload, "validation")
-        ids, length = list(fixed.ids), fixed.length
-    else:
-        from schedrl.scenarios.split import validation_seed
-
-        length = jobs or judge.validation_length(workload, evaluation_jobs)
-        ids = judge.evaluation_ids(workload, sequences, validation_seed(seed), length, validation=True)
+    ids, length = RunProtocol(judge, scenario).validation(workload, sequences, seed, jobs, evaluation_jobs,
+                                                          fixed=scenario is not None)
     heuristics = {k: float(np.mean(v)) for k, v in judge.score_baselines(workload, ids, length).items()} if ids else {}
     return {"starts": ids, "length": length, "metric": metric, "heuristics": heuristics,
             "lower_is_better": METRICS[metric][1]}

@@ -19,7 +19,7 @@ from schedrl.agents.base import env_for_trace
 from schedrl.agents.checkpoint import load_policy
 from schedrl.agents.trial_keys import RESULT_KEY, TRAIN_METRIC, VALIDATION_KEY, best_heuristic
 from schedrl.eval import paired
-from schedrl.eval.compare import choose_starts
+from schedrl.scenarios.protocol import RunProtocol
 from schedrl.eval.evaluation import Evaluation  # noqa: F401  (re-exported)
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
@@ -133,15 +133,16 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
         for trace in spec.evaluate.traces or (getattr(train_env, "trace", None),):
             env = train_env if trace is None else env_for_trace(train_env, trace)
             judge = agent.judge(env)
-            workload = final_workload(judge, spec.evaluate, spec.scenario)
-            length, starts = evaluation_starts(judge, workload, spec.evaluate, spec.settings, spec.scenario)
+            protocol = RunProtocol(judge, spec.scenario)
+            workload = protocol.evaluation_data(spec.evaluate)
+            length, starts = protocol.evaluation_sequences(workload, spec.evaluate, getattr(spec.settings, "seed", 0))
             key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
             if key not in cache:
                 cache[key] = judge.score_baselines(workload, starts, length)
             per_sequence = cache[key]
             values = {k: float(np.mean(v)) for k, v in per_sequence.items()}
             policy = load_policy(row.checkpoint)
-            rl = policy_judge(judge, policy, spec.scenario).score_policy(policy, workload, starts, length)
+            rl = protocol.policy_judge(policy).score_policy(policy, workload, starts, length)
             metric = judge.metric
             if trace is None:
                 trace = getattr(workload, "name", agent.name)
@@ -197,51 +198,6 @@ def seed_summary(evaluation: list[dict]) -> list[dict]:
                     "median_time_to_beat_validation_s": float(np.median(times)) if times else None,
                     "validation_beat_in": len(times)})
     return out
-
-
-def final_workload(judge, evaluate, scenario=None):
-    """The jobs the final table's sequences are positions in: on a run of a scenario whose evaluation sequences it
-    uses (`evaluate.from_scenario`), the scenario's evaluation data (which may be another trace than training's, as
-    `lublin1`'s independent draw is), so the table is on the sequences `schedrl evaluate` scores; else the judge's."""
-    if scenario is not None and getattr(evaluate, "from_scenario", False) and not evaluate.starts \
-            and getattr(judge, "sim", None) is not None:
-        from schedrl.scenarios import scoring
-
-        return scoring.part_data(scenario, scoring.load(scenario), "evaluation")
-    return judge.load()
-
-
-def policy_judge(judge, policy, scenario=None):
-    """The judge the final table scores the trained policy with: on a run of a scenario (`scenario`, a `Scenario`), the
-    policy under the semantics `schedrl evaluate` gives it there (`Scenario.semantics_for`: the scenario's,
-    with the decisions it was trained to make), so the table's row is `evaluate`'s on the same sequences; otherwise
-    the agent's own. (Decima-PG, trained without backfilling, was scored without it here and with the scenario's
-    EASY by `evaluate`: 28,872 against 17,533 for the same checkpoint.)"""
-    if scenario is None or getattr(judge, "sim", None) is None:
-        return judge
-    from dataclasses import replace
-
-    from schedrl.eval.leaderboard import own_semantics
-
-    semantics = own_semantics(scenario, policy)
-    return judge if semantics is None else replace(judge, sim_config=semantics)
-
-
-def evaluation_starts(judge, workload, evaluate, settings, scenario=None) -> tuple[int, list[int]]:
-    """(length, ids) of the held-out evaluation sequences: the given starts, the sweep's scenario's (`scenario`, a `Scenario`,
-    with `evaluate.from_scenario`), or seeded distinct ones from the agent's judge
-    (`Judge.evaluation_sequences`: start positions in its held-out part of the trace, or sequence seeds)."""
-    if getattr(evaluate, "from_scenario", False) and scenario is not None and not evaluate.starts:
-        from schedrl.scenarios import scoring
-
-        seqs = scoring.sequences(scenario, workload, "evaluation")
-        return seqs.length, list(seqs.ids)
-    if evaluate.starts:
-        return evaluate.jobs, choose_starts(workload, evaluate.jobs, 0, 0, list(evaluate.starts))
-    from schedrl.scenarios.split import evaluation_seed
-
-    return judge.evaluation_sequences(workload, evaluate.jobs, evaluate.sequences,
-                                      evaluation_seed(getattr(settings, "seed", 0)))
 
 
 def write_report(spec, results, out: Path) -> str:
@@ -508,11 +464,12 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     """The trained policy next to the agent's baselines on held-out sequences (RLScheduler Table V layout)."""
     agent = spec.agent_impl
     judge = agent.judge(agent.env_config_class.from_dict(record.env_config))
-    workload = final_workload(judge, spec.evaluate, spec.scenario)
-    length, starts = evaluation_starts(judge, workload, spec.evaluate, spec.settings, spec.scenario)
+    protocol = RunProtocol(judge, spec.scenario)
+    workload = protocol.evaluation_data(spec.evaluate)
+    length, starts = protocol.evaluation_sequences(workload, spec.evaluate, getattr(spec.settings, "seed", 0))
     values = judge.score_baselines(workload, starts, length)
     policy = load_policy(checkpoint)
-    values["RL"] = policy_judge(judge, policy, spec.scenario).score_policy(policy, workload, starts, length)
+    values["RL"] = protocol.policy_judge(policy).score_policy(policy, workload, starts, length)
     evaluation = Evaluation(getattr(workload, "name", agent.name), judge.metric, [int(s) for s in starts], length,
                             values, judge.evaluation_note(workload, starts, length),
                             independent=judge.independent(workload, starts, length))

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from schedrl.duration import parse_duration
+from schedrl.scenarios.protocol import RunProtocol
 from schedrl.training.sweep import SWEEP_FILE, EvaluateSpec, ResourceSpec, StopSpec, SweepSpec, TrainingOptions, single_run
 
 DEFAULT_TIME_BUDGET = "30m"
@@ -89,8 +90,7 @@ def train_spec(args: argparse.Namespace, scenario=None, eval_starts: list[int] |
         with_scenario(args, scenario)
         log(f"scenario {scenario.name} (definition {scenario.sha256()[:12]}): {scenario.training_summary()}")
     env, settings = agent.configure(args)
-    if scenario is not None:
-        scenario.check_trains(agent.name, agent.judge(env))
+    RunProtocol.checked(agent.name, agent.judge(env), scenario)  # the agent trains on what the scenario says
     budget = parse_duration(args.time_budget, "--time-budget")
     if args.iterations is None and budget is None:
         budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")

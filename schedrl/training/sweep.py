@@ -131,7 +131,8 @@ class EvaluateSpec:
     heuristic."""
     from_scenario: bool = False
     """Set by a sweep file's `scenario:` (not a YAML key): evaluate on the scenario's fixed evaluation sequences,
-    resolved where the trace is loaded (`training.report.evaluation_starts`), so a file validates without its trace."""
+    resolved where the trace is loaded (`scenarios.protocol.RunProtocol.evaluation_sequences`), so a file validates
+    without its trace."""
 
     def __post_init__(self) -> None:
         if self.sequences < 0 or self.jobs < 1:

@@ -230,7 +230,9 @@ def _scenario_checked(r: SpecReader, scenario, env, space: dict, evaluate: Evalu
     try:
         scenario = scenario.overridden(**scenario.applicable_overrides(given))
         if not any(k.startswith("env.") for k in space):
-            scenario.check_trains(r.agent.name, r.agent.judge(env))
+            from schedrl.scenarios.protocol import RunProtocol
+
+            RunProtocol.checked(r.agent.name, r.agent.judge(env), scenario)
     except ValueError as e:
         r.fail(f"scenario: {e}")
     own = {k for k in ("sequences",) if k in evaluate_raw} | {k for k in ("starts", "traces") if getattr(evaluate, k)}

@@ -17,11 +17,11 @@ def test_a_scenario_sets_the_env_and_the_final_evaluation_sequences():
     assert (spec.env.trace, spec.env.metric, spec.env.backfill, spec.env.train_fraction) == ("default", "bsld", "none", 0.6)
     assert spec.evaluate.from_scenario and not spec.evaluate.starts and spec.scenario.record() == s.record()
     from schedrl.agents import get_agent
-    from schedrl.training.report import evaluation_starts
+    from schedrl.scenarios.protocol import RunProtocol
 
     agent = get_agent("rlscheduler")
     judge = agent.judge(spec.env)
-    length, starts = evaluation_starts(judge, judge.load(), spec.evaluate, spec.settings, spec.scenario)
+    length, starts = RunProtocol(judge, spec.scenario).evaluation_sequences(judge.load(), spec.evaluate, 0)
     assert (length, starts) == (1024, scoring.sequences(s, scoring.load(s), "evaluation").ids)
 
 

@@ -11,7 +11,7 @@ from schedrl.agents import get_agent
 from schedrl.cli.main import build_parser, explicit_dests
 from schedrl.cli.train import build_spec
 from schedrl.scenarios import scoring, standard
-from schedrl.training.report import evaluation_starts, final_workload
+from schedrl.scenarios.protocol import RunProtocol
 
 
 def spec_of(*argv: str):
@@ -29,10 +29,13 @@ def test_the_spec_holds_the_scenario_and_its_final_table_is_the_scenarios_evalua
     assert spec.scenario == s and spec.to_data()["scenario"] == s.record()
     assert f"scenario default (definition {s.sha256()[:12]})" in err
     assert spec.evaluate.from_scenario and not spec.evaluate.starts and spec.training.validation_from_scenario
-    judge = get_agent("rlscheduler").judge(spec.env)
-    workload = final_workload(judge, spec.evaluate, spec.scenario)
+    protocol = RunProtocol(get_agent("rlscheduler").judge(spec.env), spec.scenario)
+    workload = protocol.evaluation_data(spec.evaluate)
     fixed = scoring.sequences(s, scoring.load(s), "evaluation")
-    assert evaluation_starts(judge, workload, spec.evaluate, spec.settings, spec.scenario) == (fixed.length, fixed.ids)
+    assert protocol.evaluation_sequences(workload, spec.evaluate, 0) == (fixed.length, fixed.ids)
+    # validation: the scenario's fixed sequences, the same for every seed
+    validation = scoring.sequences(s, scoring.load(s), "validation")
+    assert protocol.validation(workload, 5, 3, fixed=True) == (validation.ids, validation.length)
 
 
 def test_explicit_starts_and_validation_options_win_over_the_scenario():
