@@ -597,7 +597,7 @@ class TraceScenario(Scenario):
         return self.workload.load(note)
 
     def draw(self, data, part: str):
-        from schedrl.scenarios.scoring import trace_sequences
+        from schedrl.scenarios.drawing import trace_sequences
 
         return trace_sequences(self, data, part)
 
@@ -612,7 +612,7 @@ class TraceScenario(Scenario):
 
     def run_sequences(self, make, data, seqs, semantics) -> list:
         from schedrl.metrics import summarize
-        from schedrl.scenarios.scoring import run_policy
+        from schedrl.scenarios.drawing import run_policy
         from schedrl.sim import Simulator
         from schedrl.workload.sampling import sequence
 
@@ -706,12 +706,12 @@ class GeneratedScenario(Scenario):
                              f"event-simulator options to override ({', '.join(sorted(changes))})")
 
     def load(self, note=None):
-        from schedrl.scenarios.scoring import job_table
+        from schedrl.scenarios.drawing import job_table
 
         return job_table(self.cluster.get("jobs", "vasp"), self.cluster.get("synthetic_size", 1000))
 
     def draw(self, data, part: str):
-        from schedrl.scenarios.scoring import generated_sequences
+        from schedrl.scenarios.drawing import generated_sequences
 
         return generated_sequences(self, part)
 
