@@ -174,26 +174,35 @@ def test_the_command_line_forms_agree_with_the_reference(text, bare_seconds):
     assert _same(ours, _outcome(reference_units, text, bare_seconds))
 
 
+@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(cli_like(), TEXT))
+def test_the_slurm_commands_options_agree_with_the_reference(text):
+    """`schedrl slurm run --interval/--lease/...` read their durations through the one parser."""
+    from schedrl.cli.slurm import _duration
+
+    try:
+        ours = _duration(text)
+    except argparse.ArgumentTypeError as e:
+        assert "\n" not in str(e)
+        ours = "refused"
+    old = _outcome(reference_cli_slurm, text)
+    if ours == "refused" and old != "refused":
+        assert _float_only_days(text), f"{text!r} was {old} and is refused now"
+    else:
+        assert _same(ours, old)
+
+
+def test_the_deliberate_difference_is_only_float_spellings_of_days():
+    from schedrl.cli.slurm import _duration
+
+    for text in ("1e3d", "+2d", ".5d", "1_0d", "nand", "infd"):
+        assert _outcome(reference_cli_slurm, text) != "refused"
+        with pytest.raises(argparse.ArgumentTypeError, match="must look like 90s, 20m or 1.5h"):
+            _duration(text)
+    assert _duration("2d") == _duration("48h") == reference_cli_slurm("2d") == 172800
+
+
 def test_off_and_zero():
     assert parse_duration_or_off("off") == parse_duration_or_off("0m") == parse_duration_or_off(0) == 0.0
     assert parse_duration_or_off("24h") == 86400
 
-
-# ---------------------------------------------------------------- the references are the old code (until it goes)
-
-
-@settings(max_examples=600, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(slurm_like(), cli_like(), TEXT))
-def test_the_references_are_the_old_parsers(text):
-    from schedrl.cli.slurm import _duration as old_cli
-    from schedrl.workload.slurm import parse_duration as old_slurm
-
-    def old_cli_outcome(t):
-        try:
-            return old_cli(t)
-        except (argparse.ArgumentTypeError, ValueError):
-            return "refused"
-
-    assert _same(_outcome(old_slurm, text), _outcome(reference_slurm, text))
-    old, ref = old_cli_outcome(text), _outcome(reference_cli_slurm, text)
-    assert _same(old, ref) or (math.isnan(old) and math.isnan(ref))

@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 
+from schedrl.duration import parse_slurm_duration
 from schedrl.workload.cleaning import CleaningAction, CleaningRules
 from schedrl.workload.errors import TraceError
 from schedrl.workload.fields import FIELD_NAMES
@@ -70,30 +71,8 @@ UNFINISHED = {
 }
 _NO_TIME = ("", "Unknown", "None", "N/A")
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$")
-# Slurm's duration grammar: [days-]hours[:minutes[:seconds]] or minutes[:seconds] or hours:minutes:seconds, [.fraction]
-_DURATION = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?(?:\.(\d+))?$")
 # JobID: 123, 123_4, 123_[5-9%2], 123+1, and any of them with a step suffix (.batch, .extern, .0)
 _JOB_ID = re.compile(r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(\S+))?$")
-
-
-def parse_duration(text: str) -> float:
-    """Seconds of a Slurm duration: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`, `D-HH:MM`, `D-HH:MM:SS`, with an optional
-    `.fraction` of a second (TotalCPU prints `MM:SS.mmm`). ValueError for anything else, `UNLIMITED` included."""
-    m = _DURATION.match(text.strip())
-    if not m:
-        raise ValueError(f"not a Slurm duration: {text!r}")
-    days, first, second, third, fraction = m.groups()
-    parts = [int(p) for p in (first, second, third) if p is not None]
-    if days is not None:
-        hours, minutes, seconds = (parts + [0, 0])[:3]
-    elif len(parts) == 3:
-        hours, minutes, seconds = parts
-    else:
-        hours, minutes, seconds = 0, parts[0], parts[1] if len(parts) == 2 else 0
-    if fraction is not None and (len(parts) < 2 or (days is not None and len(parts) < 3)):
-        raise ValueError(f"not a Slurm duration: {text!r} (a fraction follows seconds only)")
-    frac = float("0." + fraction) if fraction else 0.0
-    return ((int(days or 0) * 24 + hours) * 60 + minutes) * 60 + seconds + frac
 
 
 def array_task_count(spec: str) -> int | None:
@@ -293,7 +272,7 @@ def read_sinfo(path: str | Path) -> SinfoMachine:
         if "PARTITION" in columns and "TIMELIMIT" in columns:
             partition, limit = values[columns["PARTITION"]].strip().rstrip("*"), values[columns["TIMELIMIT"]].strip()
             try:
-                limits[partition] = None if limit in ("infinite", "UNLIMITED", "n/a") else int(parse_duration(limit))
+                limits[partition] = None if limit in ("infinite", "UNLIMITED", "n/a") else int(parse_slurm_duration(limit))
             except ValueError as e:
                 raise TraceError(path, f"TIMELIMIT {e}", line=k + 1) from None
     if not cpus:
@@ -450,7 +429,7 @@ class _SacctReader:
         if text in self.durations:
             return self.durations[text]
         try:
-            self.durations[text] = value = parse_duration(text)
+            self.durations[text] = value = parse_slurm_duration(text)
             return value
         except ValueError as e:
             raise TraceError(self.path, f"{name} is {e}", line=line,
