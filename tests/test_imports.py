@@ -50,11 +50,20 @@ def _heavy_modules_loaded_by(modules: list[str]) -> list[str]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def _ray_free_modules() -> list[str]:
+    """Every module of the layers schedrl/layers.py declares free of ray and torch."""
+    from schedrl.layers import layer_of
+
+    return sorted(module for module, path in _module_files().items()
+                  if not module.endswith("__main__") and (layer := layer_of(_relative(path))) and layer.ray_free)
+
+
 @pytest.mark.integration  # a fresh interpreter checks the imports
 def test_shared_layers_import_no_ray_or_torch():
-    assert _heavy_modules_loaded_by(["schedrl.workload", "schedrl.sim", "schedrl.heuristics", "schedrl.metrics",
-                                     "schedrl.agents", "schedrl.agents.base", "schedrl.agents.checkpoint",
-                                     "schedrl.envs", "schedrl.dtsim"]) == []
+    modules = _ray_free_modules()
+    assert {"schedrl.workload.swf", "schedrl.sim.engine", "schedrl.scenarios.judge", "schedrl.envs"} <= set(modules)
+    assert _heavy_modules_loaded_by(modules + ["schedrl.agents", "schedrl.agents.base",
+                                               "schedrl.agents.checkpoint"]) == []
 
 
 def _agent_light_modules() -> list[str]:
@@ -119,7 +128,9 @@ def test_agent_subcommands_come_from_the_registry():
 # ---------------------------------------------------------------- layers point one way (read from the source)
 #
 # Every module under schedrl/ is parsed (ast): its imports, those inside functions included, are edges between
-# modules. The rules below are data, each with its reason; an allowance names the exact edge it lets through.
+# modules. The layers and what each may import are schedrl/layers.py's map (docs/architecture.md shows it); the
+# rules below are the finer ones inside a layer, each with its reason; an allowance names the exact edge it lets
+# through.
 
 SCHEDRL = Path(__file__).resolve().parents[1] / "schedrl"
 
@@ -142,38 +153,15 @@ class Allowance:
     reason: str
 
 
-SIMULATORS = ("schedrl.workload", "schedrl.sim", "schedrl.dtsim", "schedrl.heuristics", "schedrl.metrics")
-RL_LAYERS = ("schedrl.envs", "schedrl.agents", "schedrl.training", "schedrl.eval", "schedrl.cli")
-
 RULES = [
-    Rule("schedrl.agents", "schedrl.eval",
-         "agents sit below evaluation: the harness compares agents through the contract; an agent reaches the "
-         "simulator directly, never through the harness"),
-    Rule("schedrl.agents", "schedrl.training",
-         "agents sit below the training driver, which knows them only through the contract and the registry; the "
-         "keys both read are schedrl.agents.trial_keys"),
-    Rule("schedrl.dtsim", "schedrl.agents",
-         "the discrete-time cluster is a simulator like schedrl.sim: RLSchert's and DeepRM's agents build on it, "
-         "never the reverse (`schedrl dtsim sweep --checkpoint` loads agents in schedrl.cli.dtsim)"),
     Rule("schedrl.training.callbacks", "schedrl.training.report",
          "the callbacks run inside every trial and the reports after the sweep: neither needs the other; what both "
          "read is schedrl.agents.trial_keys"),
     Rule("schedrl.training.report", "schedrl.training.callbacks",
          "as above: the reports read finished results, not the code that wrote them (which imports ray)"),
-    *(Rule(low, high, "the simulators and the data they run on stand alone: read, tested and profiled without any "
-                      "RL layer (docs/architecture.md)")
-      for low in SIMULATORS for high in RL_LAYERS),
-    *(Rule("schedrl.scenarios", high, "scenarios sit between the simulators and the agents: what a policy is trained "
-                                      "and judged on is defined and scored without any RL layer (agents, training, "
-                                      "evaluation and the CLI build on it)")
-      for high in RL_LAYERS),
 ]
 
-ALLOWANCES = [
-    Allowance("schedrl.dtsim.__main__", "schedrl.cli.dtsim",
-              "`python -m schedrl.dtsim` is `schedrl dtsim`: an entry point, which no module imports, handing over to "
-              "the command line"),
-]
+ALLOWANCES: list[Allowance] = []
 
 ROOT_NAMES = {"__version__"}
 """What any module may read from the root package (`from schedrl import __version__`): set in schedrl/__init__.py
@@ -201,6 +189,18 @@ def _module_files() -> dict[str, Path]:
         parts = path.relative_to(SCHEDRL.parent).with_suffix("").parts
         files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return files
+
+
+def _relative(path: Path) -> str:
+    """`schedrl/workload/swf.py` -> `workload/swf.py`, as schedrl/layers.py names files."""
+    return path.relative_to(SCHEDRL).as_posix()
+
+
+def _layers() -> dict[str, str]:
+    """module -> the name of its layer (schedrl/layers.py); every module has one (checked below)."""
+    from schedrl.layers import layer_of
+
+    return {module: layer.name for module, path in _module_files().items() if (layer := layer_of(_relative(path)))}
 
 
 def _owner(name: str, modules) -> str | None:
@@ -267,6 +267,46 @@ def test_the_import_graph_sees_function_level_and_submodule_imports():
     assert ("schedrl.registration", "schedrl.agents") in edges
 
 
+def test_the_layer_map_is_consistent_and_names_every_module():
+    from schedrl.layers import LAYERS, problems
+
+    assert problems() == []
+    layers = _layers()
+    assert sorted(set(_module_files()) - set(layers)) == [], "a module no layer of schedrl/layers.py holds"
+    assert {layers["schedrl.dtsim.__main__"], layers["schedrl.dtsim.cluster"]} == {"entry points", "dtsim"}
+    assert [layer.name for layer in LAYERS if not any(name == layer.name for name in layers.values())] == []
+
+
+def _layer_violations(edges) -> list[str]:
+    from schedrl.layers import by_name
+
+    layers, allowed = _layers(), {name: set(layer.may_import) for name, layer in by_name().items()}
+    return [f"{a} ({layers[a]}) imports {b} ({layers[b]}): the layer map (schedrl/layers.py) lets {layers[a]} "
+            f"import {', '.join(sorted(allowed[layers[a]])) or 'nothing of schedrl'}"
+            for a, b in sorted(edges) if not _allowed((a, b))
+            and layers[a] != layers[b] and layers[b] not in allowed[layers[a]]]
+
+
+def test_every_import_goes_to_its_own_layer_or_one_it_may_import():
+    assert _layer_violations(_edges()) == []
+
+
+def test_the_layer_check_sees_a_forbidden_import():
+    """The check above is not vacuous: the map forbids what the old rules did."""
+    from schedrl.layers import by_name
+
+    assert _layer_violations({("schedrl.agents.base", "schedrl.eval.paired"),
+                              ("schedrl.sim.engine", "schedrl.sim.state")}) == [
+        "schedrl.agents.base (agents) imports schedrl.eval.paired (eval): the layer map (schedrl/layers.py) lets "
+        "agents import base, dtsim, envs, heuristics, metrics, scenarios, sim, workload, zoo"]
+    layers = by_name()
+    assert "eval" not in layers["agents"].may_import and "training" not in layers["agents"].may_import
+    assert "agents" not in layers["dtsim"].may_import and "cli" not in layers["scenarios"].may_import
+    rl = {"envs", "agents", "training", "eval", "cli"}
+    for low in ("workload", "sim", "dtsim", "heuristics", "metrics", "scenarios"):
+        assert not rl & set(layers[low].may_import), low
+
+
 def test_no_module_imports_what_a_rule_forbids():
     violations = [f"{a} imports {b}: {rule.reason}" for a, b in sorted(_edges()) if not _allowed((a, b))
                   for rule in RULES if _under(a, rule.importer) and _under(b, rule.imported)]
@@ -283,7 +323,9 @@ def test_no_import_cycles_between_packages_or_modules():
     """The top-level packages (workload, sim, dtsim, heuristics, metrics, envs, agents, predict, training, eval, cli,
     ...) import each other one way only, and so do modules, except through the allowances above."""
     edges = {e for e in _edges() if not _allowed(e)}
-    for name, key in (("packages", _package), ("modules", lambda m: m)):
+    layers = _layers()
+    # an entry point inside a package (dtsim/__main__.py) is of the layer above, not of its folder's package
+    for name, key in (("packages", lambda m: (layers[m], _package(m))), ("modules", lambda m: m)):
         graph: dict[str, set[str]] = {}
         for a, b in edges:
             if key(a) != key(b):

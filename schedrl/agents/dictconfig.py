@@ -8,7 +8,7 @@ No ray or torch: the CLI and the sweep reader import the configs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, fields
 from typing import Any
 
@@ -47,3 +47,12 @@ class DictConfig:
         for key in self.dict_fields:
             out[key] = dict(getattr(self, key))
         return out
+
+
+def check_choices(config: object, **choices: Iterable[str]) -> None:
+    """ValueError ("NAME must be one of A, B; got 'x'") for the first field of `config` named in `choices` whose value
+    is not one of its choices, checked in the order given."""
+    for name, allowed in choices.items():
+        value = getattr(config, name)
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")

@@ -51,6 +51,16 @@ def spaces(shapes: Mapping[str, Any]) -> Spaces:
     return Spaces({key: Box(tuple(int(n) for n in shape)) for key, shape in shapes.items()})
 
 
+class ExportedNetwork(nn.Module):
+    """A network rebuilt from its exported architecture (the dict `inference_module` reads from policy.json): keeps
+    it as `architecture` and its observation shapes as `observation_space`; the subclass builds its layers."""
+
+    def __init__(self, architecture: Mapping[str, Any]):
+        super().__init__()
+        self.architecture = dict(architecture)
+        self.observation_space = spaces(architecture["observation"])
+
+
 _CONV = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups", "padding_mode")
 _POOL = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
 _FIELDS: dict[str, tuple[str, ...]] = {

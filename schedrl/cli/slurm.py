@@ -11,13 +11,7 @@ from schedrl.duration import parse_duration
 
 
 def _duration(text: str) -> float:
-    """`90s`, `20m`, `1.5h`, `2d`."""
-    text = text.strip()
-    if text.endswith("d"):
-        days = float(text[:-1])
-        if days <= 0:
-            raise argparse.ArgumentTypeError(f"must be > 0; got {text!r}")
-        return days * 86400.0
+    """`90s`, `20m`, `1.5h`, `2d` (`schedrl.duration.parse_duration`)."""
     try:
         return parse_duration(text, "duration")
     except ValueError as e:

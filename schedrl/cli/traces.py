@@ -5,10 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
-
-import numpy as np
 
 from schedrl.cli.main import UsageError
 from schedrl.cli.options import add_augment_options
@@ -78,145 +75,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from schedrl.workload.catalog import load_catalog, locate
+    from schedrl.workload.describe import catalog_rows, catalog_table
 
-    rows = []
-    for entry in load_catalog().values():
-        path = locate(entry)
-        rows.append({**asdict(entry), "path": str(path) if path else None,
-                     "available": path is not None, "get": None if path else entry.how_to_get()})
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    header = ("name", "jobs", "procs", "nodes", "sha256", "where")
-    table = [header]
-    for r in rows:
-        table.append((r["name"], _num(r["jobs"]), _num(r["procs"]), _num(r["nodes"]),
-                      r["sha256"][:12] or "unknown", r["path"] or f"not local: {r['get']}"))
-    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
-    for row in table:
-        cells = [c.rjust(w) if i in (1, 2, 3) else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
-        print("  ".join(cells + [row[-1]]))
+    rows = catalog_rows()
+    print(json.dumps(rows, indent=2) if args.json else catalog_table(rows))
     return 0
-
-
-def _num(value) -> str:
-    return "-" if value is None else str(value)
-
-
-def trace_statistics(workload) -> dict[str, float | int | None]:
-    """Summary statistics of a workload; each over the jobs where that field is known (>= 0)."""
-    submit, run, req = workload.submit, workload.run, workload.time_req
-    procs = np.where(workload.procs_req > 0, workload.procs_req, workload.procs_alloc)
-    n = len(workload)
-
-    def mean(x):
-        return float(np.mean(x)) if x.size else None
-
-    def median(x):
-        return float(np.median(x)) if x.size else None
-
-    known_run, known_req, known_procs = run[run >= 0], req[req > 0], procs[procs > 0]
-    both = (run >= 0) & (req > 0)
-    return {
-        "jobs": n,
-        "span_s": int(submit.max() - submit.min()) if n else None,
-        "mean_interarrival_s": float(submit.max() - submit.min()) / (n - 1) if n > 1 else None,
-        "mean_runtime_s": mean(known_run),
-        "median_runtime_s": median(known_run),
-        "mean_requested_s": mean(known_req),
-        "median_requested_s": median(known_req),
-        "mean_size_procs": mean(known_procs),
-        "median_size_procs": median(known_procs),
-        "estimate_accuracy": mean(run[both] / req[both]),
-    }
 
 
 def _info(args: argparse.Namespace) -> int:
-    from schedrl.workload.catalog import find_entry, load_catalog, load_trace, resolve_trace
-    from schedrl.workload.cleaning import CleaningRules
-
-    path = resolve_trace(args.trace)
     from schedrl.cli.options import augmented
+    from schedrl.workload.catalog import load_trace
+    from schedrl.workload.cleaning import CleaningRules
+    from schedrl.workload.describe import TraceInfo
 
     workload = augmented(load_trace(args.trace, CleaningRules.preset(args.cleaning)), args)
-    by_name = find_entry(str(args.trace)) if not Path(args.trace).expanduser().is_file() else None
-    entry = by_name or next((e for e in load_catalog().values() if e.sha256 == workload.sha256), None)
-    report, header = workload.report, workload.header
-    stats = trace_statistics(workload)
-    info = {
-        "name": entry.name if entry else workload.name,
-        "path": str(path),
-        "sha256": workload.sha256,
-        "catalog": entry.name if entry else None,
-        "checksum_verified": bool(entry and entry.sha256 and entry.sha256 == workload.sha256),
-        "header": header.to_dict(),
-        "jobs_read": report.jobs_in,
-        "jobs": len(workload),
-        "machine": {"procs": workload.max_procs, "nodes": workload.max_nodes},
-        "extras": {name: _extra_summary(col) for name, col in workload.extras.items()},
-        "resources": {name: {"capacity": float(workload.capacity[name]), **_extra_summary(col)}
-                      for name, col in workload.resources.items()},
-        "augment": getattr(args, "augment", None),
-        "cleaning": args.cleaning,
-        "report": report.to_dict(),
-        "stats": stats,
-    }
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    if entry is None:
-        catalog = "not in the catalog"
-    else:
-        catalog = entry.name + (" (checksum verified)" if info["checksum_verified"] else " (no catalog checksum)")
-    lines = [
-        f"{info['name']}  {path}",
-        f"  catalog        {catalog}",
-        f"  sha256         {workload.sha256}",
-        f"  version        {header.version or '-'}",
-        f"  computer       {header.computer or '-'}",
-        f"  installation   {header.installation or '-'}",
-        f"  acknowledge    {header.acknowledge or '-'}",
-        f"  MaxJobs        {_num(header.max_jobs)}    MaxRecords {_num(header.max_records)}",
-        f"  MaxNodes       {header.get_raw('MaxNodes') or '-'}",
-        f"  MaxProcs       {header.get_raw('MaxProcs') or '-'}",
-        f"  machine        {workload.max_procs} processors, {workload.max_nodes} nodes",
-        f"  jobs           {report.jobs_in} read, {len(workload)} kept (cleaning: {args.cleaning})",
-        *(f"  extra column   {name}: {s['distinct']} distinct values in [{s['min']:g}, {s['max']:g}], "
-          f"{s['nonzero']} jobs non-zero" for name, s in info["extras"].items()),
-        *(f"  resource       {name}: capacity {s['capacity']:g}, requests in [{s['min']:g}, {s['max']:g}], "
-          f"{s['nonzero']} jobs request it" for name, s in info["resources"].items()),
-        *([f"  augmentation   MRSch {args.augment} (seed {args.augment_seed}), scaled from Theta (4,360 nodes, "
-           f"1.26 PB, 500 kW) to {workload.max_nodes} nodes: burst buffer and power budget x "
-           f"{workload.max_nodes / 4360:.4g}; power is the headroom above 60 W per idle node"]
-          if getattr(args, "augment", None) else []),
-        "",
-        report.summary(),
-        "",
-        f"statistics over the {len(workload)} kept jobs",
-        f"  span                 {_fmt(stats['span_s'], 86400, 'days')}",
-        f"  mean inter-arrival   {_fmt(stats['mean_interarrival_s'], 1, 's')}",
-        f"  run time             mean {_fmt(stats['mean_runtime_s'], 1, 's')}, median {_fmt(stats['median_runtime_s'], 1, 's')}",
-        f"  requested time       mean {_fmt(stats['mean_requested_s'], 1, 's')}, median {_fmt(stats['median_requested_s'], 1, 's')}",
-        f"  size                 mean {_fmt(stats['mean_size_procs'], 1, 'procs')}, median {_fmt(stats['median_size_procs'], 1, 'procs')}",
-        f"  estimate accuracy    {_fmt(stats['estimate_accuracy'], 1, '')} (mean run / requested time)".rstrip(),
-    ]
-    print("\n".join(lines))
+    info = TraceInfo.of(args.trace, workload, args.cleaning, getattr(args, "augment", None),
+                        getattr(args, "augment_seed", 0))
+    print(json.dumps(info.to_dict(), indent=2) if args.json else info.text())
     return 0
-
-
-def _extra_summary(column: np.ndarray) -> dict:
-    """What an extra column holds, over the kept jobs."""
-    if not column.size:
-        return {"min": 0.0, "max": 0.0, "distinct": 0, "nonzero": 0}
-    return {"min": float(column.min()), "max": float(column.max()), "distinct": int(np.unique(column).size),
-            "nonzero": int(np.count_nonzero(column))}
-
-
-def _fmt(value, scale: float, unit: str) -> str:
-    if value is None:
-        return "-"
-    return f"{value / scale:.3g} {unit}".rstrip() if abs(value / scale) < 1000 else f"{value / scale:.0f} {unit}".rstrip()
 
 
 def _fetch(args: argparse.Namespace) -> int:
@@ -235,57 +111,20 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from schedrl.workload.catalog import content_sha256
-    from schedrl.workload.cleaning import CleaningRules
-    from schedrl.workload.errors import TraceError
-    from schedrl.workload.slurm import NameIds, SlurmImport, local_timezone, read_sacct, read_sinfo
-    from schedrl.workload.swf import write_swf
+    from schedrl.workload.slurm import import_sacct
 
     out = Path(args.out).expanduser()
     outputs = claim("traces import", [Out("--out", out)], [In("--slurm", args.slurm and Path(args.slurm)),
                                                           In("--sinfo", args.sinfo and Path(args.sinfo)),
                                                           In("--id-map", args.id_map and Path(args.id_map))],
                     force=args.force)
-    if (args.salt is None) == (args.id_map is None):
-        raise UsageError("give one of --salt SECRET (ids are a keyed hash of the names) or --id-map FILE (the site's "
-                         "name -> id map), so that the trace holds no names")
-    if args.salt is not None and not args.salt:
-        raise UsageError("--salt must not be empty: anyone could recompute ids from a list of likely names")
-    machine = read_sinfo(Path(args.sinfo).expanduser()) if args.sinfo else None
-    procs = args.procs if args.procs is not None else machine.procs if machine else None
-    nodes = args.nodes if args.nodes is not None else machine.nodes if machine else None
-    if procs is None:
-        raise UsageError("give the machine size: --procs N (CPUs, and --nodes N) or --sinfo FILE")
-    ids = NameIds(salt=args.salt.encode()) if args.salt is not None else NameIds.load(Path(args.id_map).expanduser())
     try:
-        options = SlurmImport(procs=procs, nodes=nodes, timezone=args.timezone or local_timezone(),
-                              partition_limits=machine.partition_limits if machine else {},
-                              arrival=args.arrival, node_columns=args.node_columns)
-        workload = read_sacct(Path(args.slurm).expanduser(), ids, options, CleaningRules.preset(args.cleaning),
-                              name=out.name.split(".")[0])
-    except TraceError:
-        raise
-    except ValueError as e:
+        imported = import_sacct(args.slurm, out, salt=args.salt, id_map=args.id_map, procs=args.procs,
+                                nodes=args.nodes, sinfo=args.sinfo, timezone=args.timezone, arrival=args.arrival,
+                                node_columns=args.node_columns, cleaning=args.cleaning, written=outputs.record)
+    except ValueError as e:  # options that do not go together; a log that cannot be read (file and line)
         raise UsageError(str(e)) from None
-    write_swf(workload, out)
-    outputs.record(out)
-    if args.id_map:
-        ids.save(Path(args.id_map).expanduser())
-    sha = content_sha256(out)
-    added = ", ".join(f"{n} {kind}" for kind, n in sorted(ids.added.items()))
-    if args.json:
-        print(json.dumps({"source": args.slurm, "out": str(out), "sha256": sha, "jobs": len(workload),
-                          "machine": {"procs": workload.max_procs, "nodes": options.nodes},
-                          "timezone": options.timezone, "id_map": args.id_map, "id_map_added": ids.added,
-                          "header": workload.header.to_dict(), "report": workload.report.to_dict()}, indent=2))
-        return 0
-    print(f"read {workload.report.jobs_in} sacct records from {args.slurm} (times in {options.timezone}; "
-          "example lines are lines of that file)")
-    print(workload.report.summary())
-    if args.id_map:
-        print(f"id map {args.id_map}: {'new names: ' + added if added else 'no new names'}")
-    nodes = f", {options.nodes} nodes" if options.nodes else ""
-    print(f"wrote {len(workload)} jobs ({workload.max_procs} CPUs{nodes}) to {out}, sha256 {sha}")
+    print(json.dumps(imported.to_dict(), indent=2) if args.json else imported.text())
     return 0
 
 

@@ -26,16 +26,10 @@ Say = Callable[[str], None]
 
 
 @dataclass(frozen=True)
-class Request:
-    """What an evaluation was asked for (None: not given, taken from the run record or the defaults)."""
+class Request(Given):
+    """What an evaluation was asked for (None: not given, taken from the run record or the defaults): the trace
+    options of `Given` (its `backfill` one strategy, or several comma-separated: one table row each), then these."""
 
-    trace: str | None = None
-    cleaning: str | None = None
-    preset: str | None = None
-    backfill: str | None = None
-    """One strategy, or several comma-separated (one table row each)."""
-    augment: str | None = None
-    augment_seed: int = 0
     discipline: str | None = None
     event_order: str | None = None
     allocation: str | None = None
@@ -126,9 +120,7 @@ def evaluate(policies: Sequence, paths: Sequence[str], request: Request = Reques
         judge.check_shares_table(judge_of(p), f"{c} is a {p.record.agent} checkpoint", agent.name)
     metric = request.metric or judge.metric
     own_trace = request.trace is None or request.trace == trained.get("trace")
-    given = Given(request.trace, request.cleaning, request.preset, request.backfill, request.augment,
-                  request.augment_seed)
-    filled, taken = as_trained(given, trained, record.sim_config)
+    filled, taken = as_trained(request, trained, record.sim_config)
     backfills = _parse_list(filled.backfill, BACKFILLS, "backfill strategy")
     if own_trace and filled.cleaning == trained.get("cleaning", filled.cleaning):
         workload = judge.load()

@@ -70,7 +70,7 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
     values = {lab: [m.value(metric) for m in ms] for lab, ms in result.metrics.items()}
     k = independent_windows(scenario, data, seqs)
     if pool:
-        pooled = f"pooled ({len(pool)}: {', '.join(pool)})"
+        pooled = f"pooled over {len(pool)}"
         values[pooled] = [float(v) for v in np.mean([values[p] for p in pool], axis=0)]
         result.metrics[pooled] = [_Pooled([result.metrics[p][i] for p in pool])
                                   for i in range(len(values[pooled]))]
@@ -89,7 +89,7 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
         rows.append(row)
     return {"scenario": scenario.name, "sha256": scenario.sha256(), "part": part, "metric": metric,
             "reference": ref_label, "starts": [int(s) for s in seqs.ids], "length": seqs.length,
-            "independent": k, "rows": rows, "seconds": seconds}
+            "independent": k, "rows": rows, "seconds": seconds, "pool": pool}
 
 
 def to_markdown(r: dict) -> str:
@@ -110,6 +110,8 @@ def to_markdown(r: dict) -> str:
         cnt = f"{n['inspections']:,} / {n['rejections']:,} / {n['guarded']:,}" if n else "–"
         lines.append(f"| {row['method']} | {row['mean']:,.2f} | {vs} | {bew} | {mde} | {row['max_wait_mean']:,.0f} | "
                      f"{row['max_wait_max']:,.0f} | {100 * row['utilization']:.1f}% | {cnt} |")
+    if r.get("pool"):
+        lines.append(f"\npooled over {len(r['pool'])}: the per-sequence mean of {', '.join(r['pool'])}.")
     lines.append("\nMDE: the smallest true difference these windows detect with 80% power (two-sided 5%), as a share "
                  f"of {r['reference']}'s mean.")
     lines.append(f"\n{r['seconds']:.0f} s")

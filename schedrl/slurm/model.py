@@ -71,10 +71,10 @@ def _seconds(text: str | None) -> float | None:
     m = re.fullmatch(r"(\d+)\s*(sec|min|hour|day)s?", text)
     if m:
         return float(m.group(1)) * {"sec": 1, "min": 60, "hour": 3600, "day": 86400}[m.group(2)]
-    from schedrl.workload.slurm import parse_duration
+    from schedrl.duration import parse_slurm_duration
 
     try:
-        return parse_duration(text)
+        return parse_slurm_duration(text)
     except ValueError:
         return None
 

@@ -24,7 +24,7 @@ from schedrl.sim.state import HEAP_LEN, NEXT_ARRIVAL, NOW, Q_LEN, QUEUED, RUNNIN
 from schedrl.workload import Workload
 from schedrl.workload.fields import SWF_FIELDS
 from schedrl.slurm.lock import LOCK_NAME
-from schedrl.workload.slurm import parse_duration
+from schedrl.duration import SLURM_NO_LIMIT, parse_slurm_duration
 
 FIELDS = ("job_id", "label", "partition", "state", "cpus", "nodes", "limit", "submit", "start", "end", "priority",
           "nice", "reason", "dependency", "reservation", "name")
@@ -74,9 +74,9 @@ def _time(text: str) -> float | None:
 
 @functools.lru_cache(maxsize=4096)  # a queue holds few distinct limits: parse each once
 def _limit(text: str) -> float | None:
-    if text.upper() in ("UNLIMITED", "INFINITE", "NOT_SET", "PARTITION_LIMIT", "N/A"):
+    if text.upper() in SLURM_NO_LIMIT:
         return None
-    return parse_duration(text)
+    return parse_slurm_duration(text)
 
 
 def parse_squeue(text: str) -> list[QueueJob]:

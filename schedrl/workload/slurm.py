@@ -26,16 +26,18 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 
+from schedrl.duration import parse_slurm_duration
+from schedrl.workload.catalog import content_sha256
 from schedrl.workload.cleaning import CleaningAction, CleaningRules
 from schedrl.workload.errors import TraceError
 from schedrl.workload.fields import FIELD_NAMES
 from schedrl.workload.header import parse_header
-from schedrl.workload.swf import read_bytes, workload_from_columns
+from schedrl.workload.swf import read_bytes, workload_from_columns, write_swf
 from schedrl.workload.workload import Workload
 
 SACCT_FIELDS = ("JobID", "JobIDRaw", "JobName", "User", "Group", "Partition", "QOS", "Submit", "Eligible", "Start",
@@ -70,30 +72,8 @@ UNFINISHED = {
 }
 _NO_TIME = ("", "Unknown", "None", "N/A")
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$")
-# Slurm's duration grammar: [days-]hours[:minutes[:seconds]] or minutes[:seconds] or hours:minutes:seconds, [.fraction]
-_DURATION = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?(?:\.(\d+))?$")
 # JobID: 123, 123_4, 123_[5-9%2], 123+1, and any of them with a step suffix (.batch, .extern, .0)
 _JOB_ID = re.compile(r"^(\d+)(?:_(\d+|\[[^\]]*\]))?(?:\+(\d+))?(?:\.(\S+))?$")
-
-
-def parse_duration(text: str) -> float:
-    """Seconds of a Slurm duration: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`, `D-HH:MM`, `D-HH:MM:SS`, with an optional
-    `.fraction` of a second (TotalCPU prints `MM:SS.mmm`). ValueError for anything else, `UNLIMITED` included."""
-    m = _DURATION.match(text.strip())
-    if not m:
-        raise ValueError(f"not a Slurm duration: {text!r}")
-    days, first, second, third, fraction = m.groups()
-    parts = [int(p) for p in (first, second, third) if p is not None]
-    if days is not None:
-        hours, minutes, seconds = (parts + [0, 0])[:3]
-    elif len(parts) == 3:
-        hours, minutes, seconds = parts
-    else:
-        hours, minutes, seconds = 0, parts[0], parts[1] if len(parts) == 2 else 0
-    if fraction is not None and (len(parts) < 2 or (days is not None and len(parts) < 3)):
-        raise ValueError(f"not a Slurm duration: {text!r} (a fraction follows seconds only)")
-    frac = float("0." + fraction) if fraction else 0.0
-    return ((int(days or 0) * 24 + hours) * 60 + minutes) * 60 + seconds + frac
 
 
 def array_task_count(spec: str) -> int | None:
@@ -293,7 +273,7 @@ def read_sinfo(path: str | Path) -> SinfoMachine:
         if "PARTITION" in columns and "TIMELIMIT" in columns:
             partition, limit = values[columns["PARTITION"]].strip().rstrip("*"), values[columns["TIMELIMIT"]].strip()
             try:
-                limits[partition] = None if limit in ("infinite", "UNLIMITED", "n/a") else int(parse_duration(limit))
+                limits[partition] = None if limit in ("infinite", "UNLIMITED", "n/a") else int(parse_slurm_duration(limit))
             except ValueError as e:
                 raise TraceError(path, f"TIMELIMIT {e}", line=k + 1) from None
     if not cpus:
@@ -450,7 +430,7 @@ class _SacctReader:
         if text in self.durations:
             return self.durations[text]
         try:
-            self.durations[text] = value = parse_duration(text)
+            self.durations[text] = value = parse_slurm_duration(text)
             return value
         except ValueError as e:
             raise TraceError(self.path, f"{name} is {e}", line=line,
@@ -677,3 +657,73 @@ def _swf_header(workload: Workload, options: SlurmImport, ids: NameIds, t0: int,
         f"{named}: no names are in this file",
     ]
     return parse_header(lines)
+
+
+# --- `schedrl traces import --slurm` ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SacctImported:
+    """A sacct log written as an SWF trace (`import_sacct`): what `schedrl traces import` reports."""
+
+    source: str
+    out: Path
+    sha256: str
+    workload: Workload
+    options: SlurmImport
+    id_map: str | None
+    added: Mapping[str, int]
+    """kind -> names the import added to the id map."""
+
+    def to_dict(self) -> dict:
+        w = self.workload
+        return {"source": self.source, "out": str(self.out), "sha256": self.sha256, "jobs": len(w),
+                "machine": {"procs": w.max_procs, "nodes": self.options.nodes},
+                "timezone": self.options.timezone, "id_map": self.id_map, "id_map_added": dict(self.added),
+                "header": w.header.to_dict(), "report": w.report.to_dict()}
+
+    def text(self) -> str:
+        w = self.workload
+        added = ", ".join(f"{n} {kind}" for kind, n in sorted(self.added.items()))
+        nodes = f", {self.options.nodes} nodes" if self.options.nodes else ""
+        return "\n".join([
+            f"read {w.report.jobs_in} sacct records from {self.source} (times in {self.options.timezone}; "
+            "example lines are lines of that file)",
+            w.report.summary(),
+            *([f"id map {self.id_map}: {'new names: ' + added if added else 'no new names'}"] if self.id_map else []),
+            f"wrote {len(w)} jobs ({w.max_procs} CPUs{nodes}) to {self.out}, sha256 {self.sha256}",
+        ])
+
+
+def import_sacct(sacct: str, out: str | Path, *, salt: str | None = None, id_map: str | None = None,
+                 procs: int | None = None, nodes: int | None = None, sinfo: str | None = None,
+                 timezone: str | None = None, arrival: str = "submit", node_columns: bool = False,
+                 cleaning: str = "default", written: Callable[[Path], object] | None = None) -> SacctImported:
+    """Read `sacct --parsable2` output, replace its names by ids (a keyed hash with `salt`, or the site's `id_map`
+    file, created or extended), size the machine (`procs`/`nodes`, or from `sinfo` output), clean it with the preset
+    `cleaning` and write it as the SWF file `out` (then `written(out)`: a command's output claim records it).
+    ValueError (one line) for options that do not go together,
+    TraceError (file and line) for a log that cannot be read."""
+    out = Path(out).expanduser()
+    if (salt is None) == (id_map is None):
+        raise ValueError("give one of --salt SECRET (ids are a keyed hash of the names) or --id-map FILE (the site's "
+                         "name -> id map), so that the trace holds no names")
+    if salt is not None and not salt:
+        raise ValueError("--salt must not be empty: anyone could recompute ids from a list of likely names")
+    machine = read_sinfo(Path(sinfo).expanduser()) if sinfo else None
+    procs = procs if procs is not None else machine.procs if machine else None
+    nodes = nodes if nodes is not None else machine.nodes if machine else None
+    if procs is None:
+        raise ValueError("give the machine size: --procs N (CPUs, and --nodes N) or --sinfo FILE")
+    ids = NameIds(salt=salt.encode()) if salt is not None else NameIds.load(Path(id_map).expanduser())
+    options = SlurmImport(procs=procs, nodes=nodes, timezone=timezone or local_timezone(),
+                          partition_limits=machine.partition_limits if machine else {},
+                          arrival=arrival, node_columns=node_columns)
+    workload = read_sacct(Path(sacct).expanduser(), ids, options, CleaningRules.preset(cleaning),
+                          name=out.name.split(".")[0])
+    write_swf(workload, out)
+    if written is not None:
+        written(out)
+    if id_map:
+        ids.save(Path(id_map).expanduser())
+    return SacctImported(sacct, out, content_sha256(out), workload, options, id_map, dict(ids.added))

@@ -15,7 +15,8 @@ from schedrl.eval.inspector_score import score
 def test_the_pooled_row_is_the_per_sequence_mean_of_the_pooled_policies_paired_with_the_reference():
     r = score("default", ["sjf", "wfp3", "fcfs"], "validation", pool=["sjf", "wfp3"])
     rows = {row["method"]: row for row in r["rows"]}
-    pooled = next(m for m in rows if m.startswith("pooled (2"))
+    pooled = "pooled over 2"
+    assert r["pool"] == ["sjf", "wfp3"]
     assert np.allclose(rows[pooled]["values"], np.mean([rows["SJF"]["values"], rows["WFP3"]["values"]], axis=0))
     assert rows[pooled]["utilization"] == pytest.approx(np.mean([rows["SJF"]["utilization"],
                                                                  rows["WFP3"]["utilization"]]))
@@ -31,8 +32,9 @@ def test_the_cli_prints_the_mde_and_writes_the_json_through_the_output_claim(tmp
     done = run_cli("inspector", "score", "--scenario", "default", "--policies", "sjf,wfp3", "--pool", "sjf,wfp3",
                     "--json", str(out))
     assert done.returncode == 0, done.stderr
-    assert "| MDE |" in done.stdout and "pooled (2: sjf, wfp3)" in done.stdout
-    assert {row["method"] for row in json.loads(out.read_text())["rows"]} >= {"SJF", "WFP3", "pooled (2: sjf, wfp3)"}
+    assert "| MDE |" in done.stdout and "| pooled over 2 |" in done.stdout
+    assert "pooled over 2: the per-sequence mean of sjf, wfp3." in done.stdout
+    assert {row["method"] for row in json.loads(out.read_text())["rows"]} >= {"SJF", "WFP3", "pooled over 2"}
     again = run_cli("inspector", "score", "--scenario", "default", "--policies", "sjf", "--json", str(out))
     assert again.returncode == 0, again.stderr  # its own file: replaced
 

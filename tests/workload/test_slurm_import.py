@@ -19,8 +19,7 @@ from schedrl.cli.main import main
 from schedrl.workload import CleaningRules, TraceError, read_swf
 from schedrl.workload.swf import format_swf
 from schedrl.workload import slurm
-from schedrl.workload.slurm import (NameIds, SlurmImport, array_task_count, local_timezone, parse_duration,
-                                    read_sacct, read_sinfo)
+from schedrl.workload.slurm import NameIds, SlurmImport, array_task_count, local_timezone, read_sacct, read_sinfo
 
 DATA = Path(__file__).parent / "data"
 LOCAL, LOCAL_UTC, LOCAL_SINFO = DATA / "sacct_local.txt", DATA / "sacct_local_utc.txt", DATA / "sinfo_local.txt"
@@ -62,27 +61,7 @@ def actions(wl) -> dict[str, tuple[int, str, tuple[int, ...]]]:
 # --- Slurm's formats -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, seconds", [
-    ("05:30", 330),                  # MM:SS
-    ("00:05:30", 330),               # HH:MM:SS
-    ("26:00:00", 93600),             # hours past a day, as written
-    ("7", 420),                      # MM (a bare number is minutes)
-    ("1-02:03:04", 93784),           # D-HH:MM:SS
-    ("2-00", 172800),                # D-HH
-    ("1-02:03", 93780),              # D-HH:MM
-    ("01:02.345", 62.345),           # MM:SS.mmm (TotalCPU)
-    ("1:02:03.5", 3723.5),           # HH:MM:SS.fraction
-    ("365-00:00:00", 31536000),      # what sacct shows for an unlimited job while it runs
-])
-def test_every_slurm_duration_format(text, seconds):
-    assert parse_duration(text) == pytest.approx(seconds)
-
-
-@pytest.mark.parametrize("text", ["UNLIMITED", "Partition_Limit", "INVALID", "", "1:2:3:4", "1-", "-5", "5.5",
-                                  "1-02.5", "1h"])
-def test_what_is_not_a_duration(text):
-    with pytest.raises(ValueError, match="not a Slurm duration"):
-        parse_duration(text)
+# Slurm's duration formats: tests/test_duration.py (the one parser, schedrl.duration)
 
 
 @pytest.mark.parametrize("spec, count", [("[5-9]", 5), ("[1,3,8-10:2%4]", 4), ("[3-9:2%1]", 4), ("[0-4]", 5),

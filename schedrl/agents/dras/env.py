@@ -14,10 +14,9 @@ from schedrl.agents.dras.keys import (
 )
 from schedrl.agents.dras.observation import StateBuilder, StateScales, state_rows
 from schedrl.agents.steps import checked_action
-from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum, training_end
+from schedrl.envs.episodes import EpisodeSource, parse_curriculum, training_end
 from schedrl.envs.masked_discrete import MaskedDiscrete
-from schedrl.envs.render import RENDER_MODES, check_render_mode, render
-from schedrl.envs.settings import env_config
+from schedrl.envs.simulator_env import SimulatorEnv
 from schedrl.metrics import summarize
 from schedrl.sim import Simulator
 from schedrl.workload.cleaning import CleaningRules
@@ -45,7 +44,7 @@ def training_range(config: DRASEnvConfig, n_jobs: int) -> tuple[int, int]:
     return 0, training_end(config.train_fraction, n_jobs)
 
 
-class DRASEnv(ContinuedEpisodes, gym.Env):
+class DRASEnv(SimulatorEnv):
     """Select jobs at DRAS's two levels, one at a time, rewarded per selection.
 
     ## Description
@@ -99,13 +98,9 @@ class DRASEnv(ContinuedEpisodes, gym.Env):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
-
     def __init__(self, config: dict[str, Any] | DRASEnvConfig | None = None, workload: Workload | None = None,
                  render_mode: str | None = None, **settings: Any):
-        self.config = env_config(DRASEnvConfig, config, settings)
-        self.render_mode = check_render_mode(render_mode)
-        cfg = self.config
+        cfg = self._configure(DRASEnvConfig, config, settings, render_mode)
         self.workload = workload if workload is not None else load_env_workload(cfg)
         first, end = training_range(cfg, len(self.workload))
         if end > len(self.workload):
@@ -133,11 +128,8 @@ class DRASEnv(ContinuedEpisodes, gym.Env):
 
     # ------------------------------------------------------------------ episodes
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=self.episodes.reset_seed(seed))
-        episode = self.episodes.for_reset(self.np_random, options)  # fixed starts, filtering or curriculum
-        start, seq = episode.start, episode.jobs
-        self.start = start
-        self.sim = Simulator(seq, self.sim_config)
+        episode = self._next_episode(seed, options, self.sim_config)
+        start = self.start = episode.start
         self._builder = StateBuilder(self.sim, self.config.window, self.scales, self.config.priority_fraction)
         self._advance()
         assert self.level != LEVEL_DONE  # a fresh sequence always starts with a decision
@@ -157,10 +149,6 @@ class DRASEnv(ContinuedEpisodes, gym.Env):
             OBS_ACTION_MASK: self._mask.copy(),
         }
 
-    def action_masks(self) -> np.ndarray:
-        """The current action mask as booleans (the sb3-contrib `MaskablePPO` convention)."""
-        return self._mask > 0
-
     @property
     def slots(self) -> np.ndarray:
         """The jobs (indices into the current sequence) behind the valid slots, in slot order."""
@@ -178,9 +166,6 @@ class DRASEnv(ContinuedEpisodes, gym.Env):
         if len(queue) == 0:
             return 0.0
         return float(-np.mean(CAPACITY_TIME_UNIT / self.sim.state.est[queue]))
-
-    def render(self):
-        return render(self.sim, self.render_mode)
 
     def _masked(self, a: int) -> str:
         what = "backfill candidates" if self.level == LEVEL_BACKFILL else (

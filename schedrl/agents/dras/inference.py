@@ -18,7 +18,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from schedrl.agents.dras.keys import OBS_ACTION_MASK, OBS_STATE
-from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, QF_PREDS, build, describe, observation_shapes, spaces
+from schedrl.agents.inference import (ACTION_DIST_INPUTS, OBS, QF_PREDS, ExportedNetwork, build, describe,
+                                      observation_shapes)
 from schedrl.agents.masking import mask_logits
 
 NETWORKS = {"DRASPGModule": "pg", "DRASQModule": "dql"}
@@ -90,11 +91,9 @@ def q_values(net: DRASNet, obs: Mapping[str, torch.Tensor], window: int) -> torc
     return torch.where(obs[OBS_ACTION_MASK] > 0, q, torch.full_like(q, float("-inf")))
 
 
-class _DRASNetwork(nn.Module):
+class _DRASNetwork(ExportedNetwork):
     def __init__(self, architecture: Mapping[str, Any]):
-        super().__init__()
-        self.architecture = dict(architecture)
-        self.observation_space = spaces(architecture["observation"])
+        super().__init__(architecture)
         self.window = int(architecture["window"])
         self.net = DRASNet.from_layers(architecture["net"], float(architecture["slope"]))
 

@@ -20,11 +20,16 @@ class _DRASSettings(RunnerSettings):
     """Network preset (`schedrl.agents.dras.modules.MODELS`): scaled (from W and N), theta, cori."""
 
     def _check(self) -> list[str]:
+        """The problems of the fields both algorithms have (each declares its own `lr` and `gamma` defaults)."""
         problems = []
         if self.num_env_runners < 0:
             problems.append(f"num_env_runners={self.num_env_runners} must be >= 0")
         if self.num_envs_per_env_runner < 1:
             problems.append(f"num_envs_per_env_runner={self.num_envs_per_env_runner} must be >= 1")
+        if not self.lr > 0:
+            problems.append(f"lr={self.lr} must be > 0")
+        if not 0.0 <= self.gamma <= 1.0:
+            problems.append(f"gamma={self.gamma} must be in [0, 1]")
         return problems
 
 
@@ -43,10 +48,6 @@ class PGSettings(_DRASSettings):
 
     def __post_init__(self) -> None:
         problems = self._check()
-        if not self.lr > 0:
-            problems.append(f"lr={self.lr} must be > 0")
-        if not 0.0 <= self.gamma <= 1.0:
-            problems.append(f"gamma={self.gamma} must be in [0, 1]")
         if self.train_batch_size_per_learner < 1 or self.decisions_per_update < 1:
             problems.append("train_batch_size_per_learner and decisions_per_update must be >= 1")
         if problems:
@@ -86,10 +87,6 @@ class DQLSettings(_DRASSettings):
 
     def __post_init__(self) -> None:
         problems = self._check()
-        if not self.lr > 0:
-            problems.append(f"lr={self.lr} must be > 0")
-        if not 0.0 <= self.gamma <= 1.0:
-            problems.append(f"gamma={self.gamma} must be in [0, 1]")
         if not 0.0 < self.epsilon_decay <= 1.0 or not 0.0 <= self.epsilon_min <= self.epsilon_start <= 1.0:
             problems.append("epsilon must satisfy 0 <= epsilon_min <= epsilon_start <= 1 and 0 < epsilon_decay <= 1")
         if self.rollout_fragment_length < 1 or self.decisions_per_iteration < 1:

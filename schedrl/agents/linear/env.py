@@ -10,10 +10,9 @@ import numpy as np
 
 from schedrl.agents.dictconfig import DictConfig
 from schedrl.agents.steps import checked_action
-from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource
+from schedrl.envs.episodes import EpisodeSource
 from schedrl.envs.masked_discrete import MaskedDiscrete
-from schedrl.envs.render import RENDER_MODES, check_render_mode, render
-from schedrl.envs.settings import env_config
+from schedrl.envs.simulator_env import SimulatorEnv
 from schedrl.metrics import summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
 from schedrl.workload.workload import Workload
@@ -78,16 +77,12 @@ def observe(sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return jobs, mask, visible
 
 
-class LinearEnv(ContinuedEpisodes, gym.Env):
+class LinearEnv(SimulatorEnv):
     """Pick-and-wait over the simulator; terminal reward -avg bounded slowdown; `info["metric_value"]` the bsld."""
-
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(self, config: Mapping[str, Any] | LinearEnvConfig | None = None, render_mode: str | None = None,
                  **settings: Any):
-        merged = env_config(LinearEnvConfig, config, settings)
-        self.config = merged
-        self.render_mode = check_render_mode(render_mode)
+        merged = self._configure(LinearEnvConfig, config, settings, render_mode)
         self.workload = merged.workload()
         # fixed starts or seeded random windows, and the driver's resume hook (`ContinuedEpisodes`)
         self.episodes = EpisodeSource(self.workload, merged.sequence_length, fixed=merged.starts)
@@ -98,22 +93,13 @@ class LinearEnv(ContinuedEpisodes, gym.Env):
         self.sim: Simulator | None = None
         self._mask = np.zeros(SLOTS, dtype=np.float32)
 
-    def action_masks(self) -> np.ndarray:
-        """The current action mask as booleans (the sb3-contrib `MaskablePPO` convention)."""
-        return self._mask.astype(bool)
-
     def observation_of(self, sim: Simulator) -> tuple[dict, np.ndarray]:
         """This env's observation of `sim` at a pick, and the job behind each slot (`FunctionPolicy`)."""
         jobs, mask, visible = observe(sim)
         return {"jobs": jobs, "action_mask": mask}, visible
 
-    def render(self):
-        return render(self.sim, self.render_mode)
-
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=self.episodes.reset_seed(seed))
-        episode = self.episodes.for_reset(self.np_random, options)
-        self.sim = Simulator(episode.jobs, self.config.sim_config())
+        episode = self._next_episode(seed, options, self.config.sim_config())
         assert self.sim.advance() == DECIDE_PICK
         return self._observe(), {"start": episode.start}
 

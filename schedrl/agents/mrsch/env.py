@@ -15,10 +15,9 @@ from schedrl.agents.mrsch.keys import (
 from schedrl.agents.mrsch.observation import StateBuilder, StateNorm, observe
 from schedrl.agents.mrsch.workload import load_workload
 from schedrl.agents.steps import checked_action
-from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, parse_curriculum
+from schedrl.envs.episodes import EpisodeSource, parse_curriculum
 from schedrl.envs.masked_discrete import MaskedDiscrete
-from schedrl.envs.render import RENDER_MODES, check_render_mode, render
-from schedrl.envs.settings import env_config
+from schedrl.envs.simulator_env import SimulatorEnv
 from schedrl.metrics import summarize
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
 from schedrl.workload.workload import Workload
@@ -39,7 +38,7 @@ def reward_weights(config: MRSchEnvConfig, n_resources: int) -> np.ndarray:
     return np.full(n_resources, 1.0 / n_resources)
 
 
-class MRSchEnv(ContinuedEpisodes, gym.Env):
+class MRSchEnv(SimulatorEnv):
     """Pick jobs from a window of the queue on a machine with several resources (MRSch).
 
     ## Description
@@ -89,13 +88,9 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
-
     def __init__(self, config: dict[str, Any] | MRSchEnvConfig | None = None, workload: Workload | None = None,
                  render_mode: str | None = None, **settings: Any):
-        self.config = env_config(MRSchEnvConfig, config, settings)
-        self.render_mode = check_render_mode(render_mode)
-        cfg = self.config
+        cfg = self._configure(MRSchEnvConfig, config, settings, render_mode)
         self.workload = workload if workload is not None else load_workload(cfg)
         if not self.workload.resources:
             raise ValueError(f"workload {self.workload.name!r} has no extra resources; MRSch schedules several")
@@ -123,16 +118,9 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
         self._window = np.zeros(0, dtype=np.int64)
         self._mask = np.zeros(cfg.window, dtype=np.float32)
 
-    def action_masks(self) -> np.ndarray:
-        """Valid actions now, as booleans (for maskable-policy libraries)."""
-        return self._mask > 0
-
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=self.episodes.reset_seed(seed))
-        episode = self.episodes.for_reset(self.np_random, options)  # fixed starts, filtering or curriculum
-        start, seq = episode.start, episode.jobs
-        self.start = start
-        self.sim = Simulator(seq, self.sim_config)
+        episode = self._next_episode(seed, options, self.sim_config)
+        start = self.start = episode.start
         code = self.sim.advance()
         assert code == DECIDE_PICK  # a fresh sequence always starts with a pick
         obs = self._observe()
@@ -143,9 +131,6 @@ class MRSchEnv(ContinuedEpisodes, gym.Env):
         self._mask = obs[OBS_ACTION_MASK].copy()
         self.action_space.set_mask(self._mask)
         return obs
-
-    def render(self):
-        return render(self.sim, self.render_mode)
 
     def step(self, action):
         a = checked_action(self.sim, self.sim is not None and self.sim.done, action, self._mask, lambda a: (

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, build, describe, observation_shapes, spaces
+from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, ExportedNetwork, build, describe, observation_shapes
 from schedrl.agents.masking import mask_logits
 from schedrl.agents.mrsch.keys import OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE
 
@@ -81,26 +81,22 @@ def scalar_logits(pi: nn.Module, obs: Mapping[str, torch.Tensor]) -> torch.Tenso
     return mask_logits(pi(scalar_inputs(obs)), obs[OBS_ACTION_MASK])
 
 
-class DFPNetwork(DFP, nn.Module):
+class DFPNetwork(DFP, ExportedNetwork):
     """A trained `DFPModule`'s five streams (under the same parameter names) and its offset weights, rebuilt from an
     exported architecture."""
 
     def __init__(self, architecture: Mapping[str, Any]):
-        super().__init__()
-        self.architecture = dict(architecture)
-        self.observation_space = spaces(architecture["observation"])
+        super().__init__(architecture)
         self.n_actions, self.n_offsets = int(architecture["actions"]), int(architecture["offsets"])
         self.n_measurements = self.observation_space.spaces[OBS_MEASUREMENTS].shape[0]
         self.set_streams({name: build(architecture[name]) for name in STREAMS}, architecture["offset_weights"])
 
 
-class ScalarNetwork(nn.Module):
+class ScalarNetwork(ExportedNetwork):
     """The scalar-reward baseline's masked logits over the window from `pi` on the state and measurements."""
 
     def __init__(self, architecture: Mapping[str, Any]):
-        super().__init__()
-        self.architecture = dict(architecture)
-        self.observation_space = spaces(architecture["observation"])
+        super().__init__(architecture)
         self.pi = build(architecture["pi"])
 
     def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:

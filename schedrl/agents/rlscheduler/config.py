@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Mapping
 
-from schedrl.agents.dictconfig import DictConfig
+from schedrl.agents.dictconfig import DictConfig, check_choices
 from schedrl.metrics import METRICS
 from schedrl.sim.config import BACKFILLS, PRESETS
 
@@ -78,12 +78,7 @@ class RLSchedulerEnvConfig(DictConfig):
     """Normalisation constants (see `JobFeatures`); empty: derived from this trace. Saved with checkpoints."""
 
     def __post_init__(self) -> None:
-        if self.metric not in METRICS:
-            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {self.metric!r}")
-        if self.preset not in PRESETS:
-            raise ValueError(f"preset must be one of {', '.join(PRESETS)}; got {self.preset!r}")
-        if self.backfill not in BACKFILLS:
-            raise ValueError(f"backfill must be one of {', '.join(BACKFILLS)}; got {self.backfill!r}")
+        check_choices(self, metric=METRICS, preset=PRESETS, backfill=BACKFILLS)
         from schedrl.workload.cleaning import CleaningRules
 
         CleaningRules.preset(self.cleaning)  # raises ValueError naming the valid presets

@@ -9,10 +9,9 @@ import numpy as np
 
 from schedrl.agents.rlscheduler.observation import FEATURES, JobFeatures, ObservationBuilder, n_features
 from schedrl.agents.rlscheduler.keys import MAX_OBSV_SIZE, OBS_ACTION_MASK, OBS_JOBS
-from schedrl.envs.episodes import ContinuedEpisodes, EpisodeSource, Phase, training_end
+from schedrl.envs.episodes import EpisodeSource, Phase, training_end
 from schedrl.envs.masked_discrete import MaskedDiscrete
-from schedrl.envs.render import RENDER_MODES, check_render_mode, render
-from schedrl.envs.settings import env_config
+from schedrl.envs.simulator_env import SimulatorEnv
 from schedrl.agents.rlscheduler.config import RLSchedulerEnvConfig
 from schedrl.agents.steps import checked_action
 from schedrl.metrics import BSLD_TAU, METRICS, summarize
@@ -38,7 +37,7 @@ def load_env_workload(config: RLSchedulerEnvConfig) -> Workload:
     return load_trace(config.trace, CleaningRules.preset(config.cleaning))
 
 
-class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
+class RLSchedulerEnv(SimulatorEnv):
     """Pick the next job to run, one decision at a time, and be rewarded by the schedule's quality.
 
     ## Description
@@ -91,12 +90,9 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
-
     def __init__(self, config: dict[str, Any] | RLSchedulerEnvConfig | None = None, workload: Workload | None = None,
                  render_mode: str | None = None, **settings: Any):
-        self.config = env_config(RLSchedulerEnvConfig, config, settings)
-        self.render_mode = check_render_mode(render_mode)
+        self._configure(RLSchedulerEnvConfig, config, settings, render_mode)
         self.workload = workload if workload is not None else load_env_workload(self.config)
         if len(self.workload) < self.config.sequence_length:
             raise ValueError(f"trace {self.workload.name!r} has {len(self.workload)} jobs, fewer than "
@@ -126,11 +122,9 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         return FEATURES + extra + tuple(f"{name}_rank" for name in self.config.key_features)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=self.episodes.reset_seed(seed))
-        episode = self.episodes.for_reset(self.np_random, options)  # fixed starts, filtering or curriculum
+        episode = self._next_episode(seed, options, self.sim_config)
         start, seq = episode.start, episode.jobs
         self.start = start
-        self.sim = Simulator(seq, self.sim_config)
         self._base = None
         if self.config.dense_reward:
             self._start_dense()
@@ -144,10 +138,6 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
         self._mask = mask
         self.action_space.set_mask(mask)
         return {OBS_JOBS: jobs, OBS_ACTION_MASK: mask}
-
-    def action_masks(self) -> np.ndarray:
-        """The current action mask as booleans (the sb3-contrib `MaskablePPO` convention)."""
-        return self._mask > 0
 
     def observation_of(self, sim: Simulator) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """This env's observation of `sim` at a pick, and the job (index in `sim`) behind each slot.
@@ -163,9 +153,6 @@ class RLSchedulerEnv(ContinuedEpisodes, gym.Env):
             self._observed_sim = sim
         jobs, mask, visible = self._observed_builder.build(sim)
         return {OBS_JOBS: jobs, OBS_ACTION_MASK: mask}, visible
-
-    def render(self):
-        return render(self.sim, self.render_mode)
 
     def _baseline(self) -> float:
         """The baseline heuristic's value on this episode's sequence (compiled: a fraction of a millisecond

@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from schedrl.agents.dictconfig import DictConfig
+from schedrl.agents.dictconfig import DictConfig, check_choices
 from schedrl.dtsim import DTSimConfig, JobTable, load_jobs, synthetic_jobs
 from schedrl.dtsim.jobs import VASP_FILENAME, shared_data_dir
 
@@ -94,12 +94,7 @@ class RLSchertEnvConfig(DictConfig):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        if self.reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {self.reward!r}")
-        if self.teacher not in TEACHERS:
-            raise ValueError(f"teacher must be one of {', '.join(TEACHERS)}; got {self.teacher!r}")
-        if self.estimates not in ESTIMATES:
-            raise ValueError(f"estimates must be one of {', '.join(ESTIMATES)}; got {self.estimates!r}")
+        check_choices(self, reward=REWARDS, teacher=TEACHERS, estimates=ESTIMATES)
         for name in ("kill", "work_conserving"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false; got {getattr(self, name)!r}")

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, build, describe, observation_shapes, spaces
+from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, ExportedNetwork, build, describe, observation_shapes
 from schedrl.agents.masking import mask_logits
 from schedrl.agents.rlschert.keys import OBS_ACTION_MASK, OBS_EXTRA, OBS_IMAGE, OBS_RUNNING
 
@@ -140,13 +140,11 @@ def policy_logits(pi: nn.Module, obs: Mapping[str, torch.Tensor]) -> torch.Tenso
     return mask_logits(pi(*features(obs)), obs[OBS_ACTION_MASK])
 
 
-class RLSchertNetwork(nn.Module):
+class RLSchertNetwork(ExportedNetwork):
     """Masked logits over the allocation, void and kill actions from the image, running and extra parts."""
 
     def __init__(self, architecture: Mapping[str, Any]):
-        super().__init__()
-        self.architecture = dict(architecture)
-        self.observation_space = spaces(architecture["observation"])
+        super().__init__(architecture)
         self.pi = encoder(architecture["pi"])
 
     def forward_inference(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
