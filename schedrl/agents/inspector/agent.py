@@ -29,6 +29,18 @@ def starvation_wait(value: str | float) -> float:
     return parse_duration_or_off(value, "--starvation-wait")
 
 
+def scenarios_option(value: str | None) -> tuple[str, ...] | None:
+    """`--teacher-scenarios NAME,NAME`: the names, each once (ValueError naming the option)."""
+    if value is None:
+        return None
+    names = tuple(n.strip() for n in value.split(","))
+    if not all(names):
+        raise ValueError(f"--teacher-scenarios must be comma-separated scenario names, got {value!r}")
+    if len(set(names)) < len(names):
+        raise ValueError(f"--teacher-scenarios names a scenario twice: {value!r}")
+    return names
+
+
 def threshold_option(value: str | None) -> float | str | None:
     """`--teacher-threshold`: `auto` or a number >= 0 (ValueError naming the option)."""
     if value is None or value == "auto":
@@ -101,6 +113,8 @@ class InspectorSettings:
     this); `auto`: chosen on training windows so the student keeps the no-starvation constraint (`teacher.py`)."""
     teacher_threshold_windows: int = 4
     """Training windows of 1,024 jobs `auto` scores each threshold on."""
+    teacher_scenarios: tuple[str, ...] = ()
+    """Lever 2: trace scenarios whose training zones the teacher also draws windows from (`teacher.sources`)."""
     teacher_wait_penalty: float = 0.0
     """Lever 4: the teacher's objective adds this times the mean wait past the starvation guard's bound (in units of
     it); 0: the metric alone."""
@@ -113,7 +127,8 @@ class InspectorSettings:
                 "windows": self.teacher_windows, "epochs": self.teacher_epochs, "seconds": self.teacher_time,
                 "wait_penalty": self.teacher_wait_penalty, "weights": self.teacher_weights,
                 "floor": self.teacher_floor, "threshold": self.teacher_threshold,
-                "threshold_windows": self.teacher_threshold_windows, "seed": self.seed or 0}
+                "threshold_windows": self.teacher_threshold_windows, "seed": self.seed or 0,
+                "scenarios": list(self.teacher_scenarios)}
 
     def __post_init__(self) -> None:
         problems = []
@@ -232,6 +247,9 @@ class InspectorAgent(Agent):
         p.add_argument("--teacher-threshold-windows", type=int, default=None,
                        help="training windows of 1,024 jobs --teacher-threshold auto scores each threshold on "
                             "(default 4)")
+        p.add_argument("--teacher-scenarios", default=None, metavar="NAME,NAME",
+                       help="also label windows of these trace scenarios' training zones, each under its own "
+                            "semantics (learn the rule, not the trace); the same metric and decision as the run")
         p.add_argument("--teacher-wait-penalty", type=float, default=None,
                        help="add this times the mean wait past --starvation-wait (in units of it) to the teacher's "
                             "objective (default 0)")
@@ -258,13 +276,22 @@ class InspectorAgent(Agent):
                            "teacher_weights": getattr(args, "teacher_weights", None),
                            "teacher_floor": getattr(args, "teacher_floor", None),
                            "teacher_threshold": threshold_option(getattr(args, "teacher_threshold", None)),
-                           "teacher_threshold_windows": getattr(args, "teacher_threshold_windows", None)}
+                           "teacher_threshold_windows": getattr(args, "teacher_threshold_windows", None),
+                           "teacher_scenarios": scenarios_option(getattr(args, "teacher_scenarios", None))}
         given = [k for k, v in teacher_options.items() if v is not None]
         if teacher is None and (given or getattr(args, "teacher_time", None) is not None):
             raise ValueError(f"--{(given or ['teacher_time'])[0].replace('_', '-')} is an option of --teacher")
         from schedrl.agents.inspector.teacher import check_teacher
 
         check_teacher(teacher, env.base, env.sim_config(), 1 if depth is None else depth)
+        if teacher_options["teacher_scenarios"]:
+            from schedrl.agents.inspector.teacher import check_scenarios
+
+            for scenario in check_scenarios(teacher_options["teacher_scenarios"], env.sim_config(), env.metric,
+                                            env.sequence_length):
+                if scenario.workload.trace == env.trace:
+                    raise ValueError(f"--teacher-scenarios: {scenario.name} is on {env.trace}, the run's own trace "
+                                     "(its windows are labelled already)")
         overrides.update(teacher_options, teacher=teacher)
         if getattr(args, "teacher_time", None) is not None:
             from schedrl.duration import parse_duration

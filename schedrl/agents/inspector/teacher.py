@@ -14,6 +14,13 @@ greedy choices (DAgger: the student is labelled on the states it visits). After 
 to everything gathered (`agents/cloning.py:clone`, weighted cross-entropy over the masked logits; the features are
 `observation.Observer`'s, what an online scheduler knows).
 
+`scenarios` (lever 2, learn the rule and not the trace): windows come round-robin from the run's own trace and from
+the training zones of these trace scenarios, each scheduled under its scenario's simulator semantics (its trace, its
+cleaning, its split's first part only: no validation or evaluation job of any scenario is labelled); the threshold's
+training windows are drawn the same way, so the no-starvation constraint is checked on every workload. The
+observation keeps the run's own normalisation (requests are shares of each machine; times scaled by the run's trace),
+as the policy sees any other trace at evaluation.
+
 `wait_penalty` (lever 4, starvation as a learned constraint): the teacher's objective becomes the metric plus
 `wait_penalty` times the mean over the window's jobs of their wait past `starvation_wait` (in units of that bound),
 so the labels themselves avoid holding jobs back past it.
@@ -56,6 +63,72 @@ def check_teacher(teacher: str | None, base: str, sim_config, depth: int) -> Non
     if getattr(sim_config, "backfill_choice", "first-fit") != "first-fit":
         raise ValueError(f"--teacher hindsight does not support backfill_choice={sim_config.backfill_choice!r} "
                          f"(a policy choosing among the backfill candidates): its rollouts backfill first-fit")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where training windows come from: a workload, its training zone [lo, hi), the semantics it is scheduled under."""
+
+    name: str
+    workload: Any
+    lo: int
+    hi: int
+    sim_config: Any
+
+    def window(self, rng, length: int):
+        """A window of at most `length` jobs of the training zone, drawn with `rng` (its start, its jobs)."""
+        from schedrl.workload.sampling import sequence
+
+        length = min(length, self.hi - self.lo)
+        start = self.lo + int(rng.integers(0, max(self.hi - self.lo - length, 0) + 1))
+        return start, sequence(self.workload, start, length)
+
+
+DECISION_FIELDS = ("discipline", "backfill", "window", "backfill_choice")
+"""Simulator fields that make the inspector's decision what it is (a scenario of `--teacher-scenarios` must agree)."""
+
+
+def check_scenarios(names, sim_config, metric: str, sequence_length: int) -> list:
+    """The trace scenarios `--teacher-scenarios` names, checked (ValueError, one line, naming the scenario): each must
+    exist, be a trace scenario, judge the run's metric, decide as the run does (pick-and-wait or the same list window,
+    the same backfilling) and hold a training zone of at least one episode."""
+    from schedrl.scenarios import get_scenario
+
+    found = []
+    for name in names:
+        try:
+            scenario = get_scenario(name)
+        except (ValueError, KeyError) as e:
+            raise ValueError(f"--teacher-scenarios: {e}") from None
+        if scenario.generated:
+            raise ValueError(f"--teacher-scenarios: {scenario.name} is generated on the discrete-time cluster; the "
+                             "teacher labels windows of traces")
+        if scenario.metric != metric:
+            raise ValueError(f"--teacher-scenarios: {scenario.name} judges {scenario.metric}, the run {metric}: the "
+                             "teacher would label its windows for another objective")
+        differs = [f"{f} {getattr(scenario.sim, f)!r} (the run: {getattr(sim_config, f)!r})" for f in DECISION_FIELDS
+                   if getattr(scenario.sim, f) != getattr(sim_config, f)]
+        if differs:
+            raise ValueError(f"--teacher-scenarios: the inspector decides differently on {scenario.name}: "
+                             + ", ".join(differs))
+        found.append(scenario)
+    return found
+
+
+def sources(cfg, scenarios=()) -> list[Source]:
+    """The run's own training zone and those of `scenarios` (checked by `check_scenarios`)."""
+    from schedrl.envs.episodes import training_end
+
+    workload = cfg.workload()
+    out = [Source(cfg.trace, workload, 0, training_end(cfg.train_fraction, len(workload)), cfg.sim_config())]
+    for scenario in check_scenarios(scenarios, cfg.sim_config(), cfg.metric, cfg.sequence_length):
+        data = scenario.load()
+        lo, hi = scenario.split.training_range(len(data))
+        if hi - lo < cfg.sequence_length:
+            raise ValueError(f"--teacher-scenarios: {scenario.name}'s training zone holds {hi - lo} jobs, fewer than "
+                             f"one episode of {cfg.sequence_length}")
+        out.append(Source(scenario.name, data, lo, hi, scenario.sim))
+    return out
 
 
 @dataclass
@@ -185,29 +258,29 @@ MAX_WAIT_RATIO, UTILISATION_DROP = 1.25, 0.01
 which `auto` checks on training windows."""
 
 
-def choose_threshold(module, cfg, workload, end: int, rng, windows: int, length: int = 1024,
+def choose_threshold(module, cfg, srcs: list[Source], rng, windows: int, length: int = 1024,
                      grid=THRESHOLDS, log: Callable[[str], None] = print) -> tuple[float, list[dict]]:
     """The reject-logit shift that keeps the student within the no-starvation constraint on `windows` training
-    windows of `length` jobs (mean longest-wait ratio and utilisation difference against the base alone), and among
-    those the best mean metric; the largest of the grid where none does. Training windows only: no held-out job."""
+    windows of `length` jobs (drawn round-robin from `srcs`; mean longest-wait ratio and utilisation difference
+    against the base alone), and among those the best mean metric; the largest of the grid where none does. Training
+    windows only: no held-out job."""
     from schedrl.agents.inspector.config import make_base
     from schedrl.agents.inspector.policy import InspectorPolicy
     from schedrl.metrics import lower_is_better, summarize
     from schedrl.sim import Simulator
-    from schedrl.workload.sampling import sequence
 
-    length = min(length, end)
-    starts = [int(rng.integers(0, max(end - length, 0) + 1)) for _ in range(windows)]
-    jobs = [sequence(workload, s, length) for s in starts]
-    sim_config, metric = cfg.sim_config(), cfg.metric
+    drawn = [(src, src.window(rng, length)[1]) for src in (srcs[i % len(srcs)] for i in range(windows))]
+    metric = cfg.metric
     sign = 1.0 if lower_is_better(metric) else -1.0
-    base = [summarize(make_base(cfg.base).run(Simulator(w, sim_config))) for w in jobs]
+    base = [summarize(make_base(cfg.base).run(Simulator(w, src.sim_config))) for src, w in drawn]
     policy = InspectorPolicy(module, cfg.to_dict())
     reject_logit = policy.reject_logit
     table = []
+    where = f"{windows} training windows of {min(length, max(src.hi - src.lo for src in srcs))} jobs" + (
+        f" from {', '.join(src.name for src in srcs)}" if len(srcs) > 1 else "")
     for tau in grid:
         policy.reject_logit = lambda f, tau=tau: reject_logit(f) - tau
-        ms = [summarize(Simulator(w, sim_config).run(policy)) for w in jobs]
+        ms = [summarize(Simulator(w, src.sim_config).run(policy)) for src, w in drawn]
         row = {"threshold": tau,
                "vs_base": float(np.mean([sign * (b.value(metric) - m.value(metric)) / max(abs(b.value(metric)), 1e-9)
                                          for b, m in zip(base, ms)])),
@@ -215,9 +288,9 @@ def choose_threshold(module, cfg, workload, end: int, rng, windows: int, length:
                "utilisation_change": float(np.mean([m.utilization - b.utilization for b, m in zip(base, ms)]))}
         row["feasible"] = row["max_wait_ratio"] <= MAX_WAIT_RATIO and row["utilisation_change"] >= -UTILISATION_DROP
         table.append(row)
-        log(f"teacher threshold {tau}: {100 * row['vs_base']:+.1f}% vs the base on {windows} training windows of "
-            f"{length} jobs, longest wait x{row['max_wait_ratio']:.2f}, utilisation "
-            f"{100 * row['utilisation_change']:+.1f} points{'' if row['feasible'] else ' (starves)'}")
+        log(f"teacher threshold {tau}: {100 * row['vs_base']:+.1f}% vs the base on {where}, longest wait "
+            f"x{row['max_wait_ratio']:.2f}, utilisation {100 * row['utilisation_change']:+.1f} points"
+            f"{'' if row['feasible'] else ' (starves)'}")
     feasible = [r for r in table if r["feasible"]]
     chosen = max(feasible, key=lambda r: r["vs_base"]) if feasible else table[-1]
     return float(chosen["threshold"]), table
@@ -248,16 +321,13 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
     from schedrl.agents.cloning import clone
     from schedrl.agents.inspector.config import InspectorEnvConfig
     from schedrl.agents.inspector.observation import Normalisation, Observer
-    from schedrl.envs.episodes import training_end
-    from schedrl.workload.sampling import sequence
 
     t0 = time.perf_counter()
     cfg = InspectorEnvConfig.from_dict(dict(env_config))
-    workload = cfg.workload()
-    end = training_end(cfg.train_fraction, len(workload))
-    norm = Normalisation.from_dict(cfg.norm) if cfg.norm else Normalisation.from_trace(workload[:end])
+    srcs = sources(cfg, spec.get("scenarios") or ())
+    own = srcs[0]
+    norm = Normalisation.from_dict(cfg.norm) if cfg.norm else Normalisation.from_trace(own.workload[:own.hi])
     observer = Observer(norm, cfg.history_features)
-    sim_config = cfg.sim_config()
     depth, windows = int(spec["depth"]), int(spec["windows"])
     rounds, epochs = int(spec["rounds"]), int(spec["epochs"])
     budget = spec.get("seconds")
@@ -274,10 +344,10 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
         act = None if r == 0 else greedy(module)
         results = []
         t1 = time.perf_counter()
-        for _ in range(windows):
-            start = int(rng.integers(0, max(end - cfg.sequence_length, 0) + 1))
-            jobs = sequence(workload, start, cfg.sequence_length)
-            results.append(label_window(jobs, sim_config, cfg.base, cfg.metric, depth, observer,
+        for i in range(windows):
+            src = srcs[(r * windows + i) % len(srcs)]
+            start, jobs = src.window(rng, cfg.sequence_length)
+            results.append(label_window(jobs, src.sim_config, cfg.base, cfg.metric, depth, observer,
                                         cfg.starvation_wait, act, demos, start, float(spec.get("wait_penalty", 0.0))))
         label_seconds = time.perf_counter() - t1
         obs, labels, gaps = demos.arrays()
@@ -306,12 +376,13 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
             f"in all")
     threshold, thresholds = spec.get("threshold", 0.0), []
     if threshold == "auto":
-        threshold, thresholds = choose_threshold(module, cfg, workload, end, rng, int(spec.get("threshold_windows", 4)),
+        threshold, thresholds = choose_threshold(module, cfg, srcs, rng, int(spec.get("threshold_windows", 4)),
                                                  log=log)
         log(f"teacher threshold: {threshold} (auto, on training windows)")
     if float(threshold):
         shift_reject(module, float(threshold))
-    return {"teacher": f"hindsight depth {depth}", "decisions": len(demos), "threshold": float(threshold),
+    return {"teacher": f"hindsight depth {depth}", "sources": [src.name for src in srcs],
+            "decisions": len(demos), "threshold": float(threshold),
             "thresholds": thresholds,
             "episodes": sum(x["windows"] for x in report_rounds), "teacher_value": teacher_value,
             "rounds": report_rounds, "demonstration_seconds": 0.0,

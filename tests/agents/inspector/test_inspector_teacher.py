@@ -80,6 +80,15 @@ def test_check_teacher_refuses_what_it_cannot_be():
     (["--teacher", "hindsight", "--base", "random"], "cannot roll out --base random"),
     (["--teacher", "hindsight", "--teacher-depth", "0"], "--teacher-depth must be >= 1"),
     (["--teacher-depth", "3"], "--teacher-depth is an option of --teacher"),
+    (["--teacher-scenarios", "sdsc-sp2"], "--teacher-scenarios is an option of --teacher"),
+    (["--teacher", "hindsight", "--teacher-scenarios", "nosuch"], "--teacher-scenarios: "),
+    (["--teacher", "hindsight", "--teacher-scenarios", "sdsc-sp2,sdsc-sp2"], "names a scenario twice"),
+    (["--teacher", "hindsight", "--teacher-scenarios", "sdsc-sp2,"], "comma-separated scenario names"),
+    (["--teacher", "hindsight", "--teacher-scenarios", "rlschert-vasp"], "generated on the discrete-time cluster"),
+    (["--teacher", "hindsight", "--teacher-scenarios", "dras-sdsc-sp2"], "judges wait, the run bsld"),
+    (["--teacher", "hindsight", "--metric", "wait", "--teacher-scenarios", "dras-sdsc-sp2"],
+     "the inspector decides differently on dras-sdsc-sp2: discipline 'list'"),
+    (["--teacher", "hindsight", "--teacher-scenarios", "default"], "is on default, the run's own trace"),
 ])
 def test_train_refuses_a_bad_teacher_in_one_error_line(argv, message, capsys, tmp_path):
     from schedrl.cli.main import main
@@ -142,11 +151,62 @@ def test_auto_threshold_keeps_a_student_that_always_rejects_from_starving(tmp_pa
     path = write_swf(wl, tmp_path / "random.swf")
     cfg = InspectorEnvConfig(trace=str(path), cleaning="none", norm={"time_scale": 10_000.0})
     module = AlwaysReject()
-    tau, table = teacher.choose_threshold(module, cfg, cfg.workload(), n, np.random.default_rng(0), 2, 128,
+    whole = [teacher.Source("random", cfg.workload(), 0, n, cfg.sim_config())]
+    tau, table = teacher.choose_threshold(module, cfg, whole, np.random.default_rng(0), 2, 128,
                                           grid=(0.0, 0.5, 1.0, 2.0), log=lambda m: None)
     assert [r["feasible"] for r in table] == [False, False, True, True] and tau == 1.0
     teacher.shift_reject(module, tau)
     assert float(module.pi[0].bias[1].detach()) == pytest.approx(-0.25)
+
+
+def test_teacher_scenarios_add_their_training_zones_under_their_own_semantics(tmp_path):
+    """`--teacher-scenarios` (lever 2): the sources are the run's training zone and each scenario's, each window
+    drawn inside its zone and scheduled under its scenario's semantics; the threshold's windows come round-robin from
+    all of them."""
+    import torch
+
+    from inspector_cases import write_swf
+    from schedrl.agents.inspector.config import InspectorEnvConfig
+    from schedrl.scenarios.scenario import Scenario
+    from schedrl.scenarios.registry import standard
+
+    rng = np.random.default_rng(5)
+    paths = []
+    for i, n in enumerate((400, 600)):
+        wl = make_workload(OFFSET + np.cumsum(rng.exponential(100.0, n)), rng.integers(30, 3000, n),
+                           rng.integers(1, 9, n), 8)
+        paths.append(write_swf(wl, tmp_path / f"t{i}.swf"))
+    d = standard()["sdsc-sp2"].to_dict()
+    d.update(name="other", workload={"trace": str(paths[1]), "cleaning": "none"},
+             split={"train_fraction": 0.5, "validation_share": 0.25},
+             validation={"count": 2, "seed": 0, "jobs": 64, "placement": "disjoint"},
+             evaluation={"count": 2, "seed": 0, "jobs": 64, "placement": "disjoint"})
+    other = Scenario.from_dict(d)
+    cfg = InspectorEnvConfig(trace=str(paths[0]), cleaning="none", sequence_length=64, train_fraction=0.7,
+                             norm={"time_scale": 10_000.0})
+    srcs = teacher.sources(cfg, [other])
+    assert [(s.lo, s.hi) for s in srcs] == [(0, 280), (0, 300)]
+    assert srcs[0].sim_config == cfg.sim_config() and srcs[1].sim_config == other.sim
+    assert srcs[1].sim_config.allocation == "nodes" and srcs[1].sim_config.event_order == "rlscheduler"
+    draw = np.random.default_rng(0)
+    for src in srcs:
+        for _ in range(50):
+            start, jobs = src.window(draw, 64)
+            assert src.lo <= start and start + len(jobs) <= src.hi and len(jobs) == 64
+
+    class Accept(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pi = torch.nn.Sequential(torch.nn.Linear(21, 2))
+            with torch.no_grad():
+                self.pi[0].weight.zero_()
+                self.pi[0].bias.copy_(torch.tensor([1.0, 0.0]))
+
+    lines = []
+    tau, table = teacher.choose_threshold(Accept(), cfg, srcs, np.random.default_rng(0), 4, 128, grid=(0.0, 1.0),
+                                          log=lines.append)
+    assert "from " + str(paths[0]) + ", other" in lines[0]
+    assert all(r["feasible"] and r["vs_base"] == pytest.approx(0.0) for r in table) and tau == 0.0
 
 
 def test_history_features_add_what_the_recent_arrivals_say(tmp_path):
