@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge, held_out_after
 from schedrl.agents.inspector import ENV_ID
 from schedrl.agents.inspector.config import InspectorEnvConfig, TUNED_PREFIX, base_label, make_base
+from schedrl.agents.runners import RunnerSettings, runner_options, with_runners
 from schedrl.duration import parse_duration_or_off
 from schedrl.envs.episodes import training_end
 from schedrl.scenarios.workload import cleaning_for
@@ -59,8 +60,9 @@ OTHER_BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
 
 
 @dataclass(frozen=True)
-class InspectorSettings:
-    """PPO settings of the inspector (RLlib's PPO learner) and its network."""
+class InspectorSettings(RunnerSettings):
+    """PPO settings of the inspector (RLlib's PPO learner) and its network; env runners, learner GPUs, seed and
+    restarts come from `RunnerSettings` (four envs in the driver by default)."""
 
     lr: float = 3e-4
     """Learning rate."""
@@ -82,16 +84,8 @@ class InspectorSettings:
     """Units per hidden layer of the policy and value MLPs (two layers each)."""
     initial_reject: float = 0.05
     """Probability with which the untrained policy rejects (`module.InspectorModule`)."""
-    num_env_runners: int = 0
-    """Sampling processes (0: in the trainer)."""
     num_envs_per_env_runner: int = 4
-    """Envs per runner."""
-    num_gpus_per_learner: float = 0.0
-    """GPUs for the learner (the network is tiny: none)."""
-    seed: int | None = 0
-    """Seed."""
-    env_runner_resources: Mapping[str, float] | None = None
-    """Custom Ray resources each env runner requires."""
+    """Envs per runner (the other runner settings, seed and restarts: `RunnerSettings`)."""
     teacher: str | None = None
     """`hindsight`: DAgger of the hindsight teacher before PPO (`teacher.py`); None: PPO from the biased start."""
     teacher_depth: int = 1
@@ -261,9 +255,7 @@ class InspectorAgent(Agent):
                                  history_features=bool(getattr(args, "history_features", False)),
                                  starvation_wait=starvation_wait(getattr(args, "starvation_wait", STARVATION_WAIT)),
                                  train_fraction=args.train_fraction, validation_share=args.validation_share)
-        settings = InspectorSettings(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.envs_per_runner,
-                                     num_gpus_per_learner=args.num_gpus_per_learner, seed=args.seed,
-                                     env_runner_resources=args.runner_resources)
+        settings = InspectorSettings(**runner_options(args))
         overrides = {"train_batch_size_per_learner": args.batch_size, "minibatch_size": args.minibatch_size,
                      "num_epochs": args.epochs, "lr": args.lr, "entropy_coeff": args.entropy_coeff,
                      "hidden": args.hidden, "initial_reject": args.initial_reject}
@@ -339,12 +331,8 @@ class InspectorAgent(Agent):
         from ray.rllib.algorithms.ppo import PPOConfig
 
         s = settings
-        return (PPOConfig()
-                .environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict())
-                .env_runners(num_env_runners=s.num_env_runners, num_envs_per_env_runner=s.num_envs_per_env_runner,
-                             custom_resources_per_env_runner=dict(s.env_runner_resources or {}))
-                .learners(num_learners=0, num_gpus_per_learner=s.num_gpus_per_learner,
-                          learner_config_dict={TEACHER_KEY: s.teacher_spec()})
+        return (with_runners(PPOConfig().environment(env=f"schedrl.envs:{ENV_ID}", env_config=env_config.to_dict()), s)
+                .learners(num_learners=0, learner_config_dict={TEACHER_KEY: s.teacher_spec()})
                 .training(lr=s.lr, train_batch_size_per_learner=s.train_batch_size_per_learner,
                           minibatch_size=s.minibatch_size, num_epochs=s.num_epochs, entropy_coeff=s.entropy_coeff,
                           gamma=s.gamma, lambda_=s.lambda_, clip_param=s.clip_param, vf_clip_param=float("inf"))
