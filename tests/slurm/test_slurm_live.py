@@ -201,12 +201,12 @@ def test_live_sjf_and_the_same_sequence_in_shadow(slurm, sequence, training, tmp
         shadow_lines
     # the model of Slurm's own order against what Slurm did, on the shadow log; live logs say live things
     checked = next(line for line in shadow_lines if line.startswith("model of Slurm's order against what Slurm did"))
-    assert "(100 jobs)" in checked and "Kendall tau" in checked, checked
+    assert re.search(r"\((9[5-9]|100) jobs\)", checked) and "Kendall tau" in checked, checked
     assert not any("shadow longer" in line or line.startswith("go-live gate") for line in lines), lines
     assert any(line.startswith("model of Slurm's order: not checked on a live log") for line in lines), lines
     # the go-live gate reads the shadow report kept in the state directory: live SJF on `other` starts if it passed
     saved = json.loads((shadow.state / "schedrltest.other.shadow-report.json").read_text())
-    passes = saved["estimate"]["ci95_pct"][1] <= 5.0
+    passes = saved["estimate"]["ci95_pct"][1] <= 5.0 and saved["estimate"]["jobs"] >= 100
     gate = schedrl_slurm(slurm, "run", "--policy", "sjf", "--partition", "other", "--cycles", "1", "--gate-jobs",
                          "100", "--state-dir", str(shadow.state))
     if passes:
