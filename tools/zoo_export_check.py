@@ -12,7 +12,7 @@ import time
 
 import torch
 from schedrl.agents import get_agent
-from schedrl.agents.checkpoint import RunRecord, check_episodes
+from schedrl.agents.checkpoint import RunRecord, check_episodes, policy_from_tensors
 from schedrl.zoo import decisions, manifest, store
 
 args = sys.argv[1:]
@@ -32,9 +32,7 @@ for name in names:
     record = RunRecord.from_dict(exported.record, name)
     agent = get_agent(record.agent)
     def policy(state):
-        net = agent.inference_module(record, exported.architecture)
-        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()}, strict=True)
-        return agent.policy_from_module(net.eval(), record.env_config)
+        return policy_from_tensors(agent, record, exported.architecture, state)
     judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
     workload = judge.load()
     episodes = check_episodes(judge, workload, dict(record.validation))

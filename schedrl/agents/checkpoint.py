@@ -234,6 +234,13 @@ def _exportable(agent):
     return capable(agent, Exportable, f"{agent.name} has no ray-free network: its checkpoints cannot be exported")
 
 
+def policy_from_tensors(agent, record: RunRecord, architecture, tensors: Mapping[str, Any]):
+    """The agent's ray-free policy with these tensors loaded (fp16 ones as fp32): what an export decides."""
+    net = agent.inference_module(record, architecture)
+    net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in tensors.items()}, strict=True)
+    return agent.policy_from_module(net.eval(), record.env_config)
+
+
 def check_episodes(judge, workload, validation: Mapping[str, Any],
                    jobs: int = CHECK_JOBS) -> list[tuple[list[int], int]]:
     """Where an export is checked, as (sequence ids, length) groups: the run's validation sequences (if it had any),
@@ -275,9 +282,7 @@ def export_policy(checkpoint: str | Path, out_dir: str | Path, name: str | None 
     half = {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
 
     def exported(tensors):
-        copy = agent.inference_module(record, net.architecture)
-        copy.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in tensors.items()}, strict=True)
-        return agent.policy_from_module(copy.eval(), record.env_config)
+        return policy_from_tensors(agent, record, net.architecture, tensors)
 
     judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
     workload = judge.load()
