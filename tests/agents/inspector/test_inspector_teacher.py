@@ -128,21 +128,25 @@ def test_dagger_fits_the_network_to_the_teacher(tmp_path):
     assert summarize(schedule).value("bsld") < 2.0 and policy.totals["rejections"] >= 1
 
 
+def constant_logits(accept: float, reject: float):
+    """A policy network (`pi`, 21 features) whose logits are these whatever it sees."""
+    import torch
+
+    module = torch.nn.Module()
+    module.pi = torch.nn.Sequential(torch.nn.Linear(21, 2))
+    with torch.no_grad():
+        module.pi[0].weight.zero_()
+        module.pi[0].bias.copy_(torch.tensor([accept, reject]))
+    return module
+
+
 def test_auto_threshold_keeps_a_student_that_always_rejects_from_starving(tmp_path):
     """A network that always rejects (logit +0.75 over accept) starves the machine; `choose_threshold` picks the
     smallest shift that stops it on training windows, and `shift_reject` moves the network's bias by it."""
-    import torch
 
     from inspector_cases import write_swf
     from schedrl.agents.inspector.config import InspectorEnvConfig
 
-    class AlwaysReject(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.pi = torch.nn.Sequential(torch.nn.Linear(21, 2))
-            with torch.no_grad():
-                self.pi[0].weight.zero_()
-                self.pi[0].bias.copy_(torch.tensor([0.0, 0.75]))
 
     rng = np.random.default_rng(11)
     n = 300
@@ -150,7 +154,7 @@ def test_auto_threshold_keeps_a_student_that_always_rejects_from_starving(tmp_pa
                        rng.integers(1, 9, n), 8)
     path = write_swf(wl, tmp_path / "random.swf")
     cfg = InspectorEnvConfig(trace=str(path), cleaning="none", norm={"time_scale": 10_000.0})
-    module = AlwaysReject()
+    module = constant_logits(0.0, 0.75)  # always rejects
     whole = [teacher.Source("random", cfg.workload(), 0, n, cfg.sim_config())]
     tau, table = teacher.choose_threshold(module, cfg, whole, np.random.default_rng(0), 2, 128,
                                           grid=(0.0, 0.5, 1.0, 2.0), log=lambda m: None)
@@ -163,7 +167,6 @@ def test_teacher_scenarios_add_their_training_zones_under_their_own_semantics(tm
     """`--teacher-scenarios` (lever 2): the sources are the run's training zone and each scenario's, each window
     drawn inside its zone and scheduled under its scenario's semantics; the threshold's windows come round-robin from
     all of them."""
-    import torch
 
     from inspector_cases import write_swf
     from schedrl.agents.inspector.config import InspectorEnvConfig
@@ -194,16 +197,9 @@ def test_teacher_scenarios_add_their_training_zones_under_their_own_semantics(tm
             start, jobs = src.window(draw, 64)
             assert src.lo <= start and start + len(jobs) <= src.hi and len(jobs) == 64
 
-    class Accept(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.pi = torch.nn.Sequential(torch.nn.Linear(21, 2))
-            with torch.no_grad():
-                self.pi[0].weight.zero_()
-                self.pi[0].bias.copy_(torch.tensor([1.0, 0.0]))
 
     lines = []
-    tau, table = teacher.choose_threshold(Accept(), cfg, srcs, np.random.default_rng(0), 4, 128, grid=(0.0, 1.0),
+    tau, table = teacher.choose_threshold(constant_logits(1.0, 0.0), cfg, srcs, np.random.default_rng(0), 4, 128, grid=(0.0, 1.0),
                                           log=lines.append)
     assert "from " + str(paths[0]) + ", other" in lines[0]
     assert all(r["feasible"] and r["vs_base"] == pytest.approx(0.0) for r in table) and tau == 0.0
