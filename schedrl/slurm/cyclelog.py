@@ -6,7 +6,7 @@ Kinds of line:
 - `job`: a job of the partition at first sight (jobs that had ended before the log began are history, left out):
   submit, CPUs, time limit (s), base priority (Slurm's priority plus the nice value: its priority without any nice),
   and where sprio answered, `static`: its priority less the weighted age factor and less any bonus of the adapter
-  (the part of its priority that stays while it waits, for `model.SlurmModel`);
+  (the part of its priority that stays while it waits, for `model.priorities`);
 - `started`, `ended`: when a job started, when it ended (`exact` false: it vanished from squeue between cycles,
   and the cycle's time stands in for its end);
 - `alone`: a pending job left alone and why (once per job and reason);
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -92,7 +93,8 @@ class CycleLog:
         if self.since is None:
             self.since = now
         for job in (*snapshot.pending, *snapshot.running, *snapshot.finished):
-            if job.job_id not in self.seen and job.state in FINISHED_STATES and (job.end or now) < self.since:
+            # squeue's times are whole seconds (truncated): a job that ended in the second the log began is the log's
+            if job.job_id not in self.seen and job.state in FINISHED_STATES and (job.end or now) < math.floor(self.since):
                 continue
             if job.job_id not in self.seen:
                 self.seen.add(job.job_id)
