@@ -54,6 +54,30 @@ def threshold_option(value: str | None) -> float | str | None:
     return number
 
 
+TEACHER_OPTIONS: dict[str, dict[str, Any]] = {
+    "depth": {"type": int, "help": "rejections in a row the hindsight teacher tries at a decision (default 1)"},
+    "rounds": {"type": int, "help": "DAgger rounds after the teacher's own (default 4)"},
+    "windows": {"type": int, "help": "training windows labelled per round (default 16)"},
+    "epochs": {"type": int, "help": "passes over the labelled decisions at each fit (default 30)"},
+    "time": {"metavar": "DURATION", "help": "start no further DAgger round after this long (e.g. 8m; default: all "
+                                            "rounds)"},
+    "weights": {"choices": ("balanced", "gap", "plain"),
+                "help": "how the labels weigh: balanced (value gaps, the two labels equal in all; default), gap "
+                        "(value gaps alone), plain (1 each)"},
+    "floor": {"type": float, "help": "added to each label's weight under balanced and gap (default 0.001)"},
+    "threshold": {"metavar": "T|auto",
+                  "help": "subtract T from the fitted reject logit; auto: the T (0..4) that keeps the longest wait "
+                          "within 1.25x and utilisation within 1 point of the base on training windows (default 0)"},
+    "threshold-windows": {"type": int, "help": "training windows of 1,024 jobs --teacher-threshold auto scores each "
+                                               "threshold on (default 4)"},
+    "scenarios": {"metavar": "NAME,NAME",
+                  "help": "also label windows of these trace scenarios' training zones, each under its own semantics "
+                          "(learn the rule, not the trace); the same metric and decision as the run"},
+    "wait-penalty": {"type": float, "help": "add this times the mean wait past --starvation-wait (in units of it) to "
+                                            "the teacher's objective (default 0)"},
+}
+"""`--teacher-NAME` options of `schedrl train inspector` (`add_argument` keywords; each defaults to None: the
+setting's default), each an option of `--teacher` (`InspectorSettings.teacher_NAME`)."""
 OTHER_BASELINES = ("fcfs", "sjf", "wfp3", "unicep", "f1")
 """Shown beside the base heuristic: RLScheduler Table V's heuristics (SchedInspector's bases)."""
 
@@ -173,33 +197,8 @@ class InspectorAgent(BaseRuleAgent):
         p.add_argument("--teacher", default=None, metavar="hindsight",
                        help="imitate a teacher before PPO: hindsight (DAgger of the perfect-knowledge inspector on "
                             "training windows; its time counts in --time-budget)")
-        p.add_argument("--teacher-depth", type=int, default=None,
-                       help="rejections in a row the hindsight teacher tries at a decision (default 1)")
-        p.add_argument("--teacher-rounds", type=int, default=None,
-                       help="DAgger rounds after the teacher's own (default 4)")
-        p.add_argument("--teacher-windows", type=int, default=None,
-                       help="training windows labelled per round (default 16)")
-        p.add_argument("--teacher-epochs", type=int, default=None,
-                       help="passes over the labelled decisions at each fit (default 30)")
-        p.add_argument("--teacher-time", default=None, metavar="DURATION",
-                       help="start no further DAgger round after this long (e.g. 8m; default: all rounds)")
-        p.add_argument("--teacher-weights", default=None, choices=("balanced", "gap", "plain"),
-                       help="how the labels weigh: balanced (value gaps, the two labels equal in all; default), gap "
-                            "(value gaps alone), plain (1 each)")
-        p.add_argument("--teacher-floor", type=float, default=None,
-                       help="added to each label's weight under balanced and gap (default 0.001)")
-        p.add_argument("--teacher-threshold", default=None, metavar="T|auto",
-                       help="subtract T from the fitted reject logit; auto: the T (0..4) that keeps the longest wait "
-                            "within 1.25x and utilisation within 1 point of the base on training windows (default 0)")
-        p.add_argument("--teacher-threshold-windows", type=int, default=None,
-                       help="training windows of 1,024 jobs --teacher-threshold auto scores each threshold on "
-                            "(default 4)")
-        p.add_argument("--teacher-scenarios", default=None, metavar="NAME,NAME",
-                       help="also label windows of these trace scenarios' training zones, each under its own "
-                            "semantics (learn the rule, not the trace); the same metric and decision as the run")
-        p.add_argument("--teacher-wait-penalty", type=float, default=None,
-                       help="add this times the mean wait past --starvation-wait (in units of it) to the teacher's "
-                            "objective (default 0)")
+        for name, option in TEACHER_OPTIONS.items():
+            p.add_argument(f"--teacher-{name}", default=None, **option)
 
     def env_options(self, args: argparse.Namespace) -> dict[str, Any]:
         return {"history_features": bool(getattr(args, "history_features", False)),
@@ -210,19 +209,14 @@ class InspectorAgent(BaseRuleAgent):
         `--teacher-scenarios` checked against the run's env)."""
         overrides = {"hidden": args.hidden, "initial_reject": args.initial_reject}
         teacher = getattr(args, "teacher", None)
-        depth = getattr(args, "teacher_depth", None)
-        teacher_options = {"teacher_depth": depth, "teacher_rounds": getattr(args, "teacher_rounds", None),
-                           "teacher_windows": getattr(args, "teacher_windows", None),
-                           "teacher_epochs": getattr(args, "teacher_epochs", None),
-                           "teacher_wait_penalty": getattr(args, "teacher_wait_penalty", None),
-                           "teacher_weights": getattr(args, "teacher_weights", None),
-                           "teacher_floor": getattr(args, "teacher_floor", None),
-                           "teacher_threshold": threshold_option(getattr(args, "teacher_threshold", None)),
-                           "teacher_threshold_windows": getattr(args, "teacher_threshold_windows", None),
-                           "teacher_scenarios": scenarios_option(getattr(args, "teacher_scenarios", None))}
-        given = [k for k, v in teacher_options.items() if v is not None]
-        if teacher is None and (given or getattr(args, "teacher_time", None) is not None):
-            raise ValueError(f"--{(given or ['teacher_time'])[0].replace('_', '-')} is an option of --teacher")
+        keys = [f"teacher_{name}".replace("-", "_") for name in TEACHER_OPTIONS]
+        given = {key: getattr(args, key, None) for key in keys}
+        named = [key for key, value in given.items() if value is not None]
+        if teacher is None and named:
+            raise ValueError(f"--{named[0].replace('_', '-')} is an option of --teacher")
+        teacher_options = {**given, "teacher_threshold": threshold_option(given["teacher_threshold"]),
+                           "teacher_scenarios": scenarios_option(given["teacher_scenarios"])}
+        depth = given["teacher_depth"]
         from schedrl.agents.inspector.teacher import check_teacher
 
         check_teacher(teacher, env.base, env.sim_config(), 1 if depth is None else depth)
@@ -234,11 +228,11 @@ class InspectorAgent(BaseRuleAgent):
                 if scenario.workload.trace == env.trace:
                     raise ValueError(f"--teacher-scenarios: {scenario.name} is on {env.trace}, the run's own trace "
                                      "(its windows are labelled already)")
-        overrides.update(teacher_options, teacher=teacher)
-        if getattr(args, "teacher_time", None) is not None:
+        if given["teacher_time"] is not None:
             from schedrl.duration import parse_duration
 
-            overrides["teacher_time"] = parse_duration(args.teacher_time, "--teacher-time")
+            teacher_options["teacher_time"] = parse_duration(given["teacher_time"], "--teacher-time")
+        overrides.update(teacher_options, teacher=teacher)
         return overrides
 
     # ---------------------------------------------------------------- what it is judged on
