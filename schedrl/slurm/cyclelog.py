@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -92,7 +93,8 @@ class CycleLog:
         if self.since is None:
             self.since = now
         for job in (*snapshot.pending, *snapshot.running, *snapshot.finished):
-            if job.job_id not in self.seen and job.state in FINISHED_STATES and (job.end or now) < self.since:
+            # squeue's times are whole seconds (truncated): a job that ended in the second the log began is the log's
+            if job.job_id not in self.seen and job.state in FINISHED_STATES and (job.end or now) < math.floor(self.since):
                 continue
             if job.job_id not in self.seen:
                 self.seen.add(job.job_id)

@@ -203,6 +203,11 @@ class Estimate:
     model_wait: float | None = None
     """The mean wait the model of Slurm's order predicts, beside `observed_wait`."""
     observed_wait: float | None = None
+    policy_wait: float | None = None
+    """The mean wait the model predicts under the policy's order."""
+    policy_model: dict | None = None
+    """`model.check` of the model under the policy's order in force against the logged starts: on a live log, what
+    Slurm did under that order (asdict)."""
     times: str = "squeue"
     """Whose times the replay used: `slurmctld` (its log's, to the millisecond) or `squeue` (whole seconds)."""
     passes: str = "interval"
@@ -319,8 +324,10 @@ def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, ctld: "C
                     span_days=(float(end.max()) - t0) / 86400.0,
                     spread_pct=100.0 * float(diff.std(ddof=1)) / abs(base) if len(diff) > 1 else None,
                     model=asdict(checked),
+                    policy_model=asdict(model.check(starts["policy"], start - t0)),
                     model_wait=float((starts["slurm"] - (submit - t0)).mean()),
                     observed_wait=float(wait.mean()),
+                    policy_wait=float((starts["policy"] - (submit - t0)).mean()),
                     times="slurmctld" if exact else "squeue",
                     passes="logged" if exact and ctld.logged_passes else "starts" if exact else "interval",
                     interval_s=params.interval_s)
@@ -364,6 +371,12 @@ class Report:
                 out.append(f"model of Slurm's order: not checked on a live log (Slurm followed the policy's order; "
                            f"check it on a shadow log); mean wait {e.model_wait:.3g} s modelled, "
                            f"{e.observed_wait:.3g} s as it happened under the policy")
+                if e.policy_model is not None:
+                    p = model.Check(**e.policy_model)
+                    out.append(f"model of Slurm under the policy's order against what Slurm did ({p.jobs} jobs): median "
+                               f"|predicted - actual start| {p.mae_s:.2f} s, Kendall tau {p.tau:.3f}, mean predicted - "
+                               f"actual {p.bias_s:+.2f} s (mean wait {e.policy_wait:.3g} s modelled)")
+                out.append(_times_line(e))
             else:
                 out.append(checked.line())
                 out.append(_times_line(e))

@@ -52,7 +52,9 @@ WINDOW = slice(37_600, 37_700)
 stretch (FCFS 164 vs SJF 60 in bounded slowdown under EASY in the simulator)."""
 TOP = 16
 WEIGHTS = ("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\nPriorityWeightAge=1000\n"
-           "PriorityWeightJobSize=1000\nPriorityWeightFairShare=1000")
+           "PriorityWeightJobSize=1000\nPriorityWeightFairShare=1000\n"
+           # slurmctld logs each backfill pass: the report's model of Slurm runs at Slurm's own passes
+           "DebugFlags=Backfill")
 REPORTS: dict[str, list[str]] = {}
 """The reports of this module's replays, printed at its end (pytest -s shows them)."""
 
@@ -202,6 +204,10 @@ def test_live_sjf_and_the_same_sequence_in_shadow(slurm, sequence, training, tmp
     # the model of Slurm's own order against what Slurm did, on the shadow log; live logs say live things
     checked = next(line for line in shadow_lines if line.startswith("model of Slurm's order against what Slurm did"))
     assert re.search(r"\((9[5-9]|100) jobs\)", checked) and "Kendall tau" in checked, checked
+    # on slurmctld's millisecond times and its logged passes, the model of Slurm's backfill scheduler meets its targets
+    assert "the model ran on slurmctld's times (to the millisecond) and its logged backfill passes" in shadow_lines, \
+        shadow_lines
+    assert "meets the targets" in checked, checked
     assert not any("shadow longer" in line or line.startswith("go-live gate") for line in lines), lines
     assert any(line.startswith("model of Slurm's order: not checked on a live log") for line in lines), lines
     # the go-live gate reads the shadow report kept in the state directory: live SJF on `other` starts if it passed
