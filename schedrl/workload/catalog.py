@@ -4,8 +4,9 @@
 Archive logs, RLScheduler's Lublin traces, the generated default trace). A trace argument is a
 path or a catalog name; names are looked up in the repository's `traces/` directory, the user
 cache (`cache_dir()/traces`, where `fetch` puts downloads) and each directory of
-`$SCHEDRL_TRACE_PATH`. Checksums are of the uncompressed content, so a `.swf` and a `.swf.gz` of
-the same log match.
+`$SCHEDRL_TRACE_PATH` (a relative entry is relative to the directory the process started in, and made
+absolute in the environment so Ray's actors and subprocesses, which run elsewhere, find the same files).
+Checksums are of the uncompressed content, so a `.swf` and a `.swf.gz` of the same log match.
 """
 
 from __future__ import annotations
@@ -117,11 +118,46 @@ def user_traces_dir() -> Path:
     return cache_dir() / "traces"
 
 
+TRACE_PATH_ENV = "SCHEDRL_TRACE_PATH"
+"""Extra directories searched for catalog traces, `os.pathsep`-separated."""
+
+
+def _working_dir() -> Path | None:
+    try:
+        return Path.cwd()
+    except OSError:  # the directory was removed
+        return None
+
+
+START_DIR = _working_dir()
+"""The working directory when schedrl's catalog was first imported, i.e. where the command started: the base of a
+relative `$SCHEDRL_TRACE_PATH` entry, wherever the process is later (Tune moves each trial actor into its trial
+directory; Ray's workers do not start in the driver's)."""
+
+
+def trace_path() -> list[Path]:
+    """The directories of `$SCHEDRL_TRACE_PATH`, each absolute (a relative one taken relative to `START_DIR`). When an
+    entry was relative (or began with `~`), the variable is rewritten with the absolute entries, so processes started
+    from now on (Ray's workers, subprocesses) inherit directories that mean the same wherever they run."""
+    value = os.environ.get(TRACE_PATH_ENV, "")
+    entries = [d for d in value.split(os.pathsep) if d]
+    dirs = [_absolute(Path(d).expanduser()) for d in entries]
+    if [str(d) for d in dirs] != entries:
+        os.environ[TRACE_PATH_ENV] = os.pathsep.join(str(d) for d in dirs)
+    return dirs
+
+
+def _absolute(path: Path) -> Path:
+    """`path` under `START_DIR` unless absolute, with `..` folded as `os.path.abspath` does."""
+    return path if path.is_absolute() or START_DIR is None else Path(os.path.normpath(START_DIR / path))
+
+
+trace_path()  # at import, before Ray or any subprocess starts: what they inherit is already absolute
+
+
 def search_dirs() -> list[Path]:
     """Directories searched for a catalog trace, in order."""
-    dirs = [traces_dir(), user_traces_dir()]
-    dirs += [Path(d).expanduser() for d in os.environ.get("SCHEDRL_TRACE_PATH", "").split(os.pathsep) if d]
-    return dirs
+    return [traces_dir(), user_traces_dir(), *trace_path()]
 
 
 def _entry_from_table(name: str, table: dict, source: Path) -> CatalogEntry:

@@ -2,9 +2,9 @@
 comparison of recomputed numbers with recorded ones.
 
 `fixtures/<agent>/schedrl_run.json` is the run record (`schedrl.agents.checkpoint.RunRecord`) of a tiny
-training of that agent; `fixtures/<agent>/weights.pt` is its RLModule's `state_dict`, written with
-`torch.save` and read with `torch.load(..., weights_only=True)`: tensors only, no pickled classes, so no
-code runs at load. The module is rebuilt from the record the way training built it (the agent's
+training of that agent; `fixtures/<agent>/weights.safetensors` is its RLModule's `state_dict` in the
+safetensors format (`write_weights`, `read_weights`): tensors in a plain header-plus-bytes container, no
+pickle, so no code runs at load. The module is rebuilt from the record the way training built it (the agent's
 `algorithm_config` and the spaces of its env), the weights go in strictly, and the agent turns it into its
 greedy policy (`Agent.policy_from_module`). `make_fixtures.py` writes both.
 """
@@ -17,13 +17,13 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
-"""One directory per agent: schedrl_run.json and weights.pt."""
+"""One directory per agent: schedrl_run.json and weights.safetensors."""
 EXPECTED = HERE / "expected"
 """`<agent>.json`: the fixture policy's evaluation, as `make_fixtures.py` recorded it."""
 AGENTS = ("rlscheduler", "dras-pg", "dras-dql", "decima-pg", "mrsch", "mrsch-scalar", "linear", "rlschert", "deeprm")
 """Every agent of `schedrl.agents.AGENTS`, in the order the fixtures were made."""
 RECORD_FILE = "schedrl_run.json"
-WEIGHTS_FILE = "weights.pt"
+WEIGHTS_FILE = "weights.safetensors"
 
 
 def read_record(agent: str, root: Path = FIXTURES):
@@ -55,15 +55,27 @@ def state_dict(module) -> dict:
     return {name: tensor.detach().clone().contiguous() for name, tensor in module.state_dict().items()}
 
 
+def write_weights(tensors: dict, path: Path) -> None:
+    """Write a `state_dict` (`state_dict`'s plain tensors) as safetensors."""
+    from safetensors.torch import save_file
+
+    save_file(tensors, str(path))
+
+
+def read_weights(path: Path) -> dict:
+    """The tensors of a `write_weights` file, on the CPU (safetensors: no pickle, no code runs)."""
+    from safetensors.torch import load_file
+
+    return load_file(str(path), device="cpu")
+
+
 def load_fixture_policy(agent: str, root: Path = FIXTURES):
     """The greedy `SchedulingPolicy` of `agent`'s fixture (with `.record` and `.name` set, as `load_policy`'s)."""
-    import torch
-
     from schedrl.agents import get_agent
 
     record = read_record(agent, root)
     module = build_module(record)
-    module.load_state_dict(torch.load(root / agent / WEIGHTS_FILE, weights_only=True), strict=True)
+    module.load_state_dict(read_weights(root / agent / WEIGHTS_FILE), strict=True)
     module.eval()
     policy = get_agent(record.agent).policy_from_module(module, record.env_config)
     policy.record = record

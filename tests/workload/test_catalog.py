@@ -229,6 +229,29 @@ def test_names_are_found_in_cache_and_trace_path_in_order(tmp_path, monkeypatch,
     assert locate(entry) == cached / entry.file
 
 
+def test_a_relative_trace_path_finds_the_same_file_as_the_absolute_one_after_a_chdir(tmp_path, monkeypatch, tiny_gz):
+    """Relative to where the process started, not to where it is when it looks (a Tune trial actor has moved into
+    its trial directory); made absolute in the environment, which Ray's workers and subprocesses inherit."""
+    from schedrl.workload import catalog
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    entry = load_catalog()["RICC"]
+    shutil.copy(tiny_gz, traces / entry.file)
+    monkeypatch.setenv("SCHEDRL_TRACE_PATH", str(traces))
+    by_absolute = resolve_trace("RICC")
+    relative = os.path.relpath(traces, catalog.START_DIR)
+    assert not Path(relative).is_absolute()
+    monkeypatch.setenv("SCHEDRL_TRACE_PATH", f"{relative}{os.pathsep}{os.pathsep}~")
+    (tmp_path / "trial").mkdir()
+    monkeypatch.chdir(tmp_path / "trial")  # from here, `relative` names no directory
+    assert not Path(relative).exists()
+    by_relative = resolve_trace("RICC")
+    assert by_relative == by_absolute and by_relative.samefile(traces / entry.file)
+    assert os.environ["SCHEDRL_TRACE_PATH"] == f"{traces}{os.pathsep}{Path.home()}"
+    assert search_dirs()[-2:] == [traces, Path.home()]
+
+
 def test_unknown_name_lists_close_matches():
     with pytest.raises(TraceError, match=r"SDSC-SP: no such file, and not a trace name .*did you mean SDSC-SP2"):
         resolve_trace("SDSC-SP")
