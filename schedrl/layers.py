@@ -59,7 +59,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("agents", ("agents",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "envs",
                                   "zoo"),
           "base.py (the contract), checkpoint.py (run record, load any checkpoint), the registry, one package per "
-          "agent: rlscheduler/, dras/, mrsch/, rlschert/, inspector/, rlbackfill/, linear/ (the example)"),
+          "agent: rlscheduler/, dras/, mrsch/, rlschert/, inspector/, rlbackfill/, linear/ (the example); baserule/: "
+          "what the inspector and rlbackfill share"),
     Layer("registration", ("registration.py",), ("agents",),
           "registers every agent's env with gymnasium (`import schedrl` runs it)"),
     Layer("eval", ("eval",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "zoo",
