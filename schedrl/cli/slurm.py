@@ -3,6 +3,8 @@ the way back to Slurm's own order (`reset`). The adapter is `schedrl.slurm`; doc
 
 from __future__ import annotations
 
+import sys
+
 import argparse
 import signal
 from pathlib import Path
@@ -69,18 +71,17 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
     rep = actions.add_parser("report", help="agreement with Slurm and the estimated gain of a cycle log's policy",
                              description="How often the policy's order agreed with what Slurm started, and the "
-                                         "logged arrivals replayed through the simulator under the policy's order and "
-                                         "under Slurm's own ordering: the difference on the site's metric.")
+                                         "logged arrivals replayed through a model of Slurm's backfill scheduler "
+                                         "(its passes, its plan of nodes on the bf_resolution grid) under the "
+                                         "policy's order and under Slurm's own: the difference on the site's metric.")
     rep.add_argument("log", type=Path, help="a cycle log of `schedrl slurm run --log`")
     rep.add_argument("--policy", help="the policy to replay (default: the log's)")
     rep.add_argument("--metric", default="bsld", choices=("bsld", "wait", "slowdown", "turnaround"),
                      help="the site's metric (default bsld)")
     rep.add_argument("--windows", type=int, default=10, help="windows of jobs the interval is over (default 10)")
-    rep.add_argument("--backfill", choices=("easy", "conservative", "none"), default="conservative",
-                     help="the replay's backfilling, standing in for Slurm's (default conservative: Slurm plans "
-                          "every job it tests)")
     rep.add_argument("--slurmctld-log", type=Path,
-                     help="slurmctld's log (SlurmctldDebug=info): count main-scheduler and backfilled starts apart")
+                     help="slurmctld's log (SlurmctldDebug=info; DebugFlags=Backfill adds the passes): count "
+                          "main-scheduler and backfilled starts apart, and replay on its millisecond times")
     rep.add_argument("--json", action="store_true", help="the report as JSON")
     rep.add_argument("--state-dir", type=Path, default=defaults.state_dir,
                      help="where a shadow log's report is kept for the go-live gate of `slurm run` "
@@ -229,6 +230,19 @@ def _check_gate(args, say) -> None:
     say(line)
 
 
+def _slow_progress(after_s: float = 5.0):
+    """A progress printer (stderr) that stays quiet for the first `after_s` seconds: a long log's replay says how
+    far it is, a short one prints nothing."""
+    import time
+
+    began = time.monotonic()
+
+    def say(line: str) -> None:
+        if time.monotonic() - began >= after_s:
+            print(f"schedrl slurm report: {line}", file=sys.stderr, flush=True)
+    return say
+
+
 def run_report(args) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.slurm import gate
@@ -239,9 +253,11 @@ def run_report(args) -> int:
     _claim_outputs(args, "slurm report")
     try:
         result = report(args.log, policy=args.policy, metric=args.metric, windows=args.windows,
-                        backfill=args.backfill, slurmctld_log=args.slurmctld_log)
+                        slurmctld_log=args.slurmctld_log, progress=_slow_progress())
     except ReportError as e:
         raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"cannot read {e.filename}: {e.strerror}") from None
     lines = result.lines()
     gate_line = gate.describe(result, args.gate_jobs, args.gate_margin)
     lines = [gate_line if line.startswith("go-live gate") else line for line in lines]

@@ -402,8 +402,8 @@ class Adapter:
             if line:
                 self.say(line)
         self._left_alone(snap, self._static(prio))
-        record.update(time=snap.time, usable=snap.machine.usable, free=snap.machine.idle, other=snap.other_cpus,
-                      pending=len(snap.pending), running=len(snap.running),
+        record.update(time=snap.time, usable=snap.machine.usable, nodes=snap.machine.nodes, free=snap.machine.idle,
+                      other=snap.other_cpus, pending=len(snap.pending), running=len(snap.running),
                       slurm=[j.job_id for j in snap.pending[:o.top]])
         first = guard.starving(snap, o.starvation_limit_s)
         ranked = self.worker.rank(snap, first)

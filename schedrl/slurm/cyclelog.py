@@ -6,7 +6,7 @@ Kinds of line:
 - `job`: a job of the partition at first sight (jobs that had ended before the log began are history, left out):
   submit, CPUs, time limit (s), base priority (Slurm's priority plus the nice value: its priority without any nice),
   and where sprio answered, `static`: its priority less the weighted age factor and less any bonus of the adapter
-  (the part of its priority that stays while it waits, for `model.SlurmModel`);
+  (the part of its priority that stays while it waits, for `model.priorities`);
 - `started`, `ended`: when a job started, when it ended (`exact` false: it vanished from squeue between cycles,
   and the cycle's time stands in for its end);
 - `alone`: a pending job left alone and why (once per job and reason);

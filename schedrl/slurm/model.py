@@ -7,30 +7,25 @@ nice value (all fixed while it waits, up to fair-share's slow decay) + PriorityW
 and weighted age (`static` = priority - weighted age: the fixed part), and the header the weights; a log without
 them (written before) falls back to the squeue priority at first sight less the age it had then.
 
-The model replays the logged jobs (arrivals, CPUs, the time limits Slurm enforced, the run times that happened)
-through the simulator as Slurm's main scheduler works (the `list` discipline: the queue in priority order, jobs
-started until one does not fit), picking the job of highest modelled priority (ties: submit, then id), with
-backfilling standing in for Slurm's backfill scheduler (`--backfill`, conservative by default: Slurm plans every job
-it tests, bf_max_job_test of them, with its limits rounded to bf_resolution), and every start one scheduling pass
-late (`START_LATENCY_S`). What a replay shows is the check:
+What Slurm starts, and when, is modelled by `schedrl.slurm.passes` (its backfill scheduler, pass by pass, with its
+plan of nodes on the bf_resolution grid) in the order these priorities give. What a replay shows is the check:
 
 - `mae_s`: the median over jobs of |predicted start - actual start| (seconds);
 - `tau`: Kendall's tau-b between predicted and actual start times (the rank agreement of the start orders).
 
-Targets (`TARGET_MEDIAN_S`, `TARGET_TAU`): met on 3 of the 5 compressed shadow replays measured on the loaded test
-machine, missed on the 2 where Slurm's own latency was largest (docs/slurm.md has the table); the report says
-whether a log meets them, and where it does not, that the estimate's baseline is not Slurm's order on that log.
+Targets (`TARGET_MEDIAN_S`, `TARGET_TAU`): set for the test cluster's compressed replays, where waits are a few
+seconds. On slurmctld's millisecond times the model met them on every shadow replay measured (docs/slurm.md has the
+table); on squeue's whole seconds a compressed replay cannot be checked (which pass first saw a job is a guess), and
+the report says which times it ran on.
 
-Why identical compressed replays differed up to 2x (issue 48; measured here: the older baseline's SJF estimate -26%
-and -43% on two identical replays, its mean wait half of what happened): in compressed time (a trace day in 35 s)
-Slurm's own latencies do not compress: the main scheduler runs on events and every `sched_interval` (>= 1 s here),
-the backfill scheduler every `bf_interval` (>= 1 s), and times are whole seconds. A job of 0.4 s is logged as
-running 0 or 1 s, and starts 0 to 2 s after it could have: at the scale of the replayed waits (a few seconds) that
-noise is as large as the waits themselves. And the age factor does not compress (PriorityMaxAge is days of real
-time, priorities are recomputed every PriorityCalcPeriod, >= 1 minute): in a compressed replay age orders nothing,
-while at the site it dominates within days. The older report's baseline took each job's priority at first sight,
-which includes the age accrued until the cycle that first saw it: a per-job offset set by the cycle phase, different
-in every replay."""
+Why identical compressed replays differed up to 2x (issue 48): in compressed time (a trace day in 35 s) jobs arrive
+many to a backfill pass, and which pass first sees a job depends on where in the second it arrived; the pass walks
+its jobs in priority order, and a job it cannot start reserves the node from the minute its CPUs free up (the plan's
+grain, bf_resolution), which holds every later job whose limit reaches that minute. So a job arriving 0.1 s earlier
+or later changes which job reserves first, and what waits behind it for a minute of the plan: the same 100 jobs gave
+mean waits of 15 s and 5 s. And the age factor does not compress (PriorityMaxAge is days of real time, priorities
+are recomputed every PriorityCalcPeriod, >= 1 minute): in a compressed replay age orders nothing, while at the site
+it dominates within days."""
 
 from __future__ import annotations
 
@@ -46,12 +41,6 @@ TARGET_MEDIAN_S = 2.0
 waits are a few seconds; a site's uncompressed log meets it or the report says it misses)."""
 TARGET_TAU = 0.7
 """... and Kendall's tau-b of predicted against actual start times at least this."""
-START_LATENCY_S = 1.0
-"""Slurm starts a job at a scheduling pass after the event that lets it (its arrival, another job's end), not at the
-event: one second (the test cluster's sched_interval and bf_interval, and the grain of its timestamps) is added to
-every predicted start. A whole-log shift, it changes no order."""
-DISCIPLINE = "list"
-"""Slurm's main scheduler walks the queue in priority order and starts jobs until one does not fit."""
 CONFIG_KEYS = ("PriorityType", "PriorityWeightAge", "PriorityWeightFairShare", "PriorityWeightJobSize",
                "PriorityWeightPartition", "PriorityWeightQOS", "PriorityWeightAssoc", "PriorityWeightTRES",
                "PriorityMaxAge", "PriorityCalcPeriod", "PriorityFavorSmall", "PriorityFlags", "SchedulerType",
@@ -119,21 +108,6 @@ def priorities(jobs: list[dict], config: Mapping[str, str], t0: float) -> Priori
     return Priorities(np.array(static, dtype=np.float64), np.array(submit, dtype=np.float64), age_weight, max_age)
 
 
-class SlurmModel:
-    """Slurm's own order as a policy: the pending job of highest modelled priority (ties: the queue's order, which
-    is submit, then id)."""
-
-    name = "slurm-model"
-
-    def __init__(self, prio: Priorities):
-        self.prio = prio
-
-    def pick(self, sim) -> int:
-        queue = sim.queue
-        values = self.prio.at(float(sim.now), queue)
-        return int(queue[int(np.argmax(values))])  # argmax keeps the first of equal values
-
-
 @dataclass(frozen=True)
 class Check:
     """The model against what Slurm did on one log."""
@@ -179,6 +153,5 @@ def check(predicted: np.ndarray, actual: np.ndarray, fcfs: np.ndarray | None = N
                  None if fcfs is None else kendall(np.asarray(fcfs, float), actual))
 
 
-__all__ = ["CONFIG_KEYS", "Check", "DISCIPLINE", "START_LATENCY_S", "kendall", "Priorities", "SlurmModel",
-           "TARGET_MEDIAN_S", "TARGET_TAU", "check",
+__all__ = ["CONFIG_KEYS", "Check", "kendall", "Priorities", "TARGET_MEDIAN_S", "TARGET_TAU", "check",
            "config_subset", "priorities"]

@@ -19,14 +19,15 @@ Agreement, from the log alone:
   scheduler (`sched: Allocate`) and by backfilling (`sched/backfill: ... Started`) are counted apart: only the
   former are taken from the head of the queue, backfilled ones may jump it by design.
 
-The estimate: the logged jobs that started and ended (their arrivals, CPUs, limits and actual run times) replayed
-through the simulator as Slurm schedules (the `list` discipline; `--backfill`, conservative by default, standing in
-for Slurm's backfill scheduler, which plans every job it tests) under the policy and under
-a model of Slurm's own ordering (`model.SlurmModel`: multifactor priority with the site's weights from the log's
-header and each job's fixed factors from sprio; FCFS where the factors do not tell jobs apart). The model is
-checked against what Slurm did (`model.check`: the median absolute start error and Kendall's tau of the start
-orders, with their targets); on a shadow log that is Slurm's own order, on a live log the policy's, so the check
-is a shadow log's. The jobs are cut into windows by submit order; the per-window means of the site's metric are
+The estimate: the logged jobs that started and ended (their arrivals, CPUs, limits and actual run times; to the
+millisecond from slurmctld's log where given) replayed through a model of Slurm's backfill scheduler
+(`schedrl.slurm.passes`: its passes, its plan of nodes on the bf_resolution grid) in two orders: the policy's in force
+(`PolicyOrder`: its top K first at every pass, as live mode's bonuses make it) and Slurm's own (`model.priorities`:
+multifactor priority with the site's weights from the log's header and each job's fixed factors from sprio; FCFS where
+the factors do not tell jobs apart). The model of Slurm's own order is checked against what Slurm did
+(`model.check`: the median absolute start error and Kendall's tau of the start orders, with their targets); on a
+shadow log that is Slurm's own order, on a live log the policy's, so the check is a shadow log's.
+The jobs are cut into windows by submit order; the per-window means of the site's metric are
 paired, and the interval is Student's t over the windows' differences.
 
 How much longer to shadow (`Power`): with the windows' spread s over n windows of the log's span, a true gain of g
@@ -45,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrl.slurm import cyclelog, model
+from schedrl.slurm.passes import CtldTimes
 
 _MAIN = re.compile(r"sched: Allocate JobId=(\d+)")
 _BACKFILL = re.compile(r"sched/backfill: _start_job: Started JobId=(\d+)")
@@ -201,6 +203,12 @@ class Estimate:
     model_wait: float | None = None
     """The mean wait the model of Slurm's order predicts, beside `observed_wait`."""
     observed_wait: float | None = None
+    times: str = "squeue"
+    """Whose times the replay used: `slurmctld` (its log's, to the millisecond) or `squeue` (whole seconds)."""
+    passes: str = "interval"
+    """The model's pass times: `logged` (slurmctld's backfill passes, DebugFlags=Backfill), `starts` (its logged
+    starts, with passes every bf_interval between), `interval` (every bf_interval)."""
+    interval_s: float | None = None
 
     def more_days(self, gain_pct: float) -> float | None:
         """Days of shadow beyond this log after which a true gain of `gain_pct`% is told from zero with 80% power
@@ -211,63 +219,111 @@ class Estimate:
         return max(need / self.windows * self.span_days - self.span_days, 0.0)
 
 
-def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, backfill: str = "conservative"
-             ) -> Estimate:
+class PolicyOrder:
+    """A policy's order in force at each pass of the model: its top `k` pending jobs (`order.rank` at a snapshot of
+    the modelled queue) first, in its order, then Slurm's order (as live mode's bonuses make it, `--bonus-scale` >= 1:
+    the bands put the top K above every other job)."""
+
+    def __init__(self, policy, k: int, prio: "model.Priorities", submit, cpus, limit, run, epoch: float, usable: int,
+                 nodes: int, label: str):
+        self.policy, self.k, self.prio = policy, k, prio
+        self.submit, self.cpus, self.limit, self.run = submit, cpus, limit, run
+        self.epoch, self.usable, self.nodes, self.label = epoch, usable, nodes, label
+
+    def __call__(self, t: float, pending: np.ndarray, start: np.ndarray) -> np.ndarray:
+        from schedrl.slurm.order import rank
+        from schedrl.slurm.snapshot import Machine, QueueJob, Snapshot
+
+        values = self.prio.at(t, pending)
+        now = self.epoch + t
+        running = np.flatnonzero(~np.isnan(start) & (start + self.run > t))
+
+        def job(i: int, state: str, priority: float) -> QueueJob:
+            begun = None if state == "PENDING" else self.epoch + float(start[i])
+            return QueueJob(int(i), str(i), self.label, state, int(self.cpus[i]), 1, float(self.limit[i]),
+                            self.epoch + float(self.submit[i]), begun, None, int(priority), 0, "", "(null)", "(null)")
+
+        order = np.lexsort((pending, self.submit[pending], -values))
+        queued = tuple(job(int(pending[i]), "PENDING", values[i]) for i in order)
+        busy = tuple(job(int(i), "RUNNING", 0) for i in running)
+        used = int(self.cpus[running].sum())
+        snap = Snapshot(now, self.label, Machine(used, max(self.usable - used, 0), 0, self.usable, self.nodes, None),
+                        queued, busy, (), (), jobs={j.job_id: j for j in (*queued, *busy)})
+        top = rank(self.policy, snap, self.k)
+        out = np.asarray(values, float).copy()
+        lift = float(np.max(np.abs(values), initial=0.0)) * 2.0 + 2.0
+        where = {int(j): i for i, j in enumerate(pending)}
+        for r, j in enumerate(top):
+            out[where[j]] = lift + (len(top) - r)
+        return out
+
+
+def _metric(metric: str, wait: np.ndarray, run: np.ndarray) -> np.ndarray:
+    return {"wait": wait, "turnaround": wait + run, "slowdown": (wait + run) / np.maximum(run, 1.0),
+            "bsld": np.maximum((wait + run) / np.maximum(run, 10.0), 1.0)}[metric]
+
+
+def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, ctld: "CtldTimes | None" = None,
+             progress=None) -> Estimate:
     """The logged jobs replayed under the policy and under Slurm's ordering (module docstring)."""
     from schedrl.eval.paired import t975
-    from schedrl.eval.policies import run_policy
-    from schedrl.metrics import job_metrics
-    from schedrl.sim import SimConfig, Simulator
-    from schedrl.workload import Workload
-    from schedrl.workload.fields import SWF_FIELDS
+    from schedrl.slurm.passes import BackfillParams, pass_times, plan
 
     usable = max(c.get("usable") or 0 for c in log.cycles)
+    nodes = max((c.get("nodes") or 0 for c in log.cycles), default=0)
     done = [j for j in log.jobs if j in log.start and j in log.end and log.end[j] >= log.start[j]]
     done = [j for j in done if 0 < log.jobs[j]["cpus"] <= usable]
     dropped = len(log.jobs) - len(done)
     if len(done) < 2 * max(windows, 1):
         raise ReportError(f"only {len(done)} logged jobs both started and ended: too few for {windows} windows "
                           "(shadow longer, or lower --windows)")
-    done.sort(key=lambda j: (log.jobs[j]["submit"], j))
-    submit = np.array([log.jobs[j]["submit"] for j in done])
-    start = np.array([log.start[j] for j in done])
-    run = np.array([max(log.end[j] - log.start[j], 0.0) for j in done])
-    t0 = submit.min()
+    # slurmctld's times to the millisecond where its log has them, else squeue's whole seconds
+    exact = ctld is not None and all(j in ctld.submit and j in ctld.start and j in ctld.end for j in done)
+    submit_of = (lambda j: ctld.submit[j]) if exact else (lambda j: log.jobs[j]["submit"])
+    done.sort(key=lambda j: (submit_of(j), j))
+    submit = np.array([submit_of(j) for j in done], float)
+    start = np.array([ctld.start[j] if exact else log.start[j] for j in done], float)
+    end = np.array([ctld.end[j] if exact else log.end[j] for j in done], float)
+    run = np.maximum(end - start, 0.0)
+    cpus = np.array([log.jobs[j]["cpus"] for j in done], np.int64)
+    limit = np.maximum(np.array([log.jobs[j]["limit"] for j in done], float), 1.0)
+    t0 = float(submit.min())
     n = len(done)
-    cols = {f.name: np.full(n, -1, dtype=f.dtype) for f in SWF_FIELDS}
-    limit = np.maximum(np.ceil([log.jobs[j]["limit"] for j in done]), 1).astype(np.int64)
-    cols.update(job_id=np.array(done), submit=np.round(submit - t0).astype(np.int64),
-                run=np.round(run).astype(np.int64), time_req=limit,
-                procs_req=np.array([log.jobs[j]["cpus"] for j in done]), status=np.ones(n, np.int64))
-    workload = Workload(cols, max_procs=int(usable), max_nodes=int(usable), name="slurm-log")
-    config = SimConfig(discipline=model.DISCIPLINE, backfill=backfill)
     slurm_config = log.header.get("slurm_config") or {}
+    params = BackfillParams.from_config(slurm_config)
+    known = tuple(p - t0 for p in ctld.passes) if exact else ()
+    passes = pass_times(0.0, float(end.max() - t0), params.interval_s, known)
+    node_cpus = usable // nodes if nodes and usable % nodes == 0 else None
     prio = model.priorities([log.jobs[j] for j in done], slurm_config, t0)
-    fcfs = model.Priorities(np.zeros(n), prio.submit, 0.0, 1.0)
-    values, sims = {}, {}
-    for label, chosen in (("policy", policy), ("slurm", model.SlurmModel(prio)), ("fcfs", model.SlurmModel(fcfs))):
-        sims[label] = run_policy(chosen, Simulator(workload, config))
-        values[label] = job_metrics(sims[label])[metric]
-    arrival = np.round(submit - t0) + model.START_LATENCY_S
-    checked = model.check(arrival + job_metrics(sims["slurm"])["wait"], start - t0,
-                          arrival + job_metrics(sims["fcfs"])["wait"])
+    keys = {"policy": PolicyOrder(policy, int(log.header.get("top") or 16), prio, submit - t0, cpus, limit, run, t0,
+                                  usable, max(nodes, 1), str(log.header.get("partition") or "partition")),
+            "slurm": lambda t, pending, _: prio.at(t, pending),
+            "fcfs": lambda t, pending, _: np.zeros(len(pending))}
+    starts, values = {}, {}
+    for label, key in keys.items():
+        starts[label] = plan(submit - t0, run, cpus, limit, key, passes, usable, node_cpus, params, epoch=t0,
+                             progress=None if progress is None else (lambda line, label=label: progress(f"{label}: "
+                                                                                                        f"{line}")))
+        values[label] = _metric(metric, starts[label] - (submit - t0), run)
+    checked = model.check(starts["slurm"], start - t0, starts["fcfs"])
     wait = start - submit
-    observed = {"wait": wait, "turnaround": wait + run, "slowdown": (wait + run) / np.maximum(run, 1.0),
-                "bsld": np.maximum((wait + run) / np.maximum(run, 10.0), 1.0)}[metric]
+    observed = _metric(metric, wait, run)
     groups = np.array_split(np.arange(n), windows)
     diff = np.array([values["policy"][g].mean() - values["slurm"][g].mean() for g in groups])
     base = float(values["slurm"].mean()) or 1.0
     half = t975(len(diff) - 1) * float(diff.std(ddof=1)) / math.sqrt(len(diff)) if len(diff) > 1 else None
     mean = float(diff.mean())
-    ends = [log.end[j] for j in done]
     return Estimate(metric, n, dropped, len(groups), float(values["policy"].mean()), float(values["slurm"].mean()),
                     float(observed.mean()), 100.0 * mean / base,
                     None if half is None else [100.0 * (mean - half) / base, 100.0 * (mean + half) / base],
-                    span_days=(max(ends) - t0) / 86400.0,
+                    span_days=(float(end.max()) - t0) / 86400.0,
                     spread_pct=100.0 * float(diff.std(ddof=1)) / abs(base) if len(diff) > 1 else None,
                     model=asdict(checked),
-                    model_wait=float(job_metrics(sims["slurm"])["wait"].mean()) + model.START_LATENCY_S,
-                    observed_wait=float(wait.mean()))
+                    model_wait=float((starts["slurm"] - (submit - t0)).mean()),
+                    observed_wait=float(wait.mean()),
+                    times="slurmctld" if exact else "squeue",
+                    passes="logged" if exact and ctld.logged_passes else "starts" if exact else "interval",
+                    interval_s=params.interval_s)
 
 
 @dataclass
@@ -310,6 +366,7 @@ class Report:
                            f"{e.observed_wait:.3g} s as it happened under the policy")
             else:
                 out.append(checked.line())
+                out.append(_times_line(e))
                 out.append(f"mean wait: {e.model_wait:.3g} s under the model of Slurm's order, {e.observed_wait:.3g} s "
                            "as it happened")
         if e.ci95_pct:  # every metric here is lower-is-better
@@ -336,8 +393,18 @@ class Report:
         return out
 
 
+def _times_line(e: Estimate) -> str:
+    """Which times the model ran on, and what that means for its check."""
+    every = f"every {e.interval_s:g} s (bf_interval)" if e.interval_s else "every bf_interval"
+    if e.times == "slurmctld":
+        return ("the model ran on slurmctld's times (to the millisecond) and its "
+                + ("logged backfill passes" if e.passes == "logged" else f"starts, with passes {every} between"))
+    return (f"the model ran on squeue's whole seconds with passes {every}: where waits are seconds (a compressed "
+            "rehearsal), which pass first saw a job is a guess and so is the check; give --slurmctld-log")
+
+
 def report(path: str | Path, policy: str | None = None, metric: str = "bsld", windows: int = 10,
-           backfill: str = "conservative", slurmctld_log: str | Path | None = None) -> Report:
+           slurmctld_log: str | Path | None = None, progress=None) -> Report:
     """The report of a cycle log (`schedrl slurm report`); `gate.save` keeps a shadow log's for `slurm run`."""
     from schedrl.eval.policies import resolve_policy
 
@@ -348,5 +415,6 @@ def report(path: str | Path, policy: str | None = None, metric: str = "bsld", wi
     except (ValueError, FileNotFoundError) as e:
         raise ReportError(f"cannot load the log's policy {spec!r} ({e}); give --policy") from None
     classify = classify_starts(slurmctld_log) if slurmctld_log else None
-    return Report(str(path), log.header, agreement(log, classify), estimate(log, chosen, metric, windows, backfill),
-                  spec)
+    ctld = CtldTimes.read(slurmctld_log) if slurmctld_log else None
+    return Report(str(path), log.header, agreement(log, classify),
+                  estimate(log, chosen, metric, windows, ctld, progress), spec)
