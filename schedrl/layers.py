@@ -65,8 +65,8 @@ LAYERS: tuple[Layer, ...] = (
           "registers every agent's env with gymnasium (`import schedrl` runs it)"),
     Layer("eval", ("eval",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "zoo",
                               "agents"),
-          "evaluate (checkpoints' tables), compare, methods, crosstrace, paired, leaderboard, select, plots; "
-          "policies resolved by name, object or checkpoint"),
+          "evaluate (checkpoints' tables), compare, methods, crosstrace, paired, leaderboard, select, plots, tuned "
+          "(a tuned rule's held-out table); policies resolved by name, object or checkpoint"),
     Layer("training", ("training",), ("base", "workload", "metrics", "scenarios", "agents", "eval"),
           "sweep files and SweepSpec, the one Tune driver, callbacks (validation, progress, restarts), reports"),
     Layer("slurm", ("slurm",), ("base", "workload", "sim", "metrics", "agents", "eval"),
