@@ -77,18 +77,20 @@ def agent_parser(name: str) -> argparse.ArgumentParser:
 
 
 def build(name: str, argv: list[str], bench: argparse.Namespace):
-    """(spec, args) of `schedrl train NAME ARGV`: the options after the agent's name win over the benchmark's."""
-    from schedrl.cli.main import UsageError
-    from schedrl.cli.train import build_spec
+    """(spec, args, the agent's notes) of `schedrl train NAME ARGV`: the options after the agent's name win over the
+    benchmark's."""
+    from schedrl.cli.main import UsageError, explicit_dests
+    from schedrl.cli.train import build_plan
 
     parser = agent_parser(name)
     args = parser.parse_args(argv)
-    args.agent, args.argv = name, argv
+    args.agent, args.argv, args.explicit = name, argv, explicit_dests(parser, argv)
     for option, default in (("iterations", DEFAULT_ITERATIONS), ("trial_cpus", None)):
         if getattr(args, option) is None:
             setattr(args, option, default if getattr(bench, option) is None else getattr(bench, option))
     try:
-        return build_spec(args), args
+        plan = build_plan(args)
+        return plan.spec, args, plan.options.notes
     except (ValueError, UsageError) as e:
         parser.error(str(e))
 
@@ -212,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     built = [(name, *build(name, options, bench)) for name, options in runs]  # every option checked before Ray
     cores = os.cpu_count() or 1
     need = max(s.resources.cpus_for_main_process + s.settings.num_env_runners * s.resources.cpus_per_env_runner
-               for _, s, _ in built)
+               for _, s, _, _ in built)
     ray.init(num_cpus=max(cores, math.ceil(need)), include_dashboard=False, log_to_driver=False,
              logging_level=logging.ERROR)
     logging.getLogger("ray").setLevel(logging.ERROR)
@@ -223,14 +225,14 @@ def main(argv: list[str] | None = None) -> int:
     rows, failed = [], False
     t0 = time.perf_counter()
     try:
-        for name, spec, args in built:
+        for name, spec, args, notes in built:
             agent_impl = get_agent(name)
             trial_cpus = int(spec.resources.cpus_for_main_process)
             settings = {k: v for k, v in asdict(spec.settings).items()
                         if any(s in k for s in SETTINGS_SHOWN) and not k.startswith("warm_start")}
             print(f"\n## {name} {' '.join(args.argv)}".rstrip())
-            if getattr(args, "settings_note", None):
-                print(f"# {args.settings_note}")
+            for note in notes:
+                print(f"# {note}")
             print(f"# {', '.join(f'{k} {v}' for k, v in settings.items())}; {spec.model or 'default'} model; "
                   f"trial on {trial_cpus} CPU(s); {args.iterations} timed iteration(s)")
             warm = getattr(spec.settings, "warm_start", None)

@@ -29,6 +29,7 @@ BENCHMARKS = {
     "train": ("bench_train.py", ["--quick"]),
     "leaderboard": ("bench_leaderboard.py", ["--quick"]),
     "slurm": ("bench_slurm.py", ["--quick"]),
+    "slurm-report": ("bench_slurm_report.py", ["--quick"]),
 }
 """name -> (script, its arguments under --quick)."""
 

@@ -60,13 +60,14 @@ LAYERS: tuple[Layer, ...] = (
     Layer("agents", ("agents",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "envs",
                                   "zoo"),
           "base.py (the contract), checkpoint.py (run record, load any checkpoint), the registry, one package per "
-          "agent: rlscheduler/, dras/, mrsch/, rlschert/, inspector/, rlbackfill/, linear/ (the example)"),
+          "agent: rlscheduler/, dras/, mrsch/, rlschert/, inspector/, rlbackfill/, linear/ (the example); baserule/: "
+          "what the inspector and rlbackfill share"),
     Layer("registration", ("registration.py",), ("agents",),
           "registers every agent's env with gymnasium (`import schedrl` runs it)"),
     Layer("eval", ("eval",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "zoo",
                               "agents"),
-          "evaluate (checkpoints' tables), compare, methods, crosstrace, paired, leaderboard, select, plots; "
-          "policies resolved by name, object or checkpoint"),
+          "evaluate (checkpoints' tables), compare, methods, crosstrace, paired, leaderboard, select, plots, tuned "
+          "(a tuned rule's held-out table); policies resolved by name, object or checkpoint"),
     Layer("training", ("training",), ("base", "workload", "metrics", "scenarios", "agents", "eval"),
           "sweep files and SweepSpec, the one Tune driver, callbacks (validation, progress, restarts), reports"),
     Layer("slurm", ("slurm",), ("base", "workload", "sim", "metrics", "agents", "eval"),

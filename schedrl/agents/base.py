@@ -10,7 +10,7 @@ need them (`algorithm_config`, `load_policy`), so `schedrl train AGENT --help` s
 How a run goes through the contract (`schedrl.training.driver`):
 
     agent = get_agent(name)
-    env_config, settings = agent.configure(args)             # CLI options -> frozen dataclasses
+    env_config, settings = agent.configure(options)          # AgentOptions -> frozen dataclasses
     prepared = agent.prepare(env_config, settings, options, log)   # normalisation, filtering / curriculum
     algo = agent.algorithm_config(prepared.env_config, settings)   # any RLlib AlgorithmConfig
     ... Tune runs `algo`; every iteration the greedy policy is validated ...
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import argparse
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
 
@@ -65,6 +65,79 @@ class Prepared:
 Log = Callable[[str], None]
 
 
+class AgentOptions:
+    """The options an agent is configured with (`Agent.configure`), built once and never changed.
+
+    Each value is the one the command line gave, else the scenario's (`Scenario.agent_options`, `schedrl train
+    --scenario`), else the parser's default: `schedrl.training.single.agent_options` builds it from `schedrl train`'s
+    parsed options, `AgentOptions.of(namespace)` from any parsed namespace as it is. Read as attributes, named as the
+    options' argparse dests (`options.trace`, `options.batch_size`; `getattr(options, "kill", True)` for an option
+    another parser may lack; a missing one raises AttributeError). The shared ones: trace, cleaning, seed,
+    num_env_runners, envs_per_runner, num_gpus_per_learner, runner_resources (`{name: amount}` from
+    `--runner-resource`, or None), the stop, validation and evaluation options; then the agent's own
+    (`Agent.add_arguments`).
+
+    `given(dest)`: whether the command line gave option `dest` (an agent's defaults for this machine never replace
+    those); `replace(**changes)`: a copy with some values changed (what the agent then reads); `note(line)`: a line
+    about a setting the agent chose that the user should hear (machine-sized defaults, a warm start to come), which
+    `schedrl train` prints once every option is valid (`notes`; copies made by `replace` share them)."""
+
+    __slots__ = ("_values", "_explicit", "_notes")
+
+    def __init__(self, values: Mapping[str, Any], explicit: Iterable[str] = (), notes: list[str] | None = None):
+        object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "_explicit", frozenset(explicit))
+        object.__setattr__(self, "_notes", [] if notes is None else notes)
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, under: Mapping[str, Any] | None = None) -> AgentOptions:
+        """The options of a parsed namespace (the dests its command line gave: `args.explicit`, as `schedrl.cli.main`
+        sets it), with `under`'s values (a scenario's `agent_options`) in place of the defaults of the options the
+        namespace has and its command line did not give."""
+        values = {k: v for k, v in vars(args).items() if k not in ("explicit", "run")}
+        explicit = frozenset(getattr(args, "explicit", ()))
+        for dest, value in (under or {}).items():
+            if dest in values and dest not in explicit:
+                values[dest] = value
+        return cls(values, explicit)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"no option {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"AgentOptions are read-only (use replace({name}=...))")
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._values
+
+    def __repr__(self) -> str:
+        return f"AgentOptions({self._values!r}, explicit={sorted(self._explicit)!r})"
+
+    def given(self, dest: str) -> bool:
+        """Whether the command line gave option `dest` (abbreviated, `--opt=value` or `--no-opt` included)."""
+        return dest in self._explicit
+
+    def replace(self, **changes: Any) -> AgentOptions:
+        """A copy with `changes` (option dest -> value), sharing the notes."""
+        return AgentOptions({**self._values, **changes}, self._explicit, self._notes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option by dest."""
+        return dict(self._values)
+
+    def note(self, line: str) -> None:
+        """Say `line` to the user once every option is valid (`schedrl train` prints `notes`)."""
+        self._notes.append(line)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What `note` was told, in order."""
+        return tuple(self._notes)
+
+
 
 class Agent(ABC):
     """One RL scheduler (a paper), as the shared layers see it. Subclasses set the class attributes.
@@ -96,14 +169,16 @@ class Agent(ABC):
         """Add the agent's own `schedrl train` options (the shared ones: trace, stop, seed, out...)."""
 
     @abstractmethod
-    def configure(self, args: argparse.Namespace) -> tuple[Any, Any]:
-        """(env config, settings) from parsed `schedrl train` options: the shared ones (trace, cleaning,
-        seed, num_env_runners, envs_per_runner, num_gpus_per_learner, runner_resources) and the agent's
-        own. Raises ValueError on a bad value or combination (printed as one `error:` line)."""
+    def configure(self, options: AgentOptions) -> tuple[Any, Any]:
+        """(env config, settings) from the options of a `schedrl train` run (`AgentOptions`: the shared ones, trace,
+        cleaning, seed, num_env_runners, envs_per_runner, num_gpus_per_learner, runner_resources, and the agent's
+        own). Raises ValueError on a bad value or combination (printed as one `error:` line). Never changes
+        `options`; what the user should hear about the settings it chose goes to `options.note`."""
 
-    def preparation_options(self, args: argparse.Namespace) -> dict[str, Any]:
-        """Options of `prepare` taken from the agent's own CLI options (merged over the sweep file's
-        `training:` section: filtering, filter_phase1_iterations, validation_sequences, checkpoint_every)."""
+    def preparation_options(self, options: AgentOptions) -> dict[str, Any]:
+        """`TrainingOptions` fields the agent's own options decide (filtering, filter_phase1_iterations; a training
+        option it sizes for the machine, as RLScheduler's validate_every), laid over `schedrl train`'s shared ones
+        (validation_sequences, validate_every, checkpoint_every...)."""
         return {}
 
     def settings_from_dict(self, data: Mapping[str, Any]):
@@ -219,5 +294,5 @@ def env_for_trace(env_config, trace: str, cleaning: str | None = None):
     return replace(env_config, **changes)
 
 
-__all__ = ["Agent", "Baseline", "DTSimSweep", "Exportable", "GeneratedJudge", "Judge", "Log", "OnlineLearning",
-           "Prepared", "SchedulingPolicy", "TraceJudge", "WarmStart", "capable", "env_for_trace", "held_out_after"]
+__all__ = ["Agent", "AgentOptions", "Baseline", "DTSimSweep", "Exportable", "GeneratedJudge", "Judge", "Log",
+           "OnlineLearning", "Prepared", "SchedulingPolicy", "TraceJudge", "WarmStart", "capable", "env_for_trace", "held_out_after"]

@@ -103,3 +103,39 @@ def build(spec: Mapping[str, Any]) -> nn.Module:
     if "bias" in spec:
         args["bias"] = bool(spec["bias"])
     return getattr(nn, kind)(**args)
+
+
+class LayerNetwork(nn.Module):
+    """A policy network that is one layer (or `Sequential`) of the trained RLModule, rebuilt from its JSON form under
+    the module's own name for it (`layer`), so the module's weights load as they are. A subclass names the layer and,
+    to check what it is given, the RLModule class it comes from and its `network` label:
+    `inference_network(module or architecture)`."""
+
+    layer: str
+    """The attribute of the trained module, and the architecture's key, that holds the layer."""
+    module_class: str | None = None
+    """The RLModule class's name a trained module must have; None: unchecked."""
+    module_label: str = "a policy module"
+    """What the check's error calls such a module."""
+    network: str | None = None
+    """The architecture's `network` label (with the observation's shapes); None: the layer alone."""
+
+    def __init__(self, architecture: Mapping[str, Any]):
+        super().__init__()
+        self.architecture = dict(architecture)
+        self.add_module(self.layer, build(architecture[self.layer]))
+
+    @classmethod
+    def architecture_of(cls, module) -> dict[str, Any]:
+        """The architecture of a trained module (ValueError for one of another class, where `module_class` is set)."""
+        if cls.module_class is not None and type(module).__name__ != cls.module_class:
+            raise ValueError(f"{type(module).__name__} is not {cls.module_label} ({cls.module_class})")
+        if cls.network is None:
+            return {cls.layer: describe(getattr(module, cls.layer))}
+        return {"network": cls.network, "observation": observation_shapes(module.observation_space),
+                cls.layer: describe(getattr(module, cls.layer))}
+
+    @classmethod
+    def inference_network(cls, source) -> "LayerNetwork":
+        """The network of an exported `architecture` dict, or with the architecture of a trained module."""
+        return cls(source if isinstance(source, Mapping) else cls.architecture_of(source))

@@ -9,10 +9,11 @@ the config passed in is already built.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from schedrl.agents.base import AgentOptions
 
 
 @dataclass(frozen=True)
@@ -35,14 +36,14 @@ class RunnerSettings:
     """Restarts allowed per env runner."""
 
 
-def runner_options(args: argparse.Namespace, **defaults: Any) -> dict[str, Any]:
-    """The shared `schedrl train` options (`--num-env-runners`, `--envs-per-runner`, `--num-gpus-per-learner`,
-    `--seed`, `--runner-resource`) as `RunnerSettings` fields; `defaults` fill the ones a namespace lacks (a test's
-    or another tool's parser)."""
+def runner_options(options: AgentOptions, **defaults: Any) -> dict[str, Any]:
+    """The shared `schedrl train` options of `options` (`--num-env-runners`, `--envs-per-runner`,
+    `--num-gpus-per-learner`, `--seed`, `--runner-resource` parsed as `runner_resources`) as `RunnerSettings` fields;
+    `defaults` fill the ones it lacks (a test's or another tool's parser)."""
     names = {"num_env_runners": "num_env_runners", "num_envs_per_env_runner": "envs_per_runner",
              "num_gpus_per_learner": "num_gpus_per_learner", "seed": "seed", "env_runner_resources": "runner_resources"}
-    return {field: getattr(args, option) if hasattr(args, option) else defaults[field]
-            for field, option in names.items() if hasattr(args, option) or field in defaults}
+    return {field: getattr(options, option) if hasattr(options, option) else defaults[field]
+            for field, option in names.items() if hasattr(options, option) or field in defaults}
 
 
 def with_runners(config, settings: RunnerSettings, **env_runners: Any):

@@ -78,13 +78,18 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     add_force(p, "--out's files")
 
 
-def build_spec(args: argparse.Namespace):
-    """The one-trial `SweepSpec` of the options (`training/single.py:train_spec`; ValueError on a bad value), with
+def build_plan(args: argparse.Namespace):
+    """What the options run and say first (`training/single.py:train_plan`; ValueError on a bad value), with
     `--scenario` resolved once into the `Scenario` it passes down."""
-    from schedrl.training.single import SCENARIO_SEQUENCES, train_spec
+    from schedrl.training.single import SCENARIO_SEQUENCES, train_plan
 
-    return train_spec(args, scenario_with_options(args, SCENARIO_SEQUENCES), parse_starts(args.eval_starts),
+    return train_plan(args, scenario_with_options(args, SCENARIO_SEQUENCES), parse_starts(args.eval_starts),
                       log=lambda line: print(f"schedrl train: {line}", file=sys.stderr))
+
+
+def build_spec(args: argparse.Namespace):
+    """The one-trial `SweepSpec` of the options (`build_plan`'s)."""
+    return build_plan(args).spec
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,20 +110,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"schedrl train: no --iterations or --time-budget given: training for {DEFAULT_TIME_BUDGET}",
               file=sys.stderr)
     try:
-        spec = build_spec(args)
+        plan = build_plan(args)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if getattr(args, "settings_note", None):
-        print(f"schedrl train: {args.settings_note}", flush=True)
-    if getattr(args, "auto_trial_cpus", None) is not None:
-        print(f"schedrl train: the training process reserves {args.auto_trial_cpus} CPU(s) (its learner's torch "
-              "threads; --trial-cpus N to change, e.g. 1 each for two runs side by side)", flush=True)
+    for line in plan.notes:
+        print(f"schedrl train: {line}", flush=True)
     from schedrl.training.driver import train
 
     train_args = tuple(a for a in getattr(args, "argv", ()) if a not in ("--resume", "--force"))
     try:
         with writing("train", [out], inputs, force=args.force, keep=has_checkpoint):
-            train(spec, args.out, resume=args.resume, train_args=train_args)
+            train(plan.spec, args.out, resume=args.resume, train_args=train_args)
     except (FileExistsError, ValueError) as e:
         raise UsageError(str(e)) from None
     return 0

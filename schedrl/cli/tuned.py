@@ -2,7 +2,8 @@
 
 The rule sees the trace split as an RLScheduler run sees it (`schedrl train rlscheduler`, machine defaults):
 training windows from the first `--train-fraction` of the cleaned trace, the choice among the kept rules on
-the validation zone, and `evaluate` on the evaluation zone (`Judge.split_range`), never seen by the fit.
+the validation zone, and `evaluate` on the evaluation zone (`Judge.split_range`), never seen by the fit. The fit is
+`scenarios/fitting.py:fit_rule`, the evaluation `eval/tuned.py:evaluate_rule`; this module parses and prints.
 """
 
 from __future__ import annotations
@@ -11,11 +12,7 @@ import argparse
 import sys
 
 from schedrl.cli.options import CLEANING_PRESETS, parse_list
-from schedrl.scenarios.split import evaluation_seed
-
-EVALUATION_SEED = evaluation_seed(0)
-"""Seed of `evaluate`'s starts: a `schedrl train rlscheduler --seed 0` run's final table uses these sequences
-(`schedrl.scenarios.split.evaluation_seed`)."""
+from schedrl.eval.tuned import EVALUATION_SEED
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -74,57 +71,32 @@ def run_fit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from schedrl.cli.main import UsageError
-    from schedrl.duration import parse_duration
-    from schedrl.heuristics.tuned import FitSettings
+    from schedrl.cli.options import given, scenario_with_options
     from schedrl.outputs import In, Out, claim
-    from schedrl.scenarios.fitting import fit_on_trace
+    from schedrl.scenarios.fitting import fit_rule
 
     # checked before the search spends its budget: the output path's kind, its directory, what it would replace
-    args.outputs = claim("tuned fit", [Out("--out", Path(args.out))],
-                         [In(f"--{n}", Path(getattr(args, n))) for n in ("trace", "scenario")
-                          if getattr(args, n, None) and Path(getattr(args, n)).expanduser().exists()], force=args.force)
-    if args.scenario is not None:
-        return run_fit_scenario(args)
-    if args.trace is None:
-        raise UsageError("give --trace (a catalog name or an SWF file) or --scenario")
-    try:
-        settings = FitSettings(metric=args.metric, budget_s=parse_duration(args.budget, "--budget"), seed=args.seed,
-                               window_jobs=args.window_jobs, windows=args.windows, start=args.start)
-        rule = fit_on_trace(args.trace, args.cleaning, args.backfill, args.train_fraction, args.validation_share,
-                            args.validation_sequences, settings, log=lambda line: print(line, flush=True))
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    rule.save(args.out)
-    args.outputs.record(args.out)
-    print(f"rule written to {args.out}; score it on the held-out evaluation sequences with "
-          f"`schedrl tuned evaluate {args.out}`")
-    return 0
-
-
-def run_fit_scenario(args: argparse.Namespace) -> int:
-    """`tuned fit --scenario`: training windows from the scenario's training zone, the rule kept on its validation
-    sequences, under its semantics and metric (`scenarios/fitting.py:fit_on_scenario`)."""
-    from schedrl.cli.main import UsageError
-    from schedrl.cli.options import given, scenario_with_options
-    from schedrl.duration import parse_duration
-    from schedrl.heuristics.tuned import FitSettings
-    from schedrl.scenarios.fitting import fit_on_scenario
-
+    outputs = claim("tuned fit", [Out("--out", Path(args.out))],
+                    [In(f"--{n}", Path(getattr(args, n))) for n in ("trace", "scenario")
+                     if getattr(args, n, None) and Path(getattr(args, n)).expanduser().exists()], force=args.force)
     fixed = [f"--{d.replace('_', '-')}" for d in ("train_fraction", "validation_share", "validation_sequences")
-             if given(args, d)]
+             if args.scenario is not None and given(args, d)]
     if fixed:
         raise UsageError(f"--scenario fixes the split and the validation sequences: drop {', '.join(fixed)}")
     scenario = scenario_with_options(args)
     try:
-        settings = FitSettings(metric=scenario.metric, budget_s=parse_duration(args.budget, "--budget"),
-                               seed=args.seed, window_jobs=args.window_jobs, windows=args.windows, start=args.start)
-        rule = fit_on_scenario(scenario, settings, log=lambda line: print(line, flush=True),
-                               note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
+        rule = fit_rule(scenario, args.trace, cleaning=args.cleaning, backfill=args.backfill, metric=args.metric,
+                        budget=args.budget, seed=args.seed, window_jobs=args.window_jobs, windows=args.windows,
+                        start=args.start, train_fraction=args.train_fraction, validation_share=args.validation_share,
+                        validation_sequences=args.validation_sequences, log=lambda line: print(line, flush=True),
+                        note=lambda line: print(f"schedrl: {line}", file=sys.stderr))
     except ValueError as e:
         raise UsageError(str(e)) from None
     rule.save(args.out)
-    args.outputs.record(args.out)
-    print(f"rule written to {args.out}; score it on the scenario's held-out evaluation sequences with "
+    outputs.record(args.out)
+    print(f"rule written to {args.out}; score it on the held-out evaluation sequences with "
+          f"`schedrl tuned evaluate {args.out}`" if scenario is None else
+          f"rule written to {args.out}; score it on the scenario's held-out evaluation sequences with "
           f"`schedrl compare --scenario {scenario.name} --policies {scenario.reference.lower()},tuned:{args.out}`")
     return 0
 
@@ -133,39 +105,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
     import json
 
     from schedrl.cli.main import UsageError
-    from schedrl.eval import paired
-    from schedrl.eval.compare import choose_starts, compare
-    from schedrl.eval.policies import policy_label
+    from schedrl.eval.tuned import evaluate_rule
     from schedrl.heuristics.tuned import load_rule
-    from schedrl.scenarios.fitting import rule_judge
-    from schedrl.scenarios.scoring import independent_windows
 
     rule = load_rule(args.rule)
-    try:
-        judge, config = rule_judge(rule, args.trace)
-    except ValueError as e:
-        raise UsageError(f"{args.rule}: {e}") from None
     heuristics = parse_list(args.policies, what="policy", option="--policies")
-    workload = judge.load()
-    lo, hi = judge.split_range(len(workload))
     try:
-        starts = [lo + s for s in choose_starts(workload[lo:hi], args.jobs, args.sequences, args.seed)]
-        print(f"schedrl tuned evaluate: sequences from positions {lo}..{hi - 1} of {workload.name} (the evaluation "
-              f"zone; the rule was fitted on 0..{judge.held_out_range(len(workload))[0] - 1})", file=sys.stderr)
-        result = compare(workload, heuristics + [rule], [config.backfill], starts, args.jobs, judge.metric, config,
-                         progress=False)
+        evaluation = evaluate_rule(rule, heuristics, args.sequences, args.jobs, args.seed, args.trace, where=args.rule,
+                                   note=lambda line: print(f"schedrl tuned evaluate: {line}", file=sys.stderr))
     except ValueError as e:
         raise UsageError(str(e)) from None
-    values = {result.labels.get(p) or policy_label(p): result.values[(config.backfill, p)] for p in result.policies}
-    versus = [{**c, "verdict": paired.verdict(c, judge.metric)} for c in
-              paired.comparisons({k: values[k] for k in ("F1", rule.name) if k in values}, [rule.name], judge.metric,
-                                 independent=independent_windows(len(starts), args.jobs, hi - lo))]
-    if args.json:
-        print(json.dumps({**result.to_dict(), "versus_f1": versus}, indent=2))
-        return 0
-    print(result.to_markdown() if args.markdown else result.to_text())
-    for c in versus:
-        print(f"{rule.name} paired against F1 (per-sequence difference, % of F1's mean, 95% CI): {paired.short(c)}; "
-              f"better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of {c['sequences']} sequences"
-              f"{paired.overlap_note(c)}")
+    print(json.dumps(evaluation.to_dict(), indent=2) if args.json else evaluation.text(markdown=args.markdown))
     return 0

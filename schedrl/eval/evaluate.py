@@ -269,8 +269,8 @@ def on_scenario(policies, paths, scenario, *, say: Say = _quiet, note: Say = _qu
     A trained policy keeps the decisions it was trained to make (DRAS's own choice of backfilled job) and runs under
     the scenario's semantics otherwise; the baselines run as the scenario defines them. `say` also notes a checkpoint
     trained on another scenario (or another definition of this one)."""
-    from schedrl.eval.leaderboard import own_semantics
     from schedrl.scenarios import scoring
+    from schedrl.scenarios.protocol import RunProtocol
     from schedrl.scenarios.scenario import recorded_sha256
 
     judges = [judge_of(p) for p in policies]
@@ -281,7 +281,7 @@ def on_scenario(policies, paths, scenario, *, say: Say = _quiet, note: Say = _qu
         seqs = scoring.sequences(scenario, None, "evaluation")
         return evaluate_generated(policies, paths, Request(starts=tuple(seqs.ids), sequences=len(seqs.ids)))
     labels = ["RL"] if len(policies) == 1 else [f"{p.record.agent}#{i + 1}" for i, p in enumerate(policies)]
-    sims = {label: own_semantics(scenario, p) for label, p in zip(labels, policies)}
+    sims = {label: RunProtocol(judge, scenario).policy_semantics(p) for label, p, judge in zip(labels, policies, judges)}
     workload = scoring.load(scenario, note=note)
     scores = scoring.score(scenario, dict(zip(labels, policies)), data=workload, policy_sims=sims)
     say(scoring.describe(scenario, scores.sequences, len(workload)))

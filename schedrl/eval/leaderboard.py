@@ -184,20 +184,6 @@ def _outside_training(policy, scenario: Scenario, seqs: scoring.DrawnSequences) 
     return sorted(cards.problems(card, sim).values())
 
 
-def own_semantics(scenario: Scenario, policy):
-    """What a trained policy (one with a run `record`) runs under on `scenario`: the scenario's semantics with the
-    decisions it was trained to make (DRAS's choice of the backfilled job), or on the discrete-time cluster, the
-    cluster as its env saw it (DeepRM's pre-run estimates). None for other policies (the scenario's own)."""
-    from schedrl.agents import get_agent
-
-    record = getattr(policy, "record", None)
-    if not hasattr(record, "agent"):  # a heuristic, a tuned rule (its `record` is how it was fitted), an outside one
-        return None
-    agent = get_agent(record.agent)
-    return scenario.semantics_for(agent.judge(agent.env_config_class.from_dict(dict(record.env_config))),
-                                  record.sim_config)
-
-
 def held_out(policy, scenario: Scenario, seqs: scoring.DrawnSequences, data) -> bool:
     """False when `policy` is a trained one whose training drew from the jobs of the evaluation sequences (an agent
     without a training split, such as `linear`); True otherwise (heuristics, outside policies, generated sequences)."""
@@ -257,7 +243,9 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
     scores = scoring.score(scenario, data=data, progress=progress)
     kinds = {label: "heuristic" for label in scores.metrics}
     failed, not_run, trained_on_them, marks, outside_range = [], [], set(), {}, {}
+    from schedrl.eval.evaluate import judge_of
     from schedrl.eval.outside import contained
+    from schedrl.scenarios.protocol import RunProtocol, trained_record
 
     for e in entrants:
         if e.label in kinds:  # `leaderboard` labels entrants apart (`outside.labelled`); never drop a row silently
@@ -268,7 +256,9 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
                 not_run.append({"method": e.label, "kind": e.kind, "why": "its make(scenario) returned None (it does "
                                                                           "not apply here)"})
                 continue
-            semantics = own_semantics(scenario, policy)
+            # a trained policy keeps the decisions it was trained to make (`RunProtocol.policy_semantics`)
+            semantics = (RunProtocol(judge_of(policy), scenario).policy_semantics(policy)
+                         if trained_record(policy) is not None else None)
             sims = {e.label: semantics} if semantics is not None else None
             scored = contained(lambda: scoring.score(scenario, {e.label: policy}, baselines=False, data=data,
                                                      progress=progress, policy_sims=sims))

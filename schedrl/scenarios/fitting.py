@@ -2,8 +2,8 @@
 train rlscheduler` run of the same options sees it, or a scenario (its semantics, metric, training zone and fixed
 validation sequences).
 
-`schedrl tuned fit` and `schedrl tuned evaluate` call these; the search itself (CMA-ES over the rule's weights)
-is `heuristics/tuned.py:fit`, which gets everything resolved here.
+`schedrl tuned fit` calls `fit_rule`, `schedrl tuned evaluate` (`eval/tuned.py`) `rule_judge`; the search itself
+(CMA-ES over the rule's weights) is `heuristics/tuned.py:fit`, which gets everything resolved here.
 """
 
 from __future__ import annotations
@@ -91,6 +91,28 @@ def fit_on_scenario(scenario, settings, log: Callable[[str], None] = print,
     about = {"name": workload.name, "sha256": workload.sha256, "cleaning": scenario.workload.cleaning_preset, "jobs": n}
     return fit(workload, scenario.sim, settings, train_end, validation.ids, validation.length, about,
                {"split": scenario.split.record(n), "scenario": scenario.record()}, log=log)
+
+
+def fit_rule(scenario=None, trace: str | None = None, *, cleaning: str = "default", backfill: str = "none",
+             metric: str = "bsld", budget: str = "5m", seed: int = 0, window_jobs: int = 1024, windows: int = 16,
+             start: str = "f1", train_fraction: float = 0.7, validation_share: float = VALIDATION_SHARE,
+             validation_sequences: int = 10, log: Callable[[str], None] = print,
+             note: Callable[[str], None] | None = None):
+    """`schedrl tuned fit`: a rule fitted on `scenario` (`fit_on_scenario`: its metric, split and validation sequences)
+    or, without one, on `trace`'s split as the options give it (`fit_on_trace`). `budget`: the search's wall time as
+    written (`90s`, `5m`). ValueError on a bad value, or with neither a scenario nor a trace."""
+    from schedrl.duration import parse_duration
+    from schedrl.heuristics.tuned import FitSettings
+
+    if scenario is None and trace is None:
+        raise ValueError("give --trace (a catalog name or an SWF file) or --scenario")
+    settings = FitSettings(metric=metric if scenario is None else scenario.metric,
+                           budget_s=parse_duration(budget, "--budget"), seed=seed, window_jobs=window_jobs,
+                           windows=windows, start=start)
+    if scenario is not None:
+        return fit_on_scenario(scenario, settings, log=log, note=note)
+    return fit_on_trace(trace, cleaning, backfill, train_fraction, validation_share, validation_sequences, settings,
+                        log=log)
 
 
 def rule_judge(rule, trace: str | None = None) -> tuple[TraceJudge, SimConfig]:

@@ -75,14 +75,30 @@ class RunProtocol:
             return evaluate.jobs, choose_starts(data, evaluate.jobs, 0, 0, list(evaluate.starts))
         return self.judge.evaluation_sequences(data, evaluate.jobs, evaluate.sequences, evaluation_seed(seed))
 
+    def policy_semantics(self, policy: Any):
+        """What the trained `policy` of this run runs under on the scenario (`Scenario.semantics_for` of the judge, with
+        the decisions it was trained to make from its run record's `SimConfig`: DRAS's choice of the backfilled job;
+        on the discrete-time cluster, the cluster as its env saw it: DeepRM's pre-run estimates). None without a
+        scenario, or for a policy without a run record (`trained_record`): it runs under the scenario's own semantics.
+        The one definition `train`'s final table (`policy_judge`), `evaluate --scenario` and the leaderboard share."""
+        record = trained_record(policy)
+        if self.scenario is None or record is None:
+            return None
+        return self.scenario.semantics_for(self.judge, record.sim_config)
+
     def policy_judge(self, policy: Any) -> Judge:
         """The judge the final table scores the trained `policy` with: on a scenario, the policy under the semantics
-        `schedrl evaluate` gives it there (`Scenario.semantics_for`: the scenario's, with the decisions it was trained
-        to make, from its run record's `SimConfig`), so the table's row is `evaluate`'s on the same sequences;
-        otherwise the judge itself. (Decima-PG, trained without backfilling, was scored without it here and with the
-        scenario's EASY by `evaluate`: 28,872 against 17,533 for the same checkpoint.)"""
-        record = getattr(policy, "record", None)
-        if self.scenario is None or self.judge.sim is None or not hasattr(record, "agent"):
+        `schedrl evaluate` gives it there (`policy_semantics`), so the table's row is `evaluate`'s on the same
+        sequences; otherwise the judge itself. (Decima-PG, trained without backfilling, was scored without it here and
+        with the scenario's EASY by `evaluate`: 28,872 against 17,533 for the same checkpoint.)"""
+        if self.judge.sim is None:
             return self.judge
-        semantics = self.scenario.semantics_for(self.judge, record.sim_config)
+        semantics = self.policy_semantics(policy)
         return self.judge if semantics is None else replace(self.judge, sim_config=semantics)
+
+
+def trained_record(policy: Any):
+    """The run record of a trained policy (a checkpoint's or a zoo policy's `record`, naming its agent), or None: a
+    heuristic, a tuned rule (its `record` is how it was fitted), an outside policy."""
+    record = getattr(policy, "record", None)
+    return record if hasattr(record, "agent") else None

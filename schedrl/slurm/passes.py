@@ -123,12 +123,17 @@ def plan(submit: np.ndarray, run: np.ndarray, cpus: np.ndarray, limit: np.ndarra
         run_end = list(start[live] + limit[live])
         run_cpus = list(cpus[live])
         reserved: list[tuple[float, float, int]] = []  # (begin, end, CPUs), seconds from the epoch
-        for j in order:
+        free_now = usable - int(sum(run_cpus))
+        narrowest = np.minimum.accumulate(cpus[order][::-1])[::-1]  # the narrowest job from each position on
+        for i, j in enumerate(order):
+            if narrowest[i] > free_now:
+                break  # no job from here on fits the CPUs free now: the rest of the pass starts nothing
             s = _earliest(t, int(cpus[j]), float(limit[j]), run_end, run_cpus, reserved, usable)
             if s <= t:
                 start[j], waiting[j] = t, False
                 run_end.append(t + limit[j])
                 run_cpus.append(int(cpus[j]))
+                free_now -= int(cpus[j])
             elif s <= t + params.window_s:
                 begin = math.floor((s + epoch) / res) * res - epoch
                 end = math.floor((s + limit[j] + epoch) / res) * res - epoch

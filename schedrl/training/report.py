@@ -23,11 +23,8 @@ from schedrl.scenarios.protocol import RunProtocol
 from schedrl.eval.evaluation import Evaluation  # noqa: F401  (re-exported)
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
+from schedrl.training.sweep import cell as _cell
 from schedrl.training.sweep import group_label, trial_group, trial_values
-
-
-def _cell(value) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 @dataclass

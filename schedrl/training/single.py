@@ -1,21 +1,22 @@
-"""`schedrl train`'s options -> the one-trial `SweepSpec` the driver runs (`driver.train`).
+"""`schedrl train`'s options -> the one-trial `SweepSpec` the driver runs (`driver.train`), and what to say first.
 
 The command line parses its options and resolves `--scenario` into a `Scenario` once; everything a run's options
-then decide lives here: the checks of the shared options, the scenario's option values laid under the explicit ones
-before the agent reads them (`Agent.configure`), one check that the agent trains on what the scenario says
-(`Scenario.check_trains`), the validation and final evaluation on the scenario's fixed sequences
-(`Scenario.final_evaluation`, as a sweep file's `scenario:`), the CPUs of the training process, and what `--resume`
-reads back from a run's `sweep.json`.
+then decide lives here: the checks of the shared options, the options the agent is configured with (`AgentOptions`,
+built once: the explicit ones over the scenario's over the defaults; the parsed namespace is never changed), one
+check that the agent trains on what the scenario says (`Scenario.check_trains`), the validation and final evaluation
+on the scenario's fixed sequences (`Scenario.final_evaluation`, as a sweep file's `scenario:`), the CPUs of the
+training process, and what `--resume` reads back from a run's `sweep.json`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from schedrl.agents.base import AgentOptions
 from schedrl.duration import parse_duration
 from schedrl.scenarios.protocol import RunProtocol
 from schedrl.training.sweep import SWEEP_FILE, EvaluateSpec, ResourceSpec, StopSpec, SweepSpec, TrainingOptions, single_run
@@ -25,11 +26,6 @@ DEFAULT_TIME_BUDGET = "30m"
 
 SCENARIO_SEQUENCES = {"eval_sequences": "sequences", "eval_jobs": "jobs"}
 """`schedrl train` options that redraw a scenario's evaluation sequences -> `Scenario.overridden`'s keywords."""
-
-
-def given(args: argparse.Namespace, dest: str) -> bool:
-    """Whether option `dest` was given on the command line (`args.explicit`, set by `schedrl.cli.main`)."""
-    return dest in getattr(args, "explicit", ())
 
 
 def parse_runner_resources(items: list[str]) -> dict[str, float] | None:
@@ -65,54 +61,78 @@ def check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"--validation-jobs must be >= 1, got {args.validation_jobs}")
 
 
-def with_scenario(args: argparse.Namespace, scenario) -> None:
-    """Lay the option values `scenario` gives the agent (`Scenario.agent_options`) under the options the command line
-    gave (`args.explicit`): what `Agent.configure` then reads."""
+def agent_options(args: argparse.Namespace, scenario=None) -> AgentOptions:
+    """The options `schedrl train`'s agent is configured with: `args` (its parsed options; `args.explicit` the ones the
+    command line gave) with `--runner-resource` parsed into `runner_resources`, and the option values `scenario` gives
+    the agent (`Scenario.agent_options`) in place of the defaults of the options not given. ValueError on a bad
+    `--runner-resource`, or a scenario that is not for the agent."""
+    values = {**vars(args), "runner_resources": parse_runner_resources(args.runner_resource)}
+    if scenario is None:
+        return AgentOptions.of(argparse.Namespace(**values))
     scenario.check_agent(args.agent)
-    for dest, value in scenario.agent_options(args.agent).items():
-        if hasattr(args, dest) and not given(args, dest):
-            setattr(args, dest, value)
+    return AgentOptions.of(argparse.Namespace(**values), scenario.agent_options(args.agent))
 
 
-def train_spec(args: argparse.Namespace, scenario=None, eval_starts: list[int] | None = None,
-               log: Callable[[str], None] = lambda line: None) -> SweepSpec:
-    """The one-trial `SweepSpec` of `schedrl train`'s parsed options (ValueError on a bad value).
+@dataclass(frozen=True)
+class TrainPlan:
+    """What `schedrl train` runs (`spec`) and says before it starts (`notes`)."""
+
+    spec: SweepSpec
+    options: AgentOptions
+    """The options the agent was configured with (its notes: what it chose for this machine, a warm start to come)."""
+    auto_trial_cpus: int | None = None
+    """The training process's CPUs where `--trial-cpus` did not say (`default_trial_cpus`)."""
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The lines `schedrl train` prints once every option is valid: the agent's, then the CPUs it chose."""
+        cpus = () if self.auto_trial_cpus is None else (
+            f"the training process reserves {self.auto_trial_cpus} CPU(s) (its learner's torch threads; --trial-cpus "
+            "N to change, e.g. 1 each for two runs side by side)",)
+        return (*self.options.notes, *cpus)
+
+
+def train_plan(args: argparse.Namespace, scenario=None, eval_starts: list[int] | None = None,
+               log: Callable[[str], None] = lambda line: None) -> TrainPlan:
+    """The one-trial `SweepSpec` of `schedrl train`'s parsed options (ValueError on a bad value), with what to say
+    before training.
 
     `scenario`: the `Scenario` `--scenario` resolved to (with the explicit options that override its parts), or
-    None; `eval_starts`: `--eval-starts` parsed. Sets `args.runner_resources` and, where the training process's
-    CPUs were not given, `args.auto_trial_cpus`."""
+    None; `eval_starts`: `--eval-starts` parsed. `args` is read, never changed."""
     from schedrl.agents import get_agent
 
     agent = get_agent(args.agent)
     check_options(args)
-    args.runner_resources = parse_runner_resources(args.runner_resource)
+    options = agent_options(args, scenario)
     if scenario is not None:
-        with_scenario(args, scenario)
         log(f"scenario {scenario.name} (definition {scenario.sha256()[:12]}): {scenario.training_summary()}")
-    env, settings = agent.configure(args)
+    env, settings = agent.configure(options)
     RunProtocol.checked(agent.name, agent.judge(env), scenario)  # the agent trains on what the scenario says
-    budget = parse_duration(args.time_budget, "--time-budget")
-    if args.iterations is None and budget is None:
+    budget = parse_duration(options.time_budget, "--time-budget")
+    if options.iterations is None and budget is None:
         budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
     # validation on the scenario's fixed sequences (the same for every seed) unless the command line sets its own
-    from_scenario = scenario is not None and not (given(args, "validation_sequences") or given(args, "validation_jobs"))
-    options = {"validation_sequences": args.validation_sequences, "checkpoint_every": args.checkpoint_every,
-               "validation_jobs": getattr(args, "validation_jobs", None),
-               "validate_every": args.validate_every,
-               "keep_checkpoints": args.keep_checkpoints or None,
-               "validation_from_scenario": from_scenario,
-               **agent.preparation_options(args)}
-    evaluate = EvaluateSpec(sequences=args.eval_sequences, jobs=args.eval_jobs, starts=tuple(eval_starts or ()))
+    from_scenario = scenario is not None and not (options.given("validation_sequences")
+                                                  or options.given("validation_jobs"))
+    training = {"validation_sequences": options.validation_sequences, "checkpoint_every": options.checkpoint_every,
+                "validation_jobs": getattr(options, "validation_jobs", None),
+                "validate_every": options.validate_every,
+                "keep_checkpoints": options.keep_checkpoints or None,
+                "validation_from_scenario": from_scenario,
+                **agent.preparation_options(options)}
+    evaluate = EvaluateSpec(sequences=options.eval_sequences, jobs=options.eval_jobs,
+                            starts=tuple(eval_starts or ()))
     if scenario is not None:  # the final table on its fixed evaluation sequences, as a sweep file's `scenario:`
-        own = {name for name, dest in (("sequences", "eval_sequences"), ("starts", "eval_starts")) if given(args, dest)}
+        own = {name for name, dest in (("sequences", "eval_sequences"), ("starts", "eval_starts"))
+               if options.given(dest)}
         evaluate = replace(evaluate, **scenario.final_evaluation(own))
-    trial_cpus = getattr(args, "trial_cpus", None)
-    if trial_cpus is None:
-        trial_cpus = args.auto_trial_cpus = default_trial_cpus(args.num_env_runners)
-    spec = single_run(args.agent, env, settings, getattr(args, "model", None),
-                      StopSpec(iterations=args.iterations, time_budget=budget), TrainingOptions(**options), evaluate,
-                      resources=ResourceSpec(cpus_for_main_process=float(trial_cpus)))
-    return replace(spec, scenario=scenario)
+    trial_cpus, auto = getattr(options, "trial_cpus", None), None
+    if trial_cpus is None:  # the env runners the agent settled on (its machine defaults included) leave the rest
+        trial_cpus = auto = default_trial_cpus(settings.num_env_runners)
+    spec = single_run(args.agent, env, settings, getattr(options, "model", None),
+                      StopSpec(iterations=options.iterations, time_budget=budget), TrainingOptions(**training),
+                      evaluate, resources=ResourceSpec(cpus_for_main_process=float(trial_cpus)))
+    return TrainPlan(replace(spec, scenario=scenario), options, auto)
 
 
 def default_trial_cpus(num_env_runners: int) -> int:

@@ -174,9 +174,9 @@ def test_train_runner_defaults_are_unchanged(name, monkeypatch):
 
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     monkeypatch.setenv("SCHEDRL_TRACE_PATH", "")
-    args = build_parser("train").parse_args(["train", name, "--out", "x"])
-    args.runner_resources = None
-    _, settings = get_agent(name).configure(args)
+    from schedrl.training.single import agent_options
+
+    _, settings = get_agent(name).configure(agent_options(build_parser("train").parse_args(["train", name, "--out", "x"])))
     got = {k: getattr(settings, k) for k in TRAIN_DEFAULTS[name]}
     assert got == TRAIN_DEFAULTS[name]
 

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from base_rule_cases import OFFSET, block_then_burst, make_workload
 from schedrl.eval.hindsight import HindsightInspector
 from schedrl.eval.planning import PlanningInspector, parse_spec
 from schedrl.eval.policies import resolve_policy
 from schedrl.heuristics import get_heuristic
 from schedrl.sim import Simulator
 from schedrl.sim.config import SimConfig
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents" / "inspector"))
-from inspector_cases import OFFSET, block_then_burst, make_workload  # noqa: E402
 
 
 def random_workload(seed: int, n: int = 60, procs: int = 16):

@@ -9,7 +9,7 @@ import argparse
 from dataclasses import replace
 from typing import Any, ClassVar, Mapping
 
-from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge, held_out_after
+from schedrl.agents.base import Agent, AgentOptions, Baseline, Prepared, TraceJudge, held_out_after
 from schedrl.agents.dras import ENV_ID
 from schedrl.agents.dras.config import DRASEnvConfig, REWARDS
 from schedrl.agents.dras.decisions import sim_config_for
@@ -74,29 +74,29 @@ class _DRASFamily(Agent):
         p.add_argument("--model", default="scaled", help=f"network: {', '.join(self.models)} (default scaled)")
         p.add_argument("--lr", type=float, default=None, help="Adam learning rate (default 1e-3, as in the paper)")
 
-    def _env_config(self, args: argparse.Namespace) -> DRASEnvConfig:
+    def _env_config(self, options: AgentOptions) -> DRASEnvConfig:
         weights = {}
-        if args.weights:
-            parts = [float(x) for x in str(args.weights).split(",")]
+        if options.weights:
+            parts = [float(x) for x in str(options.weights).split(",")]
             if len(parts) != 3:
-                raise ValueError(f"--weights takes three numbers w1,w2,w3; got {args.weights!r}")
+                raise ValueError(f"--weights takes three numbers w1,w2,w3; got {options.weights!r}")
             weights = dict(zip(("w1", "w2", "w3"), parts))
-        extra = {} if args.priority_fraction is None else {"priority_fraction": args.priority_fraction}
-        if getattr(args, "starvation_wait", None) is not None:
+        extra = {} if options.priority_fraction is None else {"priority_fraction": options.priority_fraction}
+        if getattr(options, "starvation_wait", None) is not None:
             if not self.two_level:
                 raise ValueError(f"--starvation-wait needs DRAS's reservation level; {self.name} has none")
-            extra["starvation_wait"] = parse_duration(args.starvation_wait, "--starvation-wait")
-        return DRASEnvConfig(trace=args.trace, cleaning=args.cleaning or "default", window=args.window,
-                             reward=args.reward, sequence_length=args.sequence_length,
-                             train_fraction=args.train_fraction, two_level=self.two_level,
-                             curriculum=getattr(args, "curriculum", "real"), **weights, **extra)
+            extra["starvation_wait"] = parse_duration(options.starvation_wait, "--starvation-wait")
+        return DRASEnvConfig(trace=options.trace, cleaning=options.cleaning or "default", window=options.window,
+                             reward=options.reward, sequence_length=options.sequence_length,
+                             train_fraction=options.train_fraction, two_level=self.two_level,
+                             curriculum=getattr(options, "curriculum", "real"), **weights, **extra)
 
-    def _runner_fields(self, args: argparse.Namespace) -> dict[str, Any]:
-        if args.model not in self.models:
-            raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
-        fields = dict(runner_options(args), model=args.model)
-        if getattr(args, "lr", None) is not None:
-            fields["lr"] = args.lr
+    def _runner_fields(self, options: AgentOptions) -> dict[str, Any]:
+        if options.model not in self.models:
+            raise ValueError(f"unknown model {options.model!r}; choose one of {', '.join(self.models)}")
+        fields = dict(runner_options(options), model=options.model)
+        if getattr(options, "lr", None) is not None:
+            fields["lr"] = options.lr
         return fields
 
     def judge(self, env_config: DRASEnvConfig) -> TraceJudge:
@@ -166,12 +166,12 @@ class DRASPGAgent(_DRASFamily):
         p.add_argument("--batch-size", type=int, default=None, help="decisions sampled per iteration (default 1000)")
         p.add_argument("--decisions-per-update", type=int, default=None, help="decisions per gradient step (default 100)")
 
-    def configure(self, args: argparse.Namespace) -> tuple[DRASEnvConfig, PGSettings]:
-        fields = self._runner_fields(args)
+    def configure(self, options: AgentOptions) -> tuple[DRASEnvConfig, PGSettings]:
+        fields = self._runner_fields(options)
         for flag, field in (("batch_size", "train_batch_size_per_learner"), ("decisions_per_update", "decisions_per_update")):
-            if getattr(args, flag, None) is not None:
-                fields[field] = getattr(args, flag)
-        return self._env_config(args), PGSettings(**fields)
+            if getattr(options, flag, None) is not None:
+                fields[field] = getattr(options, flag)
+        return self._env_config(options), PGSettings(**fields)
 
     def algorithm_config(self, env_config: DRASEnvConfig, settings: PGSettings, model: str | None = None):
         from schedrl.agents.dras.env import DRASEnv
@@ -200,8 +200,8 @@ class DRASDQLAgent(_DRASFamily):
     settings_class = DQLSettings
     settings_section = "dql"
 
-    def configure(self, args: argparse.Namespace) -> tuple[DRASEnvConfig, DQLSettings]:
-        return self._env_config(args), DQLSettings(**self._runner_fields(args))
+    def configure(self, options: AgentOptions) -> tuple[DRASEnvConfig, DQLSettings]:
+        return self._env_config(options), DQLSettings(**self._runner_fields(options))
 
     def algorithm_config(self, env_config: DRASEnvConfig, settings: DQLSettings, model: str | None = None):
         from schedrl.agents.dras.env import DRASEnv

@@ -4,9 +4,11 @@ At every scheduling point the base heuristic (F1 by default, any of `schedrl.heu
 proposes the job it would start; a small policy network sees that job, a summary of the queue, the free resources and
 the running jobs' remaining requested times, and accepts (the job is started, or held as the heuristic would hold it)
 or rejects (nothing starts now; the decision is taken again at the next arrival or completion: `Simulator.defer`).
-Modules: `config` (env settings and the base), `observation` (the features), `env`, `module` (the RLModule),
-`inference` (the same network without ray), `policy` (a trained network as a simulator policy), `agent` (the
-contract). docs/agents/inspector.md.
+A specialisation of `schedrl.agents.baserule` (what it shares with learned backfilling). Modules: `config` (its env
+settings: the backfilling, the history features, the starvation guard), `observation` (the features), `env`,
+`module` (the RLModule), `inference` (the same network without ray), `policy` (a trained network as a simulator
+policy), `agent` (the contract: the teacher's options), `teacher` (the hindsight teacher's DAgger), `probe`.
+docs/agents/inspector.md.
 """
 
 ENV_ID = "schedrl/Inspector-v0"

@@ -8,15 +8,10 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
-from torch import nn
 
+from schedrl.agents.baserule.module import mlp
 from schedrl.agents.inspector.env import OBS_ACTION_MASK, OBS_FEATURES
 from schedrl.agents.masking import mask_logits
-
-
-def mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
-    return nn.Sequential(nn.Linear(inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                         nn.Linear(hidden, outputs))
 
 
 class InspectorModule(TorchRLModule, ValueFunctionAPI):

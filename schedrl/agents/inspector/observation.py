@@ -1,20 +1,17 @@
 """What the inspector sees at a scheduling point: the proposed job, the queue, the free resources, the running jobs.
 
-One vector of `FEATURES` values in [0, 1]. Times go through log1p and are scaled by the training trace's largest
-requested time (`Normalisation`, saved with checkpoints), as RLScheduler's observation scales them; requests are
-shares of the machine's capacity. Resource 0 (processors or nodes) only, except the proposed job's fit, which counts
-every resource.
+One vector of `FEATURES` values in [0, 1]. Times are scaled as every base-rule observer scales them
+(`baserule.observation`: log1p, the training trace's largest requested time); requests are shares of the machine's
+capacity. Resource 0 (processors or nodes) only, except the proposed job's fit, which counts every resource.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 import numpy as np
 
+from schedrl.agents.baserule.observation import Normalisation, TimeScaled
 from schedrl.sim.simulator import Simulator
-from schedrl.workload.workload import Workload
 
 BSLD_FLOOR = 10.0
 """Seconds: bounded slowdown's floor on the run time (the queue's bsld growth rate uses requested times over it)."""
@@ -44,37 +41,16 @@ the time since the last arrival, how many arrived in the last 10 minutes and hou
 mean requested time and share of the machine and the share of them requesting less of it than the proposal."""
 
 
-@dataclass(frozen=True)
-class Normalisation:
-    """Scale of the time features: seconds mapped to 1.0 (after log1p), from the training part of the trace."""
-
-    time_scale: float
-
-    @classmethod
-    def from_trace(cls, workload: Workload) -> "Normalisation":
-        return cls(float(max(np.max(workload.time_req, initial=0.0), 60.0)))
-
-    @classmethod
-    def from_dict(cls, data) -> "Normalisation":
-        return cls(float(data["time_scale"]))
-
-    def to_dict(self) -> dict:
-        return {"time_scale": self.time_scale}
-
-
-class Observer:
+class Observer(TimeScaled):
     """Builds the feature vector of a simulator at a scheduling point, for one proposal."""
 
     def __init__(self, norm: Normalisation, history: bool = False):
+        super().__init__(norm)
         self.history = bool(history)
         self.size = len(FEATURES) + (len(HISTORY_FEATURES) if self.history else 0)
-        self.log_scale = math.log1p(norm.time_scale)
         self.horizons = np.asarray(HORIZONS)
         self.queue_scale = math.log1p(QUEUE_SCALE)
         self.growth_scale = math.log1p(3600.0 * QUEUE_SCALE / BSLD_FLOOR)
-
-    def _time(self, seconds):
-        return np.minimum(np.log1p(np.maximum(seconds, 0.0)) / self.log_scale, 1.0)
 
     def build(self, sim: Simulator, proposal: int) -> np.ndarray:
         s = sim.state

@@ -13,27 +13,22 @@ from typing import Any
 import numpy as np
 import torch
 
-from schedrl.agents.inspector.config import base_label, make_base
+from schedrl.agents.baserule.policy import BaseRulePolicy
+from schedrl.agents.inspector.config import make_base
 from schedrl.agents.inspector.env import reject_allowed
-from schedrl.agents.inspector.observation import Normalisation, Observer
+from schedrl.agents.inspector.observation import Observer
 from schedrl.sim.simulator import Simulator
 
 
-class InspectorPolicy:
+class InspectorPolicy(BaseRulePolicy):
     """Greedy decisions of a trained inspector network (an RLModule or the ray-free `InspectorNetwork`: both have
     `pi`)."""
 
     def __init__(self, module, env_config: Mapping[str, Any], name: str | None = None):
-        self.module = module
-        self.env_config = dict(env_config)
-        self.base_name = str(self.env_config.get("base", "f1"))
+        super().__init__(module, env_config, name)
         self.starvation_wait = float(self.env_config.get("starvation_wait", 0.0))
         """The guard the policy was trained with (`InspectorEnvConfig.starvation_wait`; 0 in records before it)."""
-        self.base = make_base(self.base_name)
-        self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]),
-                                 bool(self.env_config.get("history_features", False)))
-        self.name = name or f"RL({base_label(self.base_name)})"
-        self.device = next(module.parameters()).device
+        self.observer = Observer(self.norm, bool(self.env_config.get("history_features", False)))
         self._proposed: tuple[Simulator, int] | None = None
         self._base_for: Simulator | None = None
         self.totals = {"inspections": 0, "rejections": 0, "guarded": 0}

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge
+from schedrl.agents.base import Agent, AgentOptions, Baseline, Prepared, TraceJudge
 from schedrl.agents.linear import ENV_ID
 from schedrl.agents.linear.env import LinearEnvConfig, observe
 from schedrl.agents.runners import RunnerSettings, runner_options, with_runners
@@ -69,11 +69,11 @@ class LinearAgent(Agent):
         p.add_argument("--lr", type=float, default=3e-3, help="learning rate (default 3e-3)")
         p.add_argument("--batch-size", type=int, default=2048, help="env steps per iteration (default 2048)")
 
-    def configure(self, args):
-        env = LinearEnvConfig(trace=args.trace, cleaning=args.cleaning or "default", backfill=args.backfill,
-                              sequence_length=args.sequence_length)
-        settings = LinearSettings(lr=args.lr, train_batch_size_per_learner=args.batch_size,
-                                  minibatch_size=min(256, args.batch_size), **runner_options(args))
+    def configure(self, options: AgentOptions):
+        env = LinearEnvConfig(trace=options.trace, cleaning=options.cleaning or "default", backfill=options.backfill,
+                              sequence_length=options.sequence_length)
+        settings = LinearSettings(lr=options.lr, train_batch_size_per_learner=options.batch_size,
+                                  minibatch_size=min(256, options.batch_size), **runner_options(options))
         return env, settings
 
     def judge(self, env_config: LinearEnvConfig) -> TraceJudge:

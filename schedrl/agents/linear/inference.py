@@ -5,23 +5,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from torch import nn
-
-from schedrl.agents.inference import build, describe
+from schedrl.agents.inference import LayerNetwork
 
 
-class LinearNetwork(nn.Module):
+class LinearNetwork(LayerNetwork):
     """logit(job) = w . features(job) + b: the trained module's `score` layer under the same name."""
 
-    def __init__(self, architecture: Mapping[str, Any]):
-        super().__init__()
-        self.architecture = dict(architecture)
-        self.score = build(architecture["score"])
+    layer = "score"
 
 
-def inference_network(source) -> LinearNetwork:
-    """The network of an exported `architecture` dict, or with the architecture of a trained `LinearScorer`."""
-    return LinearNetwork(source if isinstance(source, Mapping) else {"score": describe(source.score)})
+inference_network = LinearNetwork.inference_network
+"""The network of an exported `architecture` dict, or with the architecture of a trained `LinearScorer`."""

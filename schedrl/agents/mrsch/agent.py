@@ -11,7 +11,7 @@ import argparse
 from dataclasses import replace
 from typing import Any, Mapping
 
-from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge
+from schedrl.agents.base import Agent, AgentOptions, Baseline, Prepared, TraceJudge
 from schedrl.agents.mrsch import ENV_ID
 from schedrl.agents.mrsch.config import TRAIN_FRACTION, MRSchEnvConfig
 from schedrl.agents.mrsch.settings import DFPSettings, ScalarSettings
@@ -53,18 +53,18 @@ class _MRSchBase(Agent):
                             "picked; a job that does not fit is reserved only when none fits (default: any job)")
         p.add_argument("--lr", type=float, default=None, help="learning rate")
 
-    def _env_config(self, args: argparse.Namespace, **extra) -> MRSchEnvConfig:
-        return MRSchEnvConfig(trace=args.trace, cleaning=getattr(args, "cleaning", None) or "default",
-                              augment=args.augment, augment_seed=args.augment_seed, window=args.window,
-                              sequence_length=args.sequence_length, train_fraction=args.train_fraction,
-                              curriculum=getattr(args, "curriculum", "real"),
-                              fit_first=bool(getattr(args, "fit_first", False)), **extra)
+    def _env_config(self, options: AgentOptions, **extra) -> MRSchEnvConfig:
+        return MRSchEnvConfig(trace=options.trace, cleaning=getattr(options, "cleaning", None) or "default",
+                              augment=options.augment, augment_seed=options.augment_seed, window=options.window,
+                              sequence_length=options.sequence_length, train_fraction=options.train_fraction,
+                              curriculum=getattr(options, "curriculum", "real"),
+                              fit_first=bool(getattr(options, "fit_first", False)), **extra)
 
     @staticmethod
-    def _shared_settings(args: argparse.Namespace) -> dict[str, Any]:
-        out = {**runner_options(args), "env_runner_resources": args.runner_resources or {}}
-        if getattr(args, "lr", None) is not None:
-            out["lr"] = args.lr
+    def _shared_settings(options: AgentOptions) -> dict[str, Any]:
+        out = {**runner_options(options), "env_runner_resources": options.runner_resources or {}}
+        if getattr(options, "lr", None) is not None:
+            out["lr"] = options.lr
         return out
 
     def judge(self, env_config: MRSchEnvConfig) -> TraceJudge:
@@ -127,15 +127,15 @@ class MRSchAgent(_MRSchBase):
         p.add_argument("--queue-scale", type=float, default=100.0, metavar="JOBS",
                        help="waiting jobs at which the queue measurement q/(q+JOBS) is 0.5 (default 100)")
 
-    def configure(self, args: argparse.Namespace) -> tuple[MRSchEnvConfig, DFPSettings]:
-        if getattr(args, "model", "small") not in self.models:
-            raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
+    def configure(self, options: AgentOptions) -> tuple[MRSchEnvConfig, DFPSettings]:
+        if getattr(options, "model", "small") not in self.models:
+            raise ValueError(f"unknown model {options.model!r}; choose one of {', '.join(self.models)}")
         extra = {}
-        if getattr(args, "offset_weights", None):
-            extra["offset_weights"] = tuple(float(w) for w in str(args.offset_weights).split(","))
-        if getattr(args, "queue_goal", 0.0):
-            extra.update(queue_weight=float(args.queue_goal), queue_scale=float(args.queue_scale))
-        return self._env_config(args, **extra), DFPSettings(**self._shared_settings(args))
+        if getattr(options, "offset_weights", None):
+            extra["offset_weights"] = tuple(float(w) for w in str(options.offset_weights).split(","))
+        if getattr(options, "queue_goal", 0.0):
+            extra.update(queue_weight=float(options.queue_goal), queue_scale=float(options.queue_scale))
+        return self._env_config(options, **extra), DFPSettings(**self._shared_settings(options))
 
     def algorithm_config(self, env_config: MRSchEnvConfig, settings: DFPSettings, model: str | None = None):
         from schedrl.agents.mrsch.dfp import build_dfp_config
@@ -165,8 +165,8 @@ class MRSchScalarAgent(_MRSchBase):
     models = ("mlp",)
     settings_section = "ppo"
 
-    def configure(self, args: argparse.Namespace) -> tuple[MRSchEnvConfig, ScalarSettings]:
-        return self._env_config(args, reward="utilization"), ScalarSettings(**self._shared_settings(args))
+    def configure(self, options: AgentOptions) -> tuple[MRSchEnvConfig, ScalarSettings]:
+        return self._env_config(options, reward="utilization"), ScalarSettings(**self._shared_settings(options))
 
     def algorithm_config(self, env_config: MRSchEnvConfig, settings: ScalarSettings, model: str | None = None):
         from ray.rllib.algorithms.ppo import PPOConfig

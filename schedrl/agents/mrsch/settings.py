@@ -9,7 +9,19 @@ from schedrl.agents.runners import RunnerSettings
 
 
 @dataclass(frozen=True)
-class DFPSettings(RunnerSettings):
+class MRSchRunnerSettings(RunnerSettings):
+    """The runner defaults both MRSch trainings share (each redeclared field keeps its place in `RunnerSettings`)."""
+
+    seed: int = 0
+    """Seed of RLlib (env seeds, network init) and, under DFP, of the replay sampling."""
+    env_runner_resources: Mapping[str, float] = field(default_factory=dict)
+    """Custom Ray resources each env runner needs (placement on a cluster)."""
+    max_env_runner_restarts: int = 3
+    """Restarts of a failed env runner before the run fails."""
+
+
+@dataclass(frozen=True)
+class DFPSettings(MRSchRunnerSettings):
     """How DFP trains MRSch (`dfp.build_dfp_config`)."""
 
     lr: float = 1e-4
@@ -28,16 +40,10 @@ class DFPSettings(RunnerSettings):
     """ε multiplier per decision, from ε = 1 (MRSch §IV-C: 0.995)."""
     epsilon_floor: float = 0.05
     """Smallest ε (our choice; the paper does not give one)."""
-    seed: int = 0
-    """Seed of RLlib (env seeds, network init) and of the replay sampling."""
-    env_runner_resources: Mapping[str, float] = field(default_factory=dict)
-    """Custom Ray resources each env runner needs (placement on a cluster)."""
-    max_env_runner_restarts: int = 3
-    """Restarts of a failed env runner before the run fails."""
 
 
 @dataclass(frozen=True)
-class ScalarSettings(RunnerSettings):
+class ScalarSettings(MRSchRunnerSettings):
     """How PPO trains the scalar-reward baseline (MRSch §IV-D: a policy-gradient agent)."""
 
     lr: float = 3e-4
@@ -58,9 +64,3 @@ class ScalarSettings(RunnerSettings):
     """Entropy bonus."""
     hiddens: tuple[int, ...] = (256, 128)
     """Hidden layers of the policy and value MLPs."""
-    seed: int = 0
-    """RLlib seed."""
-    env_runner_resources: Mapping[str, float] = field(default_factory=dict)
-    """Custom Ray resources each env runner needs."""
-    max_env_runner_restarts: int = 3
-    """Restarts of a failed env runner before the run fails."""

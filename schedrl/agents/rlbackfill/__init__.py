@@ -6,9 +6,10 @@ usual. Whenever one or more waiting jobs can be backfilled (they fit now and, by
 the reservation: `Simulator.candidates`), a small network scores every candidate with one shared MLP (RLScheduler's
 kernel idea) and the best-scored one starts, instead of EASY's first fit; then the candidates are listed again, until
 none is left (or, with `skip`, until the policy chooses to start no more before the next event).
-Modules: `config` (env settings and the base), `decisions` (the decision points, shared by env and policy),
-`observation`, `env`, `module` (the RLModule), `inference` (the same network without ray), `policy`, `agent`.
-docs/agents/rl-backfill.md.
+A specialisation of `schedrl.agents.baserule` (what it shares with the inspector). Modules: `config` (its env
+settings and semantics: the learned backfilling, `slots`, `skip`), `decisions` (the decision points, shared by env
+and policy), `observation`, `env`, `module` (the RLModule), `inference` (the same network without ray), `policy`,
+`agent`. docs/agents/rl-backfill.md.
 """
 
 ENV_ID = "schedrl/RLBackfill-v0"

@@ -10,6 +10,7 @@ from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
+from schedrl.agents.baserule.module import mlp
 from schedrl.agents.masking import mask_logits
 from schedrl.agents.rlbackfill.inference import rows_with_context
 
@@ -40,8 +41,7 @@ class RLBackfillModule(TorchRLModule, ValueFunctionAPI):
         context = self.observation_space["context"].shape[-1]
         hidden = tuple(int(h) for h in (self.model_config or {}).get("hidden", HIDDEN))
         self.kernel = kernel(jobs + context, hidden)
-        self.vf = nn.Sequential(nn.Linear(jobs + context, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(),
-                                nn.Linear(32, 1))
+        self.vf = mlp(jobs + context, 32, 1)
 
     def _forward(self, batch, **kwargs):
         return {Columns.ACTION_DIST_INPUTS: row_logits(self.kernel, batch[Columns.OBS])}

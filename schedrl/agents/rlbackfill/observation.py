@@ -7,19 +7,17 @@ reservation and machine around them.
   candidates and waiting jobs there are, and the blocked job.
 - `action_mask` (slots + 1,): 1 for each visible candidate, and for the last row where `skip` is allowed.
 
-Values lie in [0, 1]. Times go through log1p and are scaled by the training trace's largest requested time
-(`Normalisation`, saved with checkpoints); requests are shares of resource 0 (processors or nodes).
+Values lie in [0, 1]. Times are scaled as every base-rule observer scales them (`baserule.observation`: log1p, the
+training trace's largest requested time); requests are shares of resource 0 (processors or nodes).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 import numpy as np
 
+from schedrl.agents.baserule.observation import Normalisation, TimeScaled
 from schedrl.sim.simulator import Simulator
-from schedrl.workload.workload import Workload
 
 JOB_FEATURES = ("wait", "requested_time", "requested_share", "share_of_free", "ends_by_shadow", "slack_to_shadow",
                 "past_shadow", "position", "is_skip")
@@ -31,34 +29,13 @@ COUNT_SCALE = 1024
 """Queue lengths are log1p-scaled to this many (clipped above)."""
 
 
-@dataclass(frozen=True)
-class Normalisation:
-    """Scale of the time features: seconds mapped to 1.0 (after log1p), from the training part of the trace."""
-
-    time_scale: float
-
-    @classmethod
-    def from_trace(cls, workload: Workload) -> "Normalisation":
-        return cls(float(max(np.max(workload.time_req, initial=0.0), 60.0)))
-
-    @classmethod
-    def from_dict(cls, data) -> "Normalisation":
-        return cls(float(data["time_scale"]))
-
-    def to_dict(self) -> dict:
-        return {"time_scale": self.time_scale}
-
-
-class Observer:
+class Observer(TimeScaled):
     """Builds the observation of a simulator at a backfill decision."""
 
     def __init__(self, norm: Normalisation, slots: int, skip: bool):
-        self.log_scale = math.log1p(norm.time_scale)
+        super().__init__(norm)
         self.slots, self.skip = int(slots), bool(skip)
         self.count_scale = math.log1p(COUNT_SCALE)
-
-    def _time(self, seconds):
-        return np.minimum(np.log1p(np.maximum(seconds, 0.0)) / self.log_scale, 1.0)
 
     def empty(self) -> dict[str, np.ndarray]:
         """An all-zero observation (the last step's)."""

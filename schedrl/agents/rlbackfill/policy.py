@@ -15,26 +15,23 @@ from typing import Any
 import numpy as np
 import torch
 
-from schedrl.agents.rlbackfill.config import base_label, make_base
+from schedrl.agents.baserule.policy import BaseRulePolicy
 from schedrl.agents.rlbackfill.decisions import choices, forced, next_decision
 from schedrl.agents.rlbackfill.inference import rows_with_context
-from schedrl.agents.rlbackfill.observation import Normalisation, Observer
+from schedrl.agents.rlbackfill.observation import Observer
 from schedrl.sim.simulator import Simulator
 
 
-class RLBackfillPolicy:
+class RLBackfillPolicy(BaseRulePolicy):
     """Greedy decisions of a trained network (the RLModule or the ray-free `RLBackfillNetwork`: both have `kernel`)."""
 
+    label = "RL-BF"
+
     def __init__(self, module, env_config: Mapping[str, Any], name: str | None = None):
-        self.module = module
-        self.env_config = dict(env_config)
-        self.base_name = str(self.env_config.get("base", "f1"))
-        self.base = make_base(self.base_name)
+        super().__init__(module, env_config, name)
         self.slots = int(self.env_config.get("slots", 32))
         self.skip = bool(self.env_config.get("skip", False))
-        self.observer = Observer(Normalisation.from_dict(self.env_config["norm"]), self.slots, self.skip)
-        self.name = name or f"RL-BF({base_label(self.base_name)})"
-        self.device = next(module.parameters()).device
+        self.observer = Observer(self.norm, self.slots, self.skip)
 
     def pick(self, sim: Simulator) -> int:
         """The base heuristic's pick (a heuristic keeps no state between simulations: `random`'s stream position is

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from schedrl.agents.base import Agent, Baseline, Prepared, TraceJudge, held_out_after
+from schedrl.agents.base import Agent, AgentOptions, Baseline, Prepared, TraceJudge, held_out_after
 from schedrl.agents.rlscheduler import ENV_ID
 from schedrl.agents.rlscheduler.config import REWARD_BASELINES, RLSchedulerEnvConfig
 from schedrl.agents.rlscheduler.env import load_env_workload, sim_config_for
@@ -122,54 +122,54 @@ class RLSchedulerAgent(Agent):
         p.add_argument("--filter-iterations", type=int, default=20,
                        help="phase-1 iterations of trajectory filtering (default 20)")
 
-    def configure(self, args: argparse.Namespace) -> tuple[RLSchedulerEnvConfig, PPOSettings]:
-        args = self._with_machine_defaults(args)
-        cleaning = cleaning_for(args.preset, args.cleaning)
-        if args.model not in self.models:
-            raise ValueError(f"unknown model {args.model!r}; choose one of {', '.join(self.models)}")
-        env = RLSchedulerEnvConfig(trace=args.trace, cleaning=cleaning, preset=args.preset, metric=args.metric,
-                                   backfill=args.backfill, sequence_length=args.sequence_length,
-                                   reward_baseline=args.reward_baseline, dense_reward=args.dense_reward,
-                                   key_features=parse_key_features(args.key_features),
-                                   train_fraction=1.0 if args.train_fraction is None else args.train_fraction,
-                                   validation_share=getattr(args, "validation_share", 0.25))
-        ppo = PPOSettings(**runner_options(args), warm_start=args.warm_start,
-                          warm_start_episodes=args.warm_start_episodes, warm_start_epochs=args.warm_start_epochs,
-                          warm_start_smoothing=args.warm_start_smoothing or 0.0,
-                          overlap_sampling=bool(getattr(args, "overlap_sampling", False)))
-        overrides = {"train_batch_size_per_learner": args.batch_size, "num_epochs": args.epochs, "lr": args.lr,
-                     "vf_lr": args.vf_lr, "minibatch_size": args.minibatch_size, "target_kl": args.target_kl,
-                     "warm_start_clones": args.warm_start_clones}
+    def configure(self, options: AgentOptions) -> tuple[RLSchedulerEnvConfig, PPOSettings]:
+        options, note = self._with_machine_defaults(options)
+        if note:  # said by `schedrl train` once the options are all valid
+            options.note(note)
+        cleaning = cleaning_for(options.preset, options.cleaning)
+        if options.model not in self.models:
+            raise ValueError(f"unknown model {options.model!r}; choose one of {', '.join(self.models)}")
+        env = RLSchedulerEnvConfig(trace=options.trace, cleaning=cleaning, preset=options.preset,
+                                   metric=options.metric, backfill=options.backfill,
+                                   sequence_length=options.sequence_length,
+                                   reward_baseline=options.reward_baseline, dense_reward=options.dense_reward,
+                                   key_features=parse_key_features(options.key_features),
+                                   train_fraction=1.0 if options.train_fraction is None else options.train_fraction,
+                                   validation_share=getattr(options, "validation_share", 0.25))
+        ppo = PPOSettings(**runner_options(options), warm_start=options.warm_start,
+                          warm_start_episodes=options.warm_start_episodes,
+                          warm_start_epochs=options.warm_start_epochs,
+                          warm_start_smoothing=options.warm_start_smoothing or 0.0,
+                          overlap_sampling=bool(getattr(options, "overlap_sampling", False)))
+        overrides = {"train_batch_size_per_learner": options.batch_size, "num_epochs": options.epochs,
+                     "lr": options.lr, "vf_lr": options.vf_lr, "minibatch_size": options.minibatch_size,
+                     "target_kl": options.target_kl, "warm_start_clones": options.warm_start_clones}
         return env, replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
 
-    def _with_machine_defaults(self, args: argparse.Namespace) -> argparse.Namespace:
-        """Fill the PPO options not given on the command line from `machine_defaults` (noted in
-        `args.settings_note`, which `schedrl train` prints), unless `--paper-defaults` asks for the paper's."""
-        if getattr(args, "paper_defaults", False) or getattr(args, "_machine_defaults_done", False):
-            return args
-        given = {a.split("=")[0] for a in getattr(args, "argv", ()) if a.startswith("--")}
-        given |= {"--" + flag[len("--no-"):] for flag in given if flag.startswith("--no-")}  # --no-X gives X
-        defaults = machine_defaults(os.cpu_count() or 1, args.num_gpus_per_learner)
-        applied = {}
-        for flag, value in defaults.items():
-            attr = flag[2:].replace("-", "_")
-            if flag not in given and getattr(args, attr, None) != value:
-                setattr(args, attr, value)
-                applied[flag] = value
-        if "--overlap-sampling" in applied and not args.num_env_runners:  # `--num-env-runners 0`: nothing to overlap with
-            args.overlap_sampling = False
-            del applied["--overlap-sampling"]
-        if "--minibatch-size" in applied and args.batch_size is not None and args.batch_size < args.minibatch_size:
-            args.minibatch_size = applied["--minibatch-size"] = args.batch_size  # a small --batch-size given
-        args._machine_defaults_done = True
-        if applied:  # said by `schedrl train` once the options are all valid
-            args.settings_note = (f"settings for this machine ({os.cpu_count()} cores): "
-                                  + " ".join(k if v is True else f"{k} {v}" for k, v in applied.items())
-                                  + " (the paper's configuration: --paper-defaults)")
-        return args
+    def _with_machine_defaults(self, options: AgentOptions) -> tuple[AgentOptions, str | None]:
+        """(`options` with the PPO options not given on the command line taken from `machine_defaults`, the note
+        that says which), unless `--paper-defaults` asks for the paper's configuration (then no note)."""
+        if getattr(options, "paper_defaults", False):
+            return options, None
+        defaults = machine_defaults(os.cpu_count() or 1, options.num_gpus_per_learner)
+        applied = {flag: value for flag, value in defaults.items()
+                   if not options.given(flag[2:].replace("-", "_"))
+                   and getattr(options, flag[2:].replace("-", "_"), None) != value}
+        if "--overlap-sampling" in applied and not applied.get("--num-env-runners", options.num_env_runners):
+            del applied["--overlap-sampling"]  # `--num-env-runners 0`: nothing to overlap with
+        batch = applied.get("--batch-size", options.batch_size)
+        if "--minibatch-size" in applied and batch is not None and batch < applied["--minibatch-size"]:
+            applied["--minibatch-size"] = batch  # a small --batch-size given
+        sized = options.replace(**{flag[2:].replace("-", "_"): value for flag, value in applied.items()})
+        if not applied:
+            return sized, None
+        return sized, (f"settings for this machine ({os.cpu_count()} cores): "
+                       + " ".join(k if v is True else f"{k} {v}" for k, v in applied.items())
+                       + " (the paper's configuration: --paper-defaults)")
 
-    def preparation_options(self, args: argparse.Namespace) -> dict[str, Any]:
-        return {"filtering": not args.no_filtering, "filter_phase1_iterations": args.filter_iterations}
+    def preparation_options(self, options: AgentOptions) -> dict[str, Any]:
+        return {"filtering": not options.no_filtering, "filter_phase1_iterations": options.filter_iterations,
+                "validate_every": self._with_machine_defaults(options)[0].validate_every}
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> PPOSettings:
         return PPOSettings(**dict(data))

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from schedrl.agents.base import Agent, Baseline, GeneratedJudge, Prepared
+from schedrl.agents.base import Agent, AgentOptions, Baseline, GeneratedJudge, Prepared
 from schedrl.agents.rlschert import ENV_ID
 from schedrl.agents.rlschert.config import ESTIMATES, REWARDS, SEQUENCE_FIELDS, TEACHERS, RLSchertEnvConfig
 from schedrl.agents.rlschert.evaluation import BASELINES
@@ -104,27 +104,27 @@ class RLSchertAgent(Agent):
         """An env config with this agent's fixed fields applied."""
         return RLSchertEnvConfig(**{**fields, **self.env_overrides})
 
-    def configure(self, args: argparse.Namespace) -> tuple[RLSchertEnvConfig, RLSchertSettings]:
-        env = self.env_config(job_rate=args.job_rate, res_slot=args.res_slot, simu_len=args.simu_len,
-                              reward=args.reward, jobs=args.jobs,
-                              kill=bool(getattr(args, "kill", True)),
-                              estimates=getattr(args, "estimates", "recorded"),
-                              predictable=getattr(args, "predictable", 1.0),
-                              work_conserving=bool(getattr(args, "work_conserving", False)),
-                              teacher=getattr(args, "teacher", "saf"))
-        runners = runner_options(args, seed=0, num_env_runners=0, env_runner_resources=None)
-        fields: dict[str, Any] = dict(runners, model=args.model, kill_head=getattr(args, "kill_head", "flat"),
+    def configure(self, options: AgentOptions) -> tuple[RLSchertEnvConfig, RLSchertSettings]:
+        env = self.env_config(job_rate=options.job_rate, res_slot=options.res_slot, simu_len=options.simu_len,
+                              reward=options.reward, jobs=options.jobs,
+                              kill=bool(getattr(options, "kill", True)),
+                              estimates=getattr(options, "estimates", "recorded"),
+                              predictable=getattr(options, "predictable", 1.0),
+                              work_conserving=bool(getattr(options, "work_conserving", False)),
+                              teacher=getattr(options, "teacher", "saf"))
+        runners = runner_options(options, seed=0, num_env_runners=0, env_runner_resources=None)
+        fields: dict[str, Any] = dict(runners, model=options.model, kill_head=getattr(options, "kill_head", "flat"),
                                       num_envs_per_env_runner=runners.get("num_envs_per_env_runner") or 4,
                                       num_gpus_per_learner=runners.get("num_gpus_per_learner") or 0.0)
-        if args.lr is not None:
-            fields["lr"] = args.lr
-        if args.batch_size is not None:
-            fields["train_batch_size_per_learner"] = args.batch_size
-        if getattr(args, "gamma", None) is not None:
-            fields["gamma"] = args.gamma
-        if getattr(args, "discount", None) is not None:
-            fields["discount"] = args.discount
-        steps, floor = getattr(args, "imitation_steps", None), getattr(args, "imitation_floor", None)
+        if options.lr is not None:
+            fields["lr"] = options.lr
+        if options.batch_size is not None:
+            fields["train_batch_size_per_learner"] = options.batch_size
+        if getattr(options, "gamma", None) is not None:
+            fields["gamma"] = options.gamma
+        if getattr(options, "discount", None) is not None:
+            fields["discount"] = options.discount
+        steps, floor = getattr(options, "imitation_steps", None), getattr(options, "imitation_floor", None)
         if steps is not None and steps < 0:
             raise ValueError(f"--imitation-steps must be >= 0; got {steps}")
         if floor is not None and not 0.0 <= floor <= IMITATION_START:
@@ -135,18 +135,18 @@ class RLSchertAgent(Agent):
             fields["imitation_schedule"] = NO_IMITATION
         elif steps is not None or floor is not None:
             fields["imitation_schedule"] = ((0, IMITATION_START), (steps or IMITATION_STEPS, floor or 0.0))
-        if getattr(args, "warm_start", None) is not None:
-            fields["warm_start"] = bool(args.warm_start)
-        if getattr(args, "warm_start_rounds", None) is not None:
-            fields["warm_start_rounds"] = args.warm_start_rounds
-        if getattr(args, "warm_start_kill_weight", None) is not None:
-            fields["warm_start_kill_weight"] = args.warm_start_kill_weight
+        if getattr(options, "warm_start", None) is not None:
+            fields["warm_start"] = bool(options.warm_start)
+        if getattr(options, "warm_start_rounds", None) is not None:
+            fields["warm_start_rounds"] = options.warm_start_rounds
+        if getattr(options, "warm_start_kill_weight", None) is not None:
+            fields["warm_start_kill_weight"] = options.warm_start_kill_weight
         if fields["kill_head"] != "flat" and not env.kill:
             raise ValueError(f"--kill-head {fields['kill_head']} scores kill actions; --no-kill has none")
         settings = self.settings_class(**fields)
         spec = settings.warm_start_spec()
         if spec:  # it runs inside the trial, silent until its one-line report: say what is coming (`train` prints it)
-            args.settings_note = (
+            options.note(
                 f"warm start: DAgger of {'the ' * env.kill}{env.teacher_label} ({spec['episodes']} teacher "
                 f"sequences, then {spec['rounds']} rounds of {spec['round_episodes']}) before the first iteration, "
                 "a few minutes with no progress lines (about 4 on 2 cores at the defaults); its report comes with "

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import base_rule_cases
+from base_rule_cases import check_inference_network, check_tune_files, exported_decisions
 from schedrl.cli.main import main
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def trained(tmp_path_factory, ray_session):
 
 
 def checkpoint_of(run: Path) -> Path:
-    return sorted(run.glob("inspector/*/checkpoint_*"))[-1]
+    return base_rule_cases.checkpoint_of(run, "inspector")
 
 
 def test_train_records_the_base_and_evaluates_against_it(trained):
@@ -54,47 +54,19 @@ def test_evaluate_and_select_load_the_checkpoint(trained, capsys):
 
 
 def test_the_export_makes_the_checkpoints_decisions_rejections_included(trained, tmp_path):
-    from schedrl.agents.checkpoint import export_policy, load_policy
-    from schedrl.scenarios.scoring import run_policy
-    from schedrl.sim import Simulator
-    from schedrl.workload.catalog import load_trace
-    from schedrl.workload.cleaning import CleaningRules
-    from schedrl.workload.sampling import sequence
-    from schedrl.zoo import decisions
-
-    checkpoint = checkpoint_of(trained)
-    export_policy(checkpoint, tmp_path / "export", check_jobs=256)
-    jobs = sequence(load_trace("default", CleaningRules.preset("default")), 36000, 512)
-    config = load_policy(checkpoint).record.sim_config
-
-    def run(policy):
-        return run_policy(policy, Simulator(jobs, config)).start
-
-    original, starts = decisions.logged(load_policy(checkpoint), run)
-    exported, exported_starts = decisions.logged(load_policy(str(tmp_path / "export")), run)
-    assert decisions.first_difference(original, exported) is None
-    np.testing.assert_array_equal(starts, exported_starts)
-    rejections = sum(answer == "True" for name, answer in original.calls if name == "defer")
+    calls = exported_decisions(checkpoint_of(trained), tmp_path / "export", jobs=512)
+    rejections = sum(answer == "True" for name, answer in calls if name == "defer")
     assert rejections > 10, rejections  # the comparison covers rejections
 
 
 def test_the_inference_network_is_the_policy_part_alone(trained):
-    from schedrl.agents.checkpoint import load_policy
     from schedrl.agents.inspector.inference import inference_network
 
-    module = load_policy(checkpoint_of(trained)).module
-    net = inference_network(module)
-    assert set(net.state_dict()) == {k for k in module.state_dict() if k.startswith("pi.")}
-    with pytest.raises(ValueError, match="not an inspector policy module"):
-        inference_network(object())
+    check_inference_network(checkpoint_of(trained), inference_network, "pi", "not an inspector policy module")
 
 
 def test_the_tune_file_is_valid():
-    from schedrl.training.sweep_file import load_sweep
-
-    for path in sorted((REPO / "tune_configs").glob("inspector_*.yaml")):
-        spec = load_sweep(path)
-        assert spec.agent == "inspector", path
+    check_tune_files("inspector", "inspector_*.yaml")
 
 
 def test_the_probe_reports_reject_probabilities_and_random_rejections(trained, capsys):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from inspector_cases import OFFSET, block_then_burst, make_workload, write_swf
+import base_rule_cases
+from base_rule_cases import OFFSET, block_then_burst, make_workload, write_swf
 from schedrl.agents.inspector.config import InspectorEnvConfig, make_base
 from schedrl.agents.inspector.env import ACCEPT, REJECT, InspectorEnv
 from schedrl.agents.inspector.observation import FEATURES
@@ -17,8 +18,7 @@ from schedrl.workload.sampling import sequence
 
 
 def env_on(workload, **config) -> InspectorEnv:
-    config = {"sequence_length": len(workload), "starts": (0,), "train_fraction": 1.0, **config}
-    return InspectorEnv(InspectorEnvConfig(**config), workload=workload)
+    return base_rule_cases.env_on(InspectorEnv, workload, **config)
 
 
 def test_a_rejection_starts_nothing_and_the_base_proposes_again_at_the_next_event():

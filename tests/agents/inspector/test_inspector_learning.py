@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from argparse import Namespace
 
-from inspector_cases import block_then_burst, write_swf
+from base_rule_cases import block_then_burst, write_swf
 from schedrl.agents import get_agent
 from schedrl.heuristics import get_heuristic
 from schedrl.metrics import summarize

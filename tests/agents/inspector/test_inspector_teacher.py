@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from inspector_cases import OFFSET, block_then_burst, make_workload
+from base_rule_cases import OFFSET, block_then_burst, make_workload
 from schedrl.agents.inspector import teacher
 from schedrl.agents.inspector.observation import Normalisation, Observer
 from schedrl.eval.hindsight import HindsightInspector
@@ -106,7 +106,7 @@ def test_dagger_fits_the_network_to_the_teacher(tmp_path):
     pytest.importorskip("ray")
     import gymnasium as gym
 
-    from inspector_cases import write_swf
+    from base_rule_cases import write_swf
     from schedrl.agents.inspector.agent import InspectorAgent, InspectorSettings
     from schedrl.agents.inspector.config import InspectorEnvConfig
     from schedrl.agents.inspector.env import InspectorEnv
@@ -144,7 +144,7 @@ def test_auto_threshold_keeps_a_student_that_always_rejects_from_starving(tmp_pa
     """A network that always rejects (logit +0.75 over accept) starves the machine; `choose_threshold` picks the
     smallest shift that stops it on training windows, and `shift_reject` moves the network's bias by it."""
 
-    from inspector_cases import write_swf
+    from base_rule_cases import write_swf
     from schedrl.agents.inspector.config import InspectorEnvConfig
 
 
@@ -168,7 +168,7 @@ def test_teacher_scenarios_add_their_training_zones_under_their_own_semantics(tm
     drawn inside its zone and scheduled under its scenario's semantics; the threshold's windows come round-robin from
     all of them."""
 
-    from inspector_cases import write_swf
+    from base_rule_cases import write_swf
     from schedrl.agents.inspector.config import InspectorEnvConfig
     from schedrl.scenarios.scenario import Scenario
     from schedrl.scenarios.registry import standard
@@ -206,7 +206,7 @@ def test_teacher_scenarios_add_their_training_zones_under_their_own_semantics(tm
 
 
 def test_history_features_add_what_the_recent_arrivals_say(tmp_path):
-    from inspector_cases import write_swf
+    from base_rule_cases import write_swf
     from schedrl.agents.inspector.env import InspectorEnv
     from schedrl.agents.inspector.observation import FEATURES, HISTORY_FEATURES
 

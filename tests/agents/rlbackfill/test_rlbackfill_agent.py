@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import base_rule_cases
+from base_rule_cases import check_inference_network, check_tune_files, exported_decisions
 from schedrl.cli.main import main
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def trained(tmp_path_factory, ray_session):
 
 
 def checkpoint_of(run: Path) -> Path:
-    return sorted(run.glob("rl-backfill/*/checkpoint_*"))[-1]
+    return base_rule_cases.checkpoint_of(run, "rl-backfill")
 
 
 def test_train_records_the_semantics_and_evaluates_against_the_base_with_easy(trained):
@@ -55,28 +55,11 @@ def test_evaluate_and_select_load_the_checkpoint(trained, capsys):
 
 
 def test_the_export_makes_the_checkpoints_backfill_choices(trained, tmp_path):
-    from schedrl.agents.checkpoint import export_policy, load_policy
-    from schedrl.scenarios.scoring import run_policy
-    from schedrl.sim import Simulator
-    from schedrl.workload.catalog import load_trace
-    from schedrl.workload.cleaning import CleaningRules
-    from schedrl.workload.sampling import sequence
-    from schedrl.zoo import decisions
+    from schedrl.agents.checkpoint import load_policy
 
-    checkpoint = checkpoint_of(trained)
-    export_policy(checkpoint, tmp_path / "export", check_jobs=256)
-    jobs = sequence(load_trace("default", CleaningRules.preset("default")), 36000, 1024)
-    config = load_policy(checkpoint).record.sim_config
-    assert config.backfill_choice == "policy"
-
-    def run(policy):
-        return run_policy(policy, Simulator(jobs, config)).start
-
-    original, starts = decisions.logged(load_policy(checkpoint), run)
-    exported, exported_starts = decisions.logged(load_policy(str(tmp_path / "export")), run)
-    assert decisions.first_difference(original, exported) is None
-    np.testing.assert_array_equal(starts, exported_starts)
-    backfills = sum(name == "backfill" for name, _ in original.calls)
+    assert load_policy(checkpoint_of(trained)).record.sim_config.backfill_choice == "policy"
+    calls = exported_decisions(checkpoint_of(trained), tmp_path / "export", jobs=1024)
+    backfills = sum(name == "backfill" for name, _ in calls)
     assert backfills > 20, backfills  # the comparison covers backfill choices
 
 
@@ -110,21 +93,11 @@ def test_compare_scores_the_checkpoint_on_the_backfills_it_learned(trained, caps
 
 
 def test_the_inference_network_is_the_policy_part_alone(trained):
-    from schedrl.agents.checkpoint import load_policy
     from schedrl.agents.rlbackfill.inference import inference_network
 
-    module = load_policy(checkpoint_of(trained)).module
-    net = inference_network(module)
-    assert set(net.state_dict()) == {k for k in module.state_dict() if k.startswith("kernel.")}
-    with pytest.raises(ValueError, match="not a learned-backfilling policy module"):
-        inference_network(object())
+    check_inference_network(checkpoint_of(trained), inference_network, "kernel",
+                            "not a learned-backfilling policy module")
 
 
 def test_the_tune_files_are_valid():
-    from schedrl.training.sweep_file import load_sweep
-
-    paths = sorted((REPO / "tune_configs").glob("rl_backfill_*.yaml"))
-    assert paths
-    for path in paths:
-        spec = load_sweep(path)
-        assert spec.agent == "rl-backfill", path
+    check_tune_files("rl-backfill", "rl_backfill_*.yaml")

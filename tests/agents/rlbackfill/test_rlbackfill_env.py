@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlbackfill_cases import OFFSET, long_before_short, write_swf
+import base_rule_cases
+from base_rule_cases import OFFSET, long_before_short, write_swf
 from schedrl.agents.rlbackfill.config import RLBackfillEnvConfig, make_base
 from schedrl.agents.rlbackfill.decisions import apply, choices, forced, next_decision
 from schedrl.agents.rlbackfill.env import RLBackfillEnv, relative
@@ -26,8 +27,7 @@ SEMANTICS = {
 
 
 def env_on(workload, **config) -> RLBackfillEnv:
-    config = {"sequence_length": len(workload), "starts": (0,), "train_fraction": 1.0, **config}
-    return RLBackfillEnv(RLBackfillEnvConfig(**config), workload=workload)
+    return base_rule_cases.env_on(RLBackfillEnv, workload, **config)
 
 
 def real_env(name: str, length: int = 1024, base: str = "f1") -> RLBackfillEnv:

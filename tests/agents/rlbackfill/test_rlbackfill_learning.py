@@ -10,7 +10,7 @@ from argparse import Namespace
 import numpy as np
 import pytest
 
-from rlbackfill_cases import long_before_short, write_swf
+from base_rule_cases import long_before_short, write_swf
 from schedrl.agents import get_agent
 from schedrl.metrics import summarize
 from schedrl.sim import Simulator

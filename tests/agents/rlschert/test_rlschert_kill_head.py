@@ -9,6 +9,7 @@ import pytest
 from rlschert_cases import small_config, small_table
 
 from schedrl.agents import get_agent
+from schedrl.agents.base import AgentOptions
 from schedrl.agents.rlschert.env import RLSchertEnv
 from schedrl.agents.rlschert.settings import RLSchertSettings
 
@@ -73,11 +74,11 @@ def test_slot_head_masks_like_the_flat_one():
     assert module.compute_values({Columns.OBS: batch}).shape == (1,)
 
 
-def _args(*argv: str) -> argparse.Namespace:
+def _args(*argv: str) -> AgentOptions:
     p = argparse.ArgumentParser()
     get_agent("rlschert").add_arguments(p)
     p.add_argument("--seed", type=int, default=0)
-    return p.parse_args(["--jobs", "synthetic", *argv])
+    return AgentOptions.of(p.parse_args(["--jobs", "synthetic", *argv]))
 
 
 def test_kill_head_and_kill_weight_reach_the_module_and_the_warm_start():

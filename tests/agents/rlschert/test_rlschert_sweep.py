@@ -10,6 +10,7 @@ import pytest
 from rlschert_cases import small_config, small_table
 
 from schedrl.agents import get_agent
+from schedrl.agents.base import AgentOptions
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.env import RLSchertEnv
 from schedrl.cli.main import main
@@ -46,7 +47,7 @@ def _configure(name: str, *argv: str):
     agent = get_agent(name)
     parser = argparse.ArgumentParser()
     agent.add_arguments(parser)
-    return agent.configure(parser.parse_args(list(argv)))[0]
+    return agent.configure(AgentOptions.of(parser.parse_args(list(argv))))[0]
 
 
 def test_train_option_predictable(capsys, tmp_path):

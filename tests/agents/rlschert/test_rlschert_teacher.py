@@ -8,6 +8,7 @@ import argparse
 import pytest
 
 from schedrl.agents import get_agent
+from schedrl.agents.base import AgentOptions
 from schedrl.agents.rlschert.config import RLSchertEnvConfig
 from schedrl.agents.rlschert.env import RLSchertEnv
 from schedrl.dtsim.heuristics import SAF, KillRule, SAFHold
@@ -51,10 +52,10 @@ def test_saf_stays_the_default_teacher():
             break
 
 
-def _args(agent: str, *argv: str) -> argparse.Namespace:
+def _args(agent: str, *argv: str) -> AgentOptions:
     p = argparse.ArgumentParser()
     get_agent(agent).add_arguments(p)
-    return p.parse_args(["--jobs", "synthetic", *argv])
+    return AgentOptions.of(p.parse_args(["--jobs", "synthetic", *argv]))
 
 
 def test_cli_teacher_reaches_the_env_and_names_the_warm_start():
@@ -62,7 +63,7 @@ def test_cli_teacher_reaches_the_env_and_names_the_warm_start():
     args = _args("rlschert", "--no-kill", "--teacher", "saf-hold")
     env, _ = agent.configure(args)
     assert env.teacher == "saf-hold" and env.teacher_label == "SAF + hold"
-    assert args.settings_note.startswith("warm start: DAgger of SAF + hold (32 teacher sequences")
+    assert args.notes[0].startswith("warm start: DAgger of SAF + hold (32 teacher sequences")
     env, _ = agent.configure(_args("rlschert", "--teacher", "saf-hold"))
     assert env.teacher_label == "kill rule + SAF + hold"
     env, _ = agent.configure(_args("rlschert"))

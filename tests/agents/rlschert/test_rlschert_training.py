@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 import pytest
 from rlschert_cases import small_config, small_table, write_jobs_csv
 
 from schedrl.agents import get_agent
+from schedrl.agents.base import AgentOptions
 from schedrl.agents.rlschert.env import RLSchertEnv
 from schedrl.agents.rlschert.settings import RLSchertSettings, check_schedule, imitation_weight
 
@@ -58,8 +57,8 @@ def test_modules_mask_invalid_actions_and_ignore_the_teacher(model):
     assert module.compute_values({Columns.OBS: batch}).shape == (1,)
 
 
-def _args(**over) -> argparse.Namespace:
-    return argparse.Namespace(**{"job_rate": 0.8, "res_slot": 4, "simu_len": 12, "reward": "slowdown", "jobs": "",
+def _args(**over) -> AgentOptions:
+    return AgentOptions({"job_rate": 0.8, "res_slot": 4, "simu_len": 12, "reward": "slowdown", "jobs": "",
                                  "model": "mlp", "lr": None, "batch_size": 256, "imitation_steps": 512, "seed": 0,
                                  "num_env_runners": 0, "envs_per_runner": 1, "num_gpus_per_learner": 0.0,
                                  "runner_resources": None, "kill": True, "estimates": "recorded", **over})

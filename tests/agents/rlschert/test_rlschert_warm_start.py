@@ -9,6 +9,7 @@ import pytest
 from rlschert_cases import small_config, small_table
 
 from schedrl.agents import get_agent
+from schedrl.agents.base import AgentOptions
 from schedrl.agents.rlschert.env import RLSchertEnv
 from schedrl.agents.rlschert.evaluation import run_sequences, validation_seeds
 from schedrl.agents.rlschert.keys import OBS_IMAGE
@@ -77,26 +78,26 @@ def test_dagger_clones_the_teacher_closer_than_plain_cloning():
     assert np.mean(learned) < np.mean(random), (np.mean(learned), np.mean(random))
 
 
-def _args(name: str, *argv: str) -> argparse.Namespace:
+def _args(name: str, *argv: str) -> AgentOptions:
     agent = get_agent(name)
     p = argparse.ArgumentParser()
     agent.add_arguments(p)
-    return p.parse_args(list(argv))
+    return AgentOptions.of(p.parse_args(list(argv)))
 
 
 def test_train_announces_the_silent_warm_start_only_when_there_is_one():
     rlschert = get_agent("rlschert")
     args = _args("rlschert", "--warm-start-rounds", "2")
     rlschert.configure(args)
-    assert args.settings_note.startswith("warm start: DAgger of the kill rule + SAF (32 teacher sequences, then 2 "
+    assert args.notes[0].startswith("warm start: DAgger of the kill rule + SAF (32 teacher sequences, then 2 "
                                          "rounds of 16) before the first iteration")
     args = _args("rlschert", "--no-kill")
     rlschert.configure(args)
-    assert args.settings_note.startswith("warm start: DAgger of SAF (32 teacher sequences, then 4 rounds")
+    assert args.notes[0].startswith("warm start: DAgger of SAF (32 teacher sequences, then 4 rounds")
     for name, argv in (("rlschert", ("--no-warm-start",)), ("deeprm", ())):
         args = _args(name, *argv)
         get_agent(name).configure(args)
-        assert getattr(args, "settings_note", None) is None
+        assert args.notes == ()
 
 
 def test_warm_start_is_rlscherts_default_and_never_deeprms():
