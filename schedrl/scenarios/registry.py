@@ -8,14 +8,15 @@
 from __future__ import annotations
 
 import difflib
-import os
 from pathlib import Path
 
+from schedrl import paths
 from schedrl.scenarios.scenario import Scenario
 from schedrl.scenarios.standard import STANDARD
 
-SCENARIO_PATH_ENV = "SCHEDRL_SCENARIO_PATH"
-"""os.pathsep-separated directories searched for `NAME.yaml` / `NAME.yml` scenario files."""
+SCENARIO_PATH_ENV = paths.SCENARIO_PATH
+"""os.pathsep-separated directories searched for `NAME.yaml` / `NAME.yml` scenario files (a relative one is taken
+relative to where the process started: `schedrl.paths`)."""
 
 
 def standard() -> dict[str, Scenario]:
@@ -24,7 +25,8 @@ def standard() -> dict[str, Scenario]:
 
 
 def user_dirs() -> list[Path]:
-    return [Path(d).expanduser() for d in os.environ.get(SCENARIO_PATH_ENV, "").split(os.pathsep) if d]
+    """The directories of `$SCHEDRL_SCENARIO_PATH`, absolute (`schedrl.paths.env_paths`)."""
+    return paths.env_paths(SCENARIO_PATH_ENV)
 
 
 def user_files() -> dict[str, Path]:
