@@ -65,6 +65,20 @@ def load_file(path: str | Path, named: bool = False) -> Scenario:
     return Scenario.from_dict(data, str(path))
 
 
+def portable_name(text: str) -> str:
+    """`text` as `get_scenario` reads it from any working directory: a scenario file's path made absolute (a Ray
+    trial runs in its own directory), a standard or `$SCHEDRL_SCENARIO_PATH` name as it is."""
+    text = str(text).strip()
+    if text in standard():
+        return text
+    path = Path(text).expanduser()
+    try:
+        is_file = path.is_file()
+    except OSError:
+        return text
+    return str(path.resolve()) if is_file else text
+
+
 def get_scenario(text: str) -> Scenario:
     """A standard scenario by name, a scenario file by path, or `NAME` from `$SCHEDRL_SCENARIO_PATH`."""
     if isinstance(text, Scenario):
