@@ -166,9 +166,13 @@ def test_a_relative_value_finds_the_same_as_the_absolute_one_after_a_chdir(name,
     relative = os.path.relpath(absolute, paths.START_DIR)
     assert not Path(relative).is_absolute()
     monkeypatch.setenv(name, relative)
-    (isolated / "trial").mkdir()
-    monkeypatch.chdir(isolated / "trial")  # from here, `relative` names no directory (a Tune trial's working dir)
-    assert not Path(relative).exists()
+    trial = isolated / "trial"  # a Tune trial's working dir: one from which `relative` names nothing
+    trial.mkdir()
+    monkeypatch.chdir(trial)
+    while Path(relative).exists():  # `relative` climbs as many levels as the start is deep: go deeper than that
+        trial = trial / "d"
+        trial.mkdir()
+        monkeypatch.chdir(trial)
     by_relative = find()
     assert by_relative == by_absolute
     assert os.environ[name] == str(absolute)  # what Ray's workers and subprocesses started from now on inherit

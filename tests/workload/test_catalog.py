@@ -243,9 +243,13 @@ def test_a_relative_trace_path_finds_the_same_file_as_the_absolute_one_after_a_c
     relative = os.path.relpath(traces, catalog.START_DIR)
     assert not Path(relative).is_absolute()
     monkeypatch.setenv("SCHEDRL_TRACE_PATH", f"{relative}{os.pathsep}{os.pathsep}~")
-    (tmp_path / "trial").mkdir()
-    monkeypatch.chdir(tmp_path / "trial")  # from here, `relative` names no directory
-    assert not Path(relative).exists()
+    trial = tmp_path / "trial"  # a Tune trial's working dir: one from which `relative` names nothing
+    trial.mkdir()
+    monkeypatch.chdir(trial)
+    while Path(relative).exists():  # `relative` climbs as many levels as the start is deep: go deeper than that
+        trial = trial / "d"
+        trial.mkdir()
+        monkeypatch.chdir(trial)
     by_relative = resolve_trace("RICC")
     assert by_relative == by_absolute and by_relative.samefile(traces / entry.file)
     assert os.environ["SCHEDRL_TRACE_PATH"] == f"{traces}{os.pathsep}{Path.home()}"
