@@ -284,8 +284,8 @@ class Scenario:
 
     def check_trains(self, name: str, judge) -> None:
         """ValueError when agent `name`, judged by `judge` (`agent.judge(env_config)`), does not train on what this
-        scenario says: the other simulator, or its metric, discipline, window, allocation, event order or walltime
-        kill."""
+        scenario says: the other simulator, or its metric, discipline, window, allocation, event order, walltime
+        kill or (a trace scenario) its split: the training part and the validation zone."""
         self.check_simulator(name, judge)
         self._check_semantics(name, judge)
 
@@ -557,9 +557,34 @@ class TraceScenario(Scenario):
         for key in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
             if getattr(sim, key) != getattr(self.sim, key):
                 problems.append(f"{key} {getattr(sim, key)!r} (the scenario's: {getattr(self.sim, key)!r})")
+        if not problems:  # the split only where the semantics agree (it loads the data)
+            problems = self._split_problems(judge)
         if problems:
             raise ValueError(f"{name} with these options does not train on scenario {self.name!r}: "
                              + "; ".join(problems))
+
+    def _split_problems(self, judge) -> list[str]:
+        """Where the run's split (its judge's, on the data it trains on) differs from this scenario's: its training
+        part (jobs the scenario holds out for validation or evaluation must not be trained on), and its validation
+        zone unless all of the held-out part validates here (`validation_share` 1: the evaluation has a trace of its
+        own, and the run's own validation zone lies inside the scenario's)."""
+        n_run, n = len(judge.load()), len(self.load())
+
+        def jobs(lo: int, hi: int) -> str:
+            return f"jobs {lo}..{hi - 1}"
+
+        run_lo, run_hi = judge.held_out_range(n_run)
+        trained = (0, run_lo) if run_lo > 0 else (0, run_hi)
+        own = self.split.training_range(n)
+        problems = []
+        if trained != own or n_run != n:
+            problems.append(f"training on {jobs(*trained)} of {n_run} (the scenario's: {jobs(*own)} of {n}, its "
+                            f"train_fraction {self.split.train_fraction:g})")
+        elif self.split.validation_share < 1 and judge.split_range(n, validation=True) != self.split.zone(n, True):
+            problems.append(f"validating on {jobs(*judge.split_range(n, validation=True))} (the scenario's: "
+                            f"{jobs(*self.split.zone(n, True))}, its validation_share "
+                            f"{self.split.validation_share:g})")
+        return problems
 
     def _decision_problem(self, judge, trained_sim: SimConfig | None, augment: str | None) -> str | None:
         trained = trained_sim or judge.sim
