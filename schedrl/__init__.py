@@ -8,6 +8,9 @@ which imports gymnasium but none of the agents' env modules until an env is made
 
 import logging as _logging
 
+# first: where the process started, and the path variables made absolute before anything (Ray) inherits them
+import schedrl.paths  # noqa: F401
+
 __version__ = "0.1.0"
 
 

@@ -30,20 +30,32 @@ class JobDataError(ValueError):
 
 
 def shared_data_dir() -> Path:
-    """`../shared/data` beside the repository (or `$SCHEDRL_SHARED_DIR/data`), where the VASP job file lives
-    (absent in a plain clone)."""
-    import os
+    """`../shared/data` beside the repository (or `$SCHEDRL_SHARED_DIR/data`, a relative one taken relative to where
+    the process started: `schedrl.paths`), where the VASP job file lives (absent in a plain clone)."""
+    from schedrl import paths
 
-    shared = os.environ.get("SCHEDRL_SHARED_DIR")
-    return (Path(shared) if shared else Path(__file__).resolve().parents[2].parent / "shared") / "data"
+    shared = paths.env_path(paths.SHARED_DIR)
+    return (shared or Path(__file__).resolve().parents[2].parent / "shared") / "data"
+
+
+def find_vasp_jobs() -> Path | None:
+    """The VASP job file in the first directory of `$SCHEDRL_DATA_PATH` that holds one, else in `shared_data_dir()`;
+    None when none does."""
+    from schedrl import paths
+
+    for directory in [*paths.env_paths(paths.DATA_PATH), shared_data_dir()]:
+        if (directory / VASP_FILENAME).is_file():
+            return directory / VASP_FILENAME
+    return None
 
 
 def vasp_jobs_path() -> Path:
-    """The VASP job file in `../shared/data`; FileNotFoundError saying where it was looked for."""
-    path = shared_data_dir() / VASP_FILENAME
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: RLSchert's VASP jobs live in ../shared/data beside the "
-                                "repository (see SOURCES.md there); pass --jobs FILE or use synthetic jobs")
+    """The VASP job file (`find_vasp_jobs`); FileNotFoundError saying where it was looked for."""
+    path = find_vasp_jobs()
+    if path is None:
+        raise FileNotFoundError(f"{shared_data_dir() / VASP_FILENAME} not found (nor in $SCHEDRL_DATA_PATH): "
+                                "RLSchert's VASP jobs live in ../shared/data beside the repository (see SOURCES.md "
+                                "there); pass --jobs FILE or use synthetic jobs")
     return path
 
 

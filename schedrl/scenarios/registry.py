@@ -8,14 +8,15 @@
 from __future__ import annotations
 
 import difflib
-import os
 from pathlib import Path
 
+from schedrl import paths
 from schedrl.scenarios.scenario import Scenario
 from schedrl.scenarios.standard import STANDARD
 
-SCENARIO_PATH_ENV = "SCHEDRL_SCENARIO_PATH"
-"""os.pathsep-separated directories searched for `NAME.yaml` / `NAME.yml` scenario files."""
+SCENARIO_PATH_ENV = paths.SCENARIO_PATH
+"""os.pathsep-separated directories searched for `NAME.yaml` / `NAME.yml` scenario files (a relative one is taken
+relative to where the process started: `schedrl.paths`)."""
 
 
 def standard() -> dict[str, Scenario]:
@@ -24,7 +25,8 @@ def standard() -> dict[str, Scenario]:
 
 
 def user_dirs() -> list[Path]:
-    return [Path(d).expanduser() for d in os.environ.get(SCENARIO_PATH_ENV, "").split(os.pathsep) if d]
+    """The directories of `$SCHEDRL_SCENARIO_PATH`, absolute (`schedrl.paths.env_paths`)."""
+    return paths.env_paths(SCENARIO_PATH_ENV)
 
 
 def user_files() -> dict[str, Path]:
@@ -61,6 +63,20 @@ def load_file(path: str | Path, named: bool = False) -> Scenario:
         raise ValueError(f"{path}: name {data.get('name')!r} differs from the file's name {path.stem!r}; a scenario is "
                          "found (`scenarios show`, `--scenario`) and listed by its file's name: make them the same")
     return Scenario.from_dict(data, str(path))
+
+
+def portable_name(text: str) -> str:
+    """`text` as `get_scenario` reads it from any working directory: a scenario file's path made absolute (a Ray
+    trial runs in its own directory), a standard or `$SCHEDRL_SCENARIO_PATH` name as it is."""
+    text = str(text).strip()
+    if text in standard():
+        return text
+    path = Path(text).expanduser()
+    try:
+        is_file = path.is_file()
+    except OSError:
+        return text
+    return str(path.resolve()) if is_file else text
 
 
 def get_scenario(text: str) -> Scenario:

@@ -82,7 +82,8 @@ def plan(submit: np.ndarray, run: np.ndarray, cpus: np.ndarray, limit: np.ndarra
     Times are seconds from `epoch` (epoch seconds of time 0: the plan's grain is aligned to the wall clock, as
     Slurm's is). `passes`: the pass times; where jobs are still waiting after the last, passes go on every
     `params.interval_s`. A pass at which nothing changed since the one before (no arrival, no end, no start) is
-    skipped: it would start nothing. `node_cpus`: CPUs per node (None: unknown, a reservation blocks only its own
+    skipped: it would start nothing (unless the age factor reordered the queue meanwhile; the next event's pass
+    looks again). `node_cpus`: CPUs per node (None: unknown, a reservation blocks only its own
     CPUs). `key(t, pending, start)`: the order at a pass (`start`: the starts so far, NaN for waiting jobs)."""
     submit, run = np.asarray(submit, float), np.asarray(run, float)
     cpus, limit = np.asarray(cpus, np.int64), np.asarray(limit, float)

@@ -283,12 +283,16 @@ def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, ctld: "C
         raise ReportError(f"only {len(done)} logged jobs both started and ended: too few for {windows} windows "
                           "(shadow longer, or lower --windows)")
     # slurmctld's times to the millisecond where its log has them, else squeue's whole seconds
-    exact = ctld is not None and all(j in ctld.submit and j in ctld.start and j in ctld.end for j in done)
-    submit_of = (lambda j: ctld.submit[j]) if exact else (lambda j: log.jobs[j]["submit"])
+    # a job's times from slurmctld's log where it has all three (a rotated log may cover part of the cycle log)
+    timed = set() if ctld is None else {j for j in done if j in ctld.submit and j in ctld.start and j in ctld.end}
+    exact = bool(timed)
+
+    def submit_of(j: int) -> float:
+        return ctld.submit[j] if j in timed else log.jobs[j]["submit"]
     done.sort(key=lambda j: (submit_of(j), j))
     submit = np.array([submit_of(j) for j in done], float)
-    start = np.array([ctld.start[j] if exact else log.start[j] for j in done], float)
-    end = np.array([ctld.end[j] if exact else log.end[j] for j in done], float)
+    start = np.array([ctld.start[j] if j in timed else log.start[j] for j in done], float)
+    end = np.array([ctld.end[j] if j in timed else log.end[j] for j in done], float)
     run = np.maximum(end - start, 0.0)
     cpus = np.array([log.jobs[j]["cpus"] for j in done], np.int64)
     limit = np.maximum(np.array([log.jobs[j]["limit"] for j in done], float), 1.0)
@@ -328,7 +332,8 @@ def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, ctld: "C
                     model_wait=float((starts["slurm"] - (submit - t0)).mean()),
                     observed_wait=float(wait.mean()),
                     policy_wait=float((starts["policy"] - (submit - t0)).mean()),
-                    times="slurmctld" if exact else "squeue",
+                    times="slurmctld" if len(timed) == n else f"slurmctld for {len(timed)} of {n} jobs" if exact
+                    else "squeue",
                     passes="logged" if exact and ctld.logged_passes else "starts" if exact else "interval",
                     interval_s=params.interval_s)
 
@@ -409,6 +414,9 @@ class Report:
 def _times_line(e: Estimate) -> str:
     """Which times the model ran on, and what that means for its check."""
     every = f"every {e.interval_s:g} s (bf_interval)" if e.interval_s else "every bf_interval"
+    if e.times.startswith("slurmctld for"):
+        return (f"the model ran on slurmctld's times for some jobs ({e.times[len('slurmctld for '):]}; its log "
+                "covers part of the cycle log) and squeue's whole seconds for the rest")
     if e.times == "slurmctld":
         return ("the model ran on slurmctld's times (to the millisecond) and its "
                 + ("logged backfill passes" if e.passes == "logged" else f"starts, with passes {every} between"))

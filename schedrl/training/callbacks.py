@@ -214,8 +214,10 @@ class ProgressLine(Callback):
     """One line per trial result (steps/s, training metric, validation vs the best baseline), and one when a
     trial ends or fails; `single` leaves out the trial id and searched values (a `schedrl train` run)."""
 
-    def __init__(self, describe, metric_of, single: bool = False, log=print):
+    def __init__(self, describe, metric_of, single: bool = False, log=print, max_failures: int | None = None):
         self.describe, self.metric_of, self.single, self.log = describe, metric_of, single, log
+        self.max_failures = max_failures
+        """Tune's retries per trial (for the line a restarted trial prints)."""
 
     def on_trial_result(self, iteration, trials, trial, result, **info):
         runners = result.get("env_runners", {})
@@ -244,3 +246,11 @@ class ProgressLine(Callback):
 
     def on_trial_error(self, iteration, trials, trial, **info):
         self.log(f"{trial.trial_id} failed: see {trial.path}/error.txt")
+
+    def on_trial_recover(self, iteration, trials, trial, **info):
+        """A trial that failed and that Tune restarts (`FailureConfig.max_failures`): said, not silent."""
+        where = getattr(trial, "error_file", None) or f"{trial.path}/error.txt"
+        failures = getattr(trial, "num_failures", None)
+        count = f" (failure {failures} of at most {self.max_failures})" if failures and self.max_failures else ""
+        self.log(f"{'' if self.single else trial.trial_id + ' '}failed{count}; restarting it from its last "
+                 f"checkpoint: see {where}")

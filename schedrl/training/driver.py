@@ -27,6 +27,10 @@ from schedrl.training.sweep import SWEEP_FILE, SweepSpec, assign_path, group_lab
 from schedrl.training.yaml_reader import SweepError
 
 
+
+TRIAL_RETRIES = 3
+"""Restarts of a failed trial (from its last checkpoint) before Tune gives up on it; each is said (`ProgressLine`)."""
+
 def check_traces(spec: SweepSpec, strict: bool = True) -> list[str]:
     """Problems with the traces the sweep trains or evaluates on: raised (strict) or returned as warnings.
 
@@ -289,7 +293,7 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
     progress = ProgressLine(
         describe=lambda config: " ".join(f"{k.split('.')[-1]}={short_value(v)}" for k, v in trial_values(spec, config).items()),
         metric_of=lambda config: agent.judge(agent.env_config_class.from_dict(config["env_config"])).metric,
-        single=single, log=log)
+        single=single, log=log, max_failures=TRIAL_RETRIES)
     try:
         algo_class = agent.algorithm_config(spec.env, spec.settings, spec.model or None).algo_class
         if resume:
@@ -310,7 +314,7 @@ def run_experiment(spec: SweepSpec, out: str | Path, *, address: str | None = No
                     stop={k: v for k, v in stop.items() if v is not None},
                     checkpoint_config=checkpoint_config(spec),
                     # a trainer lost with its node restarts from the last checkpoint instead of failing the run
-                    failure_config=tune.FailureConfig(max_failures=3),
+                    failure_config=tune.FailureConfig(max_failures=TRIAL_RETRIES),
                     callbacks=[progress, _record_writer(spec, table)]),
             )
         t0 = time.monotonic()

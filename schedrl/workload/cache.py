@@ -1,7 +1,9 @@
 """On-disk cache of parsed SWF files, keyed by the sha256 of the uncompressed content.
 
 The cache holds the raw parse (before cleaning), so changing cleaning rules never needs a
-re-parse. Location: `$SCHEDRL_CACHE_DIR`, else `$XDG_CACHE_HOME/schedrl`, else `~/.cache/schedrl`.
+re-parse. Location: `$SCHEDRL_CACHE_DIR` (a relative one taken relative to where the process started:
+`schedrl.paths`), else `$XDG_CACHE_HOME/schedrl` (where absolute: the XDG specification has a relative one ignored),
+else `~/.cache/schedrl`.
 """
 
 from __future__ import annotations
@@ -12,16 +14,19 @@ from pathlib import Path
 
 import numpy as np
 
+from schedrl import paths
+
 _FORMAT = "v1"
 
 
 def cache_dir() -> Path:
     """The user cache directory of schedrl (created on demand by writers)."""
-    env = os.environ.get("SCHEDRL_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "schedrl"
+    own = paths.env_path(paths.CACHE_DIR)
+    if own is not None:
+        return own
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path(os.path.expanduser("~")) / ".cache"
+    return base / "schedrl"
 
 
 def _entry(sha256: str) -> Path:

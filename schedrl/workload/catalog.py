@@ -25,6 +25,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from schedrl import paths
 from schedrl.workload.cache import cache_dir
 from schedrl.workload.cleaning import CleaningRules
 from schedrl.workload.errors import TraceError
@@ -106,11 +107,9 @@ _ENTRY_KEYS = {"file", "url", "sha256", "procs", "nodes", "jobs", "citation", "d
 
 
 def traces_dir() -> Path:
-    """The repository's `traces/` directory: `$SCHEDRL_TRACES_DIR`, else beside the package source."""
-    env = os.environ.get("SCHEDRL_TRACES_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path(__file__).resolve().parents[2] / "traces"
+    """The repository's `traces/` directory: `$SCHEDRL_TRACES_DIR` (a relative one taken relative to where the process
+    started: `schedrl.paths`), else beside the package source."""
+    return paths.env_path(paths.TRACES_DIR) or Path(__file__).resolve().parents[2] / "traces"
 
 
 def user_traces_dir() -> Path:
@@ -118,41 +117,18 @@ def user_traces_dir() -> Path:
     return cache_dir() / "traces"
 
 
-TRACE_PATH_ENV = "SCHEDRL_TRACE_PATH"
+TRACE_PATH_ENV = paths.TRACE_PATH
 """Extra directories searched for catalog traces, `os.pathsep`-separated."""
 
-
-def _working_dir() -> Path | None:
-    try:
-        return Path.cwd()
-    except OSError:  # the directory was removed
-        return None
-
-
-START_DIR = _working_dir()
-"""The working directory when schedrl's catalog was first imported, i.e. where the command started: the base of a
-relative `$SCHEDRL_TRACE_PATH` entry, wherever the process is later (Tune moves each trial actor into its trial
-directory; Ray's workers do not start in the driver's)."""
+START_DIR = paths.START_DIR
+"""Where the process started (`schedrl.paths.START_DIR`): the base of a relative `$SCHEDRL_TRACE_PATH` entry."""
 
 
 def trace_path() -> list[Path]:
-    """The directories of `$SCHEDRL_TRACE_PATH`, each absolute (a relative one taken relative to `START_DIR`). When an
-    entry was relative (or began with `~`), the variable is rewritten with the absolute entries, so processes started
-    from now on (Ray's workers, subprocesses) inherit directories that mean the same wherever they run."""
-    value = os.environ.get(TRACE_PATH_ENV, "")
-    entries = [d for d in value.split(os.pathsep) if d]
-    dirs = [_absolute(Path(d).expanduser()) for d in entries]
-    if [str(d) for d in dirs] != entries:
-        os.environ[TRACE_PATH_ENV] = os.pathsep.join(str(d) for d in dirs)
-    return dirs
-
-
-def _absolute(path: Path) -> Path:
-    """`path` under `START_DIR` unless absolute, with `..` folded as `os.path.abspath` does."""
-    return path if path.is_absolute() or START_DIR is None else Path(os.path.normpath(START_DIR / path))
-
-
-trace_path()  # at import, before Ray or any subprocess starts: what they inherit is already absolute
+    """The directories of `$SCHEDRL_TRACE_PATH`, each absolute (a relative one taken relative to `START_DIR`), and
+    rewritten so in the environment when one was not (`schedrl.paths.env_paths`): Ray's workers and subprocesses,
+    which run elsewhere, inherit directories that mean the same wherever they run."""
+    return paths.env_paths(TRACE_PATH_ENV)
 
 
 def search_dirs() -> list[Path]:

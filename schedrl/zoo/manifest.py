@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schedrl import paths
 from schedrl.zoo import fields as shapes
 from schedrl.zoo.card import markdown
 from schedrl.zoo.store import (CARD_FILE, FORMAT, LEGACY_WEIGHTS_FILE, POLICY_FILE, Exported, ZooError, check_fields,
@@ -29,7 +29,7 @@ from schedrl.zoo.store import (CARD_FILE, FORMAT, LEGACY_WEIGHTS_FILE, POLICY_FI
 ZOO_DIR = Path(__file__).resolve().parent
 """The zoo shipped in the package: `manifest.json` and `policies/NAME/`."""
 MANIFEST_FILE = "manifest.json"
-ZOO_DIR_ENV = "SCHEDRL_ZOO_DIR"
+ZOO_DIR_ENV = paths.ZOO_DIR
 """Another zoo directory in place of the package's (tests; a private collection)."""
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]*")
 """Zoo names: lowercase letters, digits, `.`, `_`, `-` (a directory name on every platform, and `zoo:NAME` on a
@@ -53,8 +53,9 @@ class Entry:
 
 
 def manifest_path() -> Path:
-    """The zoo's manifest: `$SCHEDRL_ZOO_DIR/manifest.json`, else the package's."""
-    return Path(os.environ.get(ZOO_DIR_ENV) or ZOO_DIR).expanduser() / MANIFEST_FILE
+    """The zoo's manifest: `$SCHEDRL_ZOO_DIR/manifest.json` (a relative one taken relative to where the process
+    started: `schedrl.paths`), else the package's."""
+    return (paths.env_path(ZOO_DIR_ENV) or ZOO_DIR) / MANIFEST_FILE
 
 
 MANIFEST_FORMATS = (1, 2)

@@ -147,3 +147,33 @@ def test_report_cli_prints_it_and_refuses_what_is_not_a_cycle_log(tmp_path, caps
     (tmp_path / "x.jsonl").write_text('{"kind": "job", "job": 1}\n')
     assert main(["slurm", "report", str(tmp_path / "x.jsonl")]) == 2
     assert "not a cycle log of `schedrl slurm run --log` (no header line)" in capsys.readouterr().err
+
+
+def test_the_replay_runs_on_slurmctlds_times_where_its_log_has_them(tmp_path):
+    from datetime import datetime
+
+    from schedrl.slurm.passes import CtldTimes
+
+    jobs = [(k + 1, T + 2 * k, 4, 60) for k in range(12)]
+    starts = {k + 1: T + 2 * k + 1 for k in range(12)}
+    ends = {j: t + 1 for j, t in starts.items()}
+    log = Log.read(write_log(tmp_path / "log.jsonl", jobs, starts, ends, [(T, [1], [1])]))
+
+    def stamp(t: float) -> str:
+        return datetime.fromtimestamp(t).isoformat(timespec="milliseconds")
+
+    def ctld(covered: int):
+        lines = []
+        for j, s, _, _ in jobs[:covered]:
+            lines += [f"[{stamp(s + 0.25)}] _slurm_rpc_submit_batch_job: JobId={j} InitPrio=1 usec=1",
+                      f"[{stamp(starts[j] + 0.5)}] sched/backfill: _start_job: Started JobId={j} in p on n1",
+                      f"[{stamp(ends[j] + 0.75)}] _job_complete: JobId={j} done"]
+        (tmp_path / "ctld.log").write_text("\n".join(lines) + "\n")
+        return CtldTimes.read(tmp_path / "ctld.log")
+
+    sjf = __import__("schedrl.eval.policies", fromlist=["x"]).resolve_policy("sjf")
+    assert estimate(log, sjf, "wait", windows=4).times == "squeue"
+    full = estimate(log, sjf, "wait", windows=4, ctld=ctld(12))
+    assert full.times == "slurmctld" and full.passes == "starts"
+    assert abs(full.observed_wait - 1.25) < 1e-6  # the millisecond times: started 1.25 s after submission
+    assert estimate(log, sjf, "wait", windows=4, ctld=ctld(5)).times == "slurmctld for 5 of 12 jobs"

@@ -42,3 +42,15 @@ def test_progress_line_says_dash_when_no_training_episode_ended():
     assert lines[0].startswith("iter    3 |    4096 env steps/s | train bsld          - |")
     assert "nan" not in lines[0]
     assert "train bsld     294.16 |" in lines[1]
+
+
+def test_a_trial_tune_restarts_is_said_not_silent():
+    from schedrl.training.callbacks import ProgressLine
+
+    lines = []
+    progress = ProgressLine(describe=lambda config: "", metric_of=lambda config: "bsld", log=lines.append,
+                            max_failures=3)
+    trial = SimpleNamespace(config={}, trial_id="t0", path="/runs/t0", error_file="/runs/t0/error.txt", num_failures=1)
+    progress.on_trial_recover(0, [], trial)
+    assert lines == ["t0 failed (failure 1 of at most 3); restarting it from its last checkpoint: see "
+                     "/runs/t0/error.txt"]

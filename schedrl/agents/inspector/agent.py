@@ -38,7 +38,9 @@ def scenarios_option(value: str | None) -> tuple[str, ...] | None:
         raise ValueError(f"--teacher-scenarios must be comma-separated scenario names, got {value!r}")
     if len(set(names)) < len(names):
         raise ValueError(f"--teacher-scenarios names a scenario twice: {value!r}")
-    return names
+    from schedrl.scenarios.registry import portable_name
+
+    return tuple(portable_name(n) for n in names)  # a file read in a trial's own directory
 
 
 def threshold_option(value: str | None) -> float | str | None:

@@ -184,6 +184,7 @@ class RLSchertAgent(Agent):
         env = replace(env_config, **self.env_overrides)
         if env != env_config:
             log(f"{self.name}: env fixed to {dict(self.env_overrides)}")
+        env = env.portable()  # a relative --jobs FILE made absolute: the trials run in their trial directories
         table = env.job_table()
         path = env.jobs_path()
         digest = hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else None

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from schedrl import paths
 from schedrl.agents.dictconfig import DictConfig, check_choices
 from schedrl.dtsim import DTSimConfig, JobTable, load_jobs, synthetic_jobs
-from schedrl.dtsim.jobs import VASP_FILENAME, shared_data_dir
+from schedrl.dtsim.jobs import VASP_FILENAME, find_vasp_jobs, shared_data_dir
 
 REWARDS = ("slowdown", "completion")
 ESTIMATES = ("recorded", "prerun")
@@ -19,8 +19,9 @@ TEACHERS = {"saf": "SAF", "saf-hold": "SAF + hold"}
 or ours, SAF holding long jobs back (`schedrl.dtsim.heuristics.SAFHold`, L = 60, R = 3)."""
 SYNTHETIC = "synthetic"
 """`jobs` value selecting the seeded synthetic job table explicitly."""
-DATA_PATH_ENV = "SCHEDRL_DATA_PATH"
-"""Environment variable: directories (os.pathsep-separated) searched for the VASP job file and relative `jobs` paths."""
+DATA_PATH_ENV = paths.DATA_PATH
+"""Environment variable: directories (os.pathsep-separated) searched for the VASP job file and relative `jobs` paths
+(a relative directory is taken relative to where the process started: `schedrl.paths`)."""
 
 SEQUENCE_FIELDS = ("jobs", "synthetic_size", "res_slot", "job_len", "job_rate", "simu_len", "predictable", "max_seq")
 """The fields that decide what a seeded sequence is: its job table (and the check of it against the pool), its
@@ -127,19 +128,25 @@ class RLSchertEnvConfig(DictConfig):
         """The job file these settings read, or None for the synthetic table; FileNotFoundError for a named file that is absent."""
         if self.jobs == SYNTHETIC:
             return None
-        dirs = [Path(d) for d in os.environ.get(DATA_PATH_ENV, "").split(os.pathsep) if d]
         if self.jobs:
             path = Path(self.jobs).expanduser()
             if path.is_file():
                 return path.resolve()
-            for d in dirs:
+            for d in paths.env_paths(DATA_PATH_ENV):
                 if not path.is_absolute() and (d / path).is_file():
                     return (d / path).resolve()
             raise FileNotFoundError(f"job file {self.jobs} not found (also looked in ${DATA_PATH_ENV})")
-        for d in [*dirs, shared_data_dir()]:
-            if (d / VASP_FILENAME).is_file():
-                return (d / VASP_FILENAME).resolve()
-        return None
+        found = find_vasp_jobs()
+        return None if found is None else found.resolve()
+
+    def portable(self) -> RLSchertEnvConfig:
+        """These settings as a run hands them to its trials, which Tune runs in their own trial directories: a `jobs`
+        file named relative to the working directory made absolute. A name found only in `$SCHEDRL_DATA_PATH`
+        stays a name (each process looks it up there, as every node of a cluster can), as do `""` and `synthetic`."""
+        if self.jobs in ("", SYNTHETIC) or Path(self.jobs).is_absolute():
+            return self
+        path = Path(self.jobs).expanduser()
+        return replace(self, jobs=str(path.resolve())) if path.is_file() else self
 
     def job_table(self) -> JobTable:
         """The job table, checked against the pool: ValueError when res_slot or job_width is below the largest job."""

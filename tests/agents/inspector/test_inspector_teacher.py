@@ -244,3 +244,13 @@ def test_train_with_the_teacher_records_its_warm_start(tmp_path, ray_session):
     warm = json.loads((out / "summary.json").read_text())["warm_start"]
     assert warm["teacher"] == "hindsight depth 2" and warm["decisions"] > 0 and warm["threshold"] == 0.5
     assert len(warm["rounds"]) == 2
+
+
+def test_a_teacher_scenario_file_is_named_by_its_absolute_path(tmp_path, monkeypatch):
+    # the warm start reads --teacher-scenarios inside a Ray trial, whose working directory is its own
+    from schedrl.agents.inspector.agent import scenarios_option
+
+    (tmp_path / "mine.yaml").write_text("name: mine\n")
+    monkeypatch.chdir(tmp_path)
+    assert scenarios_option("mine.yaml,default") == (str(tmp_path / "mine.yaml"), "default")
+    assert scenarios_option("no-such.yaml") == ("no-such.yaml",)  # left for get_scenario's own error

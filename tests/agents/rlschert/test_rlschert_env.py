@@ -206,10 +206,33 @@ def test_bad_input_is_one_clear_value_error(tmp_path):
 
 
 def test_missing_vasp_file_falls_back_to_synthetic_with_a_note(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr("schedrl.agents.rlschert.config.shared_data_dir", lambda: tmp_path)
+    monkeypatch.setattr("schedrl.dtsim.jobs.shared_data_dir", lambda: tmp_path)
     monkeypatch.setenv("SCHEDRL_DATA_PATH", str(tmp_path))
     table = RLSchertEnvConfig().job_table()
     assert table.source.startswith("synthetic_jobs")
     assert "using the synthetic job table" in capsys.readouterr().err
     write_jobs_csv(tmp_path / "rlschert-vasp-jobs.csv.gz", [(3, 3, 20, [3, 3])])
     assert RLSchertEnvConfig().jobs_path() == (tmp_path / "rlschert-vasp-jobs.csv.gz").resolve()
+
+
+def test_prepare_hands_the_trials_a_relative_jobs_file_as_an_absolute_path(tmp_path, monkeypatch):
+    """`--jobs data/x.csv` names a file from where the command runs; Tune's trials run in their trial directories, so
+    the env config they get holds the absolute path. A name found in $SCHEDRL_DATA_PATH, `""` and `synthetic` stay
+    as given (each process looks them up)."""
+    from schedrl.agents import get_agent
+
+    (tmp_path / "data").mkdir()
+    jobs = write_jobs_csv(tmp_path / "data" / "x.csv", [(3, 3, 20, [3, 3]), (2, 2, 10, [2])])
+    monkeypatch.chdir(tmp_path)
+    agent = get_agent("rlschert")
+    env = agent.env_config(jobs="data/x.csv", res_slot=10, job_width=10)
+    prepared = agent.prepare(env, agent.settings_class(), {}, log=lambda line: None)
+    assert prepared.env_config.jobs == str(jobs.resolve())
+    (tmp_path / "trial").mkdir()
+    monkeypatch.chdir(tmp_path / "trial")  # where a trial runs: the relative name finds nothing here
+    with pytest.raises(FileNotFoundError, match="job file data/x.csv not found"):
+        env.jobs_path()
+    assert RLSchertEnvConfig.from_dict(prepared.env_config.to_dict()).jobs_path() == jobs.resolve()
+    monkeypatch.setenv("SCHEDRL_DATA_PATH", str(tmp_path / "data"))
+    for kept in ("x.csv", "", "synthetic", str(jobs)):
+        assert RLSchertEnvConfig(jobs=kept).portable().jobs == kept
