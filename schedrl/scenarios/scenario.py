@@ -480,6 +480,11 @@ class Scenario:
 
 
 
+SPLIT_PROBE = 1_000_000
+"""The trace length on which `Scenario.check_trains` compares a run's split with a scenario's (a split is a function
+of the length: fractions that differ by a millionth or more differ there)."""
+
+
 @dataclass(frozen=True)
 class TraceScenario(Scenario):
     """A scenario on the event simulator: windows of a trace (`workload`) in the zones of its `split`, under `sim`."""
@@ -564,27 +569,20 @@ class TraceScenario(Scenario):
                              + "; ".join(problems))
 
     def _split_problems(self, judge) -> list[str]:
-        """Where the run's split (its judge's, on the data it trains on) differs from this scenario's: its training
-        part (jobs the scenario holds out for validation or evaluation must not be trained on), and its validation
-        zone unless all of the held-out part validates here (`validation_share` 1: the evaluation has a trace of its
-        own, and the run's own validation zone lies inside the scenario's)."""
-        n_run, n = len(judge.load()), len(self.load())
-
-        def jobs(lo: int, hi: int) -> str:
-            return f"jobs {lo}..{hi - 1}"
-
-        run_lo, run_hi = judge.held_out_range(n_run)
-        trained = (0, run_lo) if run_lo > 0 else (0, run_hi)
-        own = self.split.training_range(n)
-        problems = []
-        if trained != own or n_run != n:
-            problems.append(f"training on {jobs(*trained)} of {n_run} (the scenario's: {jobs(*own)} of {n}, its "
-                            f"train_fraction {self.split.train_fraction:g})")
-        elif self.split.validation_share < 1 and judge.split_range(n, validation=True) != self.split.zone(n, True):
-            problems.append(f"validating on {jobs(*judge.split_range(n, validation=True))} (the scenario's: "
-                            f"{jobs(*self.split.zone(n, True))}, its validation_share "
-                            f"{self.split.validation_share:g})")
-        return problems
+        """Where the run's split (its judge's) differs from this scenario's: its training part (jobs the scenario holds
+        out for validation or evaluation must not be trained on), and its validation zone unless all of the held-out
+        part validates here (`validation_share` 1: the evaluation has a trace of its own, and the run's own validation
+        zone lies inside the scenario's). Both splits are functions of the trace's length, compared on `SPLIT_PROBE`
+        jobs, so no trace is read (a sweep file with `scenario:` validates without its trace)."""
+        n = SPLIT_PROBE
+        run, own = judge.held_out_range(n), self.split.held_out(n)
+        if run != own:
+            return [f"train_fraction {run[0] / n if run[0] else 1:g} (the scenario's: {self.split.train_fraction:g})"]
+        zone, own_zone = judge.split_range(n, validation=True), self.split.zone(n, validation=True)
+        if self.split.validation_share < 1 and zone != own_zone:
+            return [f"validation_share {(zone[1] - zone[0]) / (own[1] - own[0]):g} (the scenario's: "
+                    f"{self.split.validation_share:g})"]
+        return []
 
     def _decision_problem(self, judge, trained_sim: SimConfig | None, augment: str | None) -> str | None:
         trained = trained_sim or judge.sim
