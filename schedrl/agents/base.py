@@ -77,29 +77,31 @@ class AgentOptions:
     `--runner-resource`, or None), the stop, validation and evaluation options; then the agent's own
     (`Agent.add_arguments`).
 
-    `given(dest)`: whether the command line gave option `dest` (an agent's defaults for this machine never replace
-    those); `replace(**changes)`: a copy with some values changed (what the agent then reads); `note(line)`: a line
-    about a setting the agent chose that the user should hear (machine-sized defaults, a warm start to come), which
-    `schedrl train` prints once every option is valid (`notes`; copies made by `replace` share them)."""
+    `given(dest)`: whether the command line gave option `dest`; `chosen(dest)`: whether the command line or the
+    scenario set it (an agent's defaults for this machine replace neither: only a parser's default); `replace(**changes)`:
+    a copy with some values changed (what the agent then reads); `note(line)`: a line about a setting the agent chose
+    that the user should hear (machine-sized defaults, a warm start to come), which `schedrl train` prints once every
+    option is valid (`notes`; copies made by `replace` share them)."""
 
-    __slots__ = ("_values", "_explicit", "_notes")
+    __slots__ = ("_values", "_explicit", "_scenario", "_notes")
 
-    def __init__(self, values: Mapping[str, Any], explicit: Iterable[str] = (), notes: list[str] | None = None):
+    def __init__(self, values: Mapping[str, Any], explicit: Iterable[str] = (), notes: list[str] | None = None,
+                 scenario: Iterable[str] = ()):
         object.__setattr__(self, "_values", dict(values))
         object.__setattr__(self, "_explicit", frozenset(explicit))
+        object.__setattr__(self, "_scenario", frozenset(scenario))
         object.__setattr__(self, "_notes", [] if notes is None else notes)
 
     @classmethod
     def of(cls, args: argparse.Namespace, under: Mapping[str, Any] | None = None) -> AgentOptions:
         """The options of a parsed namespace (the dests its command line gave: `args.explicit`, as `schedrl.cli.main`
         sets it), with `under`'s values (a scenario's `agent_options`) in place of the defaults of the options the
-        namespace has and its command line did not give."""
+        namespace has and its command line did not give (those count as `chosen`)."""
         values = {k: v for k, v in vars(args).items() if k not in ("explicit", "run")}
         explicit = frozenset(getattr(args, "explicit", ()))
-        for dest, value in (under or {}).items():
-            if dest in values and dest not in explicit:
-                values[dest] = value
-        return cls(values, explicit)
+        scenario = {dest for dest in (under or {}) if dest in values and dest not in explicit}
+        values.update({dest: under[dest] for dest in scenario})
+        return cls(values, explicit, scenario=scenario)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -114,15 +116,21 @@ class AgentOptions:
         return name in self._values
 
     def __repr__(self) -> str:
-        return f"AgentOptions({self._values!r}, explicit={sorted(self._explicit)!r})"
+        return (f"AgentOptions({self._values!r}, explicit={sorted(self._explicit)!r}, "
+                f"scenario={sorted(self._scenario)!r})")
 
     def given(self, dest: str) -> bool:
         """Whether the command line gave option `dest` (abbreviated, `--opt=value` or `--no-opt` included)."""
         return dest in self._explicit
 
+    def chosen(self, dest: str) -> bool:
+        """Whether option `dest`'s value is the command line's or the scenario's, not a parser default: a scenario owns
+        what a policy is trained and judged on, so an agent's machine-sized defaults replace only parser defaults."""
+        return dest in self._explicit or dest in self._scenario
+
     def replace(self, **changes: Any) -> AgentOptions:
         """A copy with `changes` (option dest -> value), sharing the notes."""
-        return AgentOptions({**self._values, **changes}, self._explicit, self._notes)
+        return AgentOptions({**self._values, **changes}, self._explicit, self._notes, self._scenario)
 
     def to_dict(self) -> dict[str, Any]:
         """Every option by dest."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 import argparse
-import signal
 from pathlib import Path
 
 from schedrl.duration import parse_duration
@@ -133,31 +132,14 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
 
 
 def _claim_outputs(args, command: str) -> None:
-    """The state directory (and `run`'s cycle log) are continued, never replaced: refuse, before Slurm is asked
-    anything, a state directory holding other files, a log that is not a cycle log, a path of the wrong kind, and a log
-    that is one of the state directory's files or the policy's file (schedrl.outputs)."""
-    from fnmatch import fnmatch
-
+    """The state directory (and `run`'s cycle log) are continued, never replaced (`schedrl.slurm.adapter.claim_outputs`)."""
     from schedrl.cli.main import UsageError
-    from schedrl.outputs import In, Out, OutputError, claim
-    from schedrl.slurm.adapter import STATE_FILES, is_state_dir
-    from schedrl.slurm.cyclelog import is_cycle_log
+    from schedrl.outputs import OutputError
+    from schedrl.slurm.adapter import claim_outputs
 
-    state = Out("--state-dir", Path(args.state_dir), "dir", mark=False, continues=is_state_dir,
-                continues_what="an adapter's state directory (only *.lock, *.state.json, *.audit.jsonl and "
-                               "*.shadow-report.json files)")
-    log = getattr(args, "log", None) if command == "slurm run" else None
     try:
-        claim(command, [state])
-        if log is None:
-            return
-        log_path, state_path = Path(log).expanduser().absolute(), Path(args.state_dir).expanduser().absolute()
-        if log_path.parent == state_path and any(fnmatch(log_path.name, pattern) for pattern in STATE_FILES):
-            raise OutputError(f"--log {log} is one of the adapter's own state files in --state-dir "
-                              f"{args.state_dir}: choose another path for the cycle log")
-        kind, _, rest = str(getattr(args, "policy", "") or "").partition(":")
-        inputs = [In("--policy", Path(rest))] if rest and kind in ("checkpoint", "tuned") else []
-        claim(command, [Out("--log", Path(log), continues=is_cycle_log, continues_what="a schedrl cycle log")], inputs)
+        claim_outputs(command, args.state_dir, getattr(args, "log", None) if command == "slurm run" else None,
+                      getattr(args, "policy", None))
     except OutputError as e:
         raise UsageError(str(e)) from None
 
@@ -165,12 +147,8 @@ def _claim_outputs(args, command: str) -> None:
 def run_adapter(args) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.eval.policies import resolve_policy
-    from schedrl.slurm.adapter import Adapter, AdapterOptions
-    from schedrl.slurm.lease import LeaseError
-    from schedrl.slurm.lock import LockError, LockLost
-    from schedrl.slurm.mechanism import MechanismError
-    from schedrl.slurm.client import SlurmError
-    from schedrl.slurm.order import PolicyMachineError
+    from schedrl.slurm.adapter import Adapter, AdapterError, AdapterOptions, serve
+    from schedrl.slurm.gate import GateError, go_live
 
     mode = "shadow" if args.shadow else "dry-run" if args.dry_run else "live"
     try:
@@ -185,49 +163,14 @@ def run_adapter(args) -> int:
         raise UsageError(str(e)) from None
     _claim_outputs(args, "slurm run")
     say = _printer()
-    if mode == "live":
-        _check_gate(args, say)
-    adapter = Adapter(policy, options, say=say, policy_name=args.policy)
-    stopping = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stopping.append(True))
-    from schedrl.slurm.snapshot import SnapshotError
-
     try:
-        adapter.start()
-    except (SlurmError, MechanismError, LockError, LeaseError, PolicyMachineError, SnapshotError) as e:
-        adapter.worker.close()
+        if mode == "live":  # the go-live gate: a shadow report of this policy that passes, unless --force
+            say(go_live(args.state_dir, args.cluster, args.partition, args.policy, args.gate_jobs, args.gate_margin,
+                        args.force))
+        serve(Adapter(policy, options, say=say, policy_name=args.policy), args.cycles)
+    except (GateError, AdapterError) as e:
         raise UsageError(str(e)) from None
-    try:
-        adapter.run(args.cycles, should_stop=lambda: bool(stopping))
-    except PolicyMachineError as e:
-        adapter.stop()
-        raise UsageError(str(e)) from None
-    except LockLost as e:
-        adapter.stop(restore_order=False)
-        raise UsageError(str(e)) from None
-    adapter.stop()
     return 0
-
-
-def _check_gate(args, say) -> None:
-    """Live mode: the go-live gate (a shadow report of this policy that passes), unless --force."""
-    from schedrl.cli.main import UsageError
-    from schedrl.slurm.client import SlurmClient, SlurmError
-    from schedrl.slurm.gate import GateError, check
-
-    if args.gate_jobs < 1 or not args.gate_margin == args.gate_margin:
-        raise UsageError(f"--gate-jobs must be >= 1 and --gate-margin a number; got {args.gate_jobs}, "
-                         f"{args.gate_margin}")
-    try:
-        cluster = args.cluster or SlurmClient().config().get("ClusterName", "cluster")
-        line = check(args.state_dir, cluster, args.partition, args.policy, args.gate_jobs, args.gate_margin)
-    except (GateError, SlurmError) as e:
-        if args.force:
-            say(f"going live with --force; the go-live gate would refuse: {e}")
-            return
-        raise UsageError(str(e)) from None
-    say(line)
 
 
 def _slow_progress(after_s: float = 5.0):
@@ -245,7 +188,7 @@ def _slow_progress(after_s: float = 5.0):
 
 def run_report(args) -> int:
     from schedrl.cli.main import UsageError
-    from schedrl.slurm import gate
+    from schedrl.slurm.gate import gated_report
     from schedrl.slurm.report import ReportError, report
 
     if args.windows < 2:
@@ -258,157 +201,35 @@ def run_report(args) -> int:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise UsageError(f"cannot read {e.filename}: {e.strerror}") from None
-    lines = result.lines()
-    gate_line = gate.describe(result, args.gate_jobs, args.gate_margin)
-    lines = [gate_line if line.startswith("go-live gate") else line for line in lines]
-    saved = gate.save(result, args.state_dir)
-    if args.json:
-        import json
-
-        print(json.dumps({**result.to_dict(), "gate": gate_line, "saved": str(saved) if saved else None}, indent=2))
-    else:
-        print("\n".join(lines))
-        if saved is not None:
-            print(f"kept for the go-live gate of `schedrl slurm run`: {saved}")
+    print(gated_report(result, args.gate_jobs, args.gate_margin, args.state_dir, args.json))
     return 0
 
 
 def run_replay(args) -> int:
-    import json
-    import time
-
     from schedrl.cli.main import UsageError
-    from schedrl.slurm.client import SlurmClient, SlurmError
-    from schedrl.slurm.replay import Replay, summary
-    from schedrl.slurm.snapshot import SnapshotError, parse_sinfo
-    from schedrl.workload import TraceError, read_swf
-    from schedrl.workload.catalog import resolve_trace
+    from schedrl.slurm.replay import ReplayError, outcome, replay_trace
 
-    if args.jobs < 1 or args.first < 0:
-        raise UsageError(f"--jobs must be >= 1 and --first >= 0; got {args.jobs}, {args.first}")
-    try:
-        workload = read_swf(resolve_trace(args.trace))
-    except (TraceError, FileNotFoundError, ValueError) as e:
-        raise UsageError(str(e).splitlines()[0]) from None
-    n = len(workload.job_id)
-    if args.first >= n:
-        raise UsageError(f"--first {args.first} is past the trace's {n:,} jobs")
-    window = workload[args.first:args.first + args.jobs]
-    client = SlurmClient()
-    try:
-        machine = parse_sinfo(client.sinfo(args.partition), args.partition)
-        replay = Replay(client, window, args.partition, args.scale, sbatch_options=tuple(args.sbatch_option))
-    except (SlurmError, SnapshotError, ValueError) as e:
-        raise UsageError(str(e)) from None
-    wide = [int(window.job_id[k]) for k in range(len(window.job_id)) if window.procs_req[k] > machine.usable]
-    if wide:
-        raise UsageError(f"{len(wide)} job(s) of the window request more CPUs than partition {args.partition} has "
-                         f"({machine.usable:,} usable), e.g. job {wide[0]}: pick another window or partition")
-    span = float(window.submit[-1] - window.submit[0])
     say = _printer()
-    say(f"replaying {len(window.job_id)} jobs of {args.trace} (jobs {int(window.job_id[0])}..{int(window.job_id[-1])}) "
-        f"on partition {args.partition} at scale {args.scale:g}: {span:,.0f} s of trace arrivals in "
-        f"{span * args.scale:,.1f} s")
-    t0 = time.monotonic()
-    replay.start()
     try:
-        if args.no_wait:
-            replay.thread.join()
-            final = {}
-        else:
-            final = replay.finished(args.timeout, progress=say)
-    except TimeoutError as e:
+        replay, out = replay_trace(args.trace, args.partition, args.scale, args.first, args.jobs, args.sbatch_option,
+                                   args.timeout, not args.no_wait, say)
+    except ReplayError as e:
         raise UsageError(str(e)) from None
-    except SlurmError as e:
-        raise UsageError(f"the replay could not follow its jobs: {e}") from None
-    out = summary(replay, final)
-    out["seconds"] = round(time.monotonic() - t0, 1)
-    if args.json:
-        print(json.dumps({**out, "slurm_ids": {str(k): v for k, v in replay.submitted.items()}}, indent=2))
-    else:
-        states = ", ".join(f"{count} {state}" for state, count in sorted(out["states"].items())) or "not waited for"
-        say(f"replay: {out['submitted']} of {out['jobs']} submitted ({states}); {out['lost']} lost, "
-            f"{out['duplicated']} duplicated; in {out['seconds']:g} s, submissions at most {out['late_s']:.2f} s late")
-        for error in out["errors"][:5]:
-            say(f"  {error}")
+    for line in outcome(replay, out, args.json):
+        say(line)
     return 0 if not out["errors"] and not out["lost"] else 1
 
 
 def run_reset(args) -> int:
     from schedrl.cli.main import UsageError
-    from schedrl.slurm import marks
-    from schedrl.slurm.audit import AuditLog
-    from schedrl.slurm.adapter import restore
-    from schedrl.slurm.client import SlurmClient, SlurmError
-    from schedrl.slurm.lease import Lease, LeaseError
-    from schedrl.slurm.lock import ClusterLock, LockError, SlurmLock
-    from schedrl.slurm.mechanism import FIELD
-    import time
+    from schedrl.slurm.reset import ResetError, reset
 
     _claim_outputs(args, "slurm reset")
-    client = SlurmClient()
-    say = _printer()
     try:
-        cluster = args.cluster or client.config().get("ClusterName", "cluster")
-        lock = ClusterLock(args.state_dir, cluster).acquire("schedrl slurm reset")
-    except LockError as e:
-        if args.expired:
-            print(f"reset --expired: an adapter is running ({e}); nothing to do")
-            return 0
+        reset(args.state_dir, args.cluster, args.expired, _printer())
+    except ResetError as e:
         raise UsageError(str(e)) from None
-    except SlurmError as e:
-        raise UsageError(str(e)) from None
-    slurm_lock = None
-    try:
-        lease = Lease.load(args.state_dir, cluster)
-        if args.expired and not lease.expired():
-            print(f"reset --expired: the lease runs until {time.ctime(lease.expires)}; nothing to do")
-            return 0
-        try:  # the cluster's lock on Slurm's side: no adapter anywhere may run while reset restores
-            slurm_lock = SlurmLock(client, cluster, lease.partition or _default_partition(client), 60.0,
-                                   args.state_dir).acquire()
-        except LockError as e:
-            slurm_lock = None
-            if args.expired:
-                print(f"reset --expired: an adapter is running ({e}); nothing to do")
-                return 0
-            raise UsageError(str(e)) from None
-        audit = AuditLog(args.state_dir / f"{cluster}.audit.jsonl", cluster, lease.partition)
-        for rec in audit.read():  # jobs the state file may have lost: their first audited value is their own
-            if rec.get("result") == "ok" and rec["why"] not in ("reset", "restore"):
-                lease.original.setdefault(int(rec["job"]), int(rec["from"]))
-        # every job any adapter holds changed, whatever its state directory: the marks in AdminComment
-        by_field: dict[str, dict[int, int]] = {}
-        for job, comment in client.admin_comments().items():
-            mark = marks.parse(comment)[1]
-            if mark is not None and mark.lock != slurm_lock.job:
-                by_field.setdefault(mark.field, {})[job] = mark.own
-        field = FIELD[lease.handle]
-        for job, own in by_field.pop(field, {}).items():
-            lease.original.setdefault(job, own)
-        restored = restore(client, lease, audit, say)
-        for other, own in by_field.items():  # marks of the other handle
-            handle = next(h for h, f in FIELD.items() if f == other)
-            extra = Lease(lease.path.with_name(f"{cluster}.{handle}.reset.json"), cluster, lease.partition,
-                          original=dict(own), handle=handle)
-            restored += restore(client, extra, audit, say)
-            extra.path.unlink(missing_ok=True)
-        print(f"reset: {restored} pending job(s) back to their own values; Slurm's own order applies")
-    except (SlurmError, LeaseError) as e:
-        raise UsageError(str(e)) from None
-    finally:
-        if slurm_lock is not None:
-            slurm_lock.release()
-        lock.release()
     return 0
-
-
-def _default_partition(client) -> str:
-    """The cluster's default partition (where reset's lock job waits), from sinfo's `*`."""
-    for line in client.run(["sinfo", "--noheader", "--format=%P"]).stdout.split():
-        if line.endswith("*"):
-            return line[:-1]
-    return ""
 
 
 def _printer():

@@ -824,3 +824,71 @@ def publish(result: dict, root) -> list:
     from schedrl.eval.pages import update_pages  # the agent pages' "Where it stands today", the README's answer
 
     return [json_path, md_path, png_path, bars_path, zoo_path, readme, *update_pages(result, root)]
+
+
+# ---------------------------------------------------------------- what `schedrl leaderboard` runs, writes and prints
+OUT_FILES = ("leaderboard.json", "leaderboard.md", "leaderboard.png", "leaderboard_bars.png")
+"""What `schedrl leaderboard --out DIR` writes."""
+
+
+def rerender(root, say: Callable[[str], None]) -> None:
+    """`--render ROOT`: the committed pages of the checkout `root` re-rendered from its docs/leaderboard.json, nothing
+    scored; `say` hears each path written. ValueError (one line, naming `--render`) where the checkout cannot."""
+    import json
+    from pathlib import Path
+
+    root = Path(root)
+    try:
+        result = corrected(json.loads((root / PUBLISHED[0]).read_text()))
+        for path in publish(result, root):
+            say(f"wrote {path}")
+    except (OSError, ValueError, KeyError) as e:
+        raise ValueError(f"--render {root}: {e}") from None
+
+
+def entrants(outside_specs: Iterable[str] = (), with_entry_points: bool = True) -> list[Entrant]:
+    """Who enters the board: every zoo policy and tuned rule, the outside policies `outside_specs`
+    (`module:callable`), then, `with_entry_points`, the `schedrl.policies` entry points. ValueError on a bad spec."""
+    named = [outside(spec) for spec in outside_specs]
+    return zoo_entrants() + named + (entry_points() if with_entry_points else [])
+
+
+def deliver(result: dict, outputs, say: Callable[[str], None], out=None, figure=None, publish_root=None) -> None:
+    """After the board is scored: `say` each method that failed, then write what the command claimed (`outputs`, a
+    `schedrl.outputs.claim`): `out`'s files (`OUT_FILES`), the `figure`, and the committed pages under `publish_root`
+    (ValueError where a scenario was skipped: the committed board needs every one)."""
+    import json
+    from pathlib import Path
+
+    for b in result["scenarios"]:
+        for f in b["failed"]:
+            say(f"{b['scenario']}: {f['method']} failed: {f['error']}")
+    outputs.prepare()
+    if out:
+        out = Path(out)
+        outputs.write(out / "leaderboard.json", json.dumps(result, indent=1) + "\n")
+        outputs.write(out / "leaderboard.md", to_markdown(result))
+        plot_matrix(result, out / "leaderboard.png")
+        outputs.record(out / "leaderboard.png")
+        plot(result, out / "leaderboard_bars.png")
+        outputs.record(out / "leaderboard_bars.png")
+        say(f"wrote {out / 'leaderboard.json'}, leaderboard.md, leaderboard.png (the policies x scenarios matrix) and "
+            f"leaderboard_bars.png")
+    if figure:
+        plot(result, figure)
+        outputs.record(figure)
+    if publish_root:
+        if result["skipped"]:
+            raise ValueError(f"--publish needs every scenario's data; skipped: "
+                             f"{', '.join(s['scenario'] for s in result['skipped'])}")
+        for path in publish(result, publish_root):
+            say(f"wrote {path}")
+
+
+def text(result: dict, as_json: bool = False, summary: bool = False) -> str:
+    """What `schedrl leaderboard` prints: the JSON (with its newline), the one-line-per-scenario summary, or the
+    markdown tables."""
+    import json
+
+    return json.dumps(result, indent=1) + "\n" if as_json else summary_markdown(result) if summary \
+        else to_markdown(result)

@@ -28,7 +28,7 @@ class RunProtocol:
     @classmethod
     def checked(cls, agent: str, judge: Judge, scenario: Scenario | None = None) -> "RunProtocol":
         """The protocol of agent `agent` judged by `judge`, on `scenario`; ValueError where the agent with these options
-        does not train on what the scenario says (another simulator, metric or semantics)."""
+        does not train on what the scenario says (another simulator, metric, semantics or split)."""
         if scenario is not None:
             scenario.check_trains(agent, judge)
         return cls(judge, scenario)

@@ -284,8 +284,8 @@ class Scenario:
 
     def check_trains(self, name: str, judge) -> None:
         """ValueError when agent `name`, judged by `judge` (`agent.judge(env_config)`), does not train on what this
-        scenario says: the other simulator, or its metric, discipline, window, allocation, event order or walltime
-        kill."""
+        scenario says: the other simulator, or its metric, discipline, window, allocation, event order, walltime
+        kill or (a trace scenario) its split: the training part and the validation zone."""
         self.check_simulator(name, judge)
         self._check_semantics(name, judge)
 
@@ -480,6 +480,11 @@ class Scenario:
 
 
 
+SPLIT_PROBE = 1_000_000
+"""The trace length on which `Scenario.check_trains` compares a run's split with a scenario's (a split is a function
+of the length: fractions that differ by a millionth or more differ there)."""
+
+
 @dataclass(frozen=True)
 class TraceScenario(Scenario):
     """A scenario on the event simulator: windows of a trace (`workload`) in the zones of its `split`, under `sim`."""
@@ -557,9 +562,27 @@ class TraceScenario(Scenario):
         for key in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
             if getattr(sim, key) != getattr(self.sim, key):
                 problems.append(f"{key} {getattr(sim, key)!r} (the scenario's: {getattr(self.sim, key)!r})")
+        if not problems:  # the split only where the semantics agree (it loads the data)
+            problems = self._split_problems(judge)
         if problems:
             raise ValueError(f"{name} with these options does not train on scenario {self.name!r}: "
                              + "; ".join(problems))
+
+    def _split_problems(self, judge) -> list[str]:
+        """Where the run's split (its judge's) differs from this scenario's: its training part (jobs the scenario holds
+        out for validation or evaluation must not be trained on), and its validation zone unless all of the held-out
+        part validates here (`validation_share` 1: the evaluation has a trace of its own, and the run's own validation
+        zone lies inside the scenario's). Both splits are functions of the trace's length, compared on `SPLIT_PROBE`
+        jobs, so no trace is read (a sweep file with `scenario:` validates without its trace)."""
+        n = SPLIT_PROBE
+        run, own = judge.held_out_range(n), self.split.held_out(n)
+        if run != own:
+            return [f"train_fraction {run[0] / n if run[0] else 1:g} (the scenario's: {self.split.train_fraction:g})"]
+        zone, own_zone = judge.split_range(n, validation=True), self.split.zone(n, validation=True)
+        if self.split.validation_share < 1 and zone != own_zone:
+            return [f"validation_share {(zone[1] - zone[0]) / (own[1] - own[0]):g} (the scenario's: "
+                    f"{self.split.validation_share:g})"]
+        return []
 
     def _decision_problem(self, judge, trained_sim: SimConfig | None, augment: str | None) -> str | None:
         trained = trained_sim or judge.sim

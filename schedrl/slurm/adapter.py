@@ -70,6 +70,30 @@ def is_state_dir(path: Path) -> bool:
         return False
 
 
+def claim_outputs(command: str, state_dir: Path, log: Path | None = None, policy: str | None = None) -> None:
+    """The state directory (and `run`'s cycle `log`) are continued, never replaced: refuse (`schedrl.outputs`'
+    OutputError), before Slurm is asked anything, a state directory holding other files, a log that is not a cycle
+    log, a path of the wrong kind, and a log that is one of the state directory's files or `policy`'s file."""
+    from fnmatch import fnmatch
+
+    from schedrl.outputs import In, Out, OutputError, claim
+    from schedrl.slurm.cyclelog import is_cycle_log
+
+    state = Out("--state-dir", Path(state_dir), "dir", mark=False, continues=is_state_dir,
+                continues_what="an adapter's state directory (only *.lock, *.state.json, *.audit.jsonl and "
+                               "*.shadow-report.json files)")
+    claim(command, [state])
+    if log is None:
+        return
+    log_path, state_path = Path(log).expanduser().absolute(), Path(state_dir).expanduser().absolute()
+    if log_path.parent == state_path and any(fnmatch(log_path.name, pattern) for pattern in STATE_FILES):
+        raise OutputError(f"--log {log} is one of the adapter's own state files in --state-dir "
+                          f"{state_dir}: choose another path for the cycle log")
+    kind, _, rest = str(policy or "").partition(":")
+    inputs = [In("--policy", Path(rest))] if rest and kind in ("checkpoint", "tuned") else []
+    claim(command, [Out("--log", Path(log), continues=is_cycle_log, continues_what="a schedrl cycle log")], inputs)
+
+
 @dataclass(frozen=True)
 class AdapterOptions:
     """How the adapter orders one partition."""
@@ -502,5 +526,38 @@ class Adapter:
         return record
 
 
-__all__ = ["Adapter", "AdapterOptions", "LockLost", "MODES", "RateLimit", "apply", "current_values",
-           "default_state_dir", "is_state_dir", "restore"]
+class AdapterError(ValueError):
+    """Why the adapter could not start or had to stop (`serve`): one line."""
+
+
+def serve(adapter: "Adapter", cycles: int | None = None) -> None:
+    """Run `adapter` as a service: start it, cycle until `cycles` have run or SIGTERM/SIGINT asks it to stop, and stop
+    cleanly (live: the jobs' own values back, unless another adapter took the lock). AdapterError says why it could
+    not start (Slurm, the partition, the policy's machine size, the mechanism, the lock, the lease) or stopped early
+    (the policy's machine, the lock lost)."""
+    import signal
+
+    from schedrl.slurm.mechanism import MechanismError
+    from schedrl.slurm.order import PolicyMachineError
+
+    stopping = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.append(True))
+    try:
+        adapter.start()
+    except (SlurmError, MechanismError, LockError, LeaseError, PolicyMachineError, SnapshotError) as e:
+        adapter.worker.close()
+        raise AdapterError(str(e)) from None
+    try:
+        adapter.run(cycles, should_stop=lambda: bool(stopping))
+    except PolicyMachineError as e:
+        adapter.stop()
+        raise AdapterError(str(e)) from None
+    except LockLost as e:
+        adapter.stop(restore_order=False)
+        raise AdapterError(str(e)) from None
+    adapter.stop()
+
+
+__all__ = ["Adapter", "AdapterError", "AdapterOptions", "LockLost", "MODES", "RateLimit", "apply", "claim_outputs", "current_values",
+           "default_state_dir", "is_state_dir", "restore", "serve"]

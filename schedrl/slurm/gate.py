@@ -98,4 +98,37 @@ def check(state_dir: str | Path, cluster: str, partition: str, policy: str, min_
             f"+{margin_pct:g}%)")
 
 
-__all__ = ["GateError", "MARGIN_PCT", "MIN_JOBS", "check", "describe", "path_for", "save", "verdict"]
+def go_live(state_dir: str | Path, cluster: str | None, partition: str, policy: str, min_jobs: int = MIN_JOBS,
+            margin_pct: float = MARGIN_PCT, force: bool = False, client=None) -> str:
+    """Live mode's gate (`schedrl slurm run` without --shadow): the line saying which shadow report passed (`check`;
+    `cluster` None: slurm.conf's ClusterName), or with `force` the line saying what the gate would refuse; GateError
+    otherwise, and on a bad `min_jobs` or `margin_pct`."""
+    from schedrl.slurm.client import SlurmClient, SlurmError
+
+    if min_jobs < 1 or not margin_pct == margin_pct:
+        raise GateError(f"--gate-jobs must be >= 1 and --gate-margin a number; got {min_jobs}, {margin_pct}")
+    try:
+        cluster = cluster or (client or SlurmClient()).config().get("ClusterName", "cluster")
+        return check(state_dir, cluster, partition, policy, min_jobs, margin_pct)
+    except (GateError, SlurmError) as e:
+        if force:
+            return f"going live with --force; the go-live gate would refuse: {e}"
+        raise GateError(str(e)) from None
+
+
+def gated_report(result, min_jobs: int, margin_pct: float, state_dir: str | Path, as_json: bool = False) -> str:
+    """What `schedrl slurm report` prints of `result` (a `schedrl.slurm.report` report): its lines with the gate's
+    line for `min_jobs` and `margin_pct` (`describe`), or the JSON with that line; the report is kept in `state_dir`
+    for the gate (`save`), and the text says where."""
+    gate_line = describe(result, min_jobs, margin_pct)
+    lines = [gate_line if line.startswith("go-live gate") else line for line in result.lines()]
+    saved = save(result, state_dir)
+    if as_json:
+        return json.dumps({**result.to_dict(), "gate": gate_line, "saved": str(saved) if saved else None}, indent=2)
+    if saved is not None:
+        lines.append(f"kept for the go-live gate of `schedrl slurm run`: {saved}")
+    return "\n".join(lines)
+
+
+__all__ = ["GateError", "MARGIN_PCT", "MIN_JOBS", "check", "describe", "gated_report", "go_live", "path_for", "save",
+           "verdict"]

@@ -133,4 +133,73 @@ def summary(replay: Replay, final: dict[str, dict]) -> dict:
             "duplicated": len(names) - len(set(names)), "late_s": round(replay.late_s, 3), "errors": replay.errors}
 
 
-__all__ = ["ENDED", "NAME_PREFIX", "Replay", "summary"]
+class ReplayError(ValueError):
+    """Why a replay cannot start or could not follow its jobs (`replay_trace`): one line."""
+
+
+def replay_trace(trace: str, partition: str, scale: float, first: int = 0, jobs: int = 100,
+                 sbatch_options: Sequence[str] = (), timeout_s: float = 3600.0, wait: bool = True,
+                 say: Callable[[str], None] = print, client: SlurmClient | None = None) -> tuple[Replay, dict]:
+    """`schedrl slurm replay`: jobs `first`.. `first + jobs` of `trace` (a file or a catalog name) submitted to
+    `partition` at `scale` (`Replay`), then, where `wait`, followed until they have ended (`timeout_s`). `say` hears
+    what is replayed and the progress. Returns the replay and its `summary` (with `seconds`: the wall time); ReplayError
+    on a bad window, trace, partition or scale, a job wider than the partition, or a replay that could not follow its
+    jobs."""
+    from schedrl.slurm.snapshot import SnapshotError, parse_sinfo
+    from schedrl.workload import TraceError, read_swf
+    from schedrl.workload.catalog import resolve_trace
+
+    if jobs < 1 or first < 0:
+        raise ReplayError(f"--jobs must be >= 1 and --first >= 0; got {jobs}, {first}")
+    try:
+        workload = read_swf(resolve_trace(trace))
+    except (TraceError, FileNotFoundError, ValueError) as e:
+        raise ReplayError(str(e).splitlines()[0]) from None
+    n = len(workload.job_id)
+    if first >= n:
+        raise ReplayError(f"--first {first} is past the trace's {n:,} jobs")
+    window = workload[first:first + jobs]
+    client = client or SlurmClient()
+    try:
+        machine = parse_sinfo(client.sinfo(partition), partition)
+        replay = Replay(client, window, partition, scale, sbatch_options=tuple(sbatch_options))
+    except (SlurmError, SnapshotError, ValueError) as e:
+        raise ReplayError(str(e)) from None
+    wide = [int(window.job_id[k]) for k in range(len(window.job_id)) if window.procs_req[k] > machine.usable]
+    if wide:
+        raise ReplayError(f"{len(wide)} job(s) of the window request more CPUs than partition {partition} has "
+                          f"({machine.usable:,} usable), e.g. job {wide[0]}: pick another window or partition")
+    span = float(window.submit[-1] - window.submit[0])
+    say(f"replaying {len(window.job_id)} jobs of {trace} (jobs {int(window.job_id[0])}..{int(window.job_id[-1])}) "
+        f"on partition {partition} at scale {scale:g}: {span:,.0f} s of trace arrivals in {span * scale:,.1f} s")
+    t0 = time.monotonic()
+    replay.start()
+    try:
+        if wait:
+            final = replay.finished(timeout_s, progress=say)
+        else:
+            replay.thread.join()
+            final = {}
+    except TimeoutError as e:
+        raise ReplayError(str(e)) from None
+    except SlurmError as e:
+        raise ReplayError(f"the replay could not follow its jobs: {e}") from None
+    out = summary(replay, final)
+    out["seconds"] = round(time.monotonic() - t0, 1)
+    return replay, out
+
+
+def outcome(replay: Replay, out: dict, as_json: bool = False) -> list[str]:
+    """What `schedrl slurm replay` prints of `out` (`replay_trace`'s summary): the JSON (with trace id -> Slurm id), or
+    a line with the counts and up to five errors."""
+    import json
+
+    if as_json:
+        return [json.dumps({**out, "slurm_ids": {str(k): v for k, v in replay.submitted.items()}}, indent=2)]
+    states = ", ".join(f"{count} {state}" for state, count in sorted(out["states"].items())) or "not waited for"
+    return [f"replay: {out['submitted']} of {out['jobs']} submitted ({states}); {out['lost']} lost, "
+            f"{out['duplicated']} duplicated; in {out['seconds']:g} s, submissions at most {out['late_s']:.2f} s late",
+            *(f"  {error}" for error in out["errors"][:5])]
+
+
+__all__ = ["ENDED", "NAME_PREFIX", "Replay", "ReplayError", "outcome", "replay_trace", "summary"]

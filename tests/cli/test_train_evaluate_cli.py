@@ -402,7 +402,8 @@ def test_train_on_a_scenario_records_it_and_explicit_options_win(ray_session, tm
     out = tmp_path / "run"
     assert main(["train", "rlscheduler", *TINY, "--scenario", "default", "--metric", "wait", "--out", str(out)]) == 0
     record = json.loads(next(out.rglob("schedrl_run.json")).read_text())
-    assert record["env_config"]["metric"] == "wait" and record["env_config"]["train_fraction"] == 0.7
+    # the scenario's split (its first 60%), not the machine default's 0.7, which used to replace it
+    assert record["env_config"]["metric"] == "wait" and record["env_config"]["train_fraction"] == 0.6
     expected = standard()["default"].overridden(metric="wait", sequences=1, jobs=64)
     assert record["scenario"] == expected.record()
     evaluation = json.loads((out / "evaluation.json").read_text())

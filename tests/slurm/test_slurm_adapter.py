@@ -302,3 +302,31 @@ def test_two_adapters_passing_the_first_check_together_elect_exactly_one(tmp_pat
     slurm.cancel(first)  # released or cancelled by hand: the adapter stops
     with pytest.raises(LockLost, match=f"lock job {first} is gone"):
         b.check()
+
+
+def test_reset_gives_a_killed_adapters_site_factors_back_and_expired_waits_for_its_lease(tmp_path):
+    """`schedrl slurm reset` (`schedrl.slurm.reset.reset`): with `--expired` nothing happens while the lease runs; then
+    every job the killed adapter changed gets the site's own value back, and the lines say so."""
+    from schedrl.slurm.reset import ResetError, reset
+
+    slurm = FakeSlurm()
+    queue(slurm, [9, 5, 7, 1, 3])
+    slurm.jobs[5]["site"] = 10
+    a = adapter(slurm, tmp_path)
+    a.cycle()
+    a.lock.release()  # killed: no stop(), no restore
+    changed = {job for job, j in slurm.jobs.items() if j.get("site", 0) not in (0, 10) and job != a.slurm_lock.job}
+    assert changed
+    lines: list[str] = []
+    reset(tmp_path / "state", "fake", True, lines.append, client=slurm)
+    assert len(lines) == 1 and lines[0].startswith("reset --expired: ") and lines[0].endswith("nothing to do")
+    # the killed adapter's lock job still holds the cluster: a plain reset is refused with one line
+    with pytest.raises(ResetError) as refused:
+        reset(tmp_path / "state", "fake", False, lines.append, client=slurm)
+    assert "\n" not in str(refused.value) and "lock" in str(refused.value).lower()
+    slurm.jobs.pop(a.slurm_lock.job)  # the lock job ends (scancel, or its time limit)
+    lines.clear()
+    reset(tmp_path / "state", "fake", False, lines.append, client=slurm)
+    assert lines[-1].startswith("reset: ") and lines[-1].endswith("pending job(s) back to their own values; Slurm's "
+                                                                   "own order applies")
+    assert int(lines[-1].split()[1]) >= 1 and slurm.jobs[5]["site"] == 10

@@ -64,6 +64,11 @@ def test_a_searched_env_field_is_left_to_the_sweep():
     ({"agent": "rlscheduler", "scenario": 3}, r"scenario"),
     ({"agent": "rlscheduler", "scenario": "default", "env": {"preset": "rlscheduler"}},
      r"does not train on scenario 'default': .*event_order"),
+    # the scenario owns its split: an env value beside `scenario:` may not contradict it
+    ({"agent": "rlscheduler", "scenario": "default", "env": {"train_fraction": 0.7}},
+     r"does not train on scenario 'default': train_fraction 0\.7 \(the scenario's: 0\.6\)$"),
+    ({"agent": "linear", "scenario": "default", "env": {"validation_share": 0.5}},
+     r"does not train on scenario 'default': validation_share 0\.5 \(the scenario's: 0\.25\)$"),
 ])
 def test_bad_scenarios_are_one_sweep_error_naming_the_key(raw, message):
     with pytest.raises(SweepError, match=message) as e:

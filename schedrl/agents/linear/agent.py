@@ -12,6 +12,7 @@ from schedrl.agents.base import Agent, AgentOptions, Baseline, Prepared, TraceJu
 from schedrl.agents.linear import ENV_ID
 from schedrl.agents.linear.env import LinearEnvConfig, observe
 from schedrl.agents.runners import RunnerSettings, runner_options, with_runners
+from schedrl.scenarios.split import VALIDATION_SHARE, held_out_after, training_end
 
 
 @dataclass(frozen=True)
@@ -68,19 +69,29 @@ class LinearAgent(Agent):
         p.add_argument("--sequence-length", type=int, default=128, help="jobs per episode (default 128)")
         p.add_argument("--lr", type=float, default=3e-3, help="learning rate (default 3e-3)")
         p.add_argument("--batch-size", type=int, default=2048, help="env steps per iteration (default 2048)")
+        p.add_argument("--train-fraction", type=float, default=1.0,
+                       help="train on the first FRACTION of the cleaned trace; validation and evaluation sequences "
+                            "come from the rest (default 1: the whole trace; a scenario sets its own)")
+        p.add_argument("--validation-share", type=float, default=VALIDATION_SHARE,
+                       help="share of the held-out part (its first jobs) the validation sequences come from "
+                            f"(default {VALIDATION_SHARE})")
 
     def configure(self, options: AgentOptions):
         env = LinearEnvConfig(trace=options.trace, cleaning=options.cleaning or "default", backfill=options.backfill,
-                              sequence_length=options.sequence_length)
+                              sequence_length=options.sequence_length, train_fraction=options.train_fraction,
+                              validation_share=options.validation_share)
         settings = LinearSettings(lr=options.lr, train_batch_size_per_learner=options.batch_size,
                                   minibatch_size=min(256, options.batch_size), **runner_options(options))
         return env, settings
 
     def judge(self, env_config: LinearEnvConfig) -> TraceJudge:
         """Bounded slowdown on windows of the trace, under the env's semantics, next to FCFS and SJF. It trains on the
-        whole trace, so there is no held-out part (an agent that trains on a prefix gives `held_out=`)."""
+        first `train_fraction` of the trace and the rest is held out (`held_out=`; by default the whole trace, with no
+        held-out part)."""
         return TraceJudge(load=env_config.workload, metric="bsld", baselines=(Baseline("fcfs"), Baseline("sjf")),
-                          sequence_length=env_config.sequence_length, sim_config=env_config.sim_config())
+                          sequence_length=env_config.sequence_length, sim_config=env_config.sim_config(),
+                          held_out=lambda n: held_out_after(training_end(env_config.train_fraction, n), n),
+                          validation_share=env_config.validation_share)
 
     def prepare(self, env_config: LinearEnvConfig, settings, options, log=print) -> Prepared:
         from schedrl.workload.catalog import portable_trace

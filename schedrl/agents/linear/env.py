@@ -14,6 +14,7 @@ from schedrl.envs.episodes import EpisodeSource
 from schedrl.envs.masked_discrete import MaskedDiscrete
 from schedrl.envs.simulator_env import SimulatorEnv
 from schedrl.metrics import summarize
+from schedrl.scenarios.split import VALIDATION_SHARE, Split, training_end
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
 from schedrl.workload.workload import Workload
 
@@ -41,6 +42,11 @@ class LinearEnvConfig(DictConfig):
     """Jobs per episode."""
     starts: tuple[int, ...] = ()
     """Fixed starts (cycled); empty: seeded random starts."""
+    train_fraction: float = 1.0
+    """Random starts come from the first `train_fraction` of the cleaned trace (1: the whole trace, no held-out part;
+    a scenario sets its own, `train linear --scenario default`: 0.6)."""
+    validation_share: float = VALIDATION_SHARE
+    """Share of the held-out part (its first jobs) validation sequences come from; evaluation takes the rest."""
 
     def __post_init__(self) -> None:
         from schedrl.sim.config import BACKFILLS
@@ -48,6 +54,7 @@ class LinearEnvConfig(DictConfig):
 
         if self.sequence_length < 2:
             raise ValueError(f"sequence_length must be >= 2, got {self.sequence_length}")
+        Split(self.train_fraction, self.validation_share)  # both in (0, 1]
         if self.backfill not in BACKFILLS:
             raise ValueError(f"backfill must be one of {', '.join(BACKFILLS)}; got {self.backfill!r}")
         CleaningRules.preset(self.cleaning)
@@ -85,7 +92,8 @@ class LinearEnv(SimulatorEnv):
         merged = self._configure(LinearEnvConfig, config, settings, render_mode)
         self.workload = merged.workload()
         # fixed starts or seeded random windows, and the driver's resume hook (`ContinuedEpisodes`)
-        self.episodes = EpisodeSource(self.workload, merged.sequence_length, fixed=merged.starts)
+        self.episodes = EpisodeSource(self.workload, merged.sequence_length, fixed=merged.starts,
+                                      hi=training_end(merged.train_fraction, len(self.workload)))
         self.observation_space = gym.spaces.Dict({
             "jobs": gym.spaces.Box(0.0, 1.0, (SLOTS, FEATURES), np.float32),
             "action_mask": gym.spaces.Box(0.0, 1.0, (SLOTS,), np.float32)})

@@ -114,7 +114,8 @@ class RLSchedulerAgent(Agent):
                             + " ".join(k if v is True else f"{k} {v}" for k, v in sized.items()))
         p.add_argument("--train-fraction", type=float, default=None,
                        help="train on the first FRACTION of the cleaned trace; validation and evaluation sequences "
-                            "come from the rest (default 0.7; the paper used the whole trace for both: 1)")
+                            "come from the rest (default 0.7, a scenario's own with --scenario; the paper used the whole trace for "
+                            "both: 1)")
         p.add_argument("--validation-share", type=float, default=0.25,
                        help="share of the held-out part (its first jobs) the validation sequences come from; the "
                             "final evaluation takes the rest (default 0.25)")
@@ -147,13 +148,15 @@ class RLSchedulerAgent(Agent):
         return env, replace(ppo, **{k: v for k, v in overrides.items() if v is not None})
 
     def _with_machine_defaults(self, options: AgentOptions) -> tuple[AgentOptions, str | None]:
-        """(`options` with the PPO options not given on the command line taken from `machine_defaults`, the note
-        that says which), unless `--paper-defaults` asks for the paper's configuration (then no note)."""
+        """(`options` with the options neither the command line nor the scenario set (`AgentOptions.chosen`) taken
+        from `machine_defaults`, the note that says which), unless `--paper-defaults` asks for the paper's
+        configuration (then no note). A scenario's value is never replaced: `train --scenario default` trains on the
+        scenario's first 60%, not the machine default's 70%."""
         if getattr(options, "paper_defaults", False):
             return options, None
         defaults = machine_defaults(os.cpu_count() or 1, options.num_gpus_per_learner)
         applied = {flag: value for flag, value in defaults.items()
-                   if not options.given(flag[2:].replace("-", "_"))
+                   if not options.chosen(flag[2:].replace("-", "_"))
                    and getattr(options, flag[2:].replace("-", "_"), None) != value}
         if "--overlap-sampling" in applied and not applied.get("--num-env-runners", options.num_env_runners):
             del applied["--overlap-sampling"]  # `--num-env-runners 0`: nothing to overlap with
