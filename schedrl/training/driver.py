@@ -113,13 +113,12 @@ def describe_validation(agent, env, workload, validation: dict) -> str:
 
 def prepare_envs(spec: SweepSpec, log=print) -> dict[str, PreparedEnv]:
     """Prepare every environment variant of the spec once, through its agent."""
-    from schedrl.workload.catalog import portable_trace
 
     agent = spec.agent_impl
     options = asdict(spec.training)
     table = {}
     for variant in spec.env_variants():
-        variant = {k: portable_trace(v) if k == "trace" else v for k, v in variant.items()}
+        variant = {k: portable_value(spec.env, k, v) for k, v in variant.items()}
         env = replace(spec.env, **variant)
         label = group_label(variant)
         prepared = agent.prepare(env, spec.settings, options, lambda text, label=label: log(f"[{label}] {text}"))
@@ -153,6 +152,23 @@ class FromPrepared:
         return get_agent(self.agent_name).trial_env_value(self.what, dict(entry.env_config), config)
 
 
+def portable_value(env, name: str, value):
+    """A searched env value as the trials get it (Tune runs each in its own directory): a trace made portable
+    (`portable_trace`), and any other field as the env config itself keeps it (`replace` normalises, e.g. a
+    `tuned:FILE` base made absolute) and hands it to trials (`portable()` where the config has one: RLSchert's `jobs`
+    file). A value the config refuses on its own is passed on as given (the preparation reports it)."""
+    from schedrl.workload.catalog import portable_trace
+
+    if name == "trace":
+        return portable_trace(value)
+    try:
+        env = replace(env, **{name: value})
+        env = env.portable() if hasattr(env, "portable") else env
+    except (TypeError, ValueError):
+        return value
+    return getattr(env, name)
+
+
 def build_param_space(spec: SweepSpec, table: dict[str, PreparedEnv]) -> dict:
     """The agent's `AlgorithmConfig` as a dict, with the search spaces and the prepared values placed into it."""
     from ray import tune
@@ -175,7 +191,7 @@ def build_param_space(spec: SweepSpec, table: dict[str, PreparedEnv]) -> dict:
         if key == "model":
             space["_rl_module_spec"] = s.to_tune(agent.module_spec)
         elif section == "env":
-            space["env_config"][name] = s.to_tune(portable_trace if name == "trace" else lambda v: v)
+            space["env_config"][name] = s.to_tune(lambda v, name=name: portable_value(spec.env, name, v))
         else:
             assign_path(space, searchable[name], s.to_tune())
     for name in space["env_config"]:

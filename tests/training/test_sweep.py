@@ -277,3 +277,18 @@ def test_readme_example_validates_and_every_key_is_documented():
     keys = set(top) | {f.name for cls in (StopSpec, ResourceSpec, TrainingOptions, EvaluateSpec, AshaOptions,
                                           PBTOptions) for f in fields(cls)}
     assert keys <= documented, keys - documented
+
+
+def test_searched_path_values_reach_the_trials_absolute(tmp_path, monkeypatch):
+    # Tune runs each trial in its own directory: a searched file named relative to where the sweep started must
+    # reach the trials (and the preparation table's keys) as an absolute path, other values as given
+    from schedrl.agents.rlschert.config import RLSchertEnvConfig
+    from schedrl.training.driver import portable_value
+
+    (tmp_path / "jobs.csv").write_text("not read here\n")
+    monkeypatch.chdir(tmp_path)
+    env = RLSchertEnvConfig()
+    assert portable_value(env, "jobs", "jobs.csv") == str(tmp_path / "jobs.csv")
+    assert portable_value(env, "jobs", "synthetic") == "synthetic"
+    assert portable_value(env, "res_slot", 12) == 12
+    assert portable_value(env, "no_such_field", 1) == 1  # refused by the config: passed on as given
