@@ -151,6 +151,19 @@ def isolated(monkeypatch, tmp_path):
     return tmp_path
 
 
+def chdir_to_a_trial_dir(base: Path, relative: str, monkeypatch) -> Path:
+    """Into a new directory under `base` from which `relative` names nothing, as a Tune trial's working directory
+    is (`relative` climbs as many levels as the start is deep: the directory goes deeper than that)."""
+    trial = base / "trial"
+    trial.mkdir()
+    monkeypatch.chdir(trial)
+    while Path(relative).exists():
+        trial = trial / "d"
+        trial.mkdir()
+        monkeypatch.chdir(trial)
+    return trial
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_a_relative_value_finds_the_same_as_the_absolute_one_after_a_chdir(name, isolated, monkeypatch, tiny_gz):
     make, find = CASES[name]
@@ -166,13 +179,7 @@ def test_a_relative_value_finds_the_same_as_the_absolute_one_after_a_chdir(name,
     relative = os.path.relpath(absolute, paths.START_DIR)
     assert not Path(relative).is_absolute()
     monkeypatch.setenv(name, relative)
-    trial = isolated / "trial"  # a Tune trial's working dir: one from which `relative` names nothing
-    trial.mkdir()
-    monkeypatch.chdir(trial)
-    while Path(relative).exists():  # `relative` climbs as many levels as the start is deep: go deeper than that
-        trial = trial / "d"
-        trial.mkdir()
-        monkeypatch.chdir(trial)
+    chdir_to_a_trial_dir(isolated, relative, monkeypatch)
     by_relative = find()
     assert by_relative == by_absolute
     assert os.environ[name] == str(absolute)  # what Ray's workers and subprocesses started from now on inherit

@@ -243,13 +243,9 @@ def test_a_relative_trace_path_finds_the_same_file_as_the_absolute_one_after_a_c
     relative = os.path.relpath(traces, catalog.START_DIR)
     assert not Path(relative).is_absolute()
     monkeypatch.setenv("SCHEDRL_TRACE_PATH", f"{relative}{os.pathsep}{os.pathsep}~")
-    trial = tmp_path / "trial"  # a Tune trial's working dir: one from which `relative` names nothing
-    trial.mkdir()
-    monkeypatch.chdir(trial)
-    while Path(relative).exists():  # `relative` climbs as many levels as the start is deep: go deeper than that
-        trial = trial / "d"
-        trial.mkdir()
-        monkeypatch.chdir(trial)
+    from tests.test_paths import chdir_to_a_trial_dir
+
+    chdir_to_a_trial_dir(tmp_path, relative, monkeypatch)  # a Tune trial's working directory
     by_relative = resolve_trace("RICC")
     assert by_relative == by_absolute and by_relative.samefile(traces / entry.file)
     assert os.environ["SCHEDRL_TRACE_PATH"] == f"{traces}{os.pathsep}{Path.home()}"
