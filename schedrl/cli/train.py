@@ -7,7 +7,9 @@ adds its own (`Agent.add_arguments`). `schedrl train AGENT --help` lists both.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from pathlib import Path
 
 from schedrl.cli.options import parse_starts, scenario_with_options
 from schedrl.outputs import add_force
@@ -87,14 +89,28 @@ def build_plan(args: argparse.Namespace):
                       log=lambda line: print(f"schedrl train: {line}", file=sys.stderr))
 
 
+def plan_where_started(args: argparse.Namespace):
+    """`build_plan` in the directory the run was started in where `--resume` recorded one (`started_in`), its env's
+    relative paths made absolute there: a resumed run reads its options' relative paths (`--trace`, `--scenario`, a
+    file option) as it first did."""
+    from dataclasses import replace
+
+    from schedrl.training.driver import portable_env
+
+    where = getattr(args, "started_in", None)
+    if not where:
+        return build_plan(args)
+    with contextlib.chdir(where):
+        plan = build_plan(args)
+        return replace(plan, spec=replace(plan.spec, env=portable_env(plan.spec.env)))
+
+
 def build_spec(args: argparse.Namespace):
     """The one-trial `SweepSpec` of the options (`build_plan`'s)."""
     return build_plan(args).spec
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from schedrl.cli.main import UsageError
 
     from schedrl.outputs import In, Out, claim, has_checkpoint, writing
@@ -110,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"schedrl train: no --iterations or --time-budget given: training for {DEFAULT_TIME_BUDGET}",
               file=sys.stderr)
     try:
-        plan = build_plan(args)
+        plan = plan_where_started(args)
     except ValueError as e:
         raise UsageError(str(e)) from None
     for line in plan.notes:
@@ -132,7 +148,7 @@ def recorded_args(args: argparse.Namespace) -> argparse.Namespace:
     from schedrl.training.single import recorded_run
 
     try:
-        recorded, cpus = recorded_run(args.out)
+        recorded, cpus, started_in = recorded_run(args.out)
     except ValueError as e:
         raise UsageError(str(e)) from None
     if recorded is None:  # started from Python: today's options stand in
@@ -149,5 +165,10 @@ def recorded_args(args: argparse.Namespace) -> argparse.Namespace:
     if ignored:
         print(f"schedrl train: --resume continues with the run's original options; ignoring {', '.join(ignored)}",
               file=sys.stderr)
-    original.out, original.resume, original.argv = args.out, True, recorded
+    original.out, original.resume, original.argv = str(Path(args.out).expanduser().resolve()), True, recorded
+    original.started_in = started_in
+    if started_in and not Path(started_in).is_dir():
+        print(f"schedrl train: --resume: the run was started in {started_in}, which is gone; its options' relative "
+              "paths are read from here", file=sys.stderr)
+        original.started_in = None
     return original

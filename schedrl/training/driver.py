@@ -12,6 +12,7 @@ Each trial directory gets a `RunRecord` (`schedrl_run.json`), so any checkpoint 
 from __future__ import annotations
 
 import json
+import os
 import math
 import sys
 import time
@@ -167,6 +168,13 @@ def portable_value(env, name: str, value):
     except (TypeError, ValueError):
         return value
     return getattr(env, name)
+
+
+def portable_env(env):
+    """`env` with every field as `portable_value` hands it to trials (relative paths made absolute from here)."""
+    from dataclasses import fields
+
+    return replace(env, **{f.name: portable_value(env, f.name, getattr(env, f.name)) for f in fields(env)})
 
 
 def build_param_space(spec: SweepSpec, table: dict[str, PreparedEnv]) -> dict:
@@ -376,6 +384,7 @@ def _write_sweep_file(spec: SweepSpec, table: dict[str, PreparedEnv], out: Path,
     out.mkdir(parents=True, exist_ok=True)
     record = {
         "train_args": list(train_args) if train_args is not None else None,
+        "cwd": os.getcwd(),  # what `train_args`' relative paths are relative to (`--resume` re-parses them there)
         "spec": spec.to_data(),
         "source": spec.source,
         "environments": {key: asdict(entry) for key, entry in table.items()},

@@ -157,12 +157,14 @@ def default_trial_cpus(num_env_runners: int) -> int:
     return max(1, cores - num_env_runners)
 
 
-def recorded_run(out: str | Path) -> tuple[list[str] | None, int]:
+def recorded_run(out: str | Path) -> tuple[list[str] | None, int, str | None]:
     """What `--resume` continues with: the `schedrl train` arguments the run in `out` was started with (None where
-    it was started from Python) and the CPUs its training process had. ValueError where `out` holds no run."""
+    it was started from Python), the CPUs its training process had, and the directory it was started in (None in
+    records written before it was kept), which its arguments' relative paths are relative to. ValueError where `out`
+    holds no run."""
     record = Path(out).expanduser() / SWEEP_FILE
     if not record.is_file():
         raise ValueError(f"nothing to resume in {out}: no {SWEEP_FILE} (was the run started there?)")
     data = json.loads(record.read_text())
     cpus = int(data.get("spec", {}).get("resources", {}).get("cpus_for_main_process", 1))
-    return data.get("train_args"), cpus
+    return data.get("train_args"), cpus, data.get("cwd")

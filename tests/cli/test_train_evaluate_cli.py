@@ -445,3 +445,30 @@ def test_scenario_input_errors_are_one_line(args, message, request, capsys, tmp_
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and re.search(message, err[0]), err
+
+
+def test_resume_reads_relative_paths_where_the_run_was_started(tmp_path, monkeypatch):
+    import shutil
+    from pathlib import Path
+
+    from schedrl.cli.main import build_parser
+    from schedrl.cli.train import plan_where_started, recorded_args
+
+    repo = Path(__file__).resolve().parents[2]
+    started = tmp_path / "started"
+    started.mkdir()
+    shutil.copy(repo / "traces" / "lublin_default.swf.gz", started / "mine.swf.gz")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "sweep.json").write_text(json.dumps({
+        "train_args": ["rlscheduler", "--trace", "mine.swf.gz", "--iterations", "1", "--out", "out"],
+        "cwd": str(started), "spec": {"resources": {"cpus_for_main_process": 1}}}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # resumed from another directory, where mine.swf.gz names nothing
+    original = recorded_args(build_parser("train").parse_args(["train", "rlscheduler", "--resume", "--out",
+                                                                str(out)]))
+    assert original.started_in == str(started) and original.out == str(out)
+    plan = plan_where_started(original)
+    assert Path(plan.spec.env.trace) == started / "mine.swf.gz"
+    assert Path.cwd() == elsewhere  # and back
