@@ -159,8 +159,8 @@ def _earliest(t: float, c: int, length: float, run_end: list, run_cpus: list, re
         touching = [(begin, end, b) for begin, end, b in reserved if end > s and begin <= s + length]
         # running jobs only end, so their CPUs peak at s; reservations add theirs from their (rounded) begin on
         points = {s, *(begin for begin, _, _ in touching if begin > s)}
-        if all(int(used[ends > p].sum()) + sum(b for begin, end, b in touching if begin <= p < end or
-                                               (p == s and begin <= s)) + c <= usable for p in points):
+        if all(int(used[ends > p].sum()) + sum(b for begin, end, b in touching if begin <= p < end) + c <= usable
+               for p in points):
             return s
     return candidates[-1]  # past every planned end and reservation: all free
 
@@ -169,7 +169,8 @@ def _earliest(t: float, c: int, length: float, run_end: list, run_cpus: list, re
 
 _STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\] (.*)$")
 _SUBMIT = re.compile(r"_slurm_rpc_submit_batch_job: JobId=(\d+)")
-_START = re.compile(r"(?:sched: Allocate JobId=|_start_job: Started JobId=)(\d+)")
+_MAIN = re.compile(r"sched: Allocate JobId=(\d+)")
+_BACKFILL = re.compile(r"sched/backfill: _start_job: Started JobId=(\d+)")
 _END = re.compile(r"_job_complete: JobId=(\d+) done")
 _PASS = re.compile(r"_attempt_backfill: beginning")
 
@@ -185,12 +186,15 @@ class CtldTimes:
     """Backfill passes' beginnings (DebugFlags=Backfill) and the main scheduler's starts."""
     logged_passes: bool
     """Whether the log has the backfill passes themselves (DebugFlags=Backfill), not only the starts."""
+    started_by: dict[int, tuple[str, int]]
+    """Job id -> (`main` or `backfill`, the line number): which of slurmctld's schedulers started it, and in which
+    order jobs started within a second."""
 
     @classmethod
     def read(cls, path: str | Path) -> "CtldTimes":
-        submit, start, end, passes, logged = {}, {}, {}, set(), False
+        submit, start, end, passes, started_by, logged = {}, {}, {}, set(), {}, False
         with open(path, errors="replace") as f:
-            for line in f:
+            for number, line in enumerate(f):
                 m = _STAMP.match(line)
                 if not m:
                     continue
@@ -200,15 +204,17 @@ class CtldTimes:
                 t = datetime.fromisoformat(m.group(1)).timestamp()
                 if g := _SUBMIT.search(msg):
                     submit[int(g.group(1))] = t
-                elif g := _START.search(msg):
-                    start.setdefault(int(g.group(1)), t)
+                elif (g := _MAIN.search(msg)) or (g := _BACKFILL.search(msg)):
+                    job = int(g.group(1))
+                    start.setdefault(job, t)
+                    started_by[job] = ("main" if g.re is _MAIN else "backfill", number)
                     passes.add(round(t, 3))
                 elif g := _END.search(msg):
                     end[int(g.group(1))] = t
                 elif _PASS.search(msg):
                     passes.add(round(t, 3))
                     logged = True
-        return cls(submit, start, end, tuple(sorted(passes)), logged)
+        return cls(submit, start, end, tuple(sorted(passes)), logged, started_by)
 
 
 def pass_times(first: float, last: float, interval: float, known: tuple[float, ...] = ()) -> np.ndarray:

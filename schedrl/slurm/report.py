@@ -39,7 +39,6 @@ n >= ((t + 0.84) s / g)^2 windows; the report turns that into days at the log's 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -48,8 +47,6 @@ import numpy as np
 from schedrl.slurm import cyclelog, model
 from schedrl.slurm.passes import CtldTimes
 
-_MAIN = re.compile(r"sched: Allocate JobId=(\d+)")
-_BACKFILL = re.compile(r"sched/backfill: _start_job: Started JobId=(\d+)")
 
 
 class ReportError(ValueError):
@@ -58,14 +55,8 @@ class ReportError(ValueError):
 
 def classify_starts(slurmctld_log: str | Path) -> dict[int, tuple[str, int]]:
     """Job id -> (`main` or `backfill`, the line number): which of slurmctld's schedulers started it, and in which
-    order jobs started within a second (SlurmctldDebug=info or more)."""
-    out: dict[int, tuple[str, int]] = {}
-    for number, line in enumerate(Path(slurmctld_log).read_text(errors="replace").splitlines()):
-        for pattern, kind in ((_MAIN, "main"), (_BACKFILL, "backfill")):
-            m = pattern.search(line)
-            if m:
-                out[int(m.group(1))] = (kind, number)
-    return out
+    order jobs started within a second (SlurmctldDebug=info or more; `CtldTimes.started_by`)."""
+    return CtldTimes.read(slurmctld_log).started_by
 
 
 @dataclass
@@ -268,7 +259,7 @@ def _metric(metric: str, wait: np.ndarray, run: np.ndarray) -> np.ndarray:
             "bsld": np.maximum((wait + run) / np.maximum(run, 10.0), 1.0)}[metric]
 
 
-def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, ctld: "CtldTimes | None" = None,
+def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, ctld: CtldTimes | None = None,
              progress=None) -> Estimate:
     """The logged jobs replayed under the policy and under Slurm's ordering (module docstring)."""
     from schedrl.eval.paired import t975
@@ -435,7 +426,6 @@ def report(path: str | Path, policy: str | None = None, metric: str = "bsld", wi
         chosen = resolve_policy(spec)
     except (ValueError, FileNotFoundError) as e:
         raise ReportError(f"cannot load the log's policy {spec!r} ({e}); give --policy") from None
-    classify = classify_starts(slurmctld_log) if slurmctld_log else None
-    ctld = CtldTimes.read(slurmctld_log) if slurmctld_log else None
-    return Report(str(path), log.header, agreement(log, classify),
+    ctld = CtldTimes.read(slurmctld_log) if slurmctld_log else None  # read once: starts classified, times, passes
+    return Report(str(path), log.header, agreement(log, None if ctld is None else ctld.started_by),
                   estimate(log, chosen, metric, windows, ctld, progress), spec)
