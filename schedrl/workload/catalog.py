@@ -117,23 +117,10 @@ def user_traces_dir() -> Path:
     return cache_dir() / "traces"
 
 
-TRACE_PATH_ENV = paths.TRACE_PATH
-"""Extra directories searched for catalog traces, `os.pathsep`-separated."""
-
-START_DIR = paths.START_DIR
-"""Where the process started (`schedrl.paths.START_DIR`): the base of a relative `$SCHEDRL_TRACE_PATH` entry."""
-
-
-def trace_path() -> list[Path]:
-    """The directories of `$SCHEDRL_TRACE_PATH`, each absolute (a relative one taken relative to `START_DIR`), and
-    rewritten so in the environment when one was not (`schedrl.paths.env_paths`): Ray's workers and subprocesses,
-    which run elsewhere, inherit directories that mean the same wherever they run."""
-    return paths.env_paths(TRACE_PATH_ENV)
-
-
 def search_dirs() -> list[Path]:
-    """Directories searched for a catalog trace, in order."""
-    return [traces_dir(), user_traces_dir(), *trace_path()]
+    """Directories searched for a catalog trace, in order: the repository's, the user's, then `$SCHEDRL_TRACE_PATH`'s
+    (each absolute, read through `schedrl.paths`)."""
+    return [traces_dir(), user_traces_dir(), *paths.env_paths(paths.TRACE_PATH)]
 
 
 def _entry_from_table(name: str, table: dict, source: Path) -> CatalogEntry:

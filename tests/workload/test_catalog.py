@@ -232,7 +232,7 @@ def test_names_are_found_in_cache_and_trace_path_in_order(tmp_path, monkeypatch,
 def test_a_relative_trace_path_finds_the_same_file_as_the_absolute_one_after_a_chdir(tmp_path, monkeypatch, tiny_gz):
     """Relative to where the process started, not to where it is when it looks (a Tune trial actor has moved into
     its trial directory); made absolute in the environment, which Ray's workers and subprocesses inherit."""
-    from schedrl.workload import catalog
+    from schedrl import paths
 
     traces = tmp_path / "traces"
     traces.mkdir()
@@ -240,7 +240,7 @@ def test_a_relative_trace_path_finds_the_same_file_as_the_absolute_one_after_a_c
     shutil.copy(tiny_gz, traces / entry.file)
     monkeypatch.setenv("SCHEDRL_TRACE_PATH", str(traces))
     by_absolute = resolve_trace("RICC")
-    relative = os.path.relpath(traces, catalog.START_DIR)
+    relative = os.path.relpath(traces, paths.START_DIR)
     assert not Path(relative).is_absolute()
     monkeypatch.setenv("SCHEDRL_TRACE_PATH", f"{relative}{os.pathsep}{os.pathsep}~")
     from tests.test_paths import chdir_to_a_trial_dir
