@@ -53,7 +53,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("predict", ("predict",), ("base", "workload"),
           "runtime predictors (SWF remaining-runtime model and its baselines; torch)"),
     Layer("envs", ("envs",), ("base", "workload", "sim", "scenarios"),
-          "shared env pieces (episodes, masked spaces, settings, rendering, the event-simulator env base)", ray_free=True),
+          "shared env pieces (episodes, masked spaces, settings, rendering, the event-simulator env base, the time "
+          "normalisation saved with checkpoints)", ray_free=True),
     Layer("zoo", ("zoo",), ("base", "heuristics", "scenarios"),
           "the model zoo's file format (safetensors weights, policy.json, manifest) and its shipped policies and "
           "tuned rules"),

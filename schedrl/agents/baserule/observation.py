@@ -7,29 +7,17 @@ checkpoints), as RLScheduler's observation scales them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from schedrl.workload.workload import Workload
+from schedrl.envs.normalisation import TimeNormalisation
 
 
-@dataclass(frozen=True)
-class Normalisation:
-    """Scale of the time features: seconds mapped to 1.0 (after log1p), from the training part of the trace."""
+class Normalisation(TimeNormalisation):
+    """Scale of the time features: seconds mapped to 1.0 (after log1p), from the training part of the trace, at
+    least a minute."""
 
-    time_scale: float
-
-    @classmethod
-    def from_trace(cls, workload: Workload) -> "Normalisation":
-        return cls(float(max(np.max(workload.time_req, initial=0.0), 60.0)))
-
-    @classmethod
-    def from_dict(cls, data) -> "Normalisation":
-        return cls(float(data["time_scale"]))
-
-    def to_dict(self) -> dict:
-        return {"time_scale": self.time_scale}
+    MIN_SCALE = 60.0
 
 
 class TimeScaled:

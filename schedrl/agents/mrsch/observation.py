@@ -21,36 +21,17 @@ a unit takes the state of the job covering its middle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from schedrl.agents.mrsch.goal import decision_goal
 from schedrl.agents.mrsch.keys import OBS_ACTION_MASK, OBS_GOAL, OBS_MEASUREMENTS, OBS_STATE
-from schedrl.workload.workload import Workload
+from schedrl.envs.normalisation import TimeNormalisation
 
 
-@dataclass(frozen=True)
-class StateNorm:
-    """Normalisation constants, taken from the training trace and stored with checkpoints."""
-
-    time_scale: float
-    """Seconds mapped to 1.0 (on a log1p scale) for requested, queued and remaining times."""
-
-    @classmethod
-    def from_trace(cls, workload: Workload) -> "StateNorm":
-        return cls(float(max(np.max(workload.time_req, initial=0), 1)))
-
-    @classmethod
-    def from_dict(cls, d) -> "StateNorm":
-        return cls(float(d["time_scale"]))
-
-    def to_dict(self) -> dict:
-        return {"time_scale": self.time_scale}
-
-    def times(self, seconds: np.ndarray) -> np.ndarray:
-        # job times span seconds to days: on a log scale a minute and an hour stay apart
-        return np.minimum(np.log1p(np.maximum(seconds, 0.0)) / np.log1p(self.time_scale), 1.0)
+class StateNorm(TimeNormalisation):
+    """Normalisation constants, taken from the training trace and stored with checkpoints: `time_scale`, seconds
+    mapped to 1.0 (on a log1p scale) for requested, queued and remaining times (`times`)."""
 
 
 def unit_sizes(resources: tuple[str, ...], capacity: np.ndarray, bb_unit_gb: float, power_units: int) -> np.ndarray:
