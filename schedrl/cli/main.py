@@ -14,6 +14,7 @@ from pathlib import Path
 
 from schedrl import __version__
 from schedrl.agents import agent_commands
+from schedrl.numbers import finite_options
 
 # subcommand name -> (module, one-line help); modules are imported lazily so that
 # `schedrl traces ...` never pays for torch or ray
@@ -180,7 +181,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             sub.add_parser(name, help=help_text)
             continue
         importlib.import_module(module).add_parser(sub, name, help_text)
-    return parser
+    return finite_options(parser)  # every float option refuses nan and inf
 
 
 def explicit_dests(parser: argparse.ArgumentParser, argv: list[str]) -> frozenset[str]:
@@ -227,6 +228,7 @@ def _claim_plot(args: argparse.Namespace):
 
 def main(argv: list[str] | None = None) -> int:
     from schedrl.outputs import OutputError
+    from schedrl.paths import PathVariableError
     from schedrl.workload.errors import TraceError
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         if figure is not None and Path(args.plot).expanduser().is_file():
             figure.record(args.plot)  # the figure is this command's: a rerun may replace it
         return status
-    except (TraceError, UsageError, OutputError, FileNotFoundError) as e:
+    except (TraceError, UsageError, OutputError, PathVariableError, FileNotFoundError) as e:
         print(f"schedrl {args.command}: error: {e}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:

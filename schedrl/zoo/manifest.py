@@ -52,10 +52,12 @@ class Entry:
         return self.root / self.fields["directory"]
 
 
-def manifest_path() -> Path:
+def manifest_path(adding: bool = False) -> Path:
     """The zoo's manifest: `$SCHEDRL_ZOO_DIR/manifest.json` (a relative one taken relative to where the process
-    started: `schedrl.paths`), else the package's."""
-    return (paths.env_path(ZOO_DIR_ENV) or ZOO_DIR) / MANIFEST_FILE
+    started: `schedrl.paths`), else the package's. The variable must name a directory, and one that exists unless
+    `adding` (a policy or rule added to a new zoo creates it): a typo never reads as an empty zoo
+    (`schedrl.paths.PathVariableError`)."""
+    return (paths.env_path(ZOO_DIR_ENV, must_exist=not adding) or ZOO_DIR) / MANIFEST_FILE
 
 
 MANIFEST_FORMATS = (1, 2)
@@ -229,7 +231,7 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
     record it, with the `command` that fitted it, in the manifest's `rules`."""
     from schedrl.heuristics.tuned import RuleError, load_rule
 
-    path = path or manifest_path()
+    path = path or manifest_path(adding=True)
     _check_name(name, "tuned-sdsc-sp2-s0")
     try:
         rule = load_rule(source)
@@ -265,7 +267,7 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
 def check_new(name: str, path: Path | None = None, replace: bool = False) -> dict[str, Any]:
     """The manifest, after checking that a policy may be added as `name` (ZooError: a tuned rule's name, or an
     existing policy's without `replace`); `export --add` asks before it exports."""
-    path = path or manifest_path()
+    path = path or manifest_path(adding=True)
     _check_name(name, "rlscheduler-sdsc-sp2")
     data = _read_manifest(path)
     if name in (data.get("rules") or {}):
@@ -278,7 +280,7 @@ def check_new(name: str, path: Path | None = None, replace: bool = False) -> dic
 
 def add(source: str | Path, name: str, path: Path | None = None, replace: bool = False) -> Entry:
     """Copy the exported policy in `source` into the zoo as `name` and record it in the manifest."""
-    path = path or manifest_path()
+    path = path or manifest_path(adding=True)
     _check_name(name, "rlscheduler-sdsc-sp2")
     from schedrl.outputs import MARKER as OUTPUTS_MARKER
     from schedrl.outputs import atomic_write
