@@ -136,7 +136,7 @@ class Exported:
                            f"{str(e).splitlines()[0] if str(e) else ''})") from None
         if not all(isinstance(v, torch.Tensor) for v in state.values()):
             raise ZooError(f"{self.weights_file}: not a state dict of tensors")
-        return state
+        return check_finite(state, self.weights_file)
 
     def weights(self, warn=None) -> dict:
         """The state dict, checked against its sha256, read as tensors only and in float32."""
@@ -163,6 +163,18 @@ def _legacy_tensors(path: Path, data: bytes, warn=None) -> dict:
                        f"{str(e).splitlines()[0] if str(e) else ''})") from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise ZooError(f"{path}: not a state dict of tensors")
+    return check_finite(state, path)
+
+
+def check_finite(state: Mapping[str, Any], where) -> Mapping[str, Any]:
+    """`state` (a state dict), or ZooError naming the first tensor holding NaN or infinity: a network with such a
+    weight computes NaN logits, and a policy whose every score is NaN decides like the first valid action (FCFS),
+    never like the policy it claims to be."""
+    for key, value in state.items():
+        if value.is_floating_point() and not bool(value.isfinite().all()):
+            bad = int((~value.isfinite()).sum())
+            raise ZooError(f"{where}: tensor {key} holds {bad} NaN or infinite value{'s' if bad != 1 else ''} of "
+                           f"{value.numel()}: not a usable network; export it again from a sound checkpoint")
     return state
 
 
