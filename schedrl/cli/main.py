@@ -134,14 +134,31 @@ def _bounds(action) -> tuple[int, int | None, str]:
     return (1 if action.dest in AT_LEAST_ONE else 0), COUNT_LIMIT, "an integer"
 
 
-def _options(parser: argparse.ArgumentParser):
-    """Every option action of `parser` and its subcommands."""
+def _options(parser: argparse.ArgumentParser, positionals: bool = False):
+    """Every option action of `parser` and its subcommands (and, `positionals`, every positional argument)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in dict.fromkeys(action.choices.values()):
-                yield from _options(child)
-        elif action.option_strings:
+                yield from _options(child, positionals)
+        elif action.option_strings or (positionals and action.dest != argparse.SUPPRESS):
             yield action
+
+
+def argument_inputs(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> list:
+    """Every existing path named by an argument given on the command line (`schedrl.outputs.named_paths`), by the
+    option that named it: what no output of the command may be (`schedrl.outputs.reading`)."""
+    from schedrl.outputs import named_paths
+
+    found, seen = [], set()
+    for action in _options(parser, positionals=True):
+        if action.dest in seen or not hasattr(args, action.dest) or action.dest in ("command", "argv", "explicit"):
+            continue
+        if action.option_strings and action.dest not in explicit:
+            continue
+        seen.add(action.dest)
+        name = action.option_strings[-1] if action.option_strings else (action.metavar or action.dest)
+        found += named_paths(str(name), getattr(args, action.dest))
+    return found
 
 
 def check_integers(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> None:
@@ -227,16 +244,19 @@ def _claim_plot(args: argparse.Namespace):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from schedrl.outputs import OutputError
+    from schedrl.outputs import OutputError, reading
     from schedrl.paths import PathVariableError
     from schedrl.workload.errors import TraceError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if argv and argv[0] in FORWARDED:
+        from schedrl.outputs import argv_paths, reading
+
         forwarded = importlib.import_module(FORWARDED[argv[0]])
         try:
-            return int(forwarded.main(argv[1:]) or 0)
+            with reading(argv_paths(argv[1:])):  # its own parser: every path its arguments name is an input
+                return int(forwarded.main(argv[1:]) or 0)
         except KeyboardInterrupt:
             print(f"schedrl {argv[0]}: interrupted", file=sys.stderr)
             return 130
@@ -250,8 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_integers(parser, args, args.explicit)  # counts and seeds at their edges, before any work
         refuse_empty(parser, args, args.explicit)
-        figure = _claim_plot(args)
-        status = int(args.run(args) or 0)
+        with reading(argument_inputs(parser, args, args.explicit)):  # no output over any of them
+            figure = _claim_plot(args)
+            status = int(args.run(args) or 0)
         if figure is not None and Path(args.plot).expanduser().is_file():
             figure.record(args.plot)  # the figure is this command's: a rerun may replace it
         return status
