@@ -335,6 +335,8 @@ def _check_kind(out: Out) -> None:
         raise OutputError(f"{out.option} {out.shown}: {ancestor} is a file, not a directory")
     if ancestor is not None and not path.exists() and not os.access(ancestor, os.W_OK):
         raise OutputError(f"{out.option} {out.shown}: directory {ancestor} is not writable")
+    if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
+        raise OutputError(f"{out.option} {out.shown}: the directory is not writable")
 
 
 def _check_continued(out: Out) -> None:

@@ -176,6 +176,23 @@ def check_integers(parser: argparse.ArgumentParser, args: argparse.Namespace, ex
             raise UsageError(f"{action.option_strings[-1]} must be {bound}, got {value}")
 
 
+def check_together(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> None:
+    """The option pairs the command declared apart (`schedrl.cli.options.apart`, `needs`), given on the command line
+    together (or one without the other it needs): one line, before any work."""
+    dests: dict[str, set[str]] = {}
+    for action in _options(parser):
+        for option in action.option_strings:
+            dests.setdefault(option, set()).add(action.dest)
+    given = lambda option: bool(dests.get(option, set()) & explicit)  # noqa: E731
+    for kind, option, others, why in getattr(args, "option_rules", None) or ():
+        if not given(option):
+            continue
+        if kind == "apart" and any(given(o) for o in others):
+            raise UsageError(f"{option} cannot be given with {', '.join(o for o in others if given(o))}: {why}")
+        if kind == "needs" and not given(others[0]):
+            raise UsageError(f"{option} is an option of {others[0]}" + (f": {why}" if why else ""))
+
+
 def refuse_empty(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> None:
     """A string option given on the command line with an empty value (`--scenarios ""`) is refused in one line, as
     `a,,b` is: an empty value never means "all" or "the default"."""
@@ -269,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     args.explicit = explicit_dests(parser, argv)  # what --scenario and a run record must not override
     try:
         check_integers(parser, args, args.explicit)  # counts and seeds at their edges, before any work
+        check_together(parser, args, args.explicit)  # no option silently dropped for another
         refuse_empty(parser, args, args.explicit)
         with reading(argument_inputs(parser, args, args.explicit)):  # no output over any of them
             figure = _claim_plot(args)
@@ -278,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except (TraceError, UsageError, OutputError, PathVariableError, FileNotFoundError) as e:
         print(f"schedrl {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except PermissionError as e:  # a file or directory the command may not write or read, found only at the write
+        print(f"schedrl {args.command}: error: {e.filename or e}: permission denied", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
         print(f"schedrl {args.command}: interrupted", file=sys.stderr)

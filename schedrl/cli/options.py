@@ -11,6 +11,25 @@ from schedrl.scenarios.workload import CLEANING_PRESETS, WorkloadSpec
 PRESETS = ("rlscheduler",)
 
 
+def apart(parser: argparse.ArgumentParser, option: str, others: tuple[str, ...], why: str) -> None:
+    """Declare that `option` cannot be given with any of `others` (options of `parser`): `schedrl.cli.main` refuses
+    the pair when the command line is read, in one line saying `why`, so that neither is silently dropped."""
+    _together(parser).append(("apart", option, tuple(others), why))
+
+
+def needs(parser: argparse.ArgumentParser, option: str, needed: str, why: str = "") -> None:
+    """Declare that `option` means nothing without `needed` (`export --replace` without `--add`): refused likewise."""
+    _together(parser).append(("needs", option, (needed,), why))
+
+
+def _together(parser: argparse.ArgumentParser) -> list:
+    rules = parser.get_default("option_rules")
+    if rules is None:
+        rules = []
+        parser.set_defaults(option_rules=rules)
+    return rules
+
+
 def add_trace_options(parser: argparse.ArgumentParser, default_from: str | None = None) -> None:
     """`--trace` (required unless `default_from` says where its default comes from) and `--cleaning`."""
     trace_help = "catalog name (see `schedrl traces list`) or SWF file; `default` is the embedded trace"
