@@ -261,6 +261,7 @@ def _claim_plot(args: argparse.Namespace):
 
 
 def main(argv: list[str] | None = None) -> int:
+    from schedrl.bounded import TooLarge
     from schedrl.outputs import OutputError, reading
     from schedrl.paths import PathVariableError
     from schedrl.workload.errors import TraceError
@@ -294,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         if figure is not None and Path(args.plot).expanduser().is_file():
             figure.record(args.plot)  # the figure is this command's: a rerun may replace it
         return status
-    except (TraceError, UsageError, OutputError, PathVariableError, FileNotFoundError) as e:
+    except (TraceError, UsageError, OutputError, PathVariableError, TooLarge, FileNotFoundError) as e:
         print(f"schedrl {args.command}: error: {e}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except PermissionError as e:  # a file or directory the command may not write or read, found only at the write

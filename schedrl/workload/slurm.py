@@ -139,11 +139,15 @@ class NameIds:
     @classmethod
     def load(cls, path: str | Path) -> "NameIds":
         """The mapping kept in `path` (JSON: kind -> name -> id), or an empty one if the file does not exist."""
+        from schedrl.bounded import TooLarge, read_bounded
+
         path = Path(path)
         if not path.exists():
             return cls()
         try:
-            table = json.loads(path.read_text())
+            table = json.loads(read_bounded(path, "an id map", 256 << 20))
+        except TooLarge as e:
+            raise TraceError(path, e.problem) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             raise TraceError(path, f"not a readable id map ({e})") from None
         ok = isinstance(table, dict) and all(

@@ -67,8 +67,12 @@ MANIFEST_FORMATS = (1, 2)
 def _read_manifest(path: Path) -> dict[str, Any]:
     """The manifest at `path`, every entry checked (ZooError naming the entry and its field); an absent file is an
     empty zoo."""
+    from schedrl.bounded import TooLarge, read_bounded
+
     try:
-        text = path.read_bytes()
+        text = read_bounded(path, "a zoo manifest")
+    except TooLarge as e:
+        raise ZooError(str(e)) from None
     except (FileNotFoundError, NotADirectoryError):
         return {"format": FORMAT, "policies": {}}
     except IsADirectoryError:
@@ -96,25 +100,27 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     return data
 
 
-def entries(path: Path | None = None) -> list[Entry]:
-    """The zoo's policies, by name, each entry checked against its policy.json (`agrees`: what the manifest copies of
-    it must equal it)."""
+def entries(path: Path | None = None, replacing: str | None = None) -> list[Entry]:
+    """The zoo's policies, by name, each entry (but the one `replacing` names, about to be replaced) checked against
+    its policy.json (`agrees`: what the manifest copies of it must equal it)."""
     path = path or manifest_path()
     found = [Entry(name, dict(fields), path.parent) for name, fields in sorted(_read_manifest(path)["policies"].items())]
     for entry in found:
-        agrees(entry, _policy(entry))
+        if entry.name != replacing:
+            agrees(entry, _policy(entry))
     return found
 
 
-def rules(path: Path | None = None) -> list[Entry]:
+def rules(path: Path | None = None, replacing: str | None = None) -> list[Entry]:
     """The zoo's tuned rules (`schedrl tuned fit` files, `rules/NAME.json`), by name. Their fields: file (relative to
     the manifest's directory), agent (`tuned`), scenario, seed, command, budget, trace, metric, validation_score,
-    schedrl_version, bytes, sha256."""
+    schedrl_version, bytes, sha256. Each (but the one `replacing` names) checked against its file (`_rule_agrees`)."""
     path = path or manifest_path()
     found = [Entry(name, dict(fields), path.parent)
              for name, fields in sorted((_read_manifest(path).get("rules") or {}).items())]
     for entry in found:
-        _rule_agrees(entry)
+        if entry.name != replacing:
+            _rule_agrees(entry)
     return found
 
 
@@ -305,7 +311,8 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
         raise ZooError(f"{source}: fitted without --scenario; the zoo keeps rules of a named scenario "
                        "(`schedrl tuned fit --scenario NAME`), which the leaderboard enters them on")
     data = _read_manifest(path)
-    entries(path), rules(path)  # a manifest that contradicts a policy's own file is not written back as it is
+    # a manifest that contradicts a policy's own file is not written back as it is (but the rule being replaced)
+    entries(path), rules(path, replacing=name if replace else None)
     data.setdefault("rules", {})
     if name in data["rules"] or name in data["policies"]:
         if not replace or name in data["policies"]:
@@ -333,7 +340,8 @@ def check_new(name: str, path: Path | None = None, replace: bool = False) -> dic
     path = path or manifest_path(adding=True)
     _check_name(name, "rlscheduler-sdsc-sp2")
     data = _read_manifest(path)
-    entries(path), rules(path)  # a manifest that contradicts a policy's own file is not written back as it is
+    # a manifest that contradicts a policy's own file is not written back as it is (but the entry being replaced)
+    entries(path, replacing=name if replace else None), rules(path)
     if name in (data.get("rules") or {}):
         raise ZooError(f"zoo:{name} is a tuned rule of the zoo ({path}); a zoo name is one policy or one rule: "
                        "choose another name")

@@ -50,12 +50,23 @@ def check_fields(value: Any, spec: Any, prefix: str, where: str = "") -> None:
         raise ZooError(f"{prefix}: {found}")
 
 
+WEIGHTS_LIMIT = 1 << 30
+"""The largest file of a zoo policy read (its weights: the shipped ones are under 4 MiB)."""
+
+
 def check_file(path: Path, expected: str, recorder: str, missing: str, fix: str) -> bytes:
     """The file's bytes; ZooError (one line naming `path`) unless it is there with the sha256 `expected` that
     `recorder` records. The bytes returned are the ones checked: parse them, not the file read again."""
+    from schedrl.bounded import TooLarge, read_bounded
+
     if not path.is_file():
         raise ZooError(f"{path}: missing ({missing})")
-    data = path.read_bytes()
+    try:
+        data = read_bounded(path, "a zoo policy's file", WEIGHTS_LIMIT)
+    except TooLarge as e:
+        raise ZooError(str(e)) from None
+    except OSError as e:
+        raise ZooError(f"{path}: cannot read it ({e.strerror or type(e).__name__})") from None
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise ZooError(f"{path}: checksum mismatch (sha256 {actual[:12]}..., {recorder} records {expected[:12]}...): "
@@ -182,8 +193,12 @@ def read(directory: str | Path) -> Exported:
     """The exported policy in `directory` (its `policy.json` checked; the weights are checked when read)."""
     directory = Path(directory).expanduser().resolve()
     path = directory / POLICY_FILE
+    from schedrl.bounded import TooLarge, read_bounded
+
     try:
-        text = path.read_bytes()
+        text = read_bounded(path, f"a {POLICY_FILE}")
+    except TooLarge as e:
+        raise ZooError(str(e)) from None
     except (FileNotFoundError, NotADirectoryError):
         raise ZooError(f"{directory}: not an exported policy (no {POLICY_FILE}; `schedrl export CKPT --out DIR` "
                        "writes one)") from None
