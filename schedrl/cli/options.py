@@ -82,10 +82,19 @@ def _items(text: str, what: str, flag: str) -> list[str]:
 
 
 def parse_list(text: str, allowed=None, what: str = "value", option: str | None = None) -> list[str]:
-    """`a,b,c` -> [a, b, c]; an empty entry or (with `allowed`) an unknown one is a UsageError."""
+    """`a,b,c` -> [a, b, c]; an empty entry, one named twice (a name in any case: `f1,F1`; a path or `kind:spec` as
+    written) or (with `allowed`) an unknown one is a UsageError."""
     from schedrl.cli.main import UsageError
 
     items = _items(text, what, f" in {option}" if option else "")
+    first: dict[str, str] = {}
+    for item in items:
+        key = item if ("/" in item or ":" in item) else item.lower()
+        if key in first:
+            same = f" ({first[key]} and {item})" if first[key] != item else ""
+            raise UsageError(f"{option or 'the list'} names the {what} {item} twice{same}: each is one column or "
+                             "row of the result, so give each once")
+        first[key] = item
     if allowed is not None:
         bad = [t for t in items if t not in allowed]
         if bad:

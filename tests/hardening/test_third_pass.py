@@ -138,7 +138,7 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@FEW
+@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(POLICIES), which=st.integers(0, 100), at=st.integers(0, 10 ** 6),
        value=st.sampled_from([float("nan"), float("inf"), float("-inf")]))
 def test_a_zoo_copy_whose_weights_hold_nan_is_refused_with_consistent_checksums(name, which, at, value):
@@ -265,3 +265,342 @@ def test_a_manifest_that_contradicts_its_policy_json_is_refused_naming_both_valu
                 manifest.add(Path(tmp) / "policies" / POLICIES[0], "another-copy")
         assert tree(Path(tmp)) == before  # nothing written back over the contradiction
     event(key)
+
+
+# ---------------------------------------------------------------- class 1: an input is never an output
+
+RULE = manifest.ZOO_DIR / SHIPPED["rules"]["tuned-lublin1-s0"]["file"]
+SACCT = Path(__file__).parents[1] / "workload" / "data" / "sacct_local.txt"
+
+
+def _commands(rule: str, log: str, out: str) -> dict[str, list[str]]:
+    """Commands that read `rule` (or `log`) inside an argument and write `out` (a file)."""
+    return {
+        "inspector score": ["inspector", "score", "--scenario", "lublin1", "--policies", f"f1,tuned:{rule}",
+                            "--json", out],
+        "compare --plot": ["compare", "--trace", "default", "--jobs", "20", "--sequences", "1", "--no-progress",
+                           "--policies", f"sjf,tuned:{rule}", "--plot", out],
+        "simulate --plot": ["simulate", "--trace", "default", "--jobs", "20", "--policy", f"tuned:{rule}",
+                            "--plot", out],
+        "traces import": ["traces", "import", "--slurm", log, "--procs", "64", "--salt", "s", "--out", out],
+        "tuned fit": ["tuned", "fit", "--trace", log, "--budget", "1s", "--out", out],
+    }
+
+
+@SOME
+@given(command=st.sampled_from(["inspector score", "compare --plot", "simulate --plot", "traces import",
+                                "tuned fit"]),
+       how=st.sampled_from(["same", "dot-slash", "symlink", "hardlink", "absolute"]),
+       schedrl_wrote_it=st.booleans(), force=st.booleans())
+def test_an_output_is_never_an_input_of_the_same_command(command, how, schedrl_wrote_it, force):
+    from schedrl.outputs import Out, claim
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        rule, log = root / "fit.json", root / "log.txt"
+        shutil.copy(RULE, rule)
+        shutil.copy(SACCT, log)
+        target = log if command in ("traces import", "tuned fit") else rule
+        if schedrl_wrote_it:  # the output claim's "did schedrl write it?" says yes: still an input
+            claim("tuned fit", [Out("--out", target)], force=True).record(target)
+        name = {"same": target.name, "dot-slash": f"./{target.name}", "absolute": str(target),
+                "symlink": "link" + (".png" if "plot" in command else target.suffix),
+                "hardlink": "hard" + (".png" if "plot" in command else target.suffix)}[how]
+        if how == "symlink":
+            (root / name).symlink_to(target)
+        elif how == "hardlink":
+            os.link(target, root / name)
+        before = tree(root)
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:
+            argv = _commands(rule.name, log.name, name)[command] + (["--force"] if force else [])
+            line = refused(argv, "own input")
+        finally:
+            os.chdir(cwd)
+        assert tree(root) == before, (argv, line)
+    event(f"{command} {how}")
+
+
+# ---------------------------------------------------------------- class 2: options that cannot apply together
+
+TOGETHER = [
+    ("leaderboard", "--render", ".", ["--out", "o"], ["--scenarios", "default"], ["--publish", "."],
+     ["--plot", "p.png"], ["--policies", "m:f"], ["--sequences", "2"], ["--seed", "1"], ["--json"], ["--summary"],
+     ["--no-entry-points"]),
+    ("leaderboard", "--publish", ".", ["--scenarios", "default"], ["--sequences", "2"], ["--seed", "1"],
+     ["--policies", "m:f"]),
+    ("tuned fit", "--scenario", "lublin1", ["--train-fraction", "0.5"], ["--validation-share", "0.5"],
+     ["--validation-sequences", "3"]),
+    ("compare", "--starts", "0,1", ["--sequences", "3"]),
+]
+
+
+@SOME
+@given(case=st.sampled_from(TOGETHER), data=st.data(), order=st.booleans(), abbreviate=st.booleans())
+def test_options_that_cannot_apply_together_are_refused_when_read(case, data, order, abbreviate, tmp_path_factory):
+    command, option, value, *others = case
+    other = data.draw(st.sampled_from(others))
+    first = [f"--{option[2:5]}" if abbreviate and option != "--publish" else option, value]
+    argv = [*command.split(), *((first + other) if order else (other + first))]
+    if command == "tuned fit":
+        argv += ["--out", str(tmp_path_factory.mktemp("o") / "r.json")]
+    if command == "compare":
+        argv += ["--trace", "default"]
+    refused(argv, f"{option} cannot be given with {other[0]}")
+    event(f"{command} {option} {other[0]}")
+
+
+def test_an_option_of_another_is_refused_without_it():
+    refused(["export", "ckpt", "--out", "x", "--replace"], "--replace is an option of --add")
+
+
+# ---------------------------------------------------------------- class 4: unbounded work
+
+@FEW
+@given(argv=st.sampled_from([
+    ["traces", "import", "--slurm", "/dev/zero", "--procs", "4", "--salt", "s", "--out", "OUT"],
+    ["traces", "import", "--slurm", str(SACCT), "--sinfo", "/dev/zero", "--salt", "s", "--out", "OUT"],
+    ["traces", "import", "--slurm", str(SACCT), "--procs", "4", "--id-map", "/dev/zero", "--out", "OUT"],
+    ["tune", "/dev/zero", "--dry-run"],
+    ["zoo", "add-rule", "/dev/zero", "--name", "x"],
+    ["compare", "--trace", "/dev/zero", "--jobs", "5", "--no-progress"],
+    ["scenarios", "show", "/dev/zero"],
+    ["tuned", "evaluate", "/dev/zero"],
+]))
+def test_a_device_given_as_a_file_is_refused_without_reading_it_whole(argv, tmp_path_factory):
+    out = tmp_path_factory.mktemp("z") / "out.swf"
+    argv = [str(out) if a == "OUT" else a for a in argv]
+    refused(argv, "/dev/zero")
+    assert not out.exists()
+
+
+@FEW
+@given(line=st.integers(1, 3), size=st.sampled_from([(2 << 20) + 1, 3 << 20]), gz=st.booleans())
+def test_a_line_past_the_bound_is_refused_with_the_bound_stated(line, size, gz, tmp_path_factory):
+    import gzip
+
+    from schedrl.workload import TraceError
+    from schedrl.workload.swf import read_bytes
+
+    text = b"".join(b"1 0 0 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1\n" for _ in range(line)) + b"x" * size + b"\n"
+    path = tmp_path_factory.mktemp("l") / ("t.swf.gz" if gz else "t.swf")
+    path.write_bytes(gzip.compress(text) if gz else text)
+    with pytest.raises(TraceError, match="a line longer than 1 MiB"):
+        read_bytes(path)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(values=st.integers(10_001, 200_000), samples=st.integers(1, 3))
+def test_a_sweep_past_the_trial_maximum_is_refused_before_its_values_are_read(values, samples, tmp_path_factory):
+    import time
+
+    path = tmp_path_factory.mktemp("s") / "big.yaml"
+    grid = ", ".join("1.0e-3" for _ in range(min(values, 10_001)))  # the count, not the values, decides
+    path.write_text(f"name: big\nagent: linear\nenv: {{trace: default}}\nstop: {{iterations: 1}}\n"
+                    f"num_samples: {samples}\n"
+                    f"param_space:\n  ppo.lr: {{grid: [{grid}]}}\n")
+    started = time.monotonic()
+    line = refused(["tune", str(path), "--dry-run"], "a sweep holds at most 10,000")
+    assert time.monotonic() - started < 20, line
+
+
+def test_a_dry_run_lists_at_most_its_rows_and_counts_the_rest(tmp_path):
+    path = tmp_path / "wide.yaml"
+    path.write_text("name: wide\nagent: linear\nenv: {trace: default}\nstop: {iterations: 1}\nparam_space:\n"
+                    f"  ppo.lr: {{grid: [{', '.join(str(1e-4 * (1 + i / 1e4)) for i in range(5000))}]}}\n")
+    status, out, err = run_cli("tune", str(path), "--dry-run")
+    assert status == 0, err
+    assert "... and 4,800 more trials (the first 200 listed)" in out and "5,000 values" in out
+    assert len(out.splitlines()) < 230
+
+
+def test_the_teacher_depth_states_its_range():
+    for value in ("-1", "0", "17", "1000000000"):
+        refused(["train", "inspector", "--teacher", "hindsight", f"--teacher-depth={value}"],
+                "--teacher-depth", "must be between 1 and 16", f"got {value}")
+
+
+# ---------------------------------------------------------------- class 6: tracebacks
+
+@FEW
+@given(kind=st.sampled_from(["parent-is-file", "missing-parent", "map-is-dir"]), force=st.booleans())
+def test_an_id_map_that_cannot_be_written_leaves_no_trace_behind(kind, force, tmp_path_factory):
+    root = tmp_path_factory.mktemp("idmap")
+    (root / "afile").write_text("x")
+    (root / "adir").mkdir()
+    id_map = {"parent-is-file": root / "afile" / "map.json", "missing-parent": root / "nowhere" / "map.json",
+              "map-is-dir": root / "adir"}[kind]
+    out = root / "out.swf"
+    before = tree(root)
+    line = refused(["traces", "import", "--slurm", str(SACCT), "--procs", "64", "--id-map", str(id_map),
+                    "--out", str(out), *(["--force"] if force else [])], "--id-map")
+    assert ".tmp" not in line and not out.exists() and tree(root) == before
+
+
+def test_an_id_map_that_fails_at_the_write_removes_the_trace(tmp_path, monkeypatch):
+    from schedrl import outputs
+
+    real = outputs.atomic_write
+
+    def failing(path, data):
+        if Path(path).name == "map.json":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, data)
+    monkeypatch.setattr(outputs, "atomic_write", failing)
+    out = tmp_path / "out.swf"
+    line = refused(["traces", "import", "--slurm", str(SACCT), "--procs", "64", "--id-map", str(tmp_path / "map.json"),
+                    "--out", str(out)], "map.json", "cannot write the id map")
+    assert ".tmp" not in line and not out.exists()
+
+
+@pytest.mark.parametrize("board", ["[]", "{}", '{"scenarios": []}', '{"scenarios": [1]}', '{"scenarios": [{}]}',
+                                   "null", "not json"])
+def test_render_of_a_board_that_is_not_one_is_one_line(board, tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "leaderboard.json").write_text(board)
+    (tmp_path / "README.md").write_text("x")
+    before = tree(tmp_path)
+    refused(["leaderboard", "--render", str(tmp_path)], "--render", "leaderboard.json")
+    assert tree(tmp_path) == before
+
+
+def test_an_unwritable_out_directory_is_refused_by_the_claim(tmp_path, monkeypatch):
+    from schedrl import outputs
+
+    (tmp_path / "board").mkdir()
+    monkeypatch.setattr(outputs.os, "access", lambda path, mode: Path(path) != tmp_path / "board")
+    refused(["leaderboard", "--scenarios", "default", "--out", str(tmp_path / "board")], "--out", "not writable")
+
+
+# ---------------------------------------------------------------- class 1 (pages): a page edited since schedrl wrote it
+
+REPO = Path(__file__).parents[2]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    """A checkout whose pages `leaderboard --render` wrote (with their digests)."""
+    root = tmp_path_factory.mktemp("checkout")
+    (root / "docs").mkdir()
+    (root / "README.md").write_text((REPO / "README.md").read_text())
+    shutil.copy(REPO / "docs" / "leaderboard.json", root / "docs" / "leaderboard.json")
+    status, _, err = run_cli("leaderboard", "--render", str(root))
+    assert status == 0, err
+    return root
+
+
+@FEW
+@given(page=st.sampled_from(["docs/leaderboard.md", "docs/zoo.md"]),
+       edit=st.sampled_from(["append", "replace", "truncate", "unrecorded"]))
+def test_render_keeps_a_page_edited_since_schedrl_wrote_it(page, edit, rendered):
+    from schedrl.outputs import MARKER
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "checkout"
+        shutil.copytree(rendered, root)
+        text = (root / page).read_text()
+        if edit == "unrecorded":  # a page schedrl did not record, different from what it would render
+            (root / "docs" / MARKER).unlink()
+        (root / page).write_text({"append": text + "\nmy note\n", "replace": "my own page\n",
+                                  "truncate": text[: len(text) // 2], "unrecorded": text + "x"}[edit])
+        before = tree(root)
+        refused(["leaderboard", "--render", str(root)], page, "edited since schedrl wrote it", "--force")
+        assert tree(root) == before
+    event(f"{page} {edit}")
+
+
+def test_render_passes_its_own_unchanged_pages_and_identical_unrecorded_ones(rendered, tmp_path):
+    from schedrl.eval import leaderboard as lb
+    from schedrl.outputs import MARKER
+
+    root = tmp_path / "checkout"
+    shutil.copytree(rendered, root)
+    result = lb.corrected(json.loads((root / "docs" / "leaderboard.json").read_text()))
+    lb.check_pages(result, root)  # recorded and unchanged
+    (root / "docs" / MARKER).unlink()
+    lb.check_pages(result, root)  # a fresh clone: no digests, but each page is what the render writes
+    (root / "docs" / "zoo.md").write_text("mine\n")
+    with pytest.raises(ValueError, match="docs/zoo.md was edited"):
+        lb.check_pages(result, root)
+    lb.check_pages(result, root, force=True)
+
+
+@pytest.mark.integration  # renders both figures (seconds each)
+def test_render_with_force_replaces_an_edited_page(rendered, tmp_path):
+    root = tmp_path / "checkout"
+    shutil.copytree(rendered, root)
+    page = root / "docs" / "leaderboard.md"
+    original = page.read_text()
+    page.write_text("edited\n")
+    status, _, err = run_cli("leaderboard", "--render", str(root), "--force")
+    assert status == 0 and page.read_text() == original, err
+
+
+# ---------------------------------------------------------------- class 7: bad data accepted
+
+@FEW
+@given(repeats=st.lists(st.integers(1, 40), min_size=1, max_size=4))
+def test_a_repeated_sacct_record_is_one_job_and_said(repeats, tmp_path_factory):
+    from schedrl.workload.slurm import NameIds, SlurmImport, read_sacct
+
+    lines = SACCT.read_text().splitlines()
+    doubled = lines + [lines[1 + (r % (len(lines) - 1))] for r in repeats]
+    path = tmp_path_factory.mktemp("s") / "sacct.txt"
+    path.write_text("\n".join(doubled) + "\n")
+    options = SlurmImport(procs=64, nodes=2, timezone="UTC")
+    once = read_sacct(SACCT, NameIds(salt=b"x"), options)
+    again = read_sacct(path, NameIds(salt=b"x"), options)
+    assert len(again) == len(once)  # never a second job
+    dropped = lambda wl: sum(a.count for a in wl.report.actions if a.action == "dropped")  # noqa: E731
+    assert dropped(again) - dropped(once) == len(repeats)  # each repeat said (as a repeat, or a step again)
+    steps = sum(1 for r in repeats if "." in lines[1 + (r % (len(lines) - 1))].split("|")[0])
+    said = sum(a.count for a in again.report.actions if a.rule == "slurm_repeated")
+    assert said == len(repeats) - steps
+
+
+@FEW
+@given(kind=st.sampled_from(["User", "Group", "JobName"]), ids=st.lists(st.integers(1, 4), min_size=2, max_size=5))
+def test_an_id_map_giving_two_names_one_id_is_refused(kind, ids, tmp_path_factory):
+    from schedrl.workload import TraceError
+    from schedrl.workload.slurm import NameIds
+
+    path = tmp_path_factory.mktemp("m") / "map.json"
+    path.write_text(json.dumps({kind: {f"name{i}": n for i, n in enumerate(ids)}}))
+    if len(set(ids)) == len(ids):
+        assert NameIds.load(path).table[kind]
+    else:
+        with pytest.raises(TraceError, match=f"{kind} id .* is given to both"):
+            NameIds.load(path)
+
+
+# ---------------------------------------------------------------- class 9: a wrong refusal
+
+def test_tuned_evaluate_of_a_rule_fitted_on_lublin1_runs_on_its_evaluation_trace(tmp_path):
+    from schedrl.scenarios import standard
+
+    scenario = standard()["lublin1"]
+    rule = json.loads(RULE.read_text())
+    rule["scenario"] = scenario.record()
+    rule["split"] = {**rule["split"], "validation_share": 1.0}  # what `tuned fit --scenario lublin1` writes today
+    path = tmp_path / "fit.json"
+    path.write_text(json.dumps(rule))
+    status, out, err = run_cli("tuned", "evaluate", str(path), "--sequences", "2", "--jobs", "64", "--json")
+    assert status == 0, err
+    assert "lublin-heldout" in err and "validation_share" not in err
+    assert len(json.loads(out)["versus_f1"]) == 1
+
+
+# ---------------------------------------------------------------- class 10: small
+
+@FEW
+@given(policies=st.lists(st.sampled_from(["f1", "F1", "sjf", "SJF", "fcfs"]), min_size=2, max_size=4))
+def test_a_policy_named_twice_is_refused_one_column_each(policies):
+    argv = ["compare", "--trace", "default", "--jobs", "20", "--sequences", "1", "--no-progress", "--json",
+            "--policies", ",".join(policies)]
+    if len({p.lower() for p in policies}) < len(policies):
+        refused(argv, "--policies names the policy", "twice")
+    else:
+        status, out, err = run_cli(*argv)
+        assert status == 0, err
+        assert len({r["policy"] for r in json.loads(out)["results"]}) == len(policies)
