@@ -604,3 +604,24 @@ def test_a_policy_named_twice_is_refused_one_column_each(policies):
         status, out, err = run_cli(*argv)
         assert status == 0, err
         assert len({r["policy"] for r in json.loads(out)["results"]}) == len(policies)
+
+
+@FEW
+@given(sizes=st.lists(st.sampled_from([2, 4, -3, 0, 2]), min_size=3, max_size=8),
+       command=st.sampled_from(["simulate", "compare"]))
+def test_what_a_trace_reader_drops_is_said(sizes, command, tmp_path_factory):
+    from schedrl.workload.cleaning import CleaningRules
+    from schedrl.workload.swf import read_swf
+
+    path = tmp_path_factory.mktemp("t") / "t.swf"
+    path.write_text("; MaxProcs: 8\n" + "".join(f"{i + 1} {10 * i} 0 50 {n} -1 -1 {n} 60 -1 1 1 1 1 1 1 -1 -1\n"
+                                                for i, n in enumerate(sizes)))
+    kept = len(read_swf(path, CleaningRules.preset("default")))
+    argv = ["simulate", "--policy", "fcfs"] if command == "simulate" else \
+        ["compare", "--jobs", "1", "--sequences", "1", "--no-progress"]
+    status, out, err = run_cli(*argv, "--trace", str(path))
+    assert_clean_outcome(status, out, err, argv)
+    if kept < len(sizes) and kept > 0:
+        assert f"kept {kept} of {len(sizes)} jobs ({len(sizes) - kept} dropped)" in err, err
+    elif kept == len(sizes):
+        assert "dropped" not in err, err
