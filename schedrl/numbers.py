@@ -36,21 +36,21 @@ def finite_float(text: str) -> float:
 
 
 class Integer:
-    """argparse's `type` for an integer option with its own bounds (`low <= value <= high`), stated in the error."""
+    """argparse's `type` for an integer option with its own bounds (`low <= value <= high`): `schedrl.cli.main`'s
+    `check_integers` refuses a value outside them before any work, stating them (and `why`)."""
 
     def __init__(self, low: int, high: int, why: str = ""):
         self.low, self.high, self.why = low, high, why
         self.__name__ = "int"  # argparse names the type in "invalid int value"
 
     def __call__(self, text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-        if not self.low <= value <= self.high:
-            why = f" ({self.why})" if self.why else ""
-            raise argparse.ArgumentTypeError(f"must be between {self.low} and {self.high}{why}, got {value}")
-        return value
+        return int(text)
+
+    def problem(self, value: int) -> str | None:
+        """Why `value` is out of bounds (None when it is within them)."""
+        if self.low <= value <= self.high:
+            return None
+        return f"must be between {self.low} and {self.high}" + (f" ({self.why})" if self.why else "") + f", got {value}"
 
 
 def finite_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

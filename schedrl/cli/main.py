@@ -14,7 +14,7 @@ from pathlib import Path
 
 from schedrl import __version__
 from schedrl.agents import agent_commands
-from schedrl.numbers import finite_options
+from schedrl.numbers import Integer, finite_options
 
 # subcommand name -> (module, one-line help); modules are imported lazily so that
 # `schedrl traces ...` never pays for torch or ray
@@ -167,6 +167,11 @@ def check_integers(parser: argparse.ArgumentParser, args: argparse.Namespace, ex
     other integer option 0 .. 2**31 - 1."""
     for action in _options(parser):
         value = getattr(args, action.dest, None)
+        if isinstance(action.type, Integer) and action.dest in explicit and isinstance(value, int):
+            problem = action.type.problem(value)  # an option that states its own range
+            if problem:
+                raise UsageError(f"{action.option_strings[-1]} {problem}")
+            continue
         if action.type is not int or action.dest not in explicit or isinstance(value, bool) \
                 or not isinstance(value, int):
             continue

@@ -415,10 +415,11 @@ def test_a_dry_run_lists_at_most_its_rows_and_counts_the_rest(tmp_path):
     assert len(out.splitlines()) < 230
 
 
-def test_the_teacher_depth_states_its_range():
+def test_the_teacher_depth_states_its_range(tmp_path):
     for value in ("-1", "0", "17", "1000000000"):
-        refused(["train", "inspector", "--teacher", "hindsight", f"--teacher-depth={value}"],
-                "--teacher-depth", "must be between 1 and 16", f"got {value}")
+        refused(["train", "inspector", "--teacher", "hindsight", f"--teacher-depth={value}", "--out",
+                 str(tmp_path / "run")],
+                "--teacher-depth must be between 1 and 16", f"got {value}")
 
 
 # ---------------------------------------------------------------- class 6: tracebacks
@@ -625,3 +626,18 @@ def test_what_a_trace_reader_drops_is_said(sizes, command, tmp_path_factory):
         assert f"kept {kept} of {len(sizes)} jobs ({len(sizes) - kept} dropped)" in err, err
     elif kept == len(sizes):
         assert "dropped" not in err, err
+
+
+@SOME
+@given(key=st.sampled_from(["depth", "samples", "horizon", "history", "max_queue", "seed"]),
+       value=st.one_of(st.integers(-5, 5), st.integers(10 ** 5, 10 ** 12)))
+def test_a_planning_search_is_bounded_and_the_bound_stated(key, value):
+    from schedrl.eval.planning import BOUNDS, parse_spec
+
+    low, high = BOUNDS[key]
+    spec = f"plan:f1:{key}={value}"
+    if low <= value <= high:
+        assert parse_spec(spec)[key] == value
+    else:
+        with pytest.raises(ValueError, match=f"{key} must be between {low:,} and {high:,}"):
+            parse_spec(spec)
