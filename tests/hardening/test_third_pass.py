@@ -333,6 +333,8 @@ TOGETHER = [
     ("tuned fit", "--scenario", "lublin1", ["--train-fraction", "0.5"], ["--validation-share", "0.5"],
      ["--validation-sequences", "3"]),
     ("compare", "--starts", "0,1", ["--sequences", "3"]),
+    ("tune tune_configs/linear_example.yaml", "--dry-run", None, ["--out", "o"], ["--resume"],
+     ["--address", "auto"], ["--force"]),
 ]
 
 
@@ -341,7 +343,8 @@ TOGETHER = [
 def test_options_that_cannot_apply_together_are_refused_when_read(case, data, order, abbreviate, tmp_path_factory):
     command, option, value, *others = case
     other = data.draw(st.sampled_from(others))
-    first = [f"--{option[2:5]}" if abbreviate and option != "--publish" else option, value]
+    first = [f"--{option[2:5]}" if abbreviate and option not in ("--publish", "--dry-run") else option,
+             *([value] if value is not None else [])]
     argv = [*command.split(), *((first + other) if order else (other + first))]
     if command == "tuned fit":
         argv += ["--out", str(tmp_path_factory.mktemp("o") / "r.json")]
@@ -353,6 +356,8 @@ def test_options_that_cannot_apply_together_are_refused_when_read(case, data, or
 
 def test_an_option_of_another_is_refused_without_it():
     refused(["export", "ckpt", "--out", "x", "--replace"], "--replace is an option of --add")
+    for command in (["simulate"], ["compare", "--no-progress"]):
+        refused([*command, "--trace", "default", "--jobs", "5", "--force"], "--force is an option of --plot")
 
 
 # ---------------------------------------------------------------- class 4: unbounded work
