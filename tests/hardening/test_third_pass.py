@@ -646,3 +646,23 @@ def test_a_planning_search_is_bounded_and_the_bound_stated(key, value):
     else:
         with pytest.raises(ValueError, match=f"{key} must be between {low:,} and {high:,}"):
             parse_spec(spec)
+
+
+@FEW
+@given(bad=st.lists(st.integers(0, 7), min_size=1, max_size=3, unique=True))
+def test_slurm_replay_says_what_the_cleaning_dropped(bad, tmp_path_factory):
+    from schedrl.slurm.client import SlurmError
+    from schedrl.slurm.replay import ReplayError, replay_trace
+
+    class NoSlurm:  # the note comes before any Slurm command
+        def sinfo(self, partition):
+            raise SlurmError("no Slurm here")
+
+    path = tmp_path_factory.mktemp("r") / "t.swf"
+    path.write_text("; MaxProcs: 8\n" + "".join(
+        f"{i + 1} {10 * i} 0 50 {-3 if i in bad else 2} -1 -1 {-3 if i in bad else 2} 60 -1 1 1 1 1 1 1 -1 -1\n"
+        for i in range(8)))
+    said: list[str] = []
+    with pytest.raises(ReplayError, match="no Slurm here"):
+        replay_trace(str(path), "p", 1e-3, jobs=8, say=said.append, client=NoSlurm())
+    assert any(f"kept {8 - len(bad)} of 8 jobs ({len(bad)} dropped)" in line for line in said), said
