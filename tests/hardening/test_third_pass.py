@@ -666,3 +666,16 @@ def test_slurm_replay_says_what_the_cleaning_dropped(bad, tmp_path_factory):
     with pytest.raises(ReplayError, match="no Slurm here"):
         replay_trace(str(path), "p", 1e-3, jobs=8, say=said.append, client=NoSlurm())
     assert any(f"kept {8 - len(bad)} of 8 jobs ({len(bad)} dropped)" in line for line in said), said
+
+
+@FEW
+@given(key=st.sampled_from(["ppo.entropy_coeff", "ppo.num_gpus_per_learner"]),
+       value=st.sampled_from([".nan", ".inf", "-.inf", ".NaN", "1e999"]))
+def test_a_sweep_setting_that_is_not_finite_is_refused(key, value):
+    from schedrl.training.sweep_file import load_sweep
+    from schedrl.training.yaml_reader import SweepError
+
+    sweep = REPO / "tune_configs" / "linear_example.yaml"
+    load_sweep(sweep, [f"{key}=0"])  # a float setting of the linear agent
+    with pytest.raises(SweepError, match=f"'{key}' must be float; got"):
+        load_sweep(sweep, [f"{key}={value}"])
