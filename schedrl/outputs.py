@@ -50,11 +50,20 @@ class OutputError(ValueError):
     """An output path that cannot be used; one line naming the option and the path."""
 
 
+def _named(error: OSError, path: Path) -> OSError:
+    """`error` naming `path`, the file the user asked for, not the temporary file it was written through."""
+    return type(error)(error.errno, error.strerror, str(path)) if error.errno else error
+
+
 def atomic_write(path: str | Path, data: bytes | str) -> Path:
-    """Write `data` (text is UTF-8) to `path` through a temporary file in the same directory, then rename it."""
+    """Write `data` (text is UTF-8) to `path` through a temporary file in the same directory, then rename it (an
+    OSError names `path`, never the temporary file)."""
     path = Path(path)
     raw = data.encode() if isinstance(data, str) else bytes(data)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as e:
+        raise _named(e, path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
@@ -62,11 +71,13 @@ def atomic_write(path: str | Path, data: bytes | str) -> Path:
             os.fsync(fh.fileno())
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(temporary)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError):
+            raise _named(e, path) from None
         raise
     return path
 
@@ -75,14 +86,19 @@ def save_figure(fig, path: str | Path, **kwargs) -> Path:
     """`fig.savefig(path)` through a temporary file in the same directory, then renamed (its format from the
     suffix, as matplotlib chooses it)."""
     path = Path(path)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix or ".png", dir=path.parent)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix or ".png", dir=path.parent)
+    except OSError as e:
+        raise _named(e, path) from None
     os.close(fd)
     try:
         fig.savefig(temporary, **({"format": path.suffix[1:]} if path.suffix else {}), **kwargs)
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as e:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise _named(e, path) from None
         raise
     return path
 

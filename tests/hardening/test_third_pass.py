@@ -679,3 +679,23 @@ def test_a_sweep_setting_that_is_not_finite_is_refused(key, value):
     load_sweep(sweep, [f"{key}=0"])  # a float setting of the linear agent
     with pytest.raises(SweepError, match=f"'{key}' must be float; got"):
         load_sweep(sweep, [f"{key}={value}"])
+
+
+@FEW
+@given(errno=st.sampled_from([13, 28, 30, 5]), at=st.sampled_from(["create", "write"]))
+def test_a_failed_write_names_the_file_asked_for_never_the_temporary_one(errno, at, tmp_path_factory, monkeypatch):
+    import tempfile as tempfile_module
+
+    from schedrl import outputs
+
+    target = tmp_path_factory.mktemp("w") / "out.json"
+    error = OSError(errno, os.strerror(errno), str(target.parent / ".out.json.x1y2.part"))
+    with monkeypatch.context() as m:
+        if at == "create":
+            m.setattr(tempfile_module, "mkstemp", lambda **kw: (_ for _ in ()).throw(error))
+        else:
+            m.setattr(outputs.os, "fsync", lambda fd: (_ for _ in ()).throw(error))
+        with pytest.raises(OSError) as e:
+            outputs.atomic_write(target, "x")
+    assert e.value.filename == str(target) and ".part" not in str(e.value)
+    assert not target.exists() and not list(target.parent.glob(".out.json.*"))
