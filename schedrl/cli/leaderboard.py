@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.publish:
             lb.check_publish(args.publish)
+            if not args.force:
+                lb.check_edits(args.publish)  # before the scoring: an edit the digests already show
         scenarios = ([get_scenario(n) for n in parse_list(args.scenarios, what="scenario", option="--scenarios")]
                      if args.scenarios else list(standard().values()))
         # the committed board holds the project's methods only: no entry points with --publish

@@ -860,6 +860,20 @@ def check_pages(result: dict, root, force: bool = False, option: str = "--render
                          "it): rendering would lose the edit; move it aside, or add --force to replace it")
 
 
+def check_edits(root, option: str = "--publish") -> None:
+    """Before any scoring: ValueError where a whole page of `root` is recorded as schedrl's and changed since (an edit
+    known without rendering; `check_pages` decides the rest once the board is known)."""
+    from pathlib import Path
+
+    from schedrl.outputs import owns_file, read_marker
+
+    for relative in WHOLE_PAGES:
+        path = (Path(root) / relative).resolve()
+        if path.is_file() and path.name in read_marker(path.parent).get("files", {}) and not owns_file(path):
+            raise ValueError(f"{option} {root}: {relative} was edited since schedrl wrote it: publishing would lose "
+                             "the edit; move it aside, or add --force to replace it")
+
+
 def record_pages(root, paths) -> None:
     """Record the files `publish` wrote under `root/docs` in that directory's ownership marker, with their digests, so
     a later render knows an edit from its own output."""

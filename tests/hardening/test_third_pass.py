@@ -699,3 +699,15 @@ def test_a_failed_write_names_the_file_asked_for_never_the_temporary_one(errno, 
             outputs.atomic_write(target, "x")
     assert e.value.filename == str(target) and ".part" not in str(e.value)
     assert not target.exists() and not list(target.parent.glob(".out.json.*"))
+
+
+@FEW
+@given(page=st.sampled_from(["docs/leaderboard.md", "docs/zoo.md"]), text=st.text(min_size=1, max_size=20))
+def test_publish_refuses_a_recorded_page_edited_since_before_scoring(page, text, rendered):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "checkout"
+        shutil.copytree(rendered, root)
+        (root / page).write_text((root / page).read_text() + text)
+        before = tree(root)
+        refused(["leaderboard", "--publish", str(root)], page, "edited since schedrl wrote it")
+        assert tree(root) == before
