@@ -541,7 +541,7 @@ class Adapter:
         if self.mode != "shadow":
             record.update(self._enforce(snap, order, frozenset(first), prio, record.get("sprio")))
         record = self._log(record)
-        if self.watchdog is not None and self.log is not None and self.watchdog.due(len(self.log.ended)):
+        if self.watchdog is not None and self.log is not None and self.watchdog.due(len(self.log.seen)):
             self._watch()
         return record
 
@@ -550,7 +550,7 @@ class Adapter:
         from schedrl.slurm.report import ReportError
 
         try:
-            verdict = self.watchdog.look(len(self.log.ended))
+            verdict = self.watchdog.look(len(self.log.seen))
         except ReportError as e:
             self.say(f"cycle {self.n}: watchdog: {e}")
             return

@@ -3,8 +3,9 @@
 The go-live gate acts once, before going live; the starvation guard only after days. While live, the watchdog keeps
 the report's two arms rolling over the jobs the adapter has seen (`report.estimate` on the cycle log: the logged
 arrivals replayed through the model of Slurm's backfill scheduler under the policy's order in force and under the
-model of Slurm's own order, on slurmctld's times where its log is given), over the last `jobs` jobs that started and
-ended, looked at again each time a tenth of that many more have ended. When the policy is worse beyond `margin_pct`
+model of Slurm's own order, on slurmctld's times where its log is given), over the last `jobs` jobs seen to arrive
+(those not ended yet with their time limits as run times), looked at again each time a tenth of that many more have
+arrived. When the policy is worse beyond `margin_pct`
 with the report's confidence (the lower end of the 95% interval above the margin: worse by more than the margin,
 not merely possibly worse), the adapter returns to shadow (`Adapter.roll_back`): every job's own value back, one
 line in its output, its cycle log and its audit log, the lock released, and the exit status says so
@@ -18,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 MIN_JOBS = 20
-"""The fewest jobs the watchdog judges over: two windows of ten (the report's interval needs two windows)."""
-WINDOW_JOBS = 10
+"""The fewest jobs the watchdog judges over: four windows of five."""
+WINDOW_JOBS = 5
 """Jobs per window of the watchdog's interval, up to `MAX_WINDOWS` windows."""
 MAX_WINDOWS = 10
 METRICS = ("bsld", "wait", "slowdown", "turnaround")
@@ -58,7 +59,7 @@ class Verdict:
 
 
 class Watchdog:
-    """Judges a live cycle log (`look`) every tenth of `jobs` more ended jobs."""
+    """Judges a live cycle log (`look`) every tenth of `jobs` more jobs seen."""
 
     def __init__(self, log_path: Path, policy, margin_pct: float, jobs: int, metric: str = "bsld",
                  slurmctld_log: Path | None = None):
@@ -66,23 +67,36 @@ class Watchdog:
         self.jobs, self.metric, self.slurmctld_log = jobs, metric, slurmctld_log
         self.every = max(jobs // 10, 1)
         self.looked_at = 0
-        """Ended jobs at the last look."""
+        """Jobs seen at the last look."""
 
-    def due(self, ended: int) -> bool:
-        return ended >= self.jobs and ended - self.looked_at >= self.every
+    def due(self, seen: int) -> bool:
+        """Whether to look again: at least `jobs` jobs seen, a tenth of that many more since the last look."""
+        return seen >= self.jobs and seen - self.looked_at >= self.every
 
-    def look(self, ended: int) -> Verdict | None:
-        """The verdict over the last `jobs` jobs of the log (None: too few have both started and ended yet)."""
+    def look(self, seen: int) -> Verdict | None:
+        """The verdict over the last `jobs` jobs the log has seen arrive (None: the replay cannot judge yet). A job
+        not ended yet counts with its time limit as its run time (the same in both arms): judging only the jobs that
+        ended would leave out exactly those a losing policy keeps waiting."""
         from schedrl.slurm.report import Log, ReportError, estimate, read_ctld
 
-        self.looked_at = ended
+        self.looked_at = seen
         log = Log.read(self.log_path)
-        done = sorted((j for j in log.jobs if j in log.start and j in log.end and log.end[j] >= log.start[j]),
+        usable = max(c.get("usable") or 0 for c in log.cycles)
+        jobs = sorted((j for j, rec in log.jobs.items() if 0 < rec["cpus"] <= usable),
                       key=lambda j: (log.jobs[j]["submit"], j))
-        if len(done) < self.jobs:
+        if len(jobs) < self.jobs:
             return None
-        keep = set(done[-self.jobs:])
-        recent = Log(log.header, {j: rec for j, rec in log.jobs.items() if j in keep}, log.start, log.end, log.cycles)
+        keep = jobs[-self.jobs:]
+        now = max(float(c["time"]) for c in log.cycles)
+        start, end = {}, {}
+        for j in keep:
+            rec = log.jobs[j]
+            if j in log.start and j in log.end and log.end[j] >= log.start[j]:
+                start[j], end[j] = log.start[j], log.end[j]
+            else:  # running or waiting: its time limit stands in for its run time
+                start[j] = log.start.get(j, max(now, float(rec["submit"])))
+                end[j] = start[j] + float(rec["limit"])
+        recent = Log(log.header, {j: log.jobs[j] for j in keep}, start, end, log.cycles)
         ctld = read_ctld(self.slurmctld_log, recent, self.log_path) if self.slurmctld_log else None
         windows = max(2, min(MAX_WINDOWS, self.jobs // WINDOW_JOBS))
         try:
