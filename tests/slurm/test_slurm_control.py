@@ -16,11 +16,9 @@ from hypothesis import strategies as st
 
 from fake_slurm import FakeSlurm
 from schedrl.cli.main import main
-from schedrl.eval.policies import resolve_policy
 from schedrl.slurm.adapter import Adapter, AdapterError, AdapterOptions, serve
 from schedrl.slurm.lease import Lease
 from schedrl.slurm.mechanism import MechanismError, NiceBands, protect
-from schedrl.slurm.report import Log
 from schedrl.slurm.reset import reset
 from schedrl.slurm.watch import EXIT_ROLLED_BACK, Watchdog
 from test_slurm_adapter import adapter, queue
