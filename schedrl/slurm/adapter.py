@@ -615,11 +615,11 @@ class Adapter:
         wanted = [job for job in order if job in value_now]
         order = protect(wanted, slurm_order, {job: prio[job].qos for job in value_now},
                         {job: prio[job].fairshare for job in value_now}, self.bands.ceiling, self.options.top)
-        lifted = [job for job in order if job not in set(wanted)]
+        # the jobs put ahead of their rank (or into the order) so that no ranked job passes them
+        rank = {job: r for r, job in enumerate(wanted)}
+        lifted = [job for r, job in enumerate(order) if rank.get(job, len(wanted)) > r]
         changes = self.bands.plan(order, value_now, own, guarded)
-        extra = {"bonus_order": order} if lifted else {}
-        if lifted:
-            extra["lifted"] = lifted
+        extra = {"bonus_order": order, "lifted": lifted} if lifted else {}
         if self.mode == "dry-run":
             for c in changes:
                 self.say(f"would set job {c.job}: {field} {c.old} -> {c.new} ({c.why})")
