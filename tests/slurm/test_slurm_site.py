@@ -119,10 +119,10 @@ def test_a_high_qos_job_stays_ahead_of_every_normal_qos_job_under_the_defaults(s
 
 
 def test_the_watchdog_rolls_a_losing_live_policy_back_to_shadow(slurm, tmp_path):
-    """LJF (longest requested time first) on jobs of half the node arriving 1.5 s apart on average, one in five
-    asking 2 minutes and sleeping 12 s, the rest asking 1 minute and sleeping 1 s: the short jobs wait behind the
-    long ones, and over the last 40 jobs seen the watchdog finds LJF worse than Slurm's own order (FCFS here: one
-    user, one size) beyond the 5% margin, on slurmctld's times."""
+    """LJF (longest requested time first) on jobs of half the node arriving 1 s apart on average (more work than the
+    node does), one in four asking 10 minutes and sleeping 10 s, the rest asking 1 minute and sleeping 1 s: the
+    short jobs wait behind the long ones, and over the last 40 jobs seen the watchdog finds LJF worse than Slurm's
+    own order (FCFS here: one user, one size) beyond the 5% margin, on slurmctld's times."""
     adapter = Adapter(slurm, tmp_path, "ljf", "ljf", "--watch-jobs", "40", "--watch-metric", "wait",
                       "--watch-margin", "5", "--slurmctld-log", str(slurm.logs / "slurmctld.log"))
     adapter.wait_for("the adapter's first cycle", lambda: bool(adapter.records("cycle")))
@@ -130,14 +130,14 @@ def test_the_watchdog_rolls_a_losing_live_policy_back_to_shadow(slurm, tmp_path)
     submitted: list[str] = []
     began = time.monotonic()
     at = 0.0
-    while len(submitted) < 90 and not adapter.records("rollback"):
-        long = rnd.random() < 0.2
+    while len(submitted) < 80 and not adapter.records("rollback"):
+        long = rnd.random() < 0.25
         while time.monotonic() - began < at:
             time.sleep(0.05)
-        submitted.append(slurm.sbatch("--partition", "debug", "--ntasks", "128", f"--time={2 if long else 1}",
-                                      "--wrap", f"sleep {12 if long else 1}"))
-        at += rnd.expovariate(1 / 1.5)
-    adapter.wait_for("the watchdog's rollback", lambda: bool(adapter.records("rollback")), timeout=240)
+        submitted.append(slurm.sbatch("--partition", "debug", "--ntasks", "128", f"--time={10 if long else 1}",
+                                      "--wrap", f"sleep {10 if long else 1}"))
+        at += rnd.expovariate(1.0)
+    adapter.wait_for("the watchdog's rollback", lambda: bool(adapter.records("rollback")), timeout=120)
     rollback = adapter.records("rollback")[0]
     looks = adapter.records("watch")
     seen = sum(1 for line in adapter.log.read_text().splitlines()
