@@ -368,7 +368,7 @@ def test_failures_cost_one_line_and_the_cycles_go_on(slurm, tmp_path):
     slurm.run("scancel", blocker, *jobs, held, elsewhere, wide, dependent)
 
     refused = subprocess.run([sys.executable, "-m", "schedrl", "slurm", "run", "--policy", "sjf", "--partition",
-                              "debug", "--state-dir", str(tmp_path / "s2"), "--force"],
+                              "debug", "--state-dir", str(tmp_path / "s2"), "--force", "--no-watch"],
                              env={**slurm.env(), "SLURM_CONF": str(down)},
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
@@ -388,7 +388,7 @@ def schedrl_slurm(cluster, *argv: str, timeout: float = 120) -> subprocess.Compl
 
 def test_a_second_live_adapter_and_a_reset_are_refused_while_one_runs(slurm, tmp_path):
     first = AdapterProcess(slurm, tmp_path, "first", "debug", "fcfs", "--force")
-    for argv in (["run", "--policy", "sjf", "--partition", "other", "--force"], ["reset"]):
+    for argv in (["run", "--policy", "sjf", "--partition", "other", "--force", "--no-watch"], ["reset"]):
         for state in (first.state, tmp_path / "elsewhere"):  # the same state directory, and another one
             done = schedrl_slurm(slurm, *argv, "--state-dir", str(state))
             assert done.returncode == 2 and "one adapter per cluster" in done.stderr, done.stderr
@@ -401,8 +401,8 @@ def test_a_second_live_adapter_and_a_reset_are_refused_while_one_runs(slurm, tmp
 def test_two_adapters_started_together_on_an_empty_partition_exactly_one_runs(slurm, tmp_path):
     procs = []
     for name in ("a", "b"):  # two state directories, started within a fraction of a second
-        argv = ["run", "--policy", "sjf", "--partition", "debug", "--interval", "1s", "--force", "--state-dir",
-                str(tmp_path / name)]
+        argv = ["run", "--policy", "sjf", "--partition", "debug", "--interval", "1s", "--force", "--no-watch",
+                "--state-dir", str(tmp_path / name)]
         procs.append(subprocess.Popen([sys.executable, "-m", "schedrl", "slurm", *argv], env=slurm.env(),
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     slurm.wait_for(lambda: any(p.poll() is not None for p in procs), 120, "one of the two adapters refused")
