@@ -39,7 +39,7 @@ from schedrl.slurm import marks
 from schedrl.slurm.lock import LOCK_NAME, ClusterLock, LockError, LockLost, SlurmLock, lease_alive
 from schedrl.slurm.mechanism import FIELD, HANDLES, SIGN, Change, NiceBands, priority_spread, protect
 from schedrl.slurm.model import config_subset
-from schedrl.slurm.order import OrderWorker, check_machine, warm_up
+from schedrl.slurm.order import OrderWorker, PolicyError, check_machine, runnable
 from schedrl.slurm.watch import Watchdog
 from schedrl.slurm.snapshot import Snapshot, SnapshotError, parse_sinfo
 
@@ -311,22 +311,15 @@ class Adapter:
         SlurmError, SnapshotError, PolicyMachineError, PolicyError, MechanismError, LockError, LeaseError or
         CycleLogError say why it cannot, before anything is taken or changed."""
         o = self.options
+        if not callable(getattr(self.policy, "pick", None)):  # before Slurm is asked anything
+            runnable(self.policy, self.policy_name, 2)
         config = self.client.config()
         self.cluster = o.cluster or config.get("ClusterName", "cluster")
         # the machine-size check first, before anything is taken, and the warm-up on the partition's size
         machine = parse_sinfo(self.client.sinfo(o.partition), o.partition)
         line = check_machine(self.policy, machine.usable, o.size_tolerance, o.trained_cpus)
         self.checked = True
-        if not callable(getattr(self.policy, "pick", None)):
-            raise PolicyError(f"policy {self.policy_name} cannot order a Slurm queue: it decides on the discrete-time "
-                              "cluster's time slots (act), not by picking a waiting job (pick), which is what the "
-                              "adapter asks; use a heuristic, tuned:FILE, or a policy of the event simulator")
-        try:
-            warm = warm_up(self.policy, machine.usable, machine.nodes)
-        except Exception as e:  # a policy that cannot rank a two-job queue of this partition cannot run here
-            first = (str(e).splitlines() or [""])[0][:200]
-            raise PolicyError(f"policy {self.policy_name} cannot rank a two-job queue of this partition "
-                              f"({machine.usable:,} CPUs): {type(e).__name__}: {first}") from None
+        warm = runnable(self.policy, self.policy_name, machine.usable, machine.nodes)
         if o.mode != "shadow":
             self.bands = NiceBands.for_config(config, o.top, o.band_step, o.bonus_scale, o.handle, o.max_bonus)
             self.spread = priority_spread(config, o.handle)
@@ -655,10 +648,6 @@ class Adapter:
             self.log.write(record)
             self.log.flush()
         return record
-
-
-class PolicyError(ValueError):
-    """A policy the adapter cannot run (a discrete-time one, or one that fails on a two-job queue): one line."""
 
 
 class AdapterError(ValueError):

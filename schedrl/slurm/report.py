@@ -521,5 +521,12 @@ def report(path: str | Path, policy: str | None = None, metric: str = "bsld", wi
         chosen = resolve_policy(spec)
     except (ValueError, FileNotFoundError) as e:
         raise ReportError(f"cannot load the log's policy {spec!r} ({e}); give --policy") from None
+    from schedrl.slurm.order import PolicyError, runnable
+
+    try:
+        usable = max(c.get("usable") or 0 for c in log.cycles)
+        runnable(chosen, spec, max(int(usable), 2), max(int(max(c.get("nodes") or 1 for c in log.cycles)), 1))
+    except PolicyError as e:
+        raise ReportError(str(e)) from None
     return Report(str(path), log.header, agreement(log, None if ctld is None else ctld.started_by),
                   estimate(log, chosen, metric, windows, ctld, progress), spec)
