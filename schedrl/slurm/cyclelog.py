@@ -95,9 +95,16 @@ def read(path: str | Path) -> Iterator[dict]:
 
 
 def numbered(path: str | Path) -> Iterator[tuple[int, dict]]:
-    """(line number, record) of the log's records, in order (a torn line, from a killed adapter, is skipped: the start of one of its own
-    records); CycleLogError naming the line for a file that is not text, any other line that is not a JSON object,
-    and reads past the bounds."""
+    """(line number, record) of the log's records, in order. A torn line (the start of one of its own records, cut by
+    a kill) is skipped where it is the last line or the next record is a header (an adapter continuing the log);
+    CycleLogError naming the line for a file that is not text, any other line that is not a JSON object, and reads
+    past the bounds."""
+    torn: int | None = None
+
+    def bad(number: int) -> CycleLogError:
+        return CycleLogError(f"cycle log {path}:{number}: not a JSON record: not a cycle log of `schedrl slurm run "
+                             "--log`")
+
     for number, line in lines(Path(path), "cycle log"):
         try:
             rec = json.loads(line.decode())
@@ -105,13 +112,18 @@ def numbered(path: str | Path) -> Iterator[tuple[int, dict]]:
             raise CycleLogError(f"cycle log {path}:{number}: not text (UTF-8): not a cycle log of `schedrl slurm "
                                 "run --log`") from None
         except ValueError:
-            if TORN.match(line) or not line.strip():
+            if not line.strip():
                 continue
-            raise CycleLogError(f"cycle log {path}:{number}: not a JSON record: not a cycle log of `schedrl slurm run "
-                                "--log`") from None
+            if torn is not None or not TORN.match(line):
+                raise bad(torn if torn is not None else number) from None
+            torn = number
+            continue
         if not isinstance(rec, dict):
             raise CycleLogError(f"cycle log {path}:{number}: a JSON {type(rec).__name__}, not a record: not a cycle "
                                 "log of `schedrl slurm run --log`")
+        if torn is not None and rec.get("kind") != "header":
+            raise bad(torn)
+        torn = None
         yield number, rec
 
 

@@ -502,7 +502,8 @@ def read_ctld(slurmctld_log: str | Path, log: Log, path: str | Path) -> CtldTime
     known = set(ctld.submit) | set(ctld.start) | set(ctld.end)
     if log.jobs and not known & set(log.jobs):
         raise ReportError(f"--slurmctld-log {slurmctld_log} names none of the {len(log.jobs):,} jobs of {path} "
-                          f"({len(known):,} jobs in it): the log of another cluster or another time; give the "
+                          f"({len(known):,} job{'' if len(known) == 1 else 's'} in it): the log of another cluster or "
+                          "another time; give the "
                           "slurmctld log of the days the cycle log covers, or leave the option out")
     return ctld
 

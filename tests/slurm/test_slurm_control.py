@@ -244,6 +244,34 @@ def test_every_bad_input_of_report_is_one_line_and_writes_nothing(tmp_path, caps
         assert not state.exists() or not any(state.iterdir()), name
 
 
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(cut=st.integers(0, 4000), flips=st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 255)), max_size=4),
+       copies=st.integers(1, 2), nan=st.booleans())
+def test_a_damaged_cycle_log_is_a_report_or_one_error_line(tmp_path_factory, cut, flips, copies, nan):
+    """A good log cut short, with bytes replaced, given twice or with a NaN: `slurm report` answers with a report
+    (exit 0) or one error line (exit 2), never a traceback, and saves nothing when it refuses."""
+    import contextlib
+    import io
+
+    tmp = tmp_path_factory.mktemp("damaged")
+    data = bytearray(_shadow_log(tmp / "good.jsonl").read_bytes())
+    if nan:
+        data = bytearray(bytes(data).replace(b'"start": 1000003.0', b'"start": NaN', 1))
+    for at, value in flips:
+        data[at % len(data)] = value
+    data = (bytes(data[:max(cut, 1)]) if cut < len(data) else bytes(data)) * copies
+    (tmp / "log.jsonl").write_bytes(data)
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = _status(["slurm", "report", str(tmp / "log.jsonl"), "--windows", "2", "--metric", "wait",
+                          "--state-dir", str(tmp / "state")])
+    if status == 0:
+        assert err.getvalue() == "" and "replay of" in out.getvalue()
+    else:
+        assert status == 2 and err.getvalue().count("\n") == 1 and "error: " in err.getvalue(), err.getvalue()
+        assert not (tmp / "state").exists() or not any((tmp / "state").iterdir())
+
+
 def test_a_discrete_time_policy_is_refused_with_why(tmp_path):
     class SlotPolicy:  # decides on the discrete-time cluster's slots (DeepRM, RLSchert): act, no pick
         name = "deeprm"
@@ -362,3 +390,24 @@ def test_the_cli_exits_with_the_rollbacks_status_and_says_why(tmp_path, capsys, 
     assert err.startswith("schedrl slurm: the watchdog rolled sjf back to shadow: ") and err.count("\n") == 1
     assert all(j["site"] == 0 for j in slurm.jobs.values() if j["state"] == "PENDING")
     assert Watchdog is watch.Watchdog
+
+
+def test_a_torn_line_is_skipped_only_where_a_kill_left_it(tmp_path):
+    """A killed adapter's torn last line, and the same line once an adapter continued the log (a header next), are
+    skipped; a torn-looking line with other records after it is an error naming its line."""
+    from schedrl.slurm.cyclelog import CycleLog, CycleLogError, numbered
+
+    path = _shadow_log(tmp_path / "log.jsonl")
+    good = len(list(numbered(path)))
+    with open(path, "a") as f:
+        f.write('{"kind":"cycle","n":3,"ti')  # killed mid-line
+    assert len(list(numbered(path))) == good
+    log = CycleLog(path)  # an adapter continuing it ends the torn line first
+    log.write({"kind": "header", "time": 1_000_100.0, "cluster": "c", "partition": "p", "policy": "sjf", "top": 4})
+    log.close()
+    assert len(list(numbered(path))) == good + 1
+    lines = path.read_text().splitlines()
+    torn = next(k for k, line in enumerate(lines, 1) if line.endswith('"ti'))
+    path.write_text("\n".join(lines[:-1] + [lines[0].replace("header", "cycle")]) + "\n")  # no header after it
+    with pytest.raises(CycleLogError, match=f"log.jsonl:{torn}: not a JSON record"):
+        list(numbered(path))
