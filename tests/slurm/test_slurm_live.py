@@ -215,13 +215,13 @@ def test_live_sjf_and_the_same_sequence_in_shadow(slurm, sequence, training, tmp
     saved = json.loads((shadow.state / "schedrltest.other.shadow-report.json").read_text())
     passes = saved["estimate"]["ci95_pct"][1] <= 5.0 and saved["estimate"]["jobs"] >= 100
     gate = schedrl_slurm(slurm, "run", "--policy", "sjf", "--partition", "other", "--cycles", "1", "--gate-jobs",
-                         "100", "--state-dir", str(shadow.state))
+                         "100", "--state-dir", str(shadow.state), "--no-watch")
     if passes:
         assert gate.returncode == 0 and "go-live gate passed" in gate.stdout, gate.stdout + gate.stderr
     else:
         assert gate.returncode == 2 and "live mode refused by the shadow report" in gate.stderr, gate.stderr
     refused = schedrl_slurm(slurm, "run", "--policy", "fcfs", "--partition", "other", "--cycles", "1",
-                            "--state-dir", str(shadow.state))
+                            "--state-dir", str(shadow.state), "--no-watch")
     assert refused.returncode == 2 and "is of 'sjf', not 'fcfs'" in refused.stderr, refused.stderr
     REPORTS["sjf shadow"].append(f"gate ({'passed' if passes else 'refused'}): "
                                  + (gate.stdout.splitlines()[0] if passes else gate.stderr.strip()))
