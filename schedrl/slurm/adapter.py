@@ -7,7 +7,9 @@ the nice values) that make Slurm's own scheduler, its backfilling left on, start
 
 - `live`: holds the cluster's lock on Slurm's side (`lock.SlurmLock`, a held lock job, besides the state
   directory's flock), writes its lease before every batch of changes (`lease.Lease`), records every change
-  (`audit.AuditLog`), and changes at most `max_changes_per_minute`;
+  (`audit.AuditLog`), changes at most `max_changes_per_minute`, keeps every bonus within the site's bounds
+  (`mechanism.protect`: below `max_bonus`, never across a QOS tier), and, with its watchdog (`watch.Watchdog`),
+  returns to shadow on its own when the policy loses;
 - `shadow`: changes nothing; the cycle log records each snapshot, the order and what Slurm started;
 - `dry-run`: changes nothing and prints the changes a live cycle would make.
 
@@ -133,7 +135,7 @@ class AdapterOptions:
     """Live: roll back to shadow once the policy is worse than the model of Slurm's own order by more than this (%
     of the site's metric, the lower end of the report's 95% interval; `watch.Watchdog`); None: no watchdog."""
     watch_jobs: int = 1000
-    """The watchdog judges the last this many jobs that started and ended (not before that many have)."""
+    """The watchdog judges the last this many jobs seen to arrive (not before that many have)."""
     watch_metric: str = "bsld"
     """The site's metric the watchdog judges on (as `schedrl slurm report --metric`)."""
     slurmctld_log: Path | None = None
@@ -546,6 +548,10 @@ class Adapter:
             verdict = self.watchdog.look(len(self.log.seen))
         except ReportError as e:
             self.say(f"cycle {self.n}: watchdog: {e}")
+            return
+        except Exception as e:  # a look that fails costs that look, never the adapter (the next one tries again)
+            first = (str(e).splitlines() or [""])[0][:200]
+            self.say(f"cycle {self.n}: watchdog: the look failed ({type(e).__name__}: {first}); the order stays")
             return
         if verdict is None:
             return
