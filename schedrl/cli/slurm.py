@@ -213,6 +213,7 @@ def run_adapter(args) -> int:
 
     mode = "shadow" if args.shadow else "dry-run" if args.dry_run else "live"
     watch = mode == "live" and not args.no_watch
+    _refuse_unused(args, mode, watch)
     try:
         options = AdapterOptions(partition=args.partition, top=args.top, interval_s=args.interval, mode=mode,
                                  starvation_limit_s=args.starvation_limit, policy_timeout_s=args.policy_timeout,
@@ -243,6 +244,40 @@ def run_adapter(args) -> int:
               f"{EXIT_ROLLED_BACK})", file=sys.stderr)
         return EXIT_ROLLED_BACK
     return 0
+
+
+WATCH_OPTIONS = {"watch_margin": "--watch-margin", "watch_jobs": "--watch-jobs", "watch_metric": "--watch-metric",
+                 "slurmctld_log": "--slurmctld-log"}
+BAND_OPTIONS = {"max_bonus": "--max-bonus", "band_step": "--band-step", "bonus_scale": "--bonus-scale",
+                "handle": "--handle", "max_changes_per_minute": "--max-changes-per-minute"}
+
+
+def _refuse_unused(args, mode: str, watch: bool) -> None:
+    """An option the mode would ignore is an error, not dropped: the watchdog's outside live mode (or with
+    --no-watch), the bonuses' in shadow; and a --slurmctld-log that is not a readable regular file."""
+    from schedrl.cli.main import UsageError
+    from schedrl.slurm.cyclelog import CycleLogError, MAX_LOG_BYTES, regular_file
+
+    given = getattr(args, "explicit", frozenset())
+    if not watch:
+        unused = [flag for dest, flag in WATCH_OPTIONS.items() if dest in given]
+        if unused:
+            why = "--no-watch" if mode == "live" else f"--{mode}"
+            raise UsageError(f"{', '.join(unused)} {'is an option' if len(unused) == 1 else 'are options'} of the "
+                             f"live watchdog, which {why} leaves out: drop {'it' if len(unused) == 1 else 'them'}")
+    if mode == "shadow":
+        unused = [flag for dest, flag in BAND_OPTIONS.items() if dest in given]
+        if unused:
+            raise UsageError(f"{', '.join(unused)} {'shapes' if len(unused) == 1 else 'shape'} the bonuses, which "
+                             f"--shadow never sets: drop {'it' if len(unused) == 1 else 'them'}, or use --dry-run to "
+                             "see the changes")
+    if "no_watch" in given and mode != "live":
+        raise UsageError(f"--no-watch is for live mode; --{mode} has no watchdog to turn off")
+    if args.slurmctld_log is not None:
+        try:
+            regular_file(args.slurmctld_log, "slurmctld log", MAX_LOG_BYTES)
+        except CycleLogError as e:
+            raise UsageError(str(e)) from None
 
 
 def _slow_progress(after_s: float = 5.0):

@@ -131,6 +131,24 @@ def test_report_refuses_the_same_nonsense_alike(bad, capsys, tmp_path):
     assert err.count("\n") == 1 and f"argument {bad[0].split('=')[0]}: must be" in err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--shadow", "--watch-jobs", "40"], "--watch-jobs is an option of the live watchdog, which --shadow leaves out"),
+    (["--dry-run", "--slurmctld-log", "x.log", "--watch-margin", "2"],
+     "--watch-margin, --slurmctld-log are options of the live watchdog, which --dry-run leaves out"),
+    (["--force", "--no-watch", "--watch-metric", "wait"], "--watch-metric is an option of the live watchdog, which "
+                                                         "--no-watch leaves out"),
+    (["--shadow", "--max-bonus", "5000", "--handle", "nice"], "--max-bonus, --handle shape the bonuses, which --shadow "
+                                                              "never sets"),
+    (["--dry-run", "--no-watch"], "--no-watch is for live mode; --dry-run has no watchdog to turn off"),
+    (["--force", "--log", "c.jsonl", "--slurmctld-log", "/dev/zero"], "slurmctld log /dev/zero is not a regular file"),
+])
+def test_an_option_the_mode_would_ignore_is_refused(argv, message, capsys, tmp_path):
+    assert _status([*RUN[:6], "--state-dir", str(tmp_path / "s"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "s").exists()
+
+
 def test_replay_refuses_a_scale_that_is_not_a_positive_number(capsys):
     for scale in ("nan", "inf", "0", "-1"):
         assert _status(["slurm", "replay", "default", "--scale", scale, "--partition", "p"]) == 2

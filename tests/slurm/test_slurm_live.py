@@ -107,10 +107,11 @@ class AdapterProcess:
     def __init__(self, cluster, tmp: Path, name: str, partition: str, policy: str, *options: str):
         self.cluster, self.name = cluster, name
         self.out, self.log, self.state = tmp / f"{name}.out", tmp / f"{name}.jsonl", tmp / f"{name}-state"
-        # --max-bonus above 64 (K + 1) (W + 2): the policy's order over job size and age, as these tests check it
+        # live: --max-bonus above 64 (K + 1) (W + 2), the policy's order over job size and age, as these tests check it
+        strict = [] if "--shadow" in options else ["--max-bonus", "10000000"]
         self.argv = [sys.executable, "-m", "schedrl", "slurm", "run", "--policy", policy, "--partition", partition,
                      "--top", str(TOP), "--interval", "1s", "--log", str(self.log), "--state-dir", str(self.state),
-                     "--max-bonus", "10000000", *options]
+                     *strict, *options]
         self.start()
 
     def start(self) -> None:
