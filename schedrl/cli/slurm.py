@@ -84,7 +84,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     mode = r.add_mutually_exclusive_group()
     mode.add_argument("--shadow", action="store_true", help="change nothing; log snapshots, orders and starts (--log)")
     mode.add_argument("--dry-run", action="store_true", help="change nothing; print the changes a live cycle would make")
-    r.add_argument("--log", type=Path, help="cycle log (JSON lines; .gz compressed) for `schedrl slurm report`")
+    r.add_argument("--log", type=Path, help="cycle log (JSON lines; .gz compressed) for `schedrl slurm report` and, "
+                                             "live, the watchdog (needed there unless --no-watch)")
     r.add_argument("--cycles", type=_count(1), help="stop after this many cycles (default: run until stopped)")
     r.add_argument("--state-dir", type=Path, default=defaults.state_dir,
                    help="lock, lease and audit log (default ~/.local/state/schedrl/slurm)")
@@ -103,9 +104,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="the job field the bonuses go to: SiteFactor (default; users' nice values are never touched) "
                         "or Nice (a fallback where SiteFactor cannot be set; docs/slurm.md)")
     r.add_argument("--bonus-scale", type=_number(0.0, above=True), default=defaults.bonus_scale,
-                   help="how far the policy may outweigh Slurm's other factors: bonuses ceil(scale x (sum of the "
-                        "PriorityWeight* + 2)) apart per rank; 1 (default) or more: the top K in the policy's order "
-                        "whatever fair share, age or QOS say; below 1 they may overturn ranks")
+                   help="bonuses ceil(scale x (sum of the PriorityWeight* + 2)) apart per rank (default 1: ranked "
+                        "jobs in the policy's order whatever their age or size), within --max-bonus, which shrinks "
+                        "the step where it leaves less room; never across a QOS tier (docs/slurm.md)")
     r.add_argument("--band-step", type=_count(1), help="bonuses this far apart (overrides --bonus-scale)")
     r.add_argument("--max-bonus", type=_count(1),
                    help="the largest bonus, in priority units (default: the sum of PriorityWeightAge, JobSize, "

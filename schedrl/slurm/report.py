@@ -111,6 +111,8 @@ class Log:
     start: dict[int, float]
     end: dict[int, float]
     cycles: list[dict]
+    latest: dict | None = None
+    """The last header (an adapter that continued the log, perhaps in another mode: the watchdog's)."""
 
     @classmethod
     def read(cls, path: str | Path) -> "Log":
@@ -159,7 +161,7 @@ class Log:
             raise ReportError(f"{path}: not a cycle log of `schedrl slurm run --log` (no header line)")
         if not cycles:
             raise ReportError(f"{path}: no cycle with an order in the log")
-        return cls(headers[0], jobs, start, end, cycles)
+        return cls(headers[0], jobs, start, end, cycles, headers[-1])
 
     def slurm_key(self, job: int) -> tuple:
         rec = self.jobs.get(job, {})

@@ -96,7 +96,8 @@ class Watchdog:
             else:  # running or waiting: its time limit stands in for its run time
                 start[j] = log.start.get(j, max(now, float(rec["submit"])))
                 end[j] = start[j] + float(rec["limit"])
-        recent = Log(log.header, {j: log.jobs[j] for j in keep}, start, end, log.cycles)
+        # the live adapter's own header (a log continued from shadow begins with the shadow run's)
+        recent = Log(log.latest or log.header, {j: log.jobs[j] for j in keep}, start, end, log.cycles)
         ctld = read_ctld(self.slurmctld_log, recent, self.log_path) if self.slurmctld_log else None
         windows = max(2, min(MAX_WINDOWS, self.jobs // WINDOW_JOBS))
         try:
