@@ -39,6 +39,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
     from schedrl.metrics import UTIL_PREFIX, check_metric
@@ -68,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         warn_walltime_kills([sequence(workload, s, args.jobs) for s in sorted(set(starts))], config)
         result = compare(workload, policies, backfills, starts, args.jobs, args.metric, config,
                          seed=args.seed, progress=False if args.no_progress else None)
+        for line in result.notes:
+            print(f"schedrl compare: {line}", file=sys.stderr)
         from schedrl.scenarios.scoring import independent_starts
 
         # a checkpoint's interval counts the disjoint windows that fit where the starts came from
@@ -110,8 +114,14 @@ def run_scenario(args: argparse.Namespace) -> int:
         else:
             policies = (parse_list(args.policies, what="policy", option="--policies") if given(args, "policies")
                         else list(dict.fromkeys(b.policy for b in scenario.baselines)))
-            result = compare(workload, policies, backfills or [scenario.sim.backfill], seqs.ids, seqs.length,
+            # the positions index the evaluation's own trace where it has one (lublin1's `lublin-heldout`)
+            data = seqs.data if seqs.data is not None else workload
+            result = compare(data, policies, backfills or [scenario.sim.backfill], seqs.ids, seqs.length,
                              scenario.metric, scenario.sim, seed=0, progress=False if args.no_progress else None)
+            if seqs.source:
+                result.trace = seqs.source
+            for line in result.notes:
+                print(f"schedrl compare: {line}", file=sys.stderr)
 
         result = result.counting(seqs.independent)  # a checkpoint's interval: the disjoint windows only
     except ValueError as e:
