@@ -63,7 +63,8 @@ def trained_note(label: str, policy: Any, semantics: SimConfig) -> str | None:
     trained = trained_semantics(policy)
     if trained is None:
         return None
-    here = replace(semantics, backfill_choice=trained.backfill_choice) if decides_backfill(policy) else semantics
+    # the backfill choice is the shared exception: a policy that does not choose starts the first candidate either way
+    here = replace(semantics, backfill_choice=trained.backfill_choice)
     differ = [f"{d.split(' ', 1)[0]} {d.split(' ', 1)[1].replace(' vs ', ', here ')}" for d in trained.differences(here)]
     if not differ:
         return None
