@@ -9,7 +9,7 @@ on seeded sequences and return its episode summaries. `Scores.values(metric)` re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from schedrl.scenarios.drawing import (PARTS, DrawnSequences, generated_sequences, independent_starts,  # noqa: F401
                                        independent_windows, job_table, part_data, run_policy, trace_sequences,
@@ -76,13 +76,15 @@ def baseline_metrics(baseline, workload, sim_config, seed: int = 0):
 
 def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: str = "evaluation", *,
           baselines: bool = True, data=None, progress: Callable[[str], None] | None = None,
-          policy_sims: Mapping[str, Any] | None = None) -> Scores:
+          policy_sims: Mapping[str, Any] | None = None, alongside: Collection[Any] = ()) -> Scores:
     """The scenario's baselines (unless `baselines=False`) and `policies` (label -> policy object: `pick(sim)` on
     trace scenarios, `act(sim)` on generated ones) on the sequences of `part`. On a trace scenario every row runs under
     one `SimConfig`, resolved here once (`Scenario.comparison_semantics`: the scenario's, with the decision a trained
     policy cannot make otherwise); a baseline changes only its declared backfilling. `policy_sims` (label -> what the
     caller resolved for a policy: `RunProtocol.policy_semantics`) must agree with it there (ValueError otherwise); on
-    the discrete-time cluster it gives a policy the cluster as its env saw it (DeepRM's pre-run estimates)."""
+    the discrete-time cluster it gives a policy the cluster as its env saw it (DeepRM's pre-run estimates).
+    `alongside`: policies scored in other calls for the same table (the leaderboard's entrants), whose exception these
+    rows share."""
     from schedrl.scenarios.semantics import check_rows
 
     data = load(scenario) if data is None else data
@@ -90,7 +92,7 @@ def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: s
     data = seqs.data if seqs.data is not None else data
     out = Scores(scenario, seqs)
     policies = dict(policies or {})
-    shared = scenario.comparison_semantics(policies.values())
+    shared = scenario.comparison_semantics([*policies.values(), *alongside])
     methods: list[tuple[str, Callable[[int], Any], Any]] = []
     if baselines:
         methods += [(b.name(scenario.sim), scenario.baseline_factory(b), b) for b in scenario.baselines]

@@ -7,9 +7,10 @@ tuned rule, `plan:`, an outside policy. Two things a row may have of its own, bo
 
 - the decision it cannot make otherwise: a trained policy that chooses the backfilled job itself (DRAS's level 2,
   learned backfilling: `backfill_choice="policy"`). Then the whole comparison runs with `backfill_choice="policy"`
-  (`comparison_semantics`), and a policy without a `backfill` method starts the first candidate, which is what
-  first-fit does (`tests/scenarios/test_semantics.py` pins the equality), so the baselines run under the same
-  exception and keep their numbers;
+  (`comparison_semantics`): a policy without a `backfill` method, a heuristic, and a trained policy that was trained
+  with first-fit backfilling (`FirstFit`, applied by `scenarios.drawing.run_policy`) start the first candidate,
+  which is what first-fit starts (`tests/scenarios/test_semantics.py` pins the equality), so the baselines run under
+  the same exception and keep their numbers;
 - a baseline's own backfilling (DRAS's BinPacking, Random and Optimization start jobs only at once): the one field a
   baseline changes (`row_semantics`), named in its label.
 
@@ -52,6 +53,29 @@ def comparison_semantics(base: SimConfig, policies: Iterable[Any] = ()) -> SimCo
     return base
 
 
+class FirstFit:
+    """A trained policy with its backfill choices left to the simulator's first candidate (queue order), which is what
+    first-fit backfilling starts: what the policy was trained with, in a comparison whose shared exception asks every
+    row for backfill choices. Everything else is the policy's own (`pick`, `defer`, `kill`, its counters)."""
+
+    def __init__(self, policy: Any):
+        self.policy = policy
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "backfill":
+            raise AttributeError(name)
+        return getattr(self.policy, name)
+
+
+def first_fit_where_trained(policy: Any, sim: SimConfig) -> Any:
+    """`policy` as it runs under `sim`: wrapped in `FirstFit` where `sim` asks for backfill choices and the policy was
+    trained with first-fit backfilling but has a `backfill` method of its own (Decima-PG's unused level 2)."""
+    if sim.backfill_choice != "policy" or getattr(policy, "backfill", None) is None or isinstance(policy, FirstFit):
+        return policy
+    trained = trained_semantics(policy)
+    return FirstFit(policy) if trained is not None and trained.backfill_choice != "policy" else policy
+
+
 def row_semantics(semantics: SimConfig, backfill: str | None = None) -> SimConfig:
     """What one row runs under: the comparison's `semantics`, with a baseline's declared `backfill` (None: none)."""
     return semantics if backfill is None or backfill == semantics.backfill else replace(semantics, backfill=backfill)
@@ -90,5 +114,5 @@ def records(rows: Mapping[str, SimConfig]) -> dict[str, dict]:
     return {label: sim.to_dict() for label, sim in rows.items()}
 
 
-__all__ = ["check_rows", "comparison_semantics", "decides_backfill", "records", "row_semantics", "trained_note",
-           "trained_semantics"]
+__all__ = ["FirstFit", "check_rows", "comparison_semantics", "decides_backfill", "first_fit_where_trained", "records",
+           "row_semantics", "trained_note", "trained_semantics"]
