@@ -84,6 +84,8 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
                "utilization": float(np.mean([m.utilization for m in ms]))}
         if lab != ref_label:
             row["paired"] = paired.against(values, lab, ref_label, metric, independent=k)
+        if lab in result.semantics:  # every row's: one semantics per comparison (`scoring.score`)
+            row["semantics"] = result.semantics[lab].to_dict()
         if lab in policies and counts(policies[lab]) is not None:
             row["counts"] = counts(policies[lab])
         rows.append(row)
