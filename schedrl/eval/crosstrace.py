@@ -16,7 +16,7 @@ from schedrl.agents.base import env_for_trace
 from schedrl.eval.as_trained import Given, as_trained, evaluation_sim
 from schedrl.metrics import METRICS
 from schedrl.scenarios.scoring import independent_windows
-from schedrl.scenarios.semantics import comparison_semantics, row_semantics
+from schedrl.scenarios.semantics import comparison_semantics, row_semantics, trained_note
 from schedrl.scenarios.workload import WorkloadSpec
 from schedrl.sim.config import BACKFILLS
 
@@ -37,7 +37,7 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
     env = agent.env_config_class.from_dict(trained)
     judge = agent.judge(env)
     judge.trace_only(f"{agent.name} runs on the discrete-time cluster: it has no traces to cross")
-    rows = []
+    rows, said = [], set()
     for trace in traces:
         own = trace == trained.get("trace")
         given = Given(None if own else trace, cleaning, preset, backfill, augment, augment_seed)
@@ -68,6 +68,10 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
                 values["RL"] = result.values[(chosen, result.policies[-1])]
         except ValueError as e:
             raise ValueError(f"{trace}: {e}") from None
+        line = trained_note("RL", policy, config)
+        if line and done is not None and line not in said:
+            said.add(line)
+            done(line)
         note = judge.evaluation_note(workload, starts, jobs) if own else "another trace"
         means = {k: float(np.mean(v)) for k, v in values.items()}
         lower = METRICS[row_metric][1]
