@@ -45,9 +45,23 @@ def decides_backfill(policy: Any) -> bool:
     return trained is not None and trained.backfill_choice == "policy"
 
 
+def _interface(sim: SimConfig) -> str:
+    return f"a {sim.window}-job window" if sim.window else "the whole queue"
+
+
 def comparison_semantics(base: SimConfig, policies: Iterable[Any] = ()) -> SimConfig:
     """The one `SimConfig` of a comparison of `policies` under `base`: `base`, with `backfill_choice="policy"` where
-    one of them chooses the backfilled job itself (every row then runs so; see the module's docstring)."""
+    one of them chooses the backfilled job itself (every row then runs so; see the module's docstring). ValueError
+    (one line naming the policy and `--window`) where a trained policy picks from another window than `base` offers:
+    a decision it cannot make (as the leaderboard's transfer rule, `Scenario.transfer_problem`)."""
+    policies = list(policies)
+    for p in policies:
+        trained = trained_semantics(p)
+        if getattr(getattr(p, "record", None), "agent", None) and trained is not None \
+                and (trained.window or 0) != (base.window or 0):
+            raise ValueError(f"{getattr(p, 'name', None) or type(p).__name__} was trained to pick from "
+                             f"{_interface(trained)}; this table offers {_interface(base)} (--window "
+                             f"{base.window}): score it with the window it was trained on")
     if base.backfill_choice != "policy" and any(decides_backfill(p) for p in policies):
         return replace(base, backfill_choice="policy")
     return base

@@ -3,9 +3,10 @@
 
 A table's rows must all run under one semantics, the one its options name; a policy that never deviates from a rule
 must reproduce that rule's row to the digit, kills included. The policies: heuristics, a checkpoint (the zoo's
-inspector re-exported with its reject logit at minus infinity: it always accepts F1's proposal, so it is F1), a zoo
-policy that chooses the backfilled job itself (`rl-backfill-dras-sdsc-sp2-s0`: the one exception every row shares),
-a tuned rule, `plan:`, an outside policy object. The trace is generated: 300 jobs on 64 processors in 16 nodes, a
+inspector re-exported with its reject logit at minus infinity: it always accepts F1's proposal, so it is F1; one
+export per window), a zoo policy that chooses the backfilled job itself (`rl-backfill-dras-sdsc-sp2-s0`, in the
+10-job-window tables it was trained for: the one exception every row shares), a tuned rule, `plan:`, an outside
+policy object. The trace is generated: 300 jobs on 64 processors in 16 nodes, a
 quarter of them running past their request, so walltime kills happen where they are on.
 """
 
@@ -34,7 +35,10 @@ OPTIONS = {
     "backfill": (None, "easy"),
     "discipline": (None, "list"),
 }
-"""Each option of the comparison and the values tried (None, False: not given)."""
+"""Each option of the comparison and the values tried (None, False: not given). `list` comes with `--window 10`
+(`LIST_WINDOW`): DRAS's list scheduling, the window the zoo's backfill chooser was trained with."""
+LIST_WINDOW = 10
+"""The window of the `list` tables; a trained policy runs only under the window it was trained with."""
 COMBINATIONS = [dict(zip(OPTIONS, values)) for values in itertools.product(*OPTIONS.values())]
 """Every combination of the options (64)."""
 
@@ -58,15 +62,16 @@ def write_trace(path: Path) -> Path:
     return path
 
 
-TRAINED = SimConfig()
-"""What the never-rejecting inspector's record says it was trained under: the standard semantics, walltime kills on
-(the issue's case: a policy trained with kills, compared under a preset without them)."""
+def trained(window: int = 0) -> SimConfig:
+    """What the never-rejecting inspector's record says it was trained under: the standard semantics, walltime kills
+    on (the issue's case: a policy trained with kills, compared under a preset without them), picking from `window`."""
+    return SimConfig(window=window)
 
 
-def write_never_rejecting(directory: Path) -> Path:
+def write_never_rejecting(directory: Path, window: int = 0) -> Path:
     """The zoo's inspector with its reject logit at minus infinity (the last layer's reject row: weights 0, bias
-    -inf), its record saying it trained under `TRAINED`, exported to `directory`: it accepts every proposal of its
-    base rule, F1."""
+    -inf), its record saying it trained under `trained(window)`, exported to `directory`: it accepts every proposal
+    of its base rule, F1."""
     import torch
 
     from schedrl.zoo import store
@@ -77,8 +82,8 @@ def write_never_rejecting(directory: Path) -> Path:
     weights["pi.4.weight"][1] = 0.0
     weights["pi.4.bias"][1] = -torch.inf
     record = json.loads(json.dumps(dict(exported.record)))
-    record["sim_config"] = TRAINED.to_dict()
-    record["env_config"].update(preset="standard", cleaning="default")
+    record["sim_config"] = trained(window).to_dict()
+    record["env_config"].update(preset="standard", cleaning="default", window=window)
     store.write(directory, "never-rejects", record, exported.architecture, weights, exported.card)
     return directory
 
@@ -112,8 +117,8 @@ class Outside:
     name = "outside"
 
     def pick(self, sim) -> int:
-        queue = np.asarray(sim.queue)
-        return int(queue[np.argmin(np.asarray(sim.workload.time_req)[queue])])
+        visible = np.asarray(sim.window)  # the queue, or its first jobs under a list window
+        return int(visible[np.argmin(np.asarray(sim.workload.time_req)[visible])])
 
 
 def expected(base: SimConfig, options: dict, decides_backfill: bool = False, scenario: bool = False) -> SimConfig:
@@ -127,6 +132,8 @@ def expected(base: SimConfig, options: dict, decides_backfill: bool = False, sce
             fields[name] = options[name]
     if options["no_kill"]:
         fields["kill_at_limit"] = False
+    if options["discipline"] == "list":
+        fields["window"] = LIST_WINDOW
     if decides_backfill:
         fields["backfill_choice"] = "policy"
     return SimConfig(**fields)
@@ -142,6 +149,8 @@ def flags(options: dict, scenario: bool = False) -> list[str]:
             out.append("--" + name.replace("_", "-"))
         elif value:
             out += ["--" + name.replace("_", "-"), str(value)]
+    if options["discipline"] == "list":
+        out += ["--window", str(LIST_WINDOW)]
     return out
 
 

@@ -16,8 +16,8 @@ import pytest
 from schedrl.sim.config import SimConfig
 from tests.cli_process import run_cli
 from tests.eval.one_judge import (
-    BACKFILLER, COMBINATIONS, JOBS, PLAN, SEQUENCES, TRAINED, Outside, check_table, expected, flags, json_of,
-    write_never_rejecting, write_rule, write_scenario, write_trace,
+    BACKFILLER, COMBINATIONS, JOBS, LIST_WINDOW, PLAN, SEQUENCES, Outside, check_table, expected, flags, json_of,
+    trained, write_never_rejecting, write_rule, write_scenario, write_trace,
 )
 
 SCENARIO_SIM = SimConfig()
@@ -29,6 +29,7 @@ def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("one-judge")
     trace = write_trace(root / "outrun.swf")
     return {"trace": trace, "checkpoint": write_never_rejecting(root / "never-rejects"),
+            "checkpoint-list": write_never_rejecting(root / "never-rejects-w10", LIST_WINDOW),
             "rule": write_rule(root / "rule.json"), "scenario": write_scenario(root / "one-judge.yaml", trace)}
 
 
@@ -44,9 +45,12 @@ def _results(table: dict) -> tuple[dict, dict]:
 
 def check_combination(files: dict, options: dict) -> int:
     """Every table path under `options`; returns how many tables were checked."""
-    trace, ck, rule, scenario = (str(files[k]) for k in ("trace", "checkpoint", "rule", "scenario"))
-    others = [f"tuned:{rule}", PLAN, BACKFILLER]
-    as_trained = expected(TRAINED, options)
+    trace, rule, scenario = (str(files[k]) for k in ("trace", "rule", "scenario"))
+    listed = options["discipline"] == "list"  # with a 10-job window: the backfill chooser's tables
+    ck = str(files["checkpoint-list" if listed else "checkpoint"])
+    trained_under = trained(LIST_WINDOW if listed else 0)
+    others = [f"tuned:{rule}", PLAN, *([BACKFILLER] if listed else [])]
+    as_trained = expected(trained_under, options)
     tables = 0
 
     # evaluate CKPT: the agent's baselines as a compare table; the checkpoint is F1, row for row
@@ -59,10 +63,10 @@ def check_combination(files: dict, options: dict) -> int:
     result = run_cli("evaluate", ck, "--trace", trace, *_window(), "--policies", ",".join(["f1", "fcfs", *others]),
                      *flags(options), "--json")
     sems, values = _results(json_of(result))
-    check_table(sems, expected(TRAINED, options, decides_backfill=True))
+    check_table(sems, expected(trained_under, options, decides_backfill=listed))
     assert values[f"checkpoint:{ck}"] == values["f1"]
     # one note line where it was trained under other semantics than the table's
-    assert ("note: RL was trained under other semantics" in result.stderr) == (expected(TRAINED, options) != TRAINED)
+    assert ("note: RL was trained under other semantics" in result.stderr) == (as_trained != trained_under)
     tables += 1
 
     # evaluate CKPT --metrics: the methods table, every aggregate per sequence, kills included
@@ -97,7 +101,7 @@ def check_combination(files: dict, options: dict) -> int:
                                         (["--scenario", scenario], SCENARIO_SIM, True)):
         sems, values = _results(json_of(run_cli("compare", *where, "--policies", policies, "--no-progress",
                                                 *flags(options, scenario=scenario_flags), "--json")))
-        check_table(sems, expected(base, options, decides_backfill=True, scenario=scenario_flags))
+        check_table(sems, expected(base, options, decides_backfill=listed, scenario=scenario_flags))
         assert values[f"checkpoint:{ck}"] == values["f1"]
         tables += 1
 
@@ -112,9 +116,11 @@ def check_combination(files: dict, options: dict) -> int:
     Args.trace = trace
     workload = load_workload(Args)
     config = expected(SimConfig(), options)
-    result = compare(workload, ["f1", Outside(), f"checkpoint:{ck}"], [config.backfill],
-                     choose_starts(workload, JOBS, SEQUENCES, 1), JOBS, "bsld", config, progress=False)
-    check_table({p: result.semantics[(config.backfill, p)].to_dict() for p in result.policies}, config)
+    result = compare(workload, ["f1", Outside(), f"checkpoint:{ck}", *([BACKFILLER] if listed else [])],
+                     [config.backfill], choose_starts(workload, JOBS, SEQUENCES, 1), JOBS, "bsld", config,
+                     progress=False)
+    check_table({p: result.semantics[(config.backfill, p)].to_dict() for p in result.policies},
+                expected(SimConfig(), options, decides_backfill=listed))
     assert result.values[(config.backfill, f"checkpoint:{ck}")] == result.values[(config.backfill, "f1")]
     return tables + 1
 
