@@ -116,6 +116,8 @@ def run_scenario(args: argparse.Namespace) -> int:
                         else list(dict.fromkeys(b.policy for b in scenario.baselines)))
             # the positions index the evaluation's own trace where it has one (lublin1's `lublin-heldout`)
             data = seqs.data if seqs.data is not None else workload
+            if seqs.source:  # a rule fitted on this scenario is judged on its evaluation's trace, as the board does
+                policies = [fitted_here(p, scenario) for p in policies]
             result = compare(data, policies, backfills or [scenario.sim.backfill], seqs.ids, seqs.length,
                              scenario.metric, scenario.sim, seed=0, progress=False if args.no_progress else None)
             if seqs.source:
@@ -127,6 +129,22 @@ def run_scenario(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     return show(result, args)
+
+
+def fitted_here(spec: str, scenario):
+    """`spec` as `compare` takes it: a tuned rule (`tuned:FILE`, a zoo rule) that was fitted on `scenario` loaded and
+    allowed onto the scenario's evaluation trace (its fit's feature scales are the scenario's training trace's: the
+    protocol `tuned fit --scenario` follows); any other spec unchanged."""
+    from schedrl.eval.policies import TUNED_PREFIX, resolve_policy
+    from schedrl.zoo.manifest import rule_file
+
+    if not (spec.startswith(TUNED_PREFIX) or spec.startswith("zoo:") and rule_file(spec[len("zoo:"):]) is not None):
+        return spec
+    rule = resolve_policy(spec)
+    if (rule.record.get("scenario") or {}).get("name") == scenario.name:
+        rule.strict = False
+        rule.name = spec
+    return rule
 
 
 def show(result, args: argparse.Namespace) -> int:

@@ -131,6 +131,9 @@ def test_compare_scenario_with_policies_scores_the_data_it_names(shared_lublin):
     given = _bsld_row(run_cli(*args, "--policies", "fcfs,sjf,wfp3,unicep,f1"))
     assert plain == given
     assert plain[0].startswith("avg bsld on lublin-heldout:") and plain[1].split()[:2] == ["none", "1056.58"]
+    # `tuned fit --scenario lublin1`'s next step: the rule fitted there is judged on lublin-heldout, beside F1
+    fitted = _bsld_row(run_cli(*args, "--policies", "f1,zoo:tuned-lublin1-s0"))
+    assert fitted[1].split()[1].rstrip("*") == "163.14"
 
 
 def test_a_scenario_with_its_own_evaluation_trace_refuses_another_trace():
