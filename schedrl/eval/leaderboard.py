@@ -256,9 +256,10 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
                 not_run.append({"method": e.label, "kind": e.kind, "why": "its make(scenario) returned None (it does "
                                                                           "not apply here)"})
                 continue
-            # a trained policy keeps the decisions it was trained to make (`RunProtocol.policy_semantics`)
+            # on the discrete-time cluster a trained policy sees the cluster as its env did (`policy_semantics`); on a
+            # trace scenario `scoring.score` resolves the one semantics itself (with a chooser's exception)
             semantics = (RunProtocol(judge_of(policy), scenario).policy_semantics(policy)
-                         if trained_record(policy) is not None else None)
+                         if trained_record(policy) is not None and scenario.comparison_semantics() is None else None)
             sims = {e.label: semantics} if semantics is not None else None
             scored = contained(lambda: scoring.score(scenario, {e.label: policy}, baselines=False, data=data,
                                                      progress=progress, policy_sims=sims))

@@ -164,3 +164,30 @@ def test_a_sim_option_on_a_discrete_time_checkpoint_is_one_error_line():
     result = run_cli("evaluate", "zoo:rlschert-rlschert-vasp-kill-s0", "--no-kill")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "--no-kill does not apply to zoo:rlschert" in result.stderr
+
+
+def test_the_board_scores_every_row_under_a_choosers_exception(files, tmp_path):
+    """Entrants are scored one by one; where one chooses the backfilled job itself, the baselines and the others are
+    scored again under that exception, and their numbers stay (a heuristic, a policy trained first-fit)."""
+    import yaml
+
+    from schedrl.eval.leaderboard import Entrant, board
+    from schedrl.scenarios import get_scenario
+    from tests.scenarios.test_semantics import CHOOSING, EASY, LastCandidate
+
+    definition = yaml.safe_load(files["scenario"].read_text())
+    path = tmp_path / "easy.yaml"
+    path.write_text(yaml.safe_dump({**definition, "name": "easy", "sim": {"backfill": "easy"}, "reference": "F1+EASY"}))
+    scenario = get_scenario(str(path))
+
+    def entrant(label, trained):
+        return Entrant(label, "outside", lambda s, t=trained: LastCandidate(t))
+
+    alone = board(scenario, [entrant("plain", EASY)])
+    shared = board(scenario, [entrant("plain", EASY), entrant("chooser", CHOOSING)])
+    assert not shared["failed"], shared["failed"]
+    semantics = {r["method"]: r["semantics"] for r in shared["rows"]}
+    assert {s["backfill_choice"] for s in semantics.values()} == {"policy"} and len(semantics) == 4
+    assert {r["method"]: r["per_sequence"] for r in alone["rows"]} == \
+        {r["method"]: r["per_sequence"] for r in shared["rows"] if r["method"] != "chooser"}
+    assert {r["semantics"]["backfill_choice"] for r in alone["rows"]} == {"first-fit"}
