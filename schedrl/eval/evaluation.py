@@ -32,6 +32,15 @@ class Evaluation:
     independent: int | None = None
     """How many of the sequences count as independent samples (`Judge.independent`; None: all of them): where trace
     windows must share jobs, the paired intervals count only the disjoint windows that fit."""
+    semantics: dict | None = None
+    """Column label -> the `SimConfig` it ran under (trace tables: one per comparison, but for a baseline's declared
+    backfilling, `schedrl.scenarios.semantics.check_rows`); None on the discrete-time cluster."""
+
+    def __post_init__(self) -> None:
+        if self.semantics:
+            from schedrl.scenarios.semantics import check_rows
+
+            check_rows(self.semantics, f"the table on {self.trace}")
 
     def mean(self, label: str) -> float:
         return float(np.mean(self.values[label]))
@@ -51,8 +60,17 @@ class Evaluation:
 
     def to_dict(self) -> dict:
         return {"trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.jobs, "note": self.note,
-                "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v} for k, v in self.values.items()],
+                "results": [{"policy": k, "mean": self.mean(k), "per_sequence": v,
+                             **({"semantics": self.semantics[k].to_dict()} if k in (self.semantics or {}) else {})}
+                            for k, v in self.values.items()],
                 "comparisons": self.comparisons()}
+
+    def _shared(self) -> str | None:
+        """The semantics every column ran under, as the title names it (a declared backfilling aside)."""
+        if not self.semantics:
+            return None
+        trained = [k for k in (self.trained or ("RL", "RL online")) if k in self.semantics]
+        return self.semantics[trained[0] if trained else next(iter(self.semantics))].describe()
 
     def _cells(self) -> tuple[list[str], list[str]]:
         header = list(self.values)
@@ -66,7 +84,8 @@ class Evaluation:
     def to_text(self) -> str:
         header, cells = self._cells()
         widths = [max(len(h), len(c)) for h, c in zip(header, cells)]
+        shared = self._shared()
         title = (f"avg {self.metric} on {self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs "
-                 f"({self.note}; * = best)")
+                 f"({self.note}; " + (f"{shared}; " if shared else "") + "* = best)")
         return "\n".join([title, "  ".join(h.rjust(w) for h, w in zip(header, widths)),
                           "  ".join(c.rjust(w) for c, w in zip(cells, widths)), *self.comparison_lines()])

@@ -61,6 +61,12 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
     t0 = time.perf_counter()
     result = scoring.score(scenario, policies, part, data=data, progress=progress)
     seconds = time.perf_counter() - t0
+    from schedrl.scenarios.semantics import trained_note
+
+    for spec, p in policies.items():  # one line where a policy was trained under other semantics than the table's
+        line = trained_note(spec, p, result.semantics[spec])
+        if line and progress is not None:
+            progress(line)
     metric = scenario.metric
     labels = list(result.metrics)
     ref_label = next((lab for lab in labels if lab.lower() == reference.lower()
@@ -84,6 +90,8 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
                "utilization": float(np.mean([m.utilization for m in ms]))}
         if lab != ref_label:
             row["paired"] = paired.against(values, lab, ref_label, metric, independent=k)
+        if lab in result.semantics:  # every row's: one semantics per comparison (`scoring.score`)
+            row["semantics"] = result.semantics[lab].to_dict()
         if lab in policies and counts(policies[lab]) is not None:
             row["counts"] = counts(policies[lab])
         rows.append(row)

@@ -242,7 +242,7 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
     data = scoring.load(scenario)
     scores = scoring.score(scenario, data=data, progress=progress)
     kinds = {label: "heuristic" for label in scores.metrics}
-    failed, not_run, trained_on_them, marks, outside_range = [], [], set(), {}, {}
+    failed, not_run, trained_on_them, marks, outside_range, entered = [], [], set(), {}, {}, {}
     from schedrl.eval.evaluate import judge_of
     from schedrl.eval.outside import contained
     from schedrl.scenarios.protocol import RunProtocol, trained_record
@@ -256,9 +256,10 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
                 not_run.append({"method": e.label, "kind": e.kind, "why": "its make(scenario) returned None (it does "
                                                                           "not apply here)"})
                 continue
-            # a trained policy keeps the decisions it was trained to make (`RunProtocol.policy_semantics`)
+            # on the discrete-time cluster a trained policy sees the cluster as its env did (`policy_semantics`); on a
+            # trace scenario `scoring.score` resolves the one semantics itself (with a chooser's exception)
             semantics = (RunProtocol(judge_of(policy), scenario).policy_semantics(policy)
-                         if trained_record(policy) is not None else None)
+                         if trained_record(policy) is not None and scenario.comparison_semantics() is None else None)
             sims = {e.label: semantics} if semantics is not None else None
             scored = contained(lambda: scoring.score(scenario, {e.label: policy}, baselines=False, data=data,
                                                      progress=progress, policy_sims=sims))
@@ -275,6 +276,8 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
                            "where": traceback.extract_tb(ex.__traceback__)[-1].filename if ex.__traceback__ else ""})
             continue
         scores.metrics.update(scored.metrics)
+        scores.semantics.update(scored.semantics)
+        entered[e.label] = policy
         kinds[e.label] = e.kind
         if not held_out(policy, scenario, scored.sequences, data):
             trained_on_them.add(e.label)
@@ -285,6 +288,7 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
         for problem in outside_range[e.label]:
             if warn is not None:
                 warn(f"warning: {e.label} on {scenario.name}: {problem}")
+    one_judge(scenario, scores, entered, data, progress)
     values = scores.values()
     metric, reference = scenario.metric, scenario.reference
     lower = lower_is_better(metric)
@@ -308,6 +312,9 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
         if outside_range.get(label):
             row["outside_training"] = outside_range[label]
         rows.append(row)
+    for row in rows:  # what each row ran under: one semantics, but for a baseline's declared backfilling
+        if row["method"] in scores.semantics and scenario.comparison_semantics() is not None:
+            row["semantics"] = scores.semantics[row["method"]].to_dict()
     seqs = scores.sequences
     return {"scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
             "metric": metric, "lower_is_better": lower, "reference": reference, "second_best": second,
@@ -315,6 +322,26 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
                           "kind": scenario.id_kind, **({"trace": seqs.source} if seqs.source else {})},
             "power": power(k, rows), "rows": rows, "failed": failed, "not_run": not_run,
             "seconds": time.perf_counter() - started}
+
+
+def one_judge(scenario: Scenario, scores, entered: dict, data, progress=None) -> None:
+    """The board's rows under one semantics. Each entrant is scored on its own; where one chooses the backfilled job
+    itself, that exception is the table's: the rows scored without it (the baselines, the other entrants) are scored
+    again under it (`scoring.score(alongside=...)`; a heuristic and a policy trained with first-fit backfilling start
+    the first candidate either way, so their numbers stay). Then every row is checked (`semantics.check_rows`)."""
+    from schedrl.scenarios.semantics import check_rows
+
+    shared = scenario.comparison_semantics(list(entered.values()))
+    if shared is None:
+        return
+    stale = {k for k, sim in scores.semantics.items() if sim.backfill_choice != shared.backfill_choice}
+    baselines = {b.name(scenario.sim) for b in scenario.baselines}
+    if stale:
+        again = scoring.score(scenario, {k: p for k, p in entered.items() if k in stale}, data=data, progress=progress,
+                              baselines=bool(stale & baselines), alongside=list(entered.values()))
+        scores.metrics.update(again.metrics)
+        scores.semantics.update(again.semantics)
+    check_rows(scores.semantics, f"the board of {scenario.name}")
 
 
 def p_value(c: dict) -> float | None:
