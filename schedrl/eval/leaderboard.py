@@ -317,19 +317,24 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
             "seconds": time.perf_counter() - started}
 
 
-def p_value(c: dict) -> float | None:
-    """The two-sided p-value of a paired comparison (`paired.against`'s dict): Student's t on its independent windows,
-    from its 95% interval (the same test whose interval it is); None without an interval."""
-    from scipy.stats import t
+def restated(result: dict) -> dict:
+    """`result` (a board as docs/leaderboard.json holds it) with every comparison recomputed from its rows'
+    per-sequence values by today's statistics (`paired.against`), then corrected (`corrected`): what `--render`
+    publishes, so a change to the statistics needs no rescoring."""
+    for b in result["scenarios"]:
+        values = {r["method"]: r["per_sequence"] for r in b["rows"]}
+        k = b["sequences"]["independent"]
+        for r in b["rows"]:
+            for key, baseline in (("vs_reference", b["reference"]), ("vs_second_best", b["second_best"])):
+                if key in r:
+                    r[key] = paired.against(values, r["method"], baseline, b["metric"], independent=k)
+    return corrected(result)
 
-    interval, k = c.get("ci95_pct"), c.get("independent", c["sequences"])
-    if not interval or k < 2:
-        return None
-    half = (interval[1] - interval[0]) / 2
-    if half <= 0:
-        return 0.0 if c["difference_pct"] != 0 else 1.0
-    stat = abs(c["difference_pct"]) / (half / paired.t975(k - 1))
-    return float(2 * t.sf(stat, k - 1))
+
+def p_value(c: dict) -> float | None:
+    """The two-sided p-value of a paired comparison (`paired.against`'s dict): its bootstrap's, the smallest level whose
+    ratio interval excludes 1 (so p <= 0.05 exactly where its 95% interval does); None without an interval."""
+    return c.get("p") if c.get("ci95_pct") else None
 
 
 def holm(p: list[float | None]) -> list[float | None]:
@@ -355,6 +360,13 @@ def benjamini_hochberg(p: list[float | None]) -> list[float | None]:
     return out
 
 
+STATISTICS = {"interval": f"paired bootstrap of the ratio of means ({paired.RESAMPLES:,} resamples, seeded; "
+                            "m-out-of-n over the independent windows where they overlap)",
+              "p": "the bootstrap's (p <= 0.05 exactly where the 95% ratio interval excludes 1)",
+              "rank_test": "Wilcoxon signed-rank, beside it (rank_test_disagrees where the two differ)",
+              "min_windows": paired.MIN_WINDOWS}
+"""How the board's comparisons are made (`schedrl.eval.paired`; docs/reference/metrics.md says why)."""
+
 CORRECTION = "Benjamini-Hochberg"
 """The multiple-comparison correction of the board's verdicts (`corrected`): the false discovery rate over the matrix
 of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: of the 20 uncorrected verdicts
@@ -370,14 +382,15 @@ def corrected(result: dict) -> dict:
              if r["kind"] != "heuristic" and r.get("vs_reference")]
     ps = [p_value(r["vs_reference"]) for _, r in cells]
     adjusted = benjamini_hochberg(ps)
-    for (_b, r), p, q in zip(cells, ps, adjusted):
+    for (_b, r), q in zip(cells, adjusted):
         c = r["vs_reference"]
-        c["p"], c["p_corrected"] = p, q
-        if c["verdict"] in ("better", "worse") and (q is None or q >= 0.05):
+        c["p_corrected"] = q
+        if c["verdict"] in ("better", "worse") and (q is None or q > 0.05):
             c["verdict_corrected"] = "not distinguishable"
         else:
             c["verdict_corrected"] = c["verdict"]
     result["correction"] = {"method": CORRECTION, "comparisons": sum(p is not None for p in ps), "level": 0.05}
+    result["statistics"] = STATISTICS
     for b in result["scenarios"]:
         if "sequences" in b:
             b["power"] = power(b["sequences"]["independent"], b["rows"])
@@ -839,7 +852,7 @@ def rerender(root, say: Callable[[str], None]) -> None:
 
     root = Path(root)
     try:
-        result = corrected(json.loads((root / PUBLISHED[0]).read_text()))
+        result = restated(json.loads((root / PUBLISHED[0]).read_text()))
         for path in publish(result, root):
             say(f"wrote {path}")
     except (OSError, ValueError, KeyError) as e:
