@@ -176,7 +176,8 @@ def mde_pct(log_half: float | None, k: int, power: float = POWER) -> float | Non
     smaller). None without an interval."""
     if log_half is None or not math.isfinite(log_half) or k < 2:
         return None
-    return 100.0 * math.expm1((t975(k - 1) + t_quantile(power, k - 1)) * log_half / t975(k - 1))
+    x = (t975(k - 1) + t_quantile(power, k - 1)) * log_half / t975(k - 1)
+    return 100.0 * math.expm1(x) if x < 700 else None  # past exp(700): no effect a reader could use
 
 
 def _compare(label: str, baseline: str, method: np.ndarray, base: np.ndarray, metric: str,
@@ -246,6 +247,8 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
     out = []
     for label in trained:
         c = _compare(label, best, np.asarray(values[label], dtype=float), base, metric, independent)
+        if c["independent"] == c["sequences"]:  # said only where the windows overlap (`against` always says it)
+            del c["independent"]
         out.append({**c, "chosen": chosen, **({"place": place} if place > 1 else {})})
     return out
 

@@ -469,7 +469,8 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     values["RL"] = protocol.policy_judge(policy).score_policy(policy, workload, starts, length)
     evaluation = Evaluation(getattr(workload, "name", agent.name), judge.metric, [int(s) for s in starts], length,
                             values, judge.evaluation_note(workload, starts, length),
-                            independent=judge.independent(workload, starts, length))
+                            independent=judge.independent(workload, starts, length),
+                            reference=getattr(spec.scenario, "reference", None))  # chosen on its validation sequences
     (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
     (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
     log(evaluation.to_text())
