@@ -332,8 +332,8 @@ def restated(result: dict) -> dict:
 
 
 def p_value(c: dict) -> float | None:
-    """The two-sided p-value of a paired comparison (`paired.against`'s dict): its bootstrap's, the smallest level whose
-    ratio interval excludes 1 (so p <= 0.05 exactly where its 95% interval does); None without an interval."""
+    """The two-sided p-value of a paired comparison (`paired.against`'s dict): its ratio interval's own (below 0.05
+    exactly where its 95% interval excludes 1, `paired.ratio_interval`); None without an interval."""
     return c.get("p") if c.get("ci95_pct") else None
 
 
@@ -360,9 +360,9 @@ def benjamini_hochberg(p: list[float | None]) -> list[float | None]:
     return out
 
 
-STATISTICS = {"interval": f"paired bootstrap of the ratio of means ({paired.RESAMPLES:,} resamples, seeded; "
-                            "m-out-of-n over the independent windows where they overlap)",
-              "p": "the bootstrap's (p <= 0.05 exactly where the 95% ratio interval excludes 1)",
+STATISTICS = {"interval": f"ratio of means, exp(log R +- t x se), se the paired bootstrap's ({paired.RESAMPLES:,} "
+                            "resamples, seeded; m-out-of-n over the independent windows where they overlap)",
+              "p": "the ratio interval's (p < 0.05 exactly where the 95% interval excludes 1)",
               "rank_test": "Wilcoxon signed-rank, beside it (rank_test_disagrees where the two differ)",
               "min_windows": paired.MIN_WINDOWS}
 """How the board's comparisons are made (`schedrl.eval.paired`; docs/reference/metrics.md says why)."""
@@ -385,7 +385,7 @@ def corrected(result: dict) -> dict:
     for (_b, r), q in zip(cells, adjusted):
         c = r["vs_reference"]
         c["p_corrected"] = q
-        if c["verdict"] in ("better", "worse") and (q is None or q > 0.05):
+        if c["verdict"] in ("better", "worse") and (q is None or q >= 0.05):
             c["verdict_corrected"] = "not distinguishable"
         else:
             c["verdict_corrected"] = c["verdict"]
@@ -451,7 +451,15 @@ def _versus(c: dict | None) -> str:
     if not c:
         return "reference"
     bounds = f" [{c['ci95_pct'][0]:+.1f}, {c['ci95_pct'][1]:+.1f}]" if c["ci95_pct"] else " [no interval]"
-    return f"{c['difference_pct']:+.1f}%{bounds}, {c['better']}/{c['worse']}"
+    diff = "infinite" if c["difference_pct"] is None else f"{c['difference_pct']:+.1f}%"
+    return f"{diff}{bounds}, {c['better']}/{c['worse']}"
+
+
+def _rank(c: dict | None) -> str:
+    """The Wilcoxon signed-rank p-value, marked where it disagrees with the ratio interval's verdict."""
+    if not c or c.get("wilcoxon_p") is None:
+        return "-"
+    return f"{c['wilcoxon_p']:.3g}" + (" (disagrees)" if c.get("rank_test_disagrees") else "")
 
 
 def _mde(c: dict | None) -> str:
@@ -495,18 +503,18 @@ def to_markdown(result: dict) -> str:
                 f"{b['description']} Metric: average {b['metric']} ({'lower' if b['lower_is_better'] else 'higher'} "
                 f"is better), on {what}{overlap}. Reference: {b['reference']} (best on the validation sequences). "
                 f"Definition {b['sha256'][:12]}. {power_line(b)}", "",
-                "| method | kind | mean | x reference | vs reference: diff [95% CI], better/worse | MDE | verdict | "
-                f"verdict ({result.get('correction', {}).get('method', CORRECTION)}) |",
-                "|---|---|---|---|---|---|---|---|"]
+                "| method | kind | mean | x reference | vs reference: diff [95% CI], better/worse | MDE | Wilcoxon p | "
+                f"verdict | verdict ({result.get('correction', {}).get('method', CORRECTION)}) |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for r in b["rows"]:
             v = r.get("vs_reference")
             kind = r["kind"] + (f", {_mark(r)}" if _mark(r) else "")
             held = "" if r["kind"] == "heuristic" or "verdict_corrected" not in (v or {}) else v["verdict_corrected"]
             out.append(f"| {_name(r)} | {kind} | {_cell(r['mean'], b['metric'])} | "
-                       f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {_mde(v)} | {v['verdict'] if v else '-'} | "
-                       f"{held or '-'} |")
+                       f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {_mde(v)} | {_rank(v)} | "
+                       f"{v['verdict'] if v else '-'} | {held or '-'} |")
         for f in b["failed"]:
-            out.append(f"| {f['method']} | {f['kind']} | failed: {f['error']} | | | | | |")
+            out.append(f"| {f['method']} | {f['kind']} | failed: {f['error']} | | | | | | |")
         warned = [r for r in b["rows"] if r.get("outside_training")]
         if warned:
             out += ["", "Outside their training range here:", ""]
@@ -650,7 +658,8 @@ def plot(result: dict, path) -> None:
     fig.legend(handles=[Patch(color="tab:blue", label="heuristic"),
                         Patch(color="tab:orange", label="trained policy, tuned rule or outside policy")],
                loc="lower center", ncol=2, fontsize=9, frameon=False)
-    fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired interval)",
+    fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired bootstrap "
+                 "interval of the ratio)",
                  fontsize=10)
     fig.tight_layout(rect=(0, 0.03, 1, 0.985))
     from schedrl.outputs import save_figure
@@ -674,7 +683,8 @@ def readme_block(result: dict) -> str:
             "evaluation windows it holds and the median minimum detectable effect of its comparisons (the difference "
             "it sees with 80% power), the best method of all, and the best trained or tuned policy, whether trained "
             "on that scenario or transferred from another, as the ratio of its mean to the reference's with its "
-            "paired verdict. The verdicts of policies are corrected for multiple comparisons over the whole matrix "
+            "paired verdict (from a bootstrap interval of the ratio; none with fewer than 6 independent windows). The "
+            "verdicts of policies are corrected for multiple comparisons over the whole matrix "
             f"of policies x scenarios ({c.get('method', CORRECTION)}, {c.get('comparisons', 0)} comparisons, 5% "
             "false discovery rate): better or worse only where the corrected test says so. Rendered from "
             "[docs/leaderboard.json](docs/leaderboard.json); every method, interval and policy that cannot run on a "
@@ -691,13 +701,18 @@ def docs_page(result: dict) -> str:
             "sequences; [scenarios](scenarios.md) explains them). A policy is scored on the scenario it was trained "
             "on (*trained here*) and on every other scenario it can run (*transfer*); where it cannot, the scenario's "
             "section says why.\n\n"
-            "How to read a row: the ratio of its mean to the reference's; the paired difference with its 95% "
-            "interval over the independent windows, and on how many windows it was better or worse; the minimum "
-            "detectable effect (MDE), the true difference this comparison would detect with 80% power, so that "
-            "\"not distinguishable\" with an MDE of 40% says the board could not have seen a 10% gain; and the "
-            f"verdict, plain and corrected ({c.get('method', CORRECTION)}) over all {c.get('comparisons', 0)} "
-            "comparisons of policies with their references (false discovery rate 5%), because among that many some "
-            "would look significant by chance. The README and the matrix use the corrected verdicts.\n\n"
+            "How to read a row: the ratio of its mean to the reference's; the difference (that ratio - 1) with its "
+            "95% paired bootstrap interval over the independent windows (the windows resampled together, so no "
+            "bound goes below -100%), and on how many windows it was better or worse; the minimum detectable effect "
+            "(MDE), the true difference this comparison would detect with 80% power, so that \"not "
+            "distinguishable\" with an MDE of 40% says the board could not have seen a 10% gain; the paired Wilcoxon "
+            "signed-rank test's p-value beside it, marked *disagrees* where it comes to another conclusion than the "
+            "interval (a mean carried by a few windows, or the reverse); and the verdict, from the interval, plain "
+            f"and corrected ({c.get('method', CORRECTION)}) over all {c.get('comparisons', 0)} comparisons of "
+            "policies with their references (false discovery rate 5%), because among that many some would look "
+            "significant by chance. With fewer than 6 independent windows no verdict is given (*too few windows for "
+            "a verdict*). The README and the matrix use the corrected verdicts; [metrics](reference/metrics.md#"
+            "paired-comparisons) says why these statistics.\n\n"
             f"Where a policy runs: {TRANSFER_RULE}\n\n"
             "![transfer matrix: every policy on every scenario, ratio to the reference](leaderboard.png)\n\n"
             "![each scenario's methods relative to its reference, 95% interval](leaderboard_bars.png)\n\n"
