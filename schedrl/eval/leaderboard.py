@@ -3,13 +3,14 @@
 For each scenario (`schedrl.scenarios`): its baseline heuristics, every outside policy (`--policies module:callable`,
 or a Python entry point in the group `schedrl.policies`) and, as the zoo fills, its trained policies, scored with the
 scenario's metric on its fixed evaluation sequences. Each method is paired with the scenario's reference heuristic
-(chosen on the validation sequences and fixed in the definition, never on these sequences): the difference of the
-means as a % of the reference's, its 95% interval, better/worse counts and a verdict. Learned and outside methods are
+(chosen on the validation sequences and fixed in the definition, never on these sequences): the ratio of the means
+(as a % difference) with its paired bootstrap 95% interval, the Wilcoxon signed-rank test beside it, better/worse
+counts and a verdict (`schedrl.eval.paired`). Learned and outside methods are
 also paired with the second-best heuristic on these sequences (RLScheduler Table VII's bar).
 
 Overlapping sequences (a zone shorter than count x length, e.g. Lublin-1's 2,250 evaluation jobs for ten 1,024-job
 windows) are not independent: the interval uses the number of disjoint windows that fit in the zone
-(`schedrl.eval.paired.against`'s `independent`), never a t interval that counts every window as a sample.
+(`schedrl.eval.paired.against`'s `independent`), never an interval that counts every window as a sample.
 
 An outside policy is a callable `make(scenario) -> policy | None`: the policy for that scenario (`pick(sim)` on trace
 scenarios, `act(sim)` on generated ones), or None where it does not apply. One that raises is reported as a failed row
