@@ -370,8 +370,9 @@ STATISTICS = {"interval": f"ratio of means, exp(log R +- t x se), se the paired 
 
 CORRECTION = "Benjamini-Hochberg"
 """The multiple-comparison correction of the board's verdicts (`corrected`): the false discovery rate over the matrix
-of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: of the 20 uncorrected verdicts
-of the 2026-11-28 board's 96 comparisons it left 5 standing, Benjamini-Hochberg 10.)"""
+of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: of the 19 uncorrected verdicts
+of the board's 96 comparisons republished on 2026-11-28 with the ratio interval it leaves 7 standing,
+Benjamini-Hochberg 15; with the t interval before, 5 and 10 of 20.)"""
 
 
 def corrected(result: dict) -> dict:
