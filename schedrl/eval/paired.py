@@ -215,7 +215,8 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
     """Each of the `trained` columns of `values` (label -> per-sequence values) against `reference` (a scenario's,
     chosen on its validation sequences: `chosen` "reference") or, without one, the best of the others on these
     sequences (`place` 2: the second best, e.g. RLScheduler Table VII's bar; the last one where there are fewer;
-    `chosen` "best"). Each carries its `verdict`.
+    `chosen` "best", and `reference_absent` naming a `reference` that is not among the columns). Each carries its
+    `verdict`.
 
     `independent`: how many of the sequences count as independent samples where they overlap (from `Judge.independent`
     or `schedrl.scenarios.scoring.DrawnSequences.independent`); the interval and the rank test then count only that
@@ -238,7 +239,8 @@ def comparisons(values: Mapping[str, Sequence[float]], trained: Sequence[str], m
         c = _compare(label, best, np.asarray(values[label], dtype=float), base, metric, independent)
         if c["independent"] == c["sequences"]:  # said only where the windows overlap (`against` always says it)
             del c["independent"]
-        out.append({**c, "chosen": chosen, **({"place": place} if place > 1 else {})})
+        absent = {"reference_absent": reference} if reference is not None and chosen == "best" and place == 1 else {}
+        out.append({**c, "chosen": chosen, **absent, **({"place": place} if place > 1 else {})})
     return out
 
 
@@ -310,6 +312,8 @@ def lines(found: list[dict], metric: str) -> list[str]:
             which = "the second-best baseline on these sequences"
         elif c.get("place", 1) > 2:
             which = f"baseline number {c['place']} by mean"
+        elif c.get("reference_absent"):
+            which = f"the best baseline on these sequences; the scenario's reference, {c['reference_absent']}, is not in this table"
         else:
             which = CHOSEN[c.get("chosen", "best")]
         out.append(f"{c['policy']} vs {c['baseline']} ({which}): {_pct(c['difference_pct'])}{interval}"

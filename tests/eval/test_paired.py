@@ -158,4 +158,5 @@ def test_a_named_reference_is_used_and_said_otherwise_the_best_on_these_sequence
     assert "(the scenario's reference, chosen on its validation sequences)" in paired.lines([fixed], "bsld")[0]
     assert "(the best baseline on these sequences; no validation sequences chose it)" in paired.lines([best], "bsld")[0]
     (missing,) = paired.comparisons(values, ["p"], "bsld", reference="WFP3")  # not a column: the best, said so
-    assert missing["chosen"] == "best"
+    assert (missing["chosen"], missing["baseline"], missing["reference_absent"]) == ("best", "SJF", "WFP3")
+    assert "the scenario's reference, WFP3, is not in this table" in paired.lines([missing], "bsld")[0]
