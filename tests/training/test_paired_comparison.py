@@ -178,3 +178,24 @@ def test_the_judges_and_scenarios_count_the_disjoint_windows_that_fit_where_the_
     assert judge.independent(data, [775, 900], 100) == 2
     assert judge.independent(data, [0, 10, 20, 30, 64], 64) == 2  # no zone holds them: the 128 jobs they span
     assert judge.independent(data, [0, 200, 400], 64) == 3
+
+
+def test_a_scenario_table_pairs_with_its_reference_and_names_a_zoo_policy():
+    from schedrl.eval.compare import Comparison
+    from schedrl.eval.policies import policy_label, trained_labels
+    from schedrl.sim import SimConfig
+
+    c = Comparison("t", "bsld", list(range(6)), 1024, ["SJF", "F1", "RL"], ["none"], SimConfig(), trained=["RL"],
+                   labels={"SJF": "SJF", "F1": "F1", "RL": "RL"})
+    c.values = {("none", "SJF"): [5.0, 6.0, 7.0, 5.0, 6.0, 7.0], ("none", "F1"): [6.0, 7.0, 8.0, 6.0, 7.0, 8.0],
+                ("none", "RL"): [4.0, 5.0, 6.0, 4.0, 5.0, 6.0]}
+    assert c.comparisons()[0]["baseline"] == "SJF"  # no reference: the best on these sequences, and said so
+    assert "no validation sequences chose it" in c.to_text()
+    c.judged("F1", trained_labels(["zoo:inspector-lublin1-s0"], ["RL"]))
+    (found,) = c.comparisons()
+    assert (found["baseline"], found["chosen"], found["policy"]) == ("F1", "reference", "inspector-lublin1-s0")
+    assert "inspector-lublin1-s0 vs F1 (the scenario's reference, chosen on its validation sequences)" in c.to_text()
+    assert c.to_text().splitlines()[1].split()[-1] == "inspector-lublin1-s0"  # the column, not RL
+    assert trained_labels(["runs/x/checkpoint_000003"], ["RL"]) == {}  # a checkpoint directory keeps its label
+    assert policy_label("checkpoint:zoo:rlscheduler-default-s0") == "rlscheduler-default-s0"
+    assert policy_label("checkpoint:/runs/x") == "RL"
