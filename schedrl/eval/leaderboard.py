@@ -334,8 +334,9 @@ def restated(result: dict) -> dict:
 
 def p_value(c: dict) -> float | None:
     """The two-sided p-value of a paired comparison (`paired.against`'s dict): its ratio interval's own (below 0.05
-    exactly where its 95% interval excludes 1, `paired.ratio_interval`); None without an interval."""
-    return c.get("p") if c.get("ci95_pct") else None
+    exactly where its 95% interval excludes 1, `paired.ratio_interval`; the rank test's where there is no ratio);
+    None with fewer than 2 windows."""
+    return c.get("p")
 
 
 def holm(p: list[float | None]) -> list[float | None]:

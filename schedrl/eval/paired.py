@@ -17,6 +17,10 @@ nineteen. A comparison (`against`, `comparisons`) therefore reports
   reaches 5%, and a bootstrap over so few windows knows nothing of the tails it has not seen);
 - its minimum detectable effect (`mde_pct`): the ratio the comparison would detect with 80% power at the 5% level.
 
+Where the reference's mean is 0 and the method's is not (no wait at all under the reference, some under the method,
+as on a lightly loaded trace), there is no ratio: `difference_pct` and the interval are None and the rank test gives
+the verdict and `p` (`verdict_from`: "wilcoxon").
+
 docs/reference/metrics.md says why this interval rather than a t interval (which went below -100% on heavy-tailed
 windows) or one on per-window log-ratios (a window of zero wait has none, and their mean is not the ratio of means).
 
@@ -187,11 +191,15 @@ def _compare(label: str, baseline: str, method: np.ndarray, base: np.ndarray, me
          else [100.0 * (r["interval"][0] - 1), 100.0 * (r["interval"][1] - 1)],
          "p": r["p"], "wilcoxon_p": w, "mde_pct": mde_pct(r["log_half"], k),
          "better": better, "equal": equal, "worse": n - better - equal}
+    ranks_say = None if w is None else "not distinguishable" if w >= 0.05 else \
+        "worse" if (rank_direction(method, base) > 0) == lower else "better"
+    if not finite:  # the reference's mean is 0 and the method's not: no ratio, so the rank test decides
+        c["p"], c["verdict_from"] = w, "wilcoxon"
     said = verdict(c, metric)
+    if said == "not distinguishable" and not finite and ranks_say is not None:
+        said = ranks_say
     c["verdict"] = said
-    if said in ("better", "worse", "not distinguishable") and w is not None and r["p"] is not None:
-        ranks_say = "not distinguishable" if w > 0.05 else "worse" if (rank_direction(method, base) > 0) == lower \
-            else "better"
+    if said in ("better", "worse", "not distinguishable") and ranks_say is not None and finite and r["p"] is not None:
         c["rank_test_disagrees"] = ranks_say != said
     return c
 
@@ -267,7 +275,8 @@ def _said(c: dict, metric: str) -> str:
     return c.get("verdict") or verdict(c, metric)
 
 
-def _pct(value: float | None) -> str:
+def percent(value: float | None) -> str:
+    """"+9.3%", or "an infinite ratio" for None (a reference whose mean is 0)."""
     return "an infinite ratio" if value is None else f"{value:+.1f}%"
 
 
@@ -276,7 +285,7 @@ def short(c: dict, interval: bool = True) -> str:
     worse"); "(rank test disagrees)" after it where the Wilcoxon test comes to the other conclusion."""
     bounds = f" [{c['ci95_pct'][0]:+.1f}, {c['ci95_pct'][1]:+.1f}]" if interval and c["ci95_pct"] else ""
     flag = " (rank test disagrees)" if c.get("rank_test_disagrees") else ""
-    return f"{c['baseline']} {_pct(c['difference_pct'])}{bounds}, {c['verdict']}{flag}"
+    return f"{c['baseline']} {percent(c['difference_pct'])}{bounds}, {c['verdict']}{flag}"
 
 
 def overlap_note(c: dict) -> str:
@@ -316,7 +325,7 @@ def lines(found: list[dict], metric: str) -> list[str]:
             which = f"the best baseline on these sequences; the scenario's reference, {c['reference_absent']}, is not in this table"
         else:
             which = CHOSEN[c.get("chosen", "best")]
-        out.append(f"{c['policy']} vs {c['baseline']} ({which}): {_pct(c['difference_pct'])}{interval}"
+        out.append(f"{c['policy']} vs {c['baseline']} ({which}): {percent(c['difference_pct'])}{interval}"
                    f"{rank_note(c)}; better on {c['better']}, equal on {c['equal']}, worse on {c['worse']} of "
                    f"{c['sequences']} sequences{overlap_note(c)}: {said}")
     return out

@@ -341,7 +341,7 @@ def _paired_cell(versus: dict | None) -> str:
     if not versus:
         return ""
     interval = f" [{versus['ci95_pct'][0]:+.1f}, {versus['ci95_pct'][1]:+.1f}]" if versus["ci95_pct"] else ""
-    return f"{versus['difference_pct']:+.1f}%{interval}, {versus['better']}/{versus['worse']}"
+    return f"{paired.percent(versus['difference_pct'])}{interval}, {versus['better']}/{versus['worse']}"
 
 
 def _lower(evaluation_row: dict) -> bool:

@@ -160,3 +160,12 @@ def test_a_named_reference_is_used_and_said_otherwise_the_best_on_these_sequence
     (missing,) = paired.comparisons(values, ["p"], "bsld", reference="WFP3")  # not a column: the best, said so
     assert (missing["chosen"], missing["baseline"], missing["reference_absent"]) == ("best", "SJF", "WFP3")
     assert "the scenario's reference, WFP3, is not in this table" in paired.lines([missing], "bsld")[0]
+
+
+def test_a_reference_that_never_waits_has_no_ratio_and_the_rank_test_decides():
+    ref = [0.0] * 12
+    pol = [0.0] * 4 + [30.0, 12.0, 50.0, 8.0, 41.0, 3.0, 22.0, 17.0]  # waits where the reference never does
+    c = paired.against({"p": pol, "ref": ref}, "p", "ref", "wait")
+    assert c["ratio"] is None and c["difference_pct"] is None and c["ci95_pct"] is None
+    assert c["verdict_from"] == "wilcoxon" and c["p"] == c["wilcoxon_p"] < 0.05 and c["verdict"] == "worse"
+    assert "an infinite ratio" in paired.lines([c], "wait")[0] and paired.short(c).startswith("ref an infinite ratio")
