@@ -56,6 +56,8 @@ def final(c: dict) -> str | None:
 def verdict(row: dict, correction: str = "") -> str:
     """The row's verdict against the reference, saying when it is corrected for multiple comparisons."""
     c = row.get("vs_reference") or {}
+    if c.get("verdict") == "too few windows for a verdict":  # no test was made, so nothing was corrected
+        return c["verdict"]
     if "verdict_corrected" in c or "verdict_holm" in c:
         return f"{final(c)} ({correction or 'Holm'}-corrected)"
     return c.get("verdict", "–")
