@@ -17,9 +17,9 @@ nineteen. A comparison (`against`, `comparisons`) therefore reports
   reaches 5%, and a bootstrap over so few windows knows nothing of the tails it has not seen);
 - its minimum detectable effect (`mde_pct`): the ratio the comparison would detect with 80% power at the 5% level.
 
-Where the reference's mean is 0 and the method's is not (no wait at all under the reference, some under the method,
-as on a lightly loaded trace), there is no ratio: `difference_pct` and the interval are None and the rank test gives
-the verdict and `p` (`verdict_from`: "wilcoxon").
+Where one column's mean is 0 and the other's is not, over all windows or over a resample (no wait at all under one
+of them, as on a lightly loaded trace), the ratio has no interval (and where the reference's is 0, no value:
+`difference_pct` None): the rank test gives the verdict and `p` (`verdict_from`: "wilcoxon").
 
 docs/reference/metrics.md says why this interval rather than a t interval (which went below -100% on heavy-tailed
 windows) or one on per-window log-ratios (a window of zero wait has none, and their mean is not the ratio of means).
@@ -193,13 +193,14 @@ def _compare(label: str, baseline: str, method: np.ndarray, base: np.ndarray, me
          "better": better, "equal": equal, "worse": n - better - equal}
     ranks_say = None if w is None else "not distinguishable" if w >= 0.05 else \
         "worse" if (rank_direction(method, base) > 0) == lower else "better"
-    if not finite:  # the reference's mean is 0 and the method's not: no ratio, so the rank test decides
+    no_ratio = r["p"] is None and min(n, k) >= 2  # a mean of 0 in one column only, over all windows or a resample
+    if no_ratio:  # so the rank test decides
         c["p"], c["verdict_from"] = w, "wilcoxon"
     said = verdict(c, metric)
-    if said == "not distinguishable" and not finite and ranks_say is not None:
+    if said == "not distinguishable" and no_ratio and ranks_say is not None:
         said = ranks_say
     c["verdict"] = said
-    if said in ("better", "worse", "not distinguishable") and ranks_say is not None and finite and r["p"] is not None:
+    if said in ("better", "worse", "not distinguishable") and ranks_say is not None and not no_ratio:
         c["rank_test_disagrees"] = ranks_say != said
     return c
 

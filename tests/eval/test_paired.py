@@ -169,3 +169,8 @@ def test_a_reference_that_never_waits_has_no_ratio_and_the_rank_test_decides():
     assert c["ratio"] is None and c["difference_pct"] is None and c["ci95_pct"] is None
     assert c["verdict_from"] == "wilcoxon" and c["p"] == c["wilcoxon_p"] < 0.05 and c["verdict"] == "worse"
     assert "an infinite ratio" in paired.lines([c], "wait")[0] and paired.short(c).startswith("ref an infinite ratio")
+    swapped = paired.against({"p": ref, "ref": pol}, "p", "ref", "wait")  # the policy never waits: ratio 0
+    assert swapped["difference_pct"] == -100.0 and swapped["ci95_pct"] is None and swapped["verdict"] == "better"
+    # a reference that waits on one window, a policy on another: some resamples divide by 0, so no interval
+    apart = paired.against({"p": [0.0] * 7 + [5.0], "ref": [3.0] + [0.0] * 7}, "p", "ref", "wait")
+    assert apart["ci95_pct"] is None and apart["verdict_from"] == "wilcoxon" and apart["verdict"] == "not distinguishable"
