@@ -33,7 +33,11 @@ class Comparison:
     values: dict = field(default_factory=dict)  # (backfill, policy) -> list of per-sequence values
     labels: dict = field(default_factory=dict)  # policy name -> table column label where not `policy_label(name)`
     trained: list = field(default_factory=list)
-    """Names of the trained policies (`checkpoint:` specs): each is paired with the best other policy per backfill."""
+    """Names of the trained policies (`checkpoint:` specs): each is paired with the `reference` or, without one, the
+    best other policy per backfill."""
+    reference: str | None = None
+    """The heuristic every trained policy is paired with (a scenario's, chosen on its validation sequences); None:
+    the best of the others on these sequences, and the comparison's line says so."""
     independent: int | None = None
     """How many of the sequences the paired intervals count (overlapping trace windows: the disjoint ones that fit,
     `schedrl.scenarios.scoring.independent_windows`); None: all of them."""
@@ -80,7 +84,8 @@ class Comparison:
             values = {self.labels.get(p) or policy_label(p): self.values[(b, p)] for p in self.policies}
             trained = [self.labels.get(p) or policy_label(p) for p in self.trained]
             out += [{"backfill": b, **c}
-                    for c in paired.comparisons(values, trained, self.metric, independent=self.independent)]
+                    for c in paired.comparisons(values, trained, self.metric, independent=self.independent,
+                                                reference=self.reference)]
         return out
 
     def comparison_lines(self) -> list[str]:
@@ -139,6 +144,13 @@ class Comparison:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
+
+    def judged(self, reference: str | None, names: dict[str, str] | None = None) -> "Comparison":
+        """This table with its trained policies paired with `reference` (a scenario's; None: the best other) and shown
+        under `names` (policy -> the name a reader knows it by, `schedrl.eval.policies.trained_labels`)."""
+        self.reference = reference
+        self.labels.update(names or {})
+        return self
 
 
 def policy_names(policies: list) -> list[str]:

@@ -328,7 +328,10 @@ def on_scenario(policies, paths, scenario, *, say: Say = _quiet, note: Say = _qu
             where = (f"scenario {trained['name']} (definition {recorded_sha256(trained)[:12]})" if trained
                      else f"trace {dict(p.record.env_config).get('trace')}")
             say(f"note: this {p.record.agent} checkpoint trained on {where}")
-    return Comparison.from_scores(scores, trained=labels).counting(scores.sequences.independent)
+    from schedrl.eval.policies import trained_labels
+
+    table = Comparison.from_scores(scores, trained=labels).counting(scores.sequences.independent)
+    return table.judged(scenario.reference, trained_labels(paths, labels))  # the reference its validation chose
 
 
 def render(table, fmt: str = "text", plot: str | None = None) -> str:

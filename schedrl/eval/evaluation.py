@@ -2,7 +2,8 @@
 
 `schedrl train`'s final table (`schedrl.training.report.final_evaluation`) and `schedrl evaluate`'s single-metric and
 discrete-time tables (`schedrl.eval.evaluate`) are one: the mean per column, then each trained column paired with the
-best baseline (`schedrl.eval.paired.comparisons`), with the interval counting only the independent sequences.
+scenario's reference, or where there is none the best baseline on these sequences (`schedrl.eval.paired.comparisons`),
+with the interval counting only the independent sequences.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class Evaluation:
     """Where the sequences come from relative to training (`evaluation_note`)."""
     trained: tuple[str, ...] | None = None
     """The columns of trained policies (None: "RL" and "RL online" where present); the rest are baselines."""
+    reference: str | None = None
+    """The baseline every trained column is paired with (a scenario's, chosen on its validation sequences); None: the
+    best baseline on these sequences, and the comparison's line says so."""
     independent: int | None = None
     """How many of the sequences count as independent samples (`Judge.independent`; None: all of them): where trace
     windows must share jobs, the paired intervals count only the disjoint windows that fit."""
@@ -48,7 +52,7 @@ class Evaluation:
     def comparisons(self) -> list[dict]:
         """Each trained column against the best baseline, paired over the sequences (`schedrl.eval.paired`)."""
         return paired.comparisons(self.values, self.trained or ("RL", "RL online"), self.metric,
-                                  independent=self.independent)
+                                  independent=self.independent, reference=self.reference)
 
     def comparison_lines(self) -> list[str]:
         return paired.lines(self.comparisons(), self.metric)

@@ -101,6 +101,8 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
 
 
 def to_markdown(r: dict) -> str:
+    from schedrl.eval import paired
+
     lines = [f"scenario {r['scenario']} (definition {r['sha256'][:12]}), {len(r['starts'])} {r['part']} sequences of "
              f"{r['length']} jobs ({r['independent']} independent); paired with {r['reference']}", "",
              f"| method | {r['metric']} | vs {r['reference']} (95% interval) | better/equal/worse | MDE | "
@@ -110,7 +112,7 @@ def to_markdown(r: dict) -> str:
         c = row.get("paired")
         if c:
             ci = f" [{c['ci95_pct'][0]:+.1f}, {c['ci95_pct'][1]:+.1f}]" if c["ci95_pct"] else ""
-            vs, bew = f"{c['difference_pct']:+.1f}%{ci}", f"{c['better']}/{c['equal']}/{c['worse']}"
+            vs, bew = f"{paired.percent(c['difference_pct'])}{ci}", f"{c['better']}/{c['equal']}/{c['worse']}"
             mde = f"{c['mde_pct']:.1f}%" if c.get("mde_pct") is not None else "–"
         else:
             vs, bew, mde = "–", "–", "–"

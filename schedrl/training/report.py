@@ -343,7 +343,7 @@ def _paired_cell(versus: dict | None) -> str:
     if not versus:
         return ""
     interval = f" [{versus['ci95_pct'][0]:+.1f}, {versus['ci95_pct'][1]:+.1f}]" if versus["ci95_pct"] else ""
-    return f"{versus['difference_pct']:+.1f}%{interval}, {versus['better']}/{versus['worse']}"
+    return f"{paired.percent(versus['difference_pct'])}{interval}, {versus['better']}/{versus['worse']}"
 
 
 def _lower(evaluation_row: dict) -> bool:
@@ -476,7 +476,8 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
         "RL": semantics}
     evaluation = Evaluation(getattr(workload, "name", agent.name), judge.metric, [int(s) for s in starts], length,
                             values, judge.evaluation_note(workload, starts, length),
-                            independent=judge.independent(workload, starts, length), semantics=rows)
+                            independent=judge.independent(workload, starts, length), semantics=rows,
+                            reference=getattr(spec.scenario, "reference", None))  # chosen on its validation sequences
     (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
     (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
     log(evaluation.to_text())
