@@ -35,7 +35,6 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        scores: dict[str, dict] = {}
         for depth in args.depths.split(","):
             out = Path(tmp) / f"d{depth}"
             schedrl("distill", args.policy, "--depth", depth, "--rounds", args.rounds, "--windows", args.windows,
