@@ -138,7 +138,36 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
     return out
 
 
-def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, command: list[str]):
+def _validation(policy, tree: DecisionTree) -> dict[str, Any]:
+    """The card's validation: the tree on its policy's run's validation sequences (where the run had them), beside
+    the heuristics' values the run recorded there."""
+    from schedrl.agents import get_agent
+    from schedrl.metrics import lower_is_better
+
+    record = policy.record
+    metric = record.env_config.get("metric", "bsld")
+    val = dict(record.validation)
+    out = {"metric": metric, "score": None, "per_sequence": [], "sequences": 0, "length": val.get("length"),
+           "lower_is_better": lower_is_better(metric), "heuristics": val.get("heuristics") or {}}
+    if not val.get("starts"):
+        return out
+    agent = get_agent(record.agent)
+    judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
+    scored = InspectorPolicy(tree_module(policy, tree), record.env_config)
+    values = judge.score_policy(scored, judge.load(), list(val["starts"]), int(val["length"]))
+    return {**out, "score": float(np.mean(values)), "per_sequence": [float(v) for v in values],
+            "sequences": len(values)}
+
+
+def tree_module(policy, tree: DecisionTree):
+    """`tree` as the network of `policy`'s kind (what an exported tree loads as)."""
+    from schedrl.agents.inspector.tree import tree_network
+
+    return tree_network({"network": NETWORK, "features": list(tree.features), "tree": tree.to_dict()})
+
+
+def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, command: list[str],
+                source: str | None = None):
     """Write the tree as an exported inspector policy (`schedrl.zoo.store`): the policy's run record with the tree's
     model and command, the readable tree as its architecture, its arrays as the weights. The export runs the tree
     loaded back from those files and checks it decides as the fitted one on the labelled states. Returns the
@@ -153,10 +182,9 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     record = {**record, "model": f"tree-d{distilled.depth}", "command": list(command)}
     record.pop("train_args", None)
     architecture = {"network": NETWORK, "features": list(tree.features), "tree": tree.to_dict(),
-                    "distilled_from": {"policy": policy.name, **distilled.source, "dagger": distilled.rounds}}
+                    "distilled_from": {"policy": source or policy.name, **distilled.source, "dagger": distilled.rounds}}
     tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in tree.arrays().items()}
-    validation = {"metric": policy.record.env_config.get("metric"), "score": None, "per_sequence": [], "sequences": 0,
-                  "length": None, "lower_is_better": True, "heuristics": {}}
+    validation = _validation(policy, tree)
     fields = card.make(record, machine=dict(distilled.source.get("machine") or {}), validation=validation,
                        budget={"iterations": len(distilled.rounds), "env_steps": None,
                                "seconds": distilled.rounds[-1]["seconds"] if distilled.rounds else None},
@@ -186,7 +214,7 @@ def run_cli(spec: str, depth: int, rounds: int, windows: int, jobs: int | None, 
     from schedrl.zoo import manifest
 
     label = name or Path(out).expanduser().resolve().name
-    exported = export_tree(distilled, policy, out, label, ["schedrl", "distill", *argv])
+    exported = export_tree(distilled, policy, out, label, ["schedrl", "distill", *argv], spec)
     print(f"\nexported {label} to {exported.directory} ({exported.data['weights']['bytes']:,} bytes of weights)")
     if add:
         entry = manifest.add(exported.directory, label, replace=replace)
