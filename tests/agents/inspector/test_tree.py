@@ -200,3 +200,18 @@ def test_what_cannot_be_distilled_is_one_error_line(argv, message, capsys):
     assert len(err) == 1 and err[0].startswith("schedrl distill: error:")
     import re
     assert re.search(message, err[0]), err[0]
+
+
+def test_the_guide_shows_the_shipped_tree_and_every_feature_it_may_test():
+    """docs/guides/distill.md cannot drift from the zoo: the shipped tree's lines as `zoo show` prints them, and a
+    row for every feature with the wording thresholds are printed in."""
+    from pathlib import Path
+
+    from schedrl.cli.zoo import _tree_lines
+    from schedrl.zoo import manifest
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "guides" / "distill.md").read_text()
+    shipped = _tree_lines(manifest.find("inspector-lublin1-s0-tree3")).split("```")[1].strip()
+    assert shipped in page
+    for name, (_, words) in trees.MEANINGS.items():
+        assert f"| `{name}` | {words} |" in page, name
