@@ -1,4 +1,5 @@
-"""`schedrl distill POLICY`: a trained inspector's decisions as a decision tree an admin can read (and a zoo policy)."""
+"""`schedrl distill POLICY`: a trained policy as a model an admin can read (the inspector: a decision tree), printed
+and, with --out, exported as a zoo policy. Through the agent's `Distillable` capability (`schedrl.agents.base`)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                               "states the tree visits, and a tree of at most --depth levels is fitted (CART, Gini). "
                               "Prints the tree as if/else lines in the features' units; with --out, exports it as a "
                               "policy (policy.json holds the readable tree, weights.safetensors its numbers), which "
-                              "runs wherever the policy does: `zoo:NAME` with --add.")
+                              "runs wherever the policy does: `zoo:NAME` with --add. docs/guides/distill.md.")
     p.add_argument("policy", metavar="POLICY", help="the inspector to distil: zoo:NAME, an exported policy's directory "
                                                     "or a checkpoint")
-    p.add_argument("--depth", type=int, default=6, help="the tree's largest depth (default 6)")
-    p.add_argument("--rounds", type=int, default=4, help="DAgger rounds: 1 labels the policy's own states only "
+    p.add_argument("--depth", type=int, default=6, help="the tree's largest depth, 1-12 (default 6)")
+    p.add_argument("--rounds", type=int, default=4, help="DAgger rounds, 1-50: 1 labels the policy's own states only "
                                                          "(default 4)")
-    p.add_argument("--windows", type=int, default=8, help="training windows scheduled per round (default 8)")
+    p.add_argument("--windows", type=int, default=8, help="training windows scheduled per round, 1-1000 (default 8)")
     p.add_argument("--jobs", type=int, default=None, help="jobs per window (default: the policy's training episodes' "
                                                           "length)")
     p.add_argument("--seed", type=int, default=0, help="seed of the windows' draw (default 0)")
@@ -32,17 +33,35 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     return p
 
 
+def _distillable(policy, spec: str):
+    """The agent of `policy` with the `Distillable` capability, or UsageError saying why it cannot be distilled."""
+    from schedrl.agents import get_agent
+    from schedrl.agents.base import Distillable
+    from schedrl.cli.main import UsageError
+
+    record = getattr(policy, "record", None)
+    if record is None:
+        raise UsageError(f"{spec} is not a trained policy: only a trained inspector (`schedrl train inspector`) can be "
+                         "distilled into a tree")
+    agent = get_agent(record.agent)
+    if isinstance(agent, Distillable):
+        return agent
+    if record.sim_config is None:
+        raise UsageError(f"{spec} ({record.agent}) schedules the discrete-time cluster: its decisions are slots of a "
+                         "canvas, not accept/reject of a proposal; only an inspector can be distilled into a tree")
+    raise UsageError(f"{spec} is a {record.agent} policy: only an inspector's accept/reject (`schedrl train "
+                     "inspector`) can be distilled into a tree")
+
+
 def run(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
-    from schedrl.agents.checkpoint import CheckpointError
+    from schedrl.agents.checkpoint import CheckpointError, load_policy
     from schedrl.cli.main import UsageError
     from schedrl.outputs import In, Out, writing
     from schedrl.zoo import manifest
     from schedrl.zoo.store import CARD_FILE, POLICY_FILE, WEIGHTS_FILE, ZooError
-
-    from schedrl.agents.inspector.distill import run_cli
-    from schedrl.agents.inspector.tree import TreeError
 
     if (args.add or args.name or args.replace) and not args.out:
         raise UsageError("--add, --name and --replace need --out DIR (where the tree is exported)")
@@ -51,19 +70,30 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 2:
         raise UsageError(f"--jobs must be >= 2; got {args.jobs}")
     name = args.name or (Path(args.out).expanduser().resolve().name if args.out else None)
+    log = lambda text: print(f"schedrl {text}", file=sys.stderr, flush=True)  # noqa: E731
     try:
         if args.add:
             if not manifest.NAME_PATTERN.fullmatch(name):
                 raise UsageError(f"--name {name!r}: a zoo name is lowercase letters, digits, '.', '_' and '-'")
             manifest.check_new(name, replace=args.replace)
-        call = lambda: run_cli(args.policy, args.depth, args.rounds, args.windows, args.jobs,  # noqa: E731
-                               args.seed, args.out, name, args.add, args.replace, args.argv)
+        policy = load_policy(args.policy)
+        agent = _distillable(policy, args.policy)
+        distilled = agent.distill(policy, depth=args.depth, rounds=args.rounds, windows=args.windows, jobs=args.jobs,
+                                  seed=args.seed, log=log)
+        print(f"# the tree of {args.policy} (depth {distilled.tree.depth}, {distilled.tree.leaves} leaves)\n")
+        print(distilled.text())
         if not args.out:
-            return call()
+            return 0
         out = Out("--out", Path(args.out), "dir", writes=(POLICY_FILE, WEIGHTS_FILE, CARD_FILE),
                   signature=(POLICY_FILE,))
-        inputs = [In("POLICY", Path(args.policy))] if not args.policy.startswith("zoo:") else []
+        inputs = [] if args.policy.startswith("zoo:") else [In("POLICY", Path(args.policy))]
         with writing("distill", [out], inputs, force=args.force):
-            return call()
-    except (TreeError, CheckpointError, ZooError) as e:
+            exported = agent.export_distilled(distilled, policy, args.out, name,
+                                              ["schedrl", "distill", *args.argv], args.policy)
+        print(f"\nexported {name} to {exported.directory} ({exported.data['weights']['bytes']:,} bytes of weights)")
+        if args.add:
+            entry = manifest.add(exported.directory, name, replace=args.replace)
+            print(f"added to the zoo as zoo:{name} ({entry.directory})")
+    except (CheckpointError, ZooError, ValueError) as e:
         raise UsageError(str(e)) from None
+    return 0

@@ -145,37 +145,27 @@ def run_show(args: argparse.Namespace) -> int:
         print(json.dumps({k: v for k, v in exported.data.items() if k != "record"}, indent=2))
     else:
         print(markdown(exported))
-        if exported.architecture.get("network") == "inspector-tree":
-            print(_tree_lines(exported))
+        _print_distilled(exported)
         fields = next(e.fields for e in manifest.entries() if e.name == args.name)
         if fields.get("seeds"):
             print("\n".join(["## Seeds", ""] + manifest.seed_rows(fields)))
     return 0
 
 
-def _tree_lines(exported) -> str:
-    """A distilled tree (`schedrl distill`) as nested if/else lines in its features' units, with where it came from."""
-    from schedrl.agents.inspector.tree import DecisionTree, TreeError, Units
+def _print_distilled(exported) -> None:
+    """A distilled policy's readable model (`schedrl distill`), where its agent makes one (`Distillable`)."""
+    from schedrl.agents import get_agent
+    from schedrl.agents.base import Distillable
+    from schedrl.cli.main import UsageError
 
-    arch = exported.architecture
-    try:
-        tree = DecisionTree.from_dict(arch["tree"], arch["features"], str(exported.policy_file))
-    except (TreeError, KeyError) as e:
-        from schedrl.cli.main import UsageError
-
-        raise UsageError(str(e)) from None
-    norm = (exported.record.get("env_config") or {}).get("norm") or {}
-    source = arch.get("distilled_from") or {}
-    rounds = source.get("dagger") or [{}]
-    lines = ["## The tree", "",
-             f"Distilled from `{source.get('policy', '?')}` by DAgger ({len(rounds)} rounds of {source.get('windows')} "
-             f"windows of {source.get('jobs')} jobs from {source.get('trace')}'s training zone): depth {tree.depth}, "
-             f"{tree.leaves} leaves; it decided like the policy on "
-             f"{100 * rounds[-1].get('fit_agreement', float('nan')):.1f}% of the {rounds[-1].get('labelled', 0):,} "
-             "labelled decisions. A proposal is the base rule's; the tree is asked only where a rejection is allowed "
-             "(an event to wait for, the starvation guard not reached).", "", "```",
-             tree.text(Units(float(norm.get("time_scale", 1.0)))), "```"]
-    return "\n".join(lines)
+    agent = get_agent(exported.record["agent"])
+    if isinstance(agent, Distillable):
+        try:
+            text = agent.distilled_text(exported)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        if text:
+            print(text)
 
 
 def _show_rule(args: argparse.Namespace, path) -> int:

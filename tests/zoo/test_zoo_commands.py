@@ -70,7 +70,7 @@ def test_a_distilled_tree_names_a_zoo_policy_its_record_and_depth_follow(entry):
 def test_the_recorded_distill_command_reproduces_the_shipped_tree(entry, capsys):
     """The recorded command (without --out/--add) prints the shipped tree, threshold for threshold."""
     from schedrl.cli.main import main
-    from schedrl.cli.zoo import _tree_lines
+    from schedrl.agents.inspector.distill import tree_card
     from schedrl.zoo.store import read
 
     argv = shlex.split(entry.fields["command"])[1:]
@@ -83,7 +83,7 @@ def test_the_recorded_distill_command_reproduces_the_shipped_tree(entry, capsys)
     out = capsys.readouterr()
     if "not available locally" in out.err:
         pytest.skip("the policy's training trace is in ../shared (or $SCHEDRL_TRACE_PATH)")
-    shipped = _tree_lines(read(entry.directory)).split("```")[1].strip()
+    shipped = tree_card(read(entry.directory)).split("```")[1].strip()
     assert shipped in out.out
 
 

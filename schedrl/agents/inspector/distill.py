@@ -14,7 +14,6 @@ named features) and weights.safetensors the same numbers as tensors.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,12 +53,17 @@ class _Labelling(InspectorPolicy):
 
 @dataclass
 class Distilled:
-    """A fitted tree with how it was made: `rounds` (one dict per DAgger round), the training zone it read."""
+    """A fitted tree with how it was made: `rounds` (one dict per DAgger round), the training zone it read, the
+    policy's time scale (`units`, to print thresholds in seconds)."""
 
     tree: DecisionTree
     depth: int
+    units: Units
     rounds: list[dict[str, Any]] = field(default_factory=list)
     source: dict[str, Any] = field(default_factory=dict)
+
+    def text(self) -> str:
+        return self.tree.text(self.units)
 
 
 def check_distillable(policy) -> None:
@@ -101,7 +105,7 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
     features: list[np.ndarray] = []
     labels: list[bool] = []
     tree: DecisionTree | None = None
-    out = Distilled(tree=None, depth=depth,  # type: ignore[arg-type]
+    out = Distilled(tree=None, depth=depth, units=Units(float(policy.norm.time_scale)),  # type: ignore[arg-type]
                     source={"trace": cfg.trace, "training_zone": [int(own.lo), int(own.hi)], "jobs": length,
                             "windows": windows, "rounds": rounds, "seed": seed, "min_leaf": min_leaf})
     t0 = time.perf_counter()
@@ -141,7 +145,7 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
 def _validation(policy, tree: DecisionTree) -> dict[str, Any]:
     """The card's validation: the tree on its policy's run's validation sequences (where the run had them), beside
     the heuristics' values the run recorded there."""
-    from schedrl.agents import get_agent
+    from schedrl.agents.inspector.agent import InspectorAgent
     from schedrl.metrics import lower_is_better
 
     record = policy.record
@@ -151,7 +155,7 @@ def _validation(policy, tree: DecisionTree) -> dict[str, Any]:
            "lower_is_better": lower_is_better(metric), "heuristics": val.get("heuristics") or {}}
     if not val.get("starts"):
         return out
-    agent = get_agent(record.agent)
+    agent = InspectorAgent()
     judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
     scored = InspectorPolicy(tree_module(policy, tree), record.env_config)
     values = judge.score_policy(scored, judge.load(), list(val["starts"]), int(val["length"]))
@@ -197,26 +201,22 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     return exported
 
 
-def run_cli(spec: str, depth: int, rounds: int, windows: int, jobs: int | None, seed: int, out: str | None,
-            name: str | None, add: bool, replace: bool, argv: list[str]) -> int:
-    """What `schedrl distill` does once its options are checked (cli/distill.py)."""
-    from schedrl.agents.checkpoint import load_policy
-
-    policy = load_policy(spec)
-    check_distillable(policy)
-    distilled = distill(policy, depth, rounds, windows, jobs, seed,
-                        log=lambda text: print(f"schedrl {text}", file=sys.stderr, flush=True))
-    units = Units(float(policy.norm.time_scale))
-    print(f"# the tree of {policy.name} (depth {distilled.tree.depth}, {distilled.tree.leaves} leaves)\n")
-    print(distilled.tree.text(units))
-    if out is None:
-        return 0
-    from schedrl.zoo import manifest
-
-    label = name or Path(out).expanduser().resolve().name
-    exported = export_tree(distilled, policy, out, label, ["schedrl", "distill", *argv], spec)
-    print(f"\nexported {label} to {exported.directory} ({exported.data['weights']['bytes']:,} bytes of weights)")
-    if add:
-        entry = manifest.add(exported.directory, label, replace=replace)
-        print(f"added to the zoo as zoo:{label} ({entry.directory})")
-    return 0
+def tree_card(exported) -> str | None:
+    """What `schedrl zoo show` prints of an exported tree (None for a trained network): where it came from and the
+    tree as nested if/else lines in its features' units."""
+    arch = exported.architecture
+    if arch.get("network") != NETWORK:
+        return None
+    tree = DecisionTree.from_dict(arch.get("tree"), arch.get("features") or [], str(exported.policy_file))
+    norm = (exported.record.get("env_config") or {}).get("norm") or {}
+    source = arch.get("distilled_from") or {}
+    last = (source.get("dagger") or [{}])[-1]
+    lines = ["## The tree", "",
+             f"Distilled from `{source.get('policy', '?')}` by DAgger ({len(source.get('dagger') or [])} rounds of "
+             f"{source.get('windows')} windows of {source.get('jobs')} jobs from {source.get('trace')}'s training "
+             f"zone): depth {tree.depth}, {tree.leaves} leaves; it decided like the policy on "
+             f"{100 * last.get('fit_agreement', float('nan')):.1f}% of the {last.get('labelled', 0):,} labelled "
+             "decisions. A proposal is the base rule's; the tree is asked only where a rejection is allowed (an event "
+             "to wait for, the starvation guard not reached).", "", "```",
+             tree.text(Units(float(norm.get("time_scale", 1.0)))), "```"]
+    return "\n".join(lines)

@@ -207,11 +207,11 @@ def test_the_guide_shows_the_shipped_tree_and_every_feature_it_may_test():
     row for every feature with the wording thresholds are printed in."""
     from pathlib import Path
 
-    from schedrl.cli.zoo import _tree_lines
+    from schedrl.agents.inspector.distill import tree_card
     from schedrl.zoo import manifest
 
     page = (Path(__file__).resolve().parents[3] / "docs" / "guides" / "distill.md").read_text()
-    shipped = _tree_lines(manifest.find("inspector-lublin1-s0-tree3")).split("```")[1].strip()
+    shipped = tree_card(manifest.find("inspector-lublin1-s0-tree3")).split("```")[1].strip()
     assert shipped in page
     for name, (_, words) in trees.MEANINGS.items():
         assert f"| `{name}` | {words} |" in page, name
