@@ -273,7 +273,8 @@ class InspectorAgent(BaseRuleAgent):
     def export_distilled(self, distilled, policy, out_dir, name, command, source):
         from schedrl.agents.inspector.distill import export_tree
 
-        return export_tree(distilled, policy, out_dir, name, command, source)
+        judge = self.judge(self.env_config_class.from_dict(dict(policy.record.env_config)))
+        return export_tree(distilled, policy, out_dir, name, command, source, judge)
 
     def distilled_text(self, exported):
         from schedrl.agents.inspector.distill import tree_card

@@ -142,10 +142,9 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
     return out
 
 
-def _validation(policy, tree: DecisionTree) -> dict[str, Any]:
-    """The card's validation: the tree on its policy's run's validation sequences (where the run had them), beside
-    the heuristics' values the run recorded there."""
-    from schedrl.agents.inspector.agent import InspectorAgent
+def _validation(policy, tree: DecisionTree, judge) -> dict[str, Any]:
+    """The card's validation: the tree on its policy's run's validation sequences (where the run had them and a
+    `judge` of its env config is given), beside the heuristics' values the run recorded there."""
     from schedrl.metrics import lower_is_better
 
     record = policy.record
@@ -153,10 +152,8 @@ def _validation(policy, tree: DecisionTree) -> dict[str, Any]:
     val = dict(record.validation)
     out = {"metric": metric, "score": None, "per_sequence": [], "sequences": 0, "length": val.get("length"),
            "lower_is_better": lower_is_better(metric), "heuristics": val.get("heuristics") or {}}
-    if not val.get("starts"):
+    if not val.get("starts") or judge is None:
         return out
-    agent = InspectorAgent()
-    judge = agent.judge(agent.env_config_class.from_dict(dict(record.env_config)))
     scored = InspectorPolicy(tree_module(policy, tree), record.env_config)
     values = judge.score_policy(scored, judge.load(), list(val["starts"]), int(val["length"]))
     return {**out, "score": float(np.mean(values)), "per_sequence": [float(v) for v in values],
@@ -171,7 +168,7 @@ def tree_module(policy, tree: DecisionTree):
 
 
 def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, command: list[str],
-                source: str | None = None):
+                source: str | None = None, judge=None):
     """Write the tree as an exported inspector policy (`schedrl.zoo.store`): the policy's run record with the tree's
     model and command, the readable tree as its architecture, its arrays as the weights. The export runs the tree
     loaded back from those files and checks it decides as the fitted one on the labelled states. Returns the
@@ -188,7 +185,7 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     architecture = {"network": NETWORK, "features": list(tree.features), "tree": tree.to_dict(),
                     "distilled_from": {"policy": source or policy.name, **distilled.source, "dagger": distilled.rounds}}
     tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in tree.arrays().items()}
-    validation = _validation(policy, tree)
+    validation = _validation(policy, tree, judge)
     fields = card.make(record, machine=dict(distilled.source.get("machine") or {}), validation=validation,
                        budget={"iterations": len(distilled.rounds), "env_steps": None,
                                "seconds": distilled.rounds[-1]["seconds"] if distilled.rounds else None},
