@@ -204,3 +204,29 @@ def test_the_leaderboard_figures(saved, tmp_path):
     assert saved, "publish drew no figure"
     for fig in saved:
         check_readable(fig)
+
+
+def test_the_leaderboard_bars_show_the_range_of_the_decisions(saved, tmp_path):
+    """Each panel's axis holds the intervals that decide (not FCFS at 23x), a value beyond it is written at the edge,
+    and every row the board calls better or worse carries its mark."""
+    from schedrl.eval.plots import CLIP, leaderboard_bars, significant
+
+    board = json.loads((REPO / "docs" / "leaderboard.json").read_text())
+    leaderboard_bars(board, tmp_path / "bars.png")
+    (fig,) = saved
+    check_readable(fig)
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == len(board["scenarios"])
+    for ax, scenario in zip(panels, board["scenarios"]):
+        low, high = ax.get_xlim()
+        assert CLIP[0] <= low < 1 < high <= CLIP[1], (scenario["scenario"], low, high)
+        assert len([t for t in ax.get_xticklabels() if t.get_text()]) >= 4, "the axis needs readable ticks"
+        texts = [t.get_text().strip() for t in ax.texts]
+        beyond = [r for r in scenario["rows"] if not low <= r["ratio_to_reference"] <= high]
+        for r in beyond:
+            assert f"{r['ratio_to_reference']:.1f}x" + (" \u2192" if r["ratio_to_reference"] > high else "") in texts
+        assert texts.count("*") == sum(significant(r) for r in scenario["rows"]), scenario["scenario"]
+    default = board["scenarios"][0]
+    assert any(r["ratio_to_reference"] > CLIP[1] for r in default["rows"]), "the check needs a far-off row"
+    legend = fig.legends[0]
+    assert legend.get_window_extent().y0 > panels[0].get_window_extent().y1, "the legend belongs above the panels"
