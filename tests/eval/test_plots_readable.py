@@ -230,3 +230,27 @@ def test_the_leaderboard_bars_show_the_range_of_the_decisions(saved, tmp_path):
     assert any(r["ratio_to_reference"] > CLIP[1] for r in default["rows"]), "the check needs a far-off row"
     legend = fig.legends[0]
     assert legend.get_window_extent().y0 > panels[0].get_window_extent().y1, "the legend belongs above the panels"
+
+
+def test_sweep_curves_name_seeds_and_units(saved, tmp_path):
+    """A sweep's curves (DRAS's curriculum figure): one line per seed, labelled by it, not by Ray's trial id; the y
+    axis says what the score is and its unit."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from schedrl.training.report import TrialRow, plot_curves
+
+    it = np.arange(1, 21)
+    rows = [TrialRow(name=f"PPO_dras_{i:05d}_{i}_curriculum=real,seed={seed}_2026-11-28_01-02-03", group=group,
+                     values={"env.curriculum": group, "pg.seed": seed}, env_config={"metric": "wait"},
+                     status="TERMINATED", iterations=20, best=1.0, checkpoint=None, heuristic=("f1", 30000.0),
+                     curve=pd.DataFrame({"training_iteration": it, "schedrl/validation": 40000 - 300 * it + seed}))
+            for i, (group, seed) in enumerate((g, s) for g in ("real", "sampled:40,real") for s in (0, 1, 2))]
+    plot_curves(SimpleNamespace(metric="schedrl/validation"), rows, tmp_path / "curves.png")
+    (fig,) = saved
+    check_readable(fig)
+    for ax in fig.axes[:2]:
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert labels[:3] == ["seed 0", "seed 1", "seed 2"], labels
+        assert ax.get_ylabel() == "validation: avg wait (s), lower is better"
