@@ -180,6 +180,9 @@ def test_dtsim_sweep_plot(saved, tmp_path):
     plot(result, str(tmp_path / "sweep.png"))
     (fig,) = saved
     check_readable(fig)
+    # the methods' points sit side by side at each value, not on top of each other
+    firsts = sorted(float(line.get_xdata()[0]) for line in fig.axes[0].lines if len(line.get_xdata()) == len(values))
+    assert len(set(firsts)) == len(result.methods) and firsts[-1] - firsts[0] < 0.1, firsts
 
 
 def test_mrsch_goal_plot(saved, tmp_path):
@@ -191,6 +194,15 @@ def test_mrsch_goal_plot(saved, tmp_path):
     plot_goals(traces, "bb", str(tmp_path / "goals.png"))
     (fig,) = saved
     check_readable(fig)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert all("rolling mean of 4 decisions" in label for label in labels), labels
+
+
+def test_the_goal_plot_s_rolling_mean():
+    from schedrl.agents.mrsch.goals import rolling_mean
+
+    assert np.allclose(rolling_mean(np.array([1.0, 3.0, 5.0, 7.0]), 2), [1.0, 2.0, 4.0, 6.0])
+    assert np.allclose(rolling_mean(np.array([2.0, 4.0]), 50), [2.0, 3.0])
 
 
 def test_the_leaderboard_figures(saved, tmp_path):
