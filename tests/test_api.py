@@ -131,3 +131,27 @@ def test_compare_refuses_what_the_command_refuses():
         schedrl.compare(trace="default", jobs=0)
     with pytest.raises(ValueError, match="unknown backfill strategy fast"):
         schedrl.compare(trace="default", backfill="fast")
+
+
+PROBE = """
+import json, sys
+import schedrl
+lazy = "schedrl.api" not in sys.modules and "torch" not in sys.modules
+import gymnasium as gym
+policy = schedrl.load_policy("zoo:rlscheduler-default-s0")
+env = gym.make(policy.env_id, **policy.env_config)
+observation, _ = env.reset(seed=0)
+policy.act(observation)
+print(json.dumps({"lazy": lazy, "ray": sorted(m for m in sys.modules if m.split(".")[0] == "ray")}))
+"""
+
+
+@pytest.mark.integration  # a fresh interpreter checks the imports
+def test_import_is_lazy_and_a_zoo_policy_acts_without_ray():
+    import json
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"lazy": True, "ray": []}
