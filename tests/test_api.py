@@ -3,6 +3,9 @@ policy's `act` on its env's observation deciding as its `pick` does, and `compar
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -137,6 +140,9 @@ PROBE = """
 import json, sys
 import schedrl
 lazy = "schedrl.api" not in sys.modules and "torch" not in sys.modules
+import json
+from pathlib import Path
+
 import gymnasium as gym
 policy = schedrl.load_policy("zoo:rlscheduler-default-s0")
 env = gym.make(policy.env_id, **policy.env_config)
@@ -155,3 +161,21 @@ def test_import_is_lazy_and_a_zoo_policy_acts_without_ray():
     result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"lazy": True, "ray": []}
+
+
+ZOO = sorted(json.loads((Path(schedrl.__file__).parent / "zoo" / "manifest.json").read_text())["policies"])
+
+
+@pytest.mark.integration  # every zoo policy's env, several on SDSC-SP2 (a large trace to load)
+@pytest.mark.parametrize("name", ZOO)
+def test_every_zoo_policy_acts_on_its_env_s_observation(name):
+    """Each agent's exported network takes the observation its Gymnasium env emits, as it is."""
+    policy = schedrl.load_policy(f"zoo:{name}")
+    env = gym.make(policy.env_id, **policy.env_config)
+    observation, _ = env.reset(seed=1)
+    for _ in range(50):
+        action = policy.act(observation)
+        assert observation["action_mask"][action] > 0
+        observation, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break
