@@ -125,21 +125,22 @@ def leaderboard_bars(result: dict, path) -> None:
     for ax, b in zip(axes.flat, boards):
         low, high = panel_range(b["rows"])
         y = np.arange(len(b["rows"]))
+        ratios = np.array([r["ratio_to_reference"] for r in b["rows"]])
+        shown = np.clip(ratios, low, high)
+        ax.barh(y, shown - 1.0, left=1.0, height=0.7,
+                color=["tab:orange" if r["kind"] != "heuristic" else "tab:blue" for r in b["rows"]])
+        intervals = [(i, _interval(r)) for i, r in enumerate(b["rows"]) if _interval(r) is not None]
+        if intervals:
+            ax.hlines([i for i, _ in intervals], [min(max(v[0], low), high) for _, v in intervals],
+                      [min(max(v[1], low), high) for _, v in intervals], color="black", linewidth=1.0)
         for i, r in enumerate(b["rows"]):
-            ratio = r["ratio_to_reference"]
-            shown = min(max(ratio, low), high)
-            colour = "tab:orange" if r["kind"] != "heuristic" else "tab:blue"
-            ax.barh(i, shown - 1.0, left=1.0, color=colour, height=0.7)
-            interval = _interval(r)
-            if interval is not None:
-                lo, hi = (min(max(v, low), high) for v in interval)
-                ax.plot([lo, hi], [i, i], color="black", linewidth=1.0)
+            ratio = ratios[i]
             if ratio > high or ratio < low:
                 ax.text(high if ratio > high else low, i, f" {ratio:.1f}x " + ("\u2192" if ratio > high else ""),
                         ha="right" if ratio > high else "left", va="center", fontsize=7, color="white",
                         fontweight="bold")
             if significant(r):  # beside the interval's upper end: inside the panel, or just past its right edge
-                ax.text(min(max(interval[1], low), high), i, " *", ha="left", va="center", fontsize=10)
+                ax.text(min(max(_interval(r)[1], low), high), i, " *", ha="left", va="center", fontsize=10)
         ax.axvline(1.0, color="black", linewidth=0.8)
         ax.set_xlim(low, high)
         step = 0.05 if high - low <= 0.4 else 0.1 if high - low <= 0.8 else 0.2

@@ -212,21 +212,21 @@ def test_the_leaderboard_figures(saved, tmp_path):
     from schedrl.eval.leaderboard import publish
 
     shutil.copy(REPO / "README.md", tmp_path / "README.md")
-    publish(json.loads((REPO / "docs" / "leaderboard.json").read_text()), tmp_path)
+    board = json.loads((REPO / "docs" / "leaderboard.json").read_text())
+    publish(board, tmp_path)
     assert saved, "publish drew no figure"
     for fig in saved:
         check_readable(fig)
+    (bars,) = [fig for fig in saved if len([ax for ax in fig.axes if ax.get_visible()]) == len(board["scenarios"])]
+    check_bars(bars, board)
 
 
-def test_the_leaderboard_bars_show_the_range_of_the_decisions(saved, tmp_path):
-    """Each panel's axis holds the intervals that decide (not FCFS at 23x), a value beyond it is written at the edge,
-    and every row the board calls better or worse carries its mark."""
-    from schedrl.eval.plots import CLIP, leaderboard_bars, significant
+def check_bars(fig, board) -> None:
+    """The leaderboard's bars (`schedrl.eval.plots.leaderboard_bars`): each panel's axis holds the intervals that
+    decide (not FCFS at 23x), a value beyond it is written at the edge, every row the board calls better or worse
+    carries its mark, and the legend sits above the panels."""
+    from schedrl.eval.plots import CLIP, significant
 
-    board = json.loads((REPO / "docs" / "leaderboard.json").read_text())
-    leaderboard_bars(board, tmp_path / "bars.png")
-    (fig,) = saved
-    check_readable(fig)
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert len(panels) == len(board["scenarios"])
     for ax, scenario in zip(panels, board["scenarios"]):
@@ -238,10 +238,8 @@ def test_the_leaderboard_bars_show_the_range_of_the_decisions(saved, tmp_path):
         for r in beyond:
             assert f"{r['ratio_to_reference']:.1f}x" + (" \u2192" if r["ratio_to_reference"] > high else "") in texts
         assert texts.count("*") == sum(significant(r) for r in scenario["rows"]), scenario["scenario"]
-    default = board["scenarios"][0]
-    assert any(r["ratio_to_reference"] > CLIP[1] for r in default["rows"]), "the check needs a far-off row"
-    legend = fig.legends[0]
-    assert legend.get_window_extent().y0 > panels[0].get_window_extent().y1, "the legend belongs above the panels"
+    assert any(r["ratio_to_reference"] > CLIP[1] for r in board["scenarios"][0]["rows"]), "needs a far-off row"
+    assert fig.legends[0].get_window_extent().y0 > panels[0].get_window_extent().y1, "the legend belongs on top"
 
 
 def test_sweep_curves_name_seeds_and_units(saved, tmp_path):
