@@ -38,7 +38,8 @@ def run_list(args: argparse.Namespace) -> int:
     width = max((len(n) for n in found), default=4)
     for recipe in found.values():
         print(f"{recipe.name:<{width}}  v{recipe.version}  train {recipe.agent}: {recipe.summary}")
-    print("\n`schedrl recipes show NAME`: the command and the result it gave")
+        print(f"{'':<{width}}  expands to: {recipe.command()}")
+    print("\n`schedrl recipes show NAME`: the result each gave, with its source")
     return 0
 
 

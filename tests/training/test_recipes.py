@@ -86,6 +86,7 @@ def test_a_recipe_of_another_agent_or_none_is_one_line():
 def test_recipes_list_and_show():
     listed = run_cli("recipes", "list")
     assert listed.returncode == 0 and "teacher" in listed.stdout and "train inspector" in listed.stdout
+    assert "expands to: schedrl train inspector --teacher hindsight" in listed.stdout
     shown = run_cli("recipes", "show", "rlscheduler-2core")
     assert shown.returncode == 0, shown.stderr
     assert "expands to: schedrl train rlscheduler --num-env-runners 0" in shown.stdout
