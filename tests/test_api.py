@@ -58,6 +58,19 @@ def test_every_kind_picks_as_the_commands_run_it(spec, kind, lublin):
     assert bsld(policy) == bsld(resolve_policy(spec))
 
 
+def test_your_own_object_is_an_outside_policy():
+    class Mine:
+        name = "mine"
+
+        def pick(self, sim):
+            return int(sim.queue[0])
+
+    policy = schedrl.load_policy(Mine())
+    assert policy.kind == "outside policy" and policy.name == "mine" and schedrl.load_policy(policy) is policy
+    with pytest.raises(ValueError, match="is not a policy"):
+        schedrl.load_policy(object())
+
+
 def test_a_rule_has_no_observation_to_act_on():
     with pytest.raises(ValueError, match="f1 is a rule: it has no network"):
         schedrl.load_policy("f1").act({"action_mask": np.ones(3)})

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-KINDS = ("rule", "tuned rule", "planner", "learned")
+KINDS = ("rule", "tuned rule", "planner", "learned", "outside policy")
 """What `Policy.kind` says."""
 
 
@@ -79,12 +79,15 @@ class Policy:
 def load_policy(spec, name: str | None = None) -> Policy:
     """A policy by any name the commands take: a heuristic (`f1`), `tuned:FILE`, `plan:BASE[:key=value...]`,
     `zoo:NAME` (a shipped policy or tuned rule), `checkpoint:PATH` or a checkpoint or exported directory, or an
-    object with `pick(sim)`. A ValueError names what could not be loaded."""
+    object with `pick(sim)` (an outside policy). A ValueError (FileNotFoundError for a missing checkpoint) names what
+    could not be loaded."""
     from schedrl.agents import get_agent
     from schedrl.agents.checkpoint import ZOO_PREFIX, load_policy as load_learned
     from schedrl.eval.policies import CHECKPOINT_PREFIX, PLAN_PREFIX, TUNED_PREFIX, resolve_policy
     from schedrl.zoo.store import is_exported
 
+    if isinstance(spec, Policy):
+        return spec
     text = spec.strip() if isinstance(spec, str) else None
     named = text is not None and text.startswith((ZOO_PREFIX, TUNED_PREFIX, PLAN_PREFIX))
     if text is not None and (text.startswith(CHECKPOINT_PREFIX) or not named and Path(text).expanduser().is_dir()):
@@ -101,7 +104,9 @@ def load_policy(spec, name: str | None = None) -> Policy:
         return Policy(inner, "learned", inner.module, agent)
     if text is not None and text.startswith(PLAN_PREFIX):
         return Policy(inner, "planner")
-    tuned = text is not None and (text.startswith(TUNED_PREFIX) or text.startswith(ZOO_PREFIX))
+    if text is None:
+        return Policy(inner, "outside policy")
+    tuned = text.startswith(TUNED_PREFIX) or text.startswith(ZOO_PREFIX)
     return Policy(inner, "tuned rule" if tuned else "rule")
 
 
