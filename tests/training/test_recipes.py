@@ -114,3 +114,20 @@ def test_train_help_is_short_and_help_all_is_whole():
     whole = run_cli("train", "inspector", "--help-all")
     assert len(whole.stdout.splitlines()) > 150 and "added to each label's weight" in whole.stdout
     assert "added to each label's weight" not in brief.stdout
+
+
+@pytest.mark.integration  # trains (one tiny iteration on Ray)
+def test_a_run_with_a_recipe_records_the_expanded_command(tmp_path, monkeypatch):
+    """`train --recipe` trains with the recipe's options under the ones given, and the run record keeps the expanded
+    command (so `--resume` needs no recipe file)."""
+    monkeypatch.chdir(tmp_path)
+    tiny = ["--iterations", "1", "--batch-size", "256", "--minibatch-size", "128", "--epochs", "1",
+            "--envs-per-runner", "2", "--sequence-length", "32", "--filter-iterations", "1", "--eval-sequences", "1",
+            "--eval-jobs", "64", "--out", "runs/r"]
+    out = run_cli("train", "rlscheduler", "--recipe", "rlscheduler-2core", "--scenario", "default", *tiny)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "recipe rlscheduler-2core (version 1): --num-env-runners 0" in out.stderr
+    record = json.loads((tmp_path / "runs" / "r" / "schedrl_run.json").read_text())
+    expanded = record["train_args"]
+    assert "--recipe" not in expanded and expanded[:3] == ["rlscheduler", "--num-env-runners", "0"]
+    assert expanded[-len(tiny):] == tiny and record["settings"]["lr"] == pytest.approx(3e-4)
