@@ -39,6 +39,17 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 
 def run(args: argparse.Namespace) -> int:
+    return show(table(args), args)
+
+
+def policies_of(args: argparse.Namespace) -> list:
+    """--policies as a list; from Python (`schedrl.compare`), the objects given in their place (`policy_objects`)."""
+    objects = getattr(args, "policy_objects", None)
+    return list(objects) if objects is not None else parse_list(args.policies, what="policy", option="--policies")
+
+
+def table(args: argparse.Namespace):
+    """The `Comparison` the command prints (`schedrl.compare` returns it to Python)."""
     import sys
 
     from schedrl.cli.main import UsageError
@@ -48,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.workload.sampling import sequence
 
     if args.scenario is not None:
-        return run_scenario(args)
+        return scenario_table(args)
     if args.trace is None:
         raise UsageError("give --trace (a catalog name or an SWF file) or --scenario")
     backfills = parse_list(args.backfill, BACKFILLS, "backfill strategy", "--backfill")
-    policies = parse_list(args.policies, what="policy", option="--policies")
+    policies = policies_of(args)
     try:
         check_metric(args.metric, resources=True)
     except ValueError as e:
@@ -75,13 +86,12 @@ def run(args: argparse.Namespace) -> int:
         from schedrl.scenarios.scoring import independent_starts
 
         # a checkpoint's interval counts the disjoint windows that fit where the starts came from
-        result = result.counting(independent_starts(starts, args.jobs, None if args.starts else len(workload)))
+        return result.counting(independent_starts(starts, args.jobs, None if args.starts else len(workload)))
     except ValueError as e:
         raise UsageError(str(e)) from None
-    return show(result, args)
 
 
-def run_scenario(args: argparse.Namespace) -> int:
+def scenario_table(args: argparse.Namespace):
     """`compare --scenario`: the scenario's baselines (or --policies) on its evaluation sequences."""
     import sys
 
@@ -112,7 +122,7 @@ def run_scenario(args: argparse.Namespace) -> int:
         if not given(args, "policies") and backfills is None:
             result = Comparison.from_scores(scoring.score(scenario, data=workload))
         else:
-            policies = (parse_list(args.policies, what="policy", option="--policies") if given(args, "policies")
+            policies = (policies_of(args) if given(args, "policies")
                         else list(dict.fromkeys(b.policy for b in scenario.baselines)))
             # the positions index the evaluation's own trace where it has one (lublin1's `lublin-heldout`)
             data = seqs.data if seqs.data is not None else workload
@@ -125,10 +135,9 @@ def run_scenario(args: argparse.Namespace) -> int:
             for line in result.notes:
                 print(f"schedrl compare: {line}", file=sys.stderr)
 
-        result = result.counting(seqs.independent)  # a checkpoint's interval: the disjoint windows only
+        return result.counting(seqs.independent)  # a checkpoint's interval: the disjoint windows only
     except ValueError as e:
         raise UsageError(str(e)) from None
-    return show(result, args)
 
 
 def fitted_here(spec: str, scenario):

@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
     "compare": ("schedrl.cli.compare", "run several policies on the same job sequences and print them side by side"),
     "train": ("schedrl.cli.train", "train an agent with Ray RLlib (`schedrl train AGENT --help` for its options)"),
+    "recipes": ("schedrl.cli.recipes", "list and show named training recipes: options, and the result each gave"),
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "score a trained checkpoint or zoo policy against the heuristics on held-out sequences"),
     "tuned": ("schedrl.cli.tuned", "fit a linear priority rule to a scenario (CMA-ES, no RL) and evaluate it"),
@@ -42,7 +43,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("data", ("traces", "scenarios")),
     ("simulate and compare", ("simulate", "compare", "leaderboard", "hindsight")),
-    ("train", ("train", "tune", "tuned", "select")),
+    ("train", ("train", "recipes", "tune", "tuned", "select")),
     ("evaluate and ship", ("evaluate", "export", "distill", "zoo")),
     ("deploy", ("slurm",)),
 )

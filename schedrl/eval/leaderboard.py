@@ -647,55 +647,11 @@ def plot_matrix(result: dict, path) -> None:
 
 
 def plot(result: dict, path) -> None:
-    """One panel per scenario: each method's mean relative to the reference, with its 95% interval."""
-    import matplotlib
+    """One panel per scenario: each method's mean relative to the reference, with its 95% interval
+    (`schedrl.eval.plots.leaderboard_bars`)."""
+    from schedrl.eval.plots import leaderboard_bars
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker
-
-    boards = result["scenarios"]
-    cols = min(3, max(1, len(boards)))
-    rows = max(1, math.ceil(len(boards) / cols))
-    tallest = max([len(b["rows"]) for b in boards] + [8])
-    fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, (0.24 * tallest + 1.0) * rows + 1.0), squeeze=False)
-    for ax, b in zip(axes.flat, boards):
-        labels = [r["method"] for r in b["rows"]]
-        ratios = [r["ratio_to_reference"] for r in b["rows"]]
-        errors = []
-        for r in b["rows"]:
-            c = r.get("vs_reference")
-            if c and c["ci95_pct"]:
-                lo, hi = (1 + c["ci95_pct"][0] / 100), (1 + c["ci95_pct"][1] / 100)
-                mid = 1 + c["difference_pct"] / 100
-                errors.append((mid - lo, hi - mid))
-            else:
-                errors.append((0.0, 0.0))
-        colours = ["tab:orange" if r["kind"] != "heuristic" else "tab:blue" for r in b["rows"]]
-        y = np.arange(len(labels))
-        ax.barh(y, ratios, color=colours, xerr=np.array(errors).T, capsize=3)
-        ax.axvline(1.0, color="black", linewidth=0.8)
-        ax.set_yticks(y, labels, fontsize=8)
-        ax.invert_yaxis()
-        ax.set_title(f"{b['scenario']} ({b['metric']}; 1 = {b['reference']})", fontsize=9)
-        ax.set_xscale("log")
-        # the log axis labels its decades only: minor-tick labels (2x10^-1, 3x10^-1, ...) run into each other
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    for ax in list(axes.flat)[len(boards):]:
-        ax.set_visible(False)
-    from matplotlib.patches import Patch
-
-    fig.legend(handles=[Patch(color="tab:blue", label="heuristic"),
-                        Patch(color="tab:orange", label="trained policy, tuned rule or outside policy")],
-               loc="lower center", ncol=2, fontsize=9, frameon=False)
-    fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired bootstrap "
-                 "interval of the ratio)",
-                 fontsize=10)
-    fig.tight_layout(rect=(0, 0.03, 1, 0.985))
-    from schedrl.outputs import save_figure
-
-    save_figure(fig, path, dpi=110)
-    plt.close(fig)
+    leaderboard_bars(result, path)
 
 
 # ---------------------------------------------------------------------------- the committed results

@@ -25,7 +25,7 @@ from schedrl.eval.evaluation import Evaluation  # noqa: F401  (re-exported)
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
 from schedrl.training.sweep import cell as _cell
-from schedrl.training.sweep import group_label, trial_group, trial_values
+from schedrl.training.sweep import group_label, short_value, trial_group, trial_values
 
 
 @dataclass
@@ -350,6 +350,24 @@ def _lower(evaluation_row: dict) -> bool:
     return METRICS[evaluation_row["metric"]][1]
 
 
+UNITS = {"wait": "s", "turnaround": "s", "utilization": "fraction"}
+"""The unit of a metric's value on an axis (bounded slowdown and slowdown are ratios: no unit)."""
+
+
+def curve_label(column: str, metric: str | None) -> str:
+    """A sweep curve's y label: the validation score as what it is (`validation: avg wait (s), lower is better`)."""
+    if column != f"{RESULT_KEY}/validation" or metric not in METRICS:
+        return column
+    unit = f" ({UNITS[metric]})" if metric in UNITS else ""
+    return f"validation: avg {metric}{unit}, " + ("lower" if METRICS[metric][1] else "higher") + " is better"
+
+
+def trial_label(row: TrialRow) -> str:
+    """A trial's line: its searched values outside its group's (`seed 0`; `lr 0.0003, seed 1`), else its name."""
+    own = [(k.rpartition(".")[2], v) for k, v in row.values.items() if not k.startswith("env.")]
+    return ", ".join(f"{k.replace('_', ' ')} {short_value(v)}" for k, v in own) or row.name
+
+
 def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
     """The sweep's metric per iteration, one panel per group, one line per trial."""
     groups = list(dict.fromkeys(r.group for r in rows if r.curve is not None and len(r.curve)))
@@ -365,14 +383,15 @@ def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
         values = []
         for r in rows:
             if r.group == group and r.curve is not None:
-                ax.plot(r.curve["training_iteration"], r.curve[spec.metric], label=r.name, alpha=0.8)
+                ax.plot(r.curve["training_iteration"], r.curve[spec.metric], label=trial_label(r), alpha=0.8)
                 values += list(r.curve[spec.metric].dropna())
         heuristic = next((r.heuristic for r in rows if r.group == group and r.heuristic), None)
         if heuristic and spec.metric == "schedrl/validation":
             ax.axhline(heuristic[1], linestyle="--", color="grey", label=f"{heuristic[0].upper()} (best heuristic)")
         ax.set_title(group, fontsize="medium")
         ax.set_xlabel("training iteration")
-        ax.set_ylabel(spec.metric)
+        metric = next((r.env_config.get("metric") for r in rows if r.group == group and r.env_config), None)
+        ax.set_ylabel(curve_label(spec.metric, metric))
         if values and min(values) > 0 and max(values) / min(values) > 20:
             ax.set_yscale("log")
         if len([r for r in rows if r.group == group]) <= 8:

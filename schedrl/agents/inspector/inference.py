@@ -7,8 +7,10 @@ network is not part of it. A distilled tree (`tree.py`, `schedrl distill`) loads
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
-from schedrl.agents.inference import LayerNetwork
+from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, LayerNetwork
+from schedrl.agents.masking import mask_logits
 
 
 class InspectorNetwork(LayerNetwork):
@@ -28,6 +30,13 @@ class InspectorNetwork(LayerNetwork):
 
             return tree_network(source)
         return super().inference_network(source)
+
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        """The masked (accept, reject) logits of an observation batch, as the RLModule's forward."""
+        from schedrl.agents.inspector.env import OBS_ACTION_MASK, OBS_FEATURES  # the env's keys (gymnasium: lazily)
+
+        obs = batch[OBS]
+        return {ACTION_DIST_INPUTS: mask_logits(self.pi(obs[OBS_FEATURES]), obs[OBS_ACTION_MASK])}
 
 
 inference_network = InspectorNetwork.inference_network
