@@ -405,6 +405,15 @@ def tree_network(architecture: Mapping[str, Any], where: str = "the tree"):
                                 "tree again (`schedrl distill`)")
             return result
 
+        def _forward(self, batch, **kwargs):
+            """The masked (accept, reject) logits of an observation batch, as the inspector network's."""
+            from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS
+            from schedrl.agents.inspector.env import OBS_ACTION_MASK, OBS_FEATURES
+            from schedrl.agents.masking import mask_logits
+
+            obs = batch[OBS]
+            return {ACTION_DIST_INPUTS: mask_logits(self.pi(obs[OBS_FEATURES]), obs[OBS_ACTION_MASK])}
+
         def pi(self, x):
             rows = x.detach().cpu().numpy()
             out = torch.zeros((len(rows), 2), dtype=torch.float32)
