@@ -28,3 +28,19 @@ class _RLModuleConfigNotice(_logging.Filter):
 _logging.getLogger("ray._common.deprecation").addFilter(_RLModuleConfigNotice())
 
 import schedrl.registration  # noqa: E402,F401  (registers the envs; after __version__, which submodules read)
+
+_API = ("load_policy", "compare", "Policy")
+"""`schedrl.load_policy`, `schedrl.compare`, `schedrl.Policy` (schedrl/api.py), imported on first use so that
+`import schedrl` stays cheap."""
+
+
+def __getattr__(name: str):
+    if name in _API:
+        import schedrl.api
+
+        return getattr(schedrl.api, name)
+    raise AttributeError(f"module 'schedrl' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])

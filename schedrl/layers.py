@@ -75,14 +75,14 @@ LAYERS: tuple[Layer, ...] = (
           "sweep files and SweepSpec, the one Tune driver, callbacks (validation, progress, restarts), reports"),
     Layer("slurm", ("slurm",), ("base", "workload", "sim", "metrics", "agents", "eval"),
           "the Slurm adapter: queue snapshots, a policy's order as bonuses, guard, lock, lease, audit log, shadow "
-          "report, go-live gate, replay"),
+          "report, go-live gate, live watchdog, replay"),
     Layer("cli", ("cli",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "predict",
                             "envs", "zoo", "agents", "registration", "eval", "training", "slurm"),
           "thin: parse, call, print (one module per subcommand)"),
-    Layer("entry points", ("__init__.py", "__main__.py", "dtsim/__main__.py", "predict/__main__.py"),
-          ("base", "workload", "predict", "registration", "cli"),
+    Layer("entry points", ("__init__.py", "__main__.py", "api.py", "dtsim/__main__.py", "predict/__main__.py"),
+          ("base", "workload", "predict", "registration", "eval", "cli"),
           "`import schedrl` (registers the envs), `python -m schedrl`, `python -m schedrl.dtsim`, "
-          "`python -m schedrl.predict`"),
+          "`python -m schedrl.predict`; `schedrl.load_policy` and `schedrl.compare` (api.py, imported on first use)"),
 )
 
 

@@ -20,9 +20,11 @@ from tiers import (  # noqa: F401
 os.environ.setdefault("SCHEDRL_CACHE_DIR", str(REPO / ".pytest_cache" / "schedrl"))
 # catalog names such as `lublin_256` resolve to ../shared/traces during tests, and `theta-cqgym`
 # (file theta-cqgym/train.swf.gz) to ../shared/data
-_shared = [str(d) for d in (SHARED_TRACES, SHARED_DATA) if d.is_dir()]
-if _shared and not os.environ.get("SCHEDRL_TRACE_PATH"):  # unset or empty (an empty one hid ../shared)
-    os.environ["SCHEDRL_TRACE_PATH"] = os.pathsep.join(_shared)
+# (after the user's own $SCHEDRL_TRACE_PATH entries, which tests read as users' commands do: shared_traces.py)
+_given = [d for d in os.environ.get("SCHEDRL_TRACE_PATH", "").split(os.pathsep) if d]
+_shared = [str(d) for d in (SHARED_TRACES, SHARED_DATA) if d.is_dir() and str(d) not in _given]
+if _shared:
+    os.environ["SCHEDRL_TRACE_PATH"] = os.pathsep.join(_given + _shared)
 
 
 @pytest.fixture

@@ -65,9 +65,9 @@ def test_the_fast_tier_passes_on_a_fresh_clone_without_shared(clone):
 
 def test_the_main_job_runs_on_a_fresh_clone(clone):
     dest, env = clone
-    proc = subprocess.run([sys.executable, "-m", "schedrl", "train", "rlscheduler", "--trace", "default", "--metric",
-                           "bsld", "--out", "runs/default", *TINY_TRAINING], cwd=dest, env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "schedrl", "train", "rlscheduler", "--scenario", "default", "--out",
+                           "runs/default", *TINY_TRAINING], cwd=dest, env=env, capture_output=True, text=True,
+                          timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert "iter    1" in proc.stdout and "RL vs" in proc.stdout, proc.stdout[-2000:]
     run = dest / "runs" / "default"

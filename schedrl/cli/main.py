@@ -24,10 +24,12 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("schedrl.cli.simulate", "run one policy on a trace sequence and print its metrics"),
     "compare": ("schedrl.cli.compare", "run several policies on the same job sequences and print them side by side"),
     "train": ("schedrl.cli.train", "train an agent with Ray RLlib (`schedrl train AGENT --help` for its options)"),
+    "recipes": ("schedrl.cli.recipes", "list and show named training recipes: options, and the result each gave"),
     "tune": ("schedrl.cli.tune", "run a hyperparameter sweep from a YAML file (one Ray Tune experiment)"),
     "evaluate": ("schedrl.cli.evaluate", "score a trained checkpoint or zoo policy against the heuristics on held-out sequences"),
     "tuned": ("schedrl.cli.tuned", "fit a linear priority rule to a scenario (CMA-ES, no RL) and evaluate it"),
     "select": ("schedrl.cli.select", "choose a training run's best checkpoint on validation sequences"),
+    "distill": ("schedrl.cli.distill", "turn a trained inspector into a small decision tree an admin can read"),
     "export": ("schedrl.cli.export", "turn a checkpoint into a small policy that loads without Ray or pickles"),
     "zoo": ("schedrl.cli.zoo", "list and show the trained policies shipped with schedrl (use one as zoo:NAME)"),
     "dtsim": ("schedrl.cli.forward", "run heuristics and checkpoints on the discrete-time cluster of DeepRM and RLSchert, "
@@ -42,8 +44,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("data", ("traces", "scenarios")),
     ("simulate and compare", ("simulate", "compare", "leaderboard", "hindsight")),
-    ("train", ("train", "tune", "tuned", "select")),
-    ("evaluate and ship", ("evaluate", "export", "zoo")),
+    ("train", ("train", "recipes", "tune", "tuned", "select")),
+    ("evaluate and ship", ("evaluate", "export", "distill", "zoo")),
     ("deploy", ("slurm",)),
 )
 """`schedrl --help` lists the subcommands by task; any not named here (an agent's own tool, `dtsim`, `predict`,

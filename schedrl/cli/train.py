@@ -24,16 +24,50 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     agents = p.add_subparsers(dest="agent", metavar="AGENT", required=True)
     for agent_name in AGENTS:
         agent = get_agent(agent_name)
-        sub = agents.add_parser(agent_name, help=agent.summary, description=f"train {agent.summary}")
+        sub = agents.add_parser(agent_name, help=agent.summary, description=f"train {agent.summary}",
+                                add_help=False)
+        sub.add_argument("-h", "--help", action=BriefHelp, nargs=0, default=argparse.SUPPRESS,
+                         help="the common options (--help-all: every option)")
+        sub.add_argument("--help-all", action="help", help="every option, the agent's own described")
         add_common_arguments(sub)
         agent.add_arguments(sub.add_argument_group(f"{agent_name} options"))
         sub.set_defaults(run=run)
     return p
 
 
+BRIEF = frozenset({"help", "help_all", "recipe", "scenario", "trace", "iterations", "time_budget", "seed",
+                   "trial_cpus", "out", "resume", "force"})
+"""The options `schedrl train AGENT --help` describes; the rest are named in a line, described by `--help-all`."""
+
+
+class BriefHelp(argparse.Action):
+    """`--help`: the common options described, every other option named, `--help-all` for all of them."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        hidden = [a for a in parser._actions if a.dest not in BRIEF and a.help != argparse.SUPPRESS]
+        saved = [a.help for a in hidden]
+        for action in hidden:
+            action.help = argparse.SUPPRESS
+        try:
+            text = parser.format_help()
+        finally:
+            for action, help_text in zip(hidden, saved):
+                action.help = help_text
+        import textwrap
+
+        names = ", ".join(a.option_strings[-1] for a in hidden)
+        more = textwrap.fill(f"{len(hidden)} more options (`{parser.prog} --help-all` describes them): {names}",
+                             width=100, subsequent_indent="  ", break_on_hyphens=False)
+        parser._print_message(text + "\n" + more + "\n", sys.stdout)
+        parser.exit(0)
+
+
 def add_common_arguments(p: argparse.ArgumentParser) -> None:
     """The options every agent takes, with their defaults (an agent that sizes one for the machine, as RLScheduler
     does, says so in that option's help from its `add_arguments`)."""
+    p.add_argument("--recipe", metavar="NAME", default=None,
+                   help="a named set of this agent's options with the result it gave (`schedrl recipes list`); "
+                        "options given here override the recipe's")
     p.add_argument("--scenario", metavar="NAME|FILE", default=None,
                    help="a named scenario (`schedrl scenarios list`) or a scenario YAML file: its trace, cleaning, "
                         "semantics, metric, split and the agent's options for it; the final table is on its fixed "
@@ -122,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
     claim("train", [out], inputs, force=args.force)
     if args.resume:
         args = recorded_args(args)
+    elif args.recipe is not None:
+        args = with_recipe(args)
     elif args.iterations is None and args.time_budget is None:
         print(f"schedrl train: no --iterations or --time-budget given: training for {DEFAULT_TIME_BUDGET}",
               file=sys.stderr)
@@ -140,6 +176,31 @@ def run(args: argparse.Namespace) -> int:
     except (FileExistsError, ValueError) as e:
         raise UsageError(str(e)) from None
     return 0
+
+
+def with_recipe(args: argparse.Namespace) -> argparse.Namespace:
+    """`--recipe NAME`: the options parsed again with the recipe's before the ones given (which override them); the
+    run records the expanded command, so `--resume` needs no recipe file."""
+    from schedrl.cli.main import UsageError, build_parser, check_integers, explicit_dests, refuse_empty
+    from schedrl.training.recipe import RecipeError, get_recipe
+
+    try:
+        recipe = get_recipe(args.recipe, args.agent)
+    except RecipeError as e:
+        raise UsageError(f"--recipe: {e}") from None
+    given = list(getattr(args, "argv", ()))[1:]  # after the agent's name
+    mine = [i for i, a in enumerate(given) if a == "--recipe" or a.startswith("--recipe=")]
+    own = [a for i, a in enumerate(given) if i not in mine and not (i - 1 in mine and given[i - 1] == "--recipe")]
+    argv = [args.agent, *recipe.arguments(), *own]
+    parser = build_parser("train")
+    expanded = parser.parse_args(["train", *argv])
+    expanded.explicit = explicit_dests(parser, ["train", *argv])
+    check_integers(parser, expanded, expanded.explicit)
+    refuse_empty(parser, expanded, expanded.explicit)
+    expanded.argv, expanded.command = argv, args.command
+    print(f"schedrl train: recipe {recipe.name} (version {recipe.version}): {' '.join(recipe.arguments())}"
+          + (f"; then {' '.join(own)}" if own else ""), file=sys.stderr)
+    return expanded
 
 
 def recorded_args(args: argparse.Namespace) -> argparse.Namespace:

@@ -226,8 +226,13 @@ def format_table(result: SweepResult) -> str:
     return "\n".join(lines + notes)
 
 
+MARKERS = "osD^v<>ph*"
+"""One marker per method of a sweep plot, so lines that meet stay told apart."""
+
+
 def plot(result: SweepResult, path: str) -> str:
-    """Average slowdown against the swept value, one line per method (standard errors as bars); skipped cells leave gaps."""
+    """Average slowdown against the swept value, one line per method (standard errors as bars), each shifted a little
+    sideways so that close ones stay visible; skipped cells leave gaps."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -236,13 +241,17 @@ def plot(result: SweepResult, path: str) -> str:
     fig, ax = plt.subplots(figsize=(8, 5))
     x = np.array(result.values, dtype=float)
     bases = list(dict.fromkeys(m.removesuffix("+kill") for m in result.methods))
-    for m in result.methods:
+    # methods close together would hide each other: each line is shifted a little sideways, with a marker of its own
+    gap = float(np.min(np.diff(np.unique(x)))) if len(np.unique(x)) > 1 else 1.0
+    shift = 0.5 * gap / max(len(result.methods), 1)
+    for k, m in enumerate(result.methods):
         cells = result.cells[m]
         y = np.array([c.mean for c in cells])
         err = np.array([c.stderr for c in cells])
         style = "--" if m.endswith("+kill") else "-"  # a heuristic and its +kill share a colour
-        ax.errorbar(x, y, yerr=err, fmt=style + "o", markersize=3, linewidth=1.2, capsize=2,
-                    color=f"C{bases.index(m.removesuffix('+kill')) % 10}", label=m)
+        ax.errorbar(x + (k - (len(result.methods) - 1) / 2) * shift, y, yerr=err, fmt=style + MARKERS[k % len(MARKERS)],
+                    markersize=4, linewidth=1.2, capsize=2, color=f"C{bases.index(m.removesuffix('+kill')) % 10}",
+                    label=m)
     ax.set_xlabel(result.param)
     ax.set_ylabel("average slowdown")
     s = result.settings

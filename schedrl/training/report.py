@@ -20,11 +20,12 @@ from schedrl.agents.checkpoint import load_policy
 from schedrl.agents.trial_keys import RESULT_KEY, TRAIN_METRIC, VALIDATION_KEY, best_heuristic
 from schedrl.eval import paired
 from schedrl.scenarios.protocol import RunProtocol
+from schedrl.scenarios.semantics import row_semantics
 from schedrl.eval.evaluation import Evaluation  # noqa: F401  (re-exported)
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
 from schedrl.training.sweep import cell as _cell
-from schedrl.training.sweep import group_label, trial_group, trial_values
+from schedrl.training.sweep import group_label, short_value, trial_group, trial_values
 
 
 @dataclass
@@ -133,13 +134,14 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
             protocol = RunProtocol(judge, spec.scenario)
             workload = protocol.evaluation_data(spec.evaluate)
             length, starts = protocol.evaluation_sequences(workload, spec.evaluate, getattr(spec.settings, "seed", 0))
-            key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
+            policy = load_policy(row.checkpoint)
+            semantics = protocol.policy_judge(policy).sim  # the table's one semantics (None: the discrete-time cluster)
+            key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts), semantics)
             if key not in cache:
-                cache[key] = judge.score_baselines(workload, starts, length)
+                cache[key] = judge.score_baselines(workload, starts, length, sim_config=semantics)
             per_sequence = cache[key]
             values = {k: float(np.mean(v)) for k, v in per_sequence.items()}
-            policy = load_policy(row.checkpoint)
-            rl = protocol.policy_judge(policy).score_policy(policy, workload, starts, length)
+            rl = judge.score_policy(policy, workload, starts, length, sim_config=semantics)
             metric = judge.metric
             if trace is None:
                 trace = getattr(workload, "name", agent.name)
@@ -341,11 +343,29 @@ def _paired_cell(versus: dict | None) -> str:
     if not versus:
         return ""
     interval = f" [{versus['ci95_pct'][0]:+.1f}, {versus['ci95_pct'][1]:+.1f}]" if versus["ci95_pct"] else ""
-    return f"{versus['difference_pct']:+.1f}%{interval}, {versus['better']}/{versus['worse']}"
+    return f"{paired.percent(versus['difference_pct'])}{interval}, {versus['better']}/{versus['worse']}"
 
 
 def _lower(evaluation_row: dict) -> bool:
     return METRICS[evaluation_row["metric"]][1]
+
+
+UNITS = {"wait": "s", "turnaround": "s", "utilization": "fraction"}
+"""The unit of a metric's value on an axis (bounded slowdown and slowdown are ratios: no unit)."""
+
+
+def curve_label(column: str, metric: str | None) -> str:
+    """A sweep curve's y label: the validation score as what it is (`validation: avg wait (s), lower is better`)."""
+    if column != f"{RESULT_KEY}/validation" or metric not in METRICS:
+        return column
+    unit = f" ({UNITS[metric]})" if metric in UNITS else ""
+    return f"validation: avg {metric}{unit}, " + ("lower" if METRICS[metric][1] else "higher") + " is better"
+
+
+def trial_label(row: TrialRow) -> str:
+    """A trial's line: its searched values outside its group's (`seed 0`; `lr 0.0003, seed 1`), else its name."""
+    own = [(k.rpartition(".")[2], v) for k, v in row.values.items() if not k.startswith("env.")]
+    return ", ".join(f"{k.replace('_', ' ')} {short_value(v)}" for k, v in own) or row.name
 
 
 def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
@@ -363,14 +383,15 @@ def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
         values = []
         for r in rows:
             if r.group == group and r.curve is not None:
-                ax.plot(r.curve["training_iteration"], r.curve[spec.metric], label=r.name, alpha=0.8)
+                ax.plot(r.curve["training_iteration"], r.curve[spec.metric], label=trial_label(r), alpha=0.8)
                 values += list(r.curve[spec.metric].dropna())
         heuristic = next((r.heuristic for r in rows if r.group == group and r.heuristic), None)
         if heuristic and spec.metric == "schedrl/validation":
             ax.axhline(heuristic[1], linestyle="--", color="grey", label=f"{heuristic[0].upper()} (best heuristic)")
         ax.set_title(group, fontsize="medium")
         ax.set_xlabel("training iteration")
-        ax.set_ylabel(spec.metric)
+        metric = next((r.env_config.get("metric") for r in rows if r.group == group and r.env_config), None)
+        ax.set_ylabel(curve_label(spec.metric, metric))
         if values and min(values) > 0 and max(values) / min(values) > 20:
             ax.set_yscale("log")
         if len([r for r in rows if r.group == group]) <= 8:
@@ -464,12 +485,18 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     protocol = RunProtocol(judge, spec.scenario)
     workload = protocol.evaluation_data(spec.evaluate)
     length, starts = protocol.evaluation_sequences(workload, spec.evaluate, getattr(spec.settings, "seed", 0))
-    values = judge.score_baselines(workload, starts, length)
     policy = load_policy(checkpoint)
-    values["RL"] = protocol.policy_judge(policy).score_policy(policy, workload, starts, length)
+    # one semantics for every column: the trained policy's on the scenario (or its run's), the baselines' too
+    semantics = protocol.policy_judge(policy).sim
+    values = judge.score_baselines(workload, starts, length, sim_config=semantics)
+    values["RL"] = judge.score_policy(policy, workload, starts, length, sim_config=semantics)
+    rows = None if semantics is None else {
+        **{b.name: row_semantics(semantics, b.sim.backfill if b.sim is not None else None) for b in judge.baselines},
+        "RL": semantics}
     evaluation = Evaluation(getattr(workload, "name", agent.name), judge.metric, [int(s) for s in starts], length,
                             values, judge.evaluation_note(workload, starts, length),
-                            independent=judge.independent(workload, starts, length))
+                            independent=judge.independent(workload, starts, length), semantics=rows,
+                            reference=getattr(spec.scenario, "reference", None))  # chosen on its validation sequences
     (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
     (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
     log(evaluation.to_text())

@@ -116,7 +116,7 @@ def markdown(exported) -> str:
     heuristics = val.get("heuristics") or {}
     best = (min if val.get("lower_is_better", True) else max)(heuristics, key=heuristics.get) if heuristics else None
     rows = [
-        ("agent", f"{card['agent']} (network {card['model']})"),
+        ("agent", card["agent"] + (f" (network {card['model']})" if card.get("model") else "")),  # one-network agents: None
         ("scenario", NONE if scenario == NONE else f"{scenario['name']} (definition sha256 {scenario['sha256']})"),
         ("training trace", f"{card['trace']['name']} (sha256 {card['trace']['sha256']})"),
         ("machine it is valid for", ", ".join(f"{k} {_number(v)}" for k, v in card["machine"].items())),

@@ -180,6 +180,9 @@ def test_dtsim_sweep_plot(saved, tmp_path):
     plot(result, str(tmp_path / "sweep.png"))
     (fig,) = saved
     check_readable(fig)
+    # the methods' points sit side by side at each value, not on top of each other
+    firsts = sorted(float(line.get_xdata()[0]) for line in fig.axes[0].lines if len(line.get_xdata()) == len(values))
+    assert len(set(firsts)) == len(result.methods) and firsts[-1] - firsts[0] < 0.1, firsts
 
 
 def test_mrsch_goal_plot(saved, tmp_path):
@@ -191,6 +194,15 @@ def test_mrsch_goal_plot(saved, tmp_path):
     plot_goals(traces, "bb", str(tmp_path / "goals.png"))
     (fig,) = saved
     check_readable(fig)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert all("rolling mean of 4 decisions" in label for label in labels), labels
+
+
+def test_the_goal_plot_s_rolling_mean():
+    from schedrl.agents.mrsch.goals import rolling_mean
+
+    assert np.allclose(rolling_mean(np.array([1.0, 3.0, 5.0, 7.0]), 2), [1.0, 2.0, 4.0, 6.0])
+    assert np.allclose(rolling_mean(np.array([2.0, 4.0]), 50), [2.0, 3.0])
 
 
 def test_the_leaderboard_figures(saved, tmp_path):
@@ -200,7 +212,55 @@ def test_the_leaderboard_figures(saved, tmp_path):
     from schedrl.eval.leaderboard import publish
 
     shutil.copy(REPO / "README.md", tmp_path / "README.md")
-    publish(json.loads((REPO / "docs" / "leaderboard.json").read_text()), tmp_path)
+    board = json.loads((REPO / "docs" / "leaderboard.json").read_text())
+    publish(board, tmp_path)
     assert saved, "publish drew no figure"
     for fig in saved:
         check_readable(fig)
+    (bars,) = [fig for fig in saved if len([ax for ax in fig.axes if ax.get_visible()]) == len(board["scenarios"])]
+    check_bars(bars, board)
+
+
+def check_bars(fig, board) -> None:
+    """The leaderboard's bars (`schedrl.eval.plots.leaderboard_bars`): each panel's axis holds the intervals that
+    decide (not FCFS at 23x), a value beyond it is written at the edge, every row the board calls better or worse
+    carries its mark, and the legend sits above the panels."""
+    from schedrl.eval.plots import CLIP, significant
+
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == len(board["scenarios"])
+    for ax, scenario in zip(panels, board["scenarios"]):
+        low, high = ax.get_xlim()
+        assert CLIP[0] <= low < 1 < high <= CLIP[1], (scenario["scenario"], low, high)
+        assert len([t for t in ax.get_xticklabels() if t.get_text()]) >= 4, "the axis needs readable ticks"
+        texts = [t.get_text().strip() for t in ax.texts]
+        beyond = [r for r in scenario["rows"] if not low <= r["ratio_to_reference"] <= high]
+        for r in beyond:
+            assert f"{r['ratio_to_reference']:.1f}x" + (" \u2192" if r["ratio_to_reference"] > high else "") in texts
+        assert texts.count("*") == sum(significant(r) for r in scenario["rows"]), scenario["scenario"]
+    assert any(r["ratio_to_reference"] > CLIP[1] for r in board["scenarios"][0]["rows"]), "needs a far-off row"
+    assert fig.legends[0].get_window_extent().y0 > panels[0].get_window_extent().y1, "the legend belongs on top"
+
+
+def test_sweep_curves_name_seeds_and_units(saved, tmp_path):
+    """A sweep's curves (DRAS's curriculum figure): one line per seed, labelled by it, not by Ray's trial id; the y
+    axis says what the score is and its unit."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from schedrl.training.report import TrialRow, plot_curves
+
+    it = np.arange(1, 21)
+    rows = [TrialRow(name=f"PPO_dras_{i:05d}_{i}_curriculum=real,seed={seed}_2026-11-28_01-02-03", group=group,
+                     values={"env.curriculum": group, "pg.seed": seed}, env_config={"metric": "wait"},
+                     status="TERMINATED", iterations=20, best=1.0, checkpoint=None, heuristic=("f1", 30000.0),
+                     curve=pd.DataFrame({"training_iteration": it, "schedrl/validation": 40000 - 300 * it + seed}))
+            for i, (group, seed) in enumerate((g, s) for g in ("real", "sampled:40,real") for s in (0, 1, 2))]
+    plot_curves(SimpleNamespace(metric="schedrl/validation"), rows, tmp_path / "curves.png")
+    (fig,) = saved
+    check_readable(fig)
+    for ax in fig.axes[:2]:
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert labels[:3] == ["seed 0", "seed 1", "seed 2"], labels
+        assert ax.get_ylabel() == "validation: avg wait (s), lower is better"

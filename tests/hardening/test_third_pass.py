@@ -522,7 +522,7 @@ def test_render_passes_its_own_unchanged_pages_and_identical_unrecorded_ones(ren
 
     root = tmp_path / "checkout"
     shutil.copytree(rendered, root)
-    result = lb.corrected(json.loads((root / "docs" / "leaderboard.json").read_text()))
+    result = lb.restated(json.loads((root / "docs" / "leaderboard.json").read_text()))
     lb.check_pages(result, root)  # recorded and unchanged
     (root / "docs" / MARKER).unlink()
     lb.check_pages(result, root)  # a fresh clone: no digests, but each page is what the render writes

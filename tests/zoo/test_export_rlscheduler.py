@@ -150,3 +150,22 @@ def test_the_export_checks_its_input(trained, tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["export", str(trained), "--out", str(tmp_path / "x"), "--name", "Bad Name", "--add"]) == 2
     assert "a zoo name is lowercase letters" in capsys.readouterr().err
+
+
+def test_the_python_api_acts_on_a_checkpoint_as_on_its_export(trained, exported):
+    """`schedrl.load_policy(CHECKPOINT)` turns the RLModule into its ray-free network for `act`: the same actions as
+    the export's on the observations of the run's own env."""
+    import gymnasium as gym
+
+    import schedrl
+
+    checkpoint, export_ = schedrl.load_policy(str(trained)), schedrl.load_policy(str(exported))
+    assert checkpoint.kind == export_.kind == "learned" and checkpoint.network is not checkpoint.module
+    env = gym.make(checkpoint.env_id, **checkpoint.env_config)
+    observation, _ = env.reset(seed=0)
+    for _ in range(100):
+        action = checkpoint.act(observation)
+        assert action == export_.act(observation)
+        observation, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break

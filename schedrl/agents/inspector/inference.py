@@ -1,12 +1,16 @@
 """The inspector's policy network without ray (torch and numpy only): `InspectorModule`'s `pi`, for inference.
 
 `InspectorPolicy` (policy.py) calls `pi` on the observation's features, as it does on the trained RLModule; the value
-network is not part of it.
+network is not part of it. A distilled tree (`tree.py`, `schedrl distill`) loads in its place with the same `pi`.
 """
 
 from __future__ import annotations
 
-from schedrl.agents.inference import LayerNetwork
+from collections.abc import Mapping
+from typing import Any
+
+from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, LayerNetwork
+from schedrl.agents.masking import mask_logits
 
 
 class InspectorNetwork(LayerNetwork):
@@ -16,6 +20,23 @@ class InspectorNetwork(LayerNetwork):
     module_class = "InspectorModule"
     module_label = "an inspector policy module"
     network = "inspector"
+
+    @classmethod
+    def inference_network(cls, source):
+        """The network of an exported `architecture` dict (a distilled tree's too: `tree.tree_network`), or with the
+        architecture of a trained `InspectorModule`."""
+        if isinstance(source, Mapping) and source.get("network") == "inspector-tree":
+            from schedrl.agents.inspector.tree import tree_network
+
+            return tree_network(source)
+        return super().inference_network(source)
+
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
+        """The masked (accept, reject) logits of an observation batch, as the RLModule's forward."""
+        from schedrl.agents.inspector.env import OBS_ACTION_MASK, OBS_FEATURES  # the env's keys (gymnasium: lazily)
+
+        obs = batch[OBS]
+        return {ACTION_DIST_INPUTS: mask_logits(self.pi(obs[OBS_FEATURES]), obs[OBS_ACTION_MASK])}
 
 
 inference_network = InspectorNetwork.inference_network

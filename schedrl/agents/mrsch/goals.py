@@ -56,6 +56,18 @@ def goal_trace(policy, agent, env_config, start: int | None, jobs: int, seed: in
             "avg_wait": summarize(schedule).avg_wait}
 
 
+ROLLING = 50
+"""Decisions in the goal plot's rolling mean (each decision's own goal is drawn faintly behind it)."""
+
+
+def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
+    """The mean of each value and the `window - 1` before it (fewer at the start)."""
+    sums = np.cumsum(np.concatenate([[0.0], np.asarray(values, dtype=float)]))
+    ends = np.arange(1, len(values) + 1)
+    starts = np.maximum(ends - window, 0)
+    return (sums[ends] - sums[starts]) / (ends - starts)
+
+
 def plot_goals(traces: list[dict], resource: str, path: str) -> str:
     import matplotlib
 
@@ -66,7 +78,9 @@ def plot_goals(traces: list[dict], resource: str, path: str) -> str:
     for i, t in enumerate(traces):
         j = t["resources"].index(resource)
         r = np.array([g[j] for g in t["goals"]])
-        ax.plot(t["hours"], r, linewidth=0.8, color=f"C{i}", label=f"{t['augment']} (mean {r.mean():.3f})")
+        ax.plot(t["hours"], r, linewidth=0.5, alpha=0.35, color=f"C{i}")
+        ax.plot(t["hours"], rolling_mean(r, ROLLING), linewidth=2.0, color=f"C{i}",
+                label=f"{t['augment']}: rolling mean of {min(ROLLING, len(r))} decisions (mean {r.mean():.3f})")
     ax.set_xlabel("hours since the sequence's first submit")
     ax.set_ylabel(f"goal weight r_{resource}")
     ax.set_ylim(0, 1)

@@ -11,8 +11,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
 from schedrl.agents.baserule.module import mlp
-from schedrl.agents.masking import mask_logits
-from schedrl.agents.rlbackfill.inference import rows_with_context
+from schedrl.agents.rlbackfill.inference import row_logits
 
 HIDDEN = (32, 16, 8)
 """Default widths of the kernel's hidden layers (RLScheduler's kernel)."""
@@ -24,12 +23,6 @@ def kernel(inputs: int, hidden: tuple[int, ...]) -> nn.Sequential:
         layers += [nn.Linear(inputs, width), nn.ReLU()]
         inputs = width
     return nn.Sequential(*layers, nn.Linear(inputs, 1))
-
-
-def row_logits(kernel_net: nn.Module, obs) -> torch.Tensor:
-    """The masked logit of every row of an observation batch."""
-    scores = kernel_net(rows_with_context(obs["jobs"], obs["context"])).squeeze(-1)
-    return mask_logits(scores, obs["action_mask"])
 
 
 class RLBackfillModule(TorchRLModule, ValueFunctionAPI):
