@@ -20,8 +20,14 @@ import numpy as np
 from schedrl.bound.problem import Problem
 
 WEIGHT_RESOLUTION = 1000
-"""The smallest integer bsld weight (the job with the longest divisor): the objective's relative rounding is below
-1 / WEIGHT_RESOLUTION per job."""
+"""The smallest integer bsld weight (the job with the longest divisor) where the weights are rounded: the objective's
+relative rounding is then below 1 / WEIGHT_RESOLUTION per job."""
+EXACT_SCALE = 10**12
+"""The largest common multiple of the divisors used as the scale of exact integer weights."""
+SUBSOLVERS = ("max_lp",)
+"""CP-SAT's full-problem worker: the one with the strongest linear relaxation (its proven bound on a 256-job window
+of `default` rose from 1.0006 with the default worker to 1.050 in 30 s; docs/reference/bound.md); the others of
+`num_workers` run large-neighbourhood search from the best schedule."""
 
 
 @dataclass(frozen=True)
@@ -47,11 +53,23 @@ def available() -> str | None:
     return None
 
 
-def _integer_weights(problem: Problem) -> tuple[np.ndarray, float]:
+def integer_weights(problem: Problem, room: np.ndarray) -> tuple[np.ndarray, float]:
+    """Integer weights c_j and the scale K with c_j <= K / divisor_j (wait: 1 and 1): exact (K the divisors' least
+    common multiple) where the objective then stays within int64 over the waits' domains `room`, else floored with the
+    smallest weight WEIGHT_RESOLUTION (or less where even that would not fit)."""
     if problem.metric == "wait":
         return np.ones(problem.n, np.int64), 1.0
-    scale = float(WEIGHT_RESOLUTION * problem.divisor.max())
-    return np.floor(scale / problem.divisor).astype(np.int64), scale
+    divisor = problem.divisor.astype(np.int64)
+    ceiling = 2.0**61 / max(1.0, float(np.sum(room)))  # the largest K whose objective cannot overflow
+    lcm = 1
+    for d in np.unique(divisor):
+        lcm = math.lcm(lcm, int(d))
+        if lcm > ceiling:
+            break
+    if lcm <= ceiling:  # exact weights: the solver's optimum is the true one
+        return (lcm // divisor).astype(np.int64), float(lcm)
+    scale = float(min(WEIGHT_RESOLUTION * int(divisor.max()), int(ceiling)))
+    return np.floor(scale / divisor).astype(np.int64), scale
 
 
 def latest_starts(problem: Problem, upper: float) -> np.ndarray:
@@ -78,49 +96,39 @@ def solve(problem: Problem, hint: np.ndarray, upper: float, time_limit: float, w
 
     n = problem.n
     model = cp_model.CpModel()
-    latest = np.maximum(latest_starts(problem, upper), hint)
-    starts, intervals = [], []
+    room = np.maximum(latest_starts(problem, upper), hint) - problem.release
+    slack = problem.slack.astype(np.int64) if problem.metric == "bsld" else np.zeros(n, np.int64)
+    coef, scale = integer_weights(problem, np.maximum(room - slack, 0))
+    waits, intervals, terms = [], [], []
     for j in range(n):
-        s = model.NewIntVar(int(problem.release[j]), int(latest[j]), f"s{j}")
-        starts.append(s)
-        intervals.append(model.NewFixedSizeIntervalVar(s, int(problem.duration[j]), f"i{j}"))
-        model.AddHint(s, int(hint[j]))
-    for r in range(problem.demand.shape[1]):
-        used = problem.demand[:, r] > 0
-        if used.any() and problem.demand[used, r].sum() > problem.capacity[r]:
-            model.AddCumulative([intervals[j] for j in np.flatnonzero(used)],
-                                [int(q) for q in problem.demand[used, r]], int(problem.capacity[r]))
-    coef, scale = _integer_weights(problem)
-    terms, constant = [], 0
-    for j in range(n):
-        slack = int(problem.slack[j]) if problem.metric == "bsld" else 0
-        if slack > 0:
-            # excess wait past the slack: max(0, s - release - slack), made tight by the minimisation
-            room = max(0, int(latest[j] - problem.release[j]) - slack)
-            e = model.NewIntVar(0, room, f"e{j}")
-            model.Add(e >= starts[j] - int(problem.release[j] + slack))
-            model.AddHint(e, max(0, int(hint[j] - problem.release[j]) - slack))
+        w = model.NewIntVar(0, int(room[j]), f"w{j}")
+        waits.append(w)
+        intervals.append(model.NewFixedSizeIntervalVar(w + int(problem.release[j]), int(problem.duration[j]), f"i{j}"))
+        model.AddHint(w, int(hint[j] - problem.release[j]))
+        if slack[j] > 0:
+            # the wait past the slack, max(0, w - slack), made tight by the minimisation
+            e = model.NewIntVar(0, max(0, int(room[j] - slack[j])), f"e{j}")
+            model.Add(e >= w - int(slack[j]))
+            model.AddHint(e, max(0, int(hint[j] - problem.release[j] - slack[j])))
             terms.append((int(coef[j]), e))
         else:
-            terms.append((int(coef[j]), starts[j]))
-            constant -= int(coef[j]) * int(problem.release[j])
+            terms.append((int(coef[j]), w))
+    for r in range(problem.demand.shape[1]):
+        used = np.flatnonzero((problem.demand[:, r] > 0) & (problem.duration > 0))
+        if used.size and problem.demand[used, r].sum() > problem.capacity[r]:
+            model.AddCumulative([intervals[j] for j in used], [int(q) for q in problem.demand[used, r]],
+                                int(problem.capacity[r]))
     model.Minimize(sum(c * v for c, v in terms))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = int(workers)
     solver.parameters.random_seed = int(seed)
-    import os
-    if os.environ.get("BOUND_LOG"):
-        solver.parameters.log_search_progress = True
-    if os.environ.get("BOUND_LIN"):
-        solver.parameters.linearization_level = int(os.environ["BOUND_LIN"])
-    if os.environ.get("BOUND_SUB"):
-        solver.parameters.subsolvers.extend(os.environ["BOUND_SUB"].split(","))
+    solver.parameters.subsolvers.extend(SUBSOLVERS)
     found: list[np.ndarray] = []
 
     class Keep(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:
-            found.append(np.array([self.Value(s) for s in starts], dtype=np.int64))
+            found.append(problem.release + np.array([self.Value(w) for w in waits], dtype=np.int64))
 
     t0 = time.perf_counter()
     status = solver.Solve(model, Keep())
@@ -128,7 +136,7 @@ def solve(problem: Problem, hint: np.ndarray, upper: float, time_limit: float, w
     name = solver.StatusName(status)
     if name == "INFEASIBLE" or name == "MODEL_INVALID":
         raise RuntimeError(f"CP-SAT says the window is {name.lower()}, yet the hint is a schedule of it")
-    bound = (solver.BestObjectiveBound() + constant) / scale
+    bound = solver.BestObjectiveBound() / scale
     lower = bound / n if problem.metric == "wait" else 1.0 + bound / n
     if log is not None:
         log(f"cp-sat {name.lower()} in {seconds:.1f} s, {len(found)} solutions, bound {lower:,.4f}")

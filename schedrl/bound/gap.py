@@ -1,0 +1,68 @@
+"""The share of the reference-to-optimum gap a method closes, where the bound says where the optimum is.
+
+On a window set, the reference (the scenario's best heuristic on validation) has mean R, a method mean M, and the
+offline bound's two sides mean U (the best schedules found) and L (the proven lower bounds). The optimum's mean lies
+in [L, U]. A method's share is (R - M) / (R - U): 0 at the reference, 1 at the best schedule found, negative where it
+is worse than the reference. Measured against U, not the unknown optimum, the share is exact only where U is close to
+it: it is published only where the bound's gap (U - L) / U is at most `GAP_CLOSED` (10%) on that window set; elsewhere
+the row is "open" and gives both sides. (Both metrics the bound solves, bsld and wait, are lower-better.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+GAP_CLOSED = 0.10
+"""Shares are published only where (best found - lower bound) / best found is at most this (issue 56)."""
+
+
+def share(reference: float, value: float, optimum: float) -> float | None:
+    """(reference - value) / (reference - optimum): the share of the reference's distance to the optimum that `value`
+    closes; None where the reference is the optimum (nothing to close)."""
+    room = reference - optimum
+    return None if room <= 0 else (reference - value) / room
+
+
+def gap_shares(upper: float, lower: float, reference: float | None, means: Mapping[str, float],
+               threshold: float = GAP_CLOSED) -> dict[str, Any]:
+    """Each method's share of the gap (`share` against `upper`), published where the bound is closed, else None with
+    status `open` (both sides given). `means`: label -> the method's mean on the bound's window set."""
+    gap = (upper - lower) / upper if upper > 0 else 0.0
+    closed = gap <= threshold
+    methods = {}
+    for label, value in means.items():
+        s = share(reference, value, upper) if (closed and reference is not None) else None
+        methods[label] = {"value": float(value), "share": s,
+                          "shown": None if s is None else (f"{100 * s:.1f}%")}
+    return {"status": "closed" if closed else "open", "upper": float(upper), "lower": float(lower), "gap": gap,
+            "reference": reference, "methods": methods}
+
+
+def shares(result: Mapping[str, Any], threshold: float = GAP_CLOSED) -> dict[str, Any]:
+    """`gap_shares` of one `schedrl bound` result (a scenario's entry in its JSON): its methods' means on its windows,
+    its reference's among them."""
+    means = result.get("methods") or {}
+    reference = means.get(result.get("reference")) if result.get("reference") else None
+    s = result["summary"]
+    return {"reference_label": result.get("reference"), **gap_shares(s["upper"], s["lower"], reference, means,
+                                                                     threshold)}
+
+
+def read_bounds(path: str | Path) -> dict[str, dict[str, Any]]:
+    """scenario name -> its entry of a `schedrl bound --out` file (docs/bounds.json)."""
+    entries = json.loads(Path(path).read_text())
+    return {e["name"]: e for e in entries}
+
+
+def board_shares(bounds: Mapping[str, Mapping[str, Any]], scenario: str, reference: float,
+                 means: Mapping[str, float]) -> dict[str, Any] | None:
+    """For the leaderboard: the shares of `means` (label -> mean on the scenario's evaluation windows, as the board
+    scores them) against the scenario's committed bound, or None where it has none or the bound was computed on
+    other windows (a subsample, or cut to fewer jobs)."""
+    entry = bounds.get(scenario)
+    if entry is None or entry.get("part") != "evaluation" or entry.get("sequences", {}).get("subsample"):
+        return None
+    s = entry["summary"]
+    return gap_shares(s["upper"], s["lower"], reference, means)
