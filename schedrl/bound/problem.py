@@ -69,11 +69,13 @@ class Problem:
 
 def _whole(values: np.ndarray, what: str, workload: Workload) -> np.ndarray:
     rounded = np.round(values)
-    bad = np.flatnonzero(np.abs(values - rounded) > 1e-9)
+    bad = np.flatnonzero((np.abs(values - rounded) > 1e-9).reshape(len(values), -1).any(axis=1))
     if bad.size:
         j = int(bad[0])
-        raise ValueError(f"job {int(workload.job_id[j])} (position {j}) has a {what} of {values[j]:g} s: the offline "
-                         f"problem needs whole seconds")
+        values = values.reshape(len(values), -1)[:, np.argmax(np.abs(values - rounded).reshape(len(values), -1)[j])]
+        unit = " units" if what == "request" else " s"
+        raise ValueError(f"job {int(workload.job_id[j])} (position {j}) has a {what} of {values.flat[j]:g}{unit}: the "
+                         f"offline problem needs whole seconds and whole units of every resource")
     return rounded.astype(np.int64)
 
 

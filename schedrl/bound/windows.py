@@ -15,7 +15,7 @@ import numpy as np
 from schedrl.bound import cpsat
 from schedrl.bound.gap import GAP_CLOSED
 from schedrl.bound.lower import load_bound, trivial_bound
-from schedrl.bound.problem import Problem, replay, window_problem
+from schedrl.bound.problem import Problem, infeasible, replay, window_problem
 from schedrl.sim import SimConfig, Simulator
 from schedrl.workload.workload import Workload
 
@@ -112,10 +112,10 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
     values, starts = {}, {}
     for label, sched in warm.items():
         s = np.round(np.asarray(sched.start) - problem.origin).astype(np.int64)
-        try:
-            values[label] = replay(problem, s)
-        except ValueError as e:
-            raise ValueError(f"the schedule of {label} is not one of the window's offline problem: {e}") from None
+        why = infeasible(problem, s)
+        if why is not None:
+            raise ValueError(f"the schedule of {label} is not one of the window's offline problem: {why}")
+        values[label] = replay(problem, s)
         starts[label] = s
     if not values:
         raise ValueError("no warm start: give at least one heuristic or policy")

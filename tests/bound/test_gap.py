@@ -1,0 +1,34 @@
+"""The share of the reference-to-optimum gap a method closes, published only where the bound is closed."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedrl.bound.gap import board_shares, gap_shares, share
+
+
+def test_share_is_zero_at_the_reference_one_at_the_optimum_negative_when_worse():
+    assert share(100.0, 100.0, 20.0) == 0.0
+    assert share(100.0, 20.0, 20.0) == 1.0
+    assert share(100.0, 60.0, 20.0) == 0.5
+    assert share(100.0, 120.0, 20.0) == -0.25
+    assert share(20.0, 30.0, 20.0) is None  # the reference is the best found: nothing to close
+
+
+def test_shares_are_published_only_within_ten_percent():
+    closed = gap_shares(upper=1.10, lower=1.00, reference=3.0, means={"F1": 3.0, "SJF": 2.05})
+    assert closed["status"] == "closed" and closed["gap"] == pytest.approx(0.1 / 1.1)
+    assert closed["methods"]["SJF"]["share"] == pytest.approx(0.5)
+    assert closed["methods"]["F1"]["shown"] == "0.0%"
+    opened = gap_shares(upper=1.20, lower=1.00, reference=3.0, means={"F1": 3.0})
+    assert opened["status"] == "open" and opened["methods"]["F1"]["share"] is None
+    assert (opened["upper"], opened["lower"]) == (1.20, 1.00)
+
+
+def test_the_board_reads_only_a_bound_of_its_own_windows():
+    entry = {"name": "x", "part": "evaluation", "sequences": {"subsample": False},
+             "summary": {"upper": 1.0, "lower": 0.95}}
+    assert board_shares({"x": entry}, "x", 2.0, {"F1": 1.5})["methods"]["F1"]["share"] == pytest.approx(0.5)
+    assert board_shares({"x": entry}, "y", 2.0, {"F1": 1.5}) is None
+    sub = {**entry, "sequences": {"subsample": True}}
+    assert board_shares({"x": sub}, "x", 2.0, {"F1": 1.5}) is None
