@@ -72,13 +72,13 @@ def integer_weights(problem: Problem, room: np.ndarray) -> tuple[np.ndarray, flo
     return np.floor(scale / divisor).astype(np.int64), scale
 
 
-def latest_starts(problem: Problem, upper: float) -> np.ndarray:
+def latest_starts(problem: Problem, upper: float, busy_until: int = 0) -> np.ndarray:
     """The latest start of each job in any schedule whose mean metric is at most `upper` (every other job's term at
     its least), and never past the serial horizon (the last arrival plus every duration): the metric is regular, so
     some optimal schedule is active, and the serial schedule-generation scheme, which builds every active schedule,
-    starts each job by then."""
+    starts each job by then (after `busy_until`, where jobs placed before hold the machine until then)."""
     n = problem.n
-    horizon = int(problem.release.max() + problem.duration.sum())
+    horizon = int(max(problem.release.max(), busy_until) + problem.duration.sum())
     total = upper * n
     if problem.metric == "wait":
         room = np.full(n, math.floor(total + 1e-9), dtype=np.float64)
@@ -89,14 +89,18 @@ def latest_starts(problem: Problem, upper: float) -> np.ndarray:
 
 
 def solve(problem: Problem, hint: np.ndarray, upper: float, time_limit: float, workers: int = 2, seed: int = 0,
-          log: Callable[[str], None] | None = None) -> Solved:
+          log: Callable[[str], None] | None = None, fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+          ) -> Solved:
     """Minimise the window's metric with CP-SAT for at most `time_limit` seconds, from the feasible schedule `hint`
-    whose metric is `upper`; start domains are cut to what can still beat or equal `upper` (`latest_starts`)."""
+    whose metric is `upper`; start domains are cut to what can still beat or equal `upper` (`latest_starts`).
+    `fixed`: (start, duration, demand) of jobs already placed, whose capacity the window's jobs cannot use (a slice of
+    a decomposed window, `schedrl.bound.decompose`); the hint must fit beside them."""
     from ortools.sat.python import cp_model
 
     n = problem.n
     model = cp_model.CpModel()
-    room = np.maximum(latest_starts(problem, upper), hint) - problem.release
+    busy_until = int((fixed[0] + fixed[1]).max()) if fixed is not None and len(fixed[0]) else 0
+    room = np.maximum(latest_starts(problem, upper, busy_until), hint) - problem.release
     slack = problem.slack.astype(np.int64) if problem.metric == "bsld" else np.zeros(n, np.int64)
     coef, scale = integer_weights(problem, np.maximum(room - slack, 0))
     waits, intervals, terms = [], [], []
@@ -113,10 +117,18 @@ def solve(problem: Problem, hint: np.ndarray, upper: float, time_limit: float, w
             terms.append((int(coef[j]), e))
         else:
             terms.append((int(coef[j]), w))
-    for r in range(problem.demand.shape[1]):
-        used = np.flatnonzero((problem.demand[:, r] > 0) & (problem.duration > 0))
-        if used.size and problem.demand[used, r].sum() > problem.capacity[r]:
-            model.AddCumulative([intervals[j] for j in used], [int(q) for q in problem.demand[used, r]],
+    demand = problem.demand
+    if fixed is not None:
+        f_start, f_duration, f_demand = fixed
+        keep = f_start + f_duration > problem.release.min()  # only what still runs when the slice begins
+        for s, d in zip(f_start[keep], f_duration[keep]):
+            intervals.append(model.NewFixedSizeIntervalVar(int(s), int(d), "fixed"))
+        demand = np.concatenate([demand, f_demand[keep]])
+    durations = np.concatenate([problem.duration, np.ones(len(intervals) - n, np.int64)])
+    for r in range(demand.shape[1]):
+        used = np.flatnonzero((demand[:, r] > 0) & (durations > 0))
+        if used.size and demand[used, r].sum() > problem.capacity[r]:
+            model.AddCumulative([intervals[j] for j in used], [int(q) for q in demand[used, r]],
                                 int(problem.capacity[r]))
     model.Minimize(sum(c * v for c, v in terms))
     solver = cp_model.CpSolver()

@@ -104,10 +104,11 @@ def rule_makers(config: SimConfig, rules=WARM_RULES) -> dict[str, tuple[Callable
 
 
 def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *, workers: int = 2, seed: int = 0,
-                 start: int = 0, log: Callable[[str], None] | None = None) -> WindowBound:
+                 start: int = 0, slices: int | None = None, log: Callable[[str], None] | None = None) -> WindowBound:
     """The window's best schedule and largest lower bound: the warm schedules (`Schedule`s of the window, each
     replayed and checked feasible), then CP-SAT from the best of them for `time_limit` seconds (0: the warm starts
-    and the solver-free bounds only)."""
+    and the solver-free bounds only). With `slices` and a window larger than that, half the time goes to the sum of
+    the slices' own bounds (`schedrl.bound.decompose.slice_lower`), half to the whole window."""
     t0 = time.perf_counter()
     values, starts = {}, {}
     for label, sched in warm.items():
@@ -123,6 +124,11 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
     upper, source, schedule = values[best], best, starts[best]
     lowers = {"trivial": trivial_bound(problem), "load": load_bound(problem)}
     status = "not run"
+    if time_limit > 0 and slices is not None and problem.n > slices:
+        from schedrl.bound.decompose import slice_lower
+
+        time_limit /= 2
+        lowers["slices"] = slice_lower(problem, slices, time_limit, workers=workers, seed=seed, hint=schedule)
     if time_limit > 0:
         solved = cpsat.solve(problem, schedule, upper, time_limit, workers=workers, seed=seed, log=log)
         status = solved.status
@@ -152,7 +158,8 @@ def _line(name: str, i: int, total: int, w: WindowBound, metric: str) -> str:
 def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", sequences: int | None = None,
                    jobs: int | None = None, workers: int = 2, seed: int = 0,
                    policies: Mapping[str, Callable[[], Any]] | None = None,
-                   progress: Callable[[str], None] | None = None, keep: bool = False) -> dict[str, Any]:
+                   progress: Callable[[str], None] | None = None, keep: bool = False,
+                   slices: int | None = None) -> dict[str, Any]:
     """Every window of the scenario's `part` (the first `sequences`; each cut to its first `jobs` jobs) bounded, with
     its baselines, the warm-start rules and `policies` (label -> factory, run under the scenario's semantics) as
     warm starts. A JSON-ready dict (`summary` of the windows, the scenario's reference and baselines' means on them)."""
@@ -181,7 +188,7 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
         workload = sequence(source, int(start), length)
         problem = window_problem(workload, scenario.sim, scenario.metric)
         rows.append(bound_window(problem, warm_schedules(workload, scenario.sim, makers), time_limit,
-                                 workers=workers, seed=seed, start=int(start)))
+                                 workers=workers, seed=seed, start=int(start), slices=slices))
         if progress is not None:
             progress(_line(scenario.name, i, len(seqs.ids), rows[-1], scenario.metric))
     baselines = [b.name(scenario.sim) for b in scenario.baselines] + list(policies or {})
@@ -189,13 +196,14 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                   reference=scenario.reference, methods=baselines,
                   extra={"sha256": scenario.sha256(), "part": part, "sim": scenario.sim.to_dict(),
                          "sequences": {"count": len(rows), "jobs": length, "subsample": sequences is not None
-                                       or length < seqs.length}}, keep=keep)
+                                       or length < seqs.length}}, keep=keep, slices=slices)
 
 
 def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metric: str, time_limit: float, *,
                 name: str, workers: int = 2, seed: int = 0,
                 policies: Mapping[str, Callable[[], Any]] | None = None,
-                progress: Callable[[str], None] | None = None, keep: bool = False) -> dict[str, Any]:
+                progress: Callable[[str], None] | None = None, keep: bool = False,
+                slices: int | None = None) -> dict[str, Any]:
     """The windows of `workload` at `starts` (each `length` jobs) bounded under `config`'s semantics for `metric`,
     warm-started from the rules (`WARM_RULES`) and `policies`."""
     from schedrl.workload.sampling import sequence
@@ -209,16 +217,16 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
         window = sequence(workload, int(start), length)
         problem = window_problem(window, config, metric)
         rows.append(bound_window(problem, warm_schedules(window, config, makers), time_limit, workers=workers,
-                                 seed=seed, start=int(start)))
+                                 seed=seed, start=int(start), slices=slices))
         if progress is not None:
             progress(_line(name, i, len(starts), rows[-1], metric))
     return result(rows, name=name, metric=metric, time_limit=time_limit, workers=workers, reference=None,
                   methods=list(makers), extra={"sim": config.to_dict(), "sequences": {"count": len(rows),
-                                                                                    "jobs": length}}, keep=keep)
+                                                                                    "jobs": length}}, keep=keep, slices=slices)
 
 
 def result(rows: list[WindowBound], *, name: str, metric: str, time_limit: float, workers: int, reference,
-           methods, extra: Mapping[str, Any], keep: bool = False) -> dict[str, Any]:
+           methods, extra: Mapping[str, Any], keep: bool = False, slices: int | None = None) -> dict[str, Any]:
     """The windows and their summary as one JSON-ready dict (with `keep`, the best schedules under `_schedules`, for
     `schedule_files`)."""
     upper = float(np.mean([r.upper for r in rows]))
@@ -226,7 +234,8 @@ def result(rows: list[WindowBound], *, name: str, metric: str, time_limit: float
     trivial = float(np.mean([r.lowers["trivial"] for r in rows]))
     gap = (upper - lower) / upper if upper > 0 else 0.0
     means = {m: float(np.mean([r.warm[m] for r in rows])) for m in methods if all(m in r.warm for r in rows)}
-    return {"name": name, "metric": metric, "time_limit": time_limit, "workers": workers, "solver": solver_version(),
+    return {"name": name, "metric": metric, "time_limit": time_limit, "workers": workers, "slices": slices,
+            "solver": solver_version(),
             **extra, "reference": reference, "methods": means,
             "summary": {"windows": len(rows), "upper": upper, "lower": lower, "gap": gap,
                         "closed": gap <= GAP_CLOSED, "solved": sum(r.status == "OPTIMAL" for r in rows),

@@ -35,6 +35,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
                    help="CP-SAT's wall-clock limit per window (default 60)")
     p.add_argument("--workers", type=int, default=2, help="CP-SAT's workers (threads) per window (default 2)")
+    p.add_argument("--slices", type=int, default=None, metavar="N",
+                   help="windows larger than N jobs: half the time to the sum of N-job time slices' own lower bounds "
+                        "(docs/reference/bound.md; default: one solve of the whole window)")
     p.add_argument("--seed", type=int, default=0, help="CP-SAT's random seed (default 0)")
     p.add_argument("--policy", action="append", metavar="SPEC", default=None,
                    help="a policy whose schedule also warm-starts the solver (a heuristic, tuned:FILE, zoo:NAME, "
@@ -55,7 +58,7 @@ def _checked(args) -> None:
         raise UsageError(f"--time-limit must be a positive number of seconds, got {args.time_limit:g}")
     if args.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {args.workers}")
-    for name in ("sequences", "jobs"):
+    for name in ("sequences", "jobs", "slices"):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise UsageError(f"--{name} must be >= 1, got {value}")
@@ -107,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
                 scenario = get_scenario(name)
                 results.append(bound_scenario(scenario, args.time_limit, part=args.part, sequences=args.sequences,
                                               jobs=args.jobs, workers=args.workers, seed=args.seed,
-                                              policies=policies, progress=say, keep=bool(args.schedules)))
+                                              policies=policies, progress=say, keep=bool(args.schedules),
+                                              slices=args.slices))
         else:
             workload = load_workload(args)
             starts = parse_starts(args.starts)
@@ -118,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
                                  f"{len(workload):,} jobs (positions 0..{len(workload) - length})")
             results.append(bound_trace(workload, starts, length, sim_config(args), args.metric or "bsld",
                                        args.time_limit, name=str(args.trace), workers=args.workers, seed=args.seed,
-                                       policies=policies, progress=say, keep=bool(args.schedules)))
+                                       policies=policies, progress=say, keep=bool(args.schedules),
+                                              slices=args.slices))
     except ValueError as e:
         raise UsageError(str(e)) from None
     if claimed is not None:
