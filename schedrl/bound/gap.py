@@ -66,3 +66,23 @@ def board_shares(bounds: Mapping[str, Mapping[str, Any]], scenario: str, referen
         return None
     s = entry["summary"]
     return gap_shares(s["upper"], s["lower"], reference, means)
+
+
+BOUNDS_FILE = Path(__file__).resolve().parents[2] / "docs" / "bounds.json"
+"""The committed bounds of the standard scenarios (`schedrl bound ... --out docs/bounds.json`, docs/reference/bound.md);
+absent outside a source checkout."""
+
+
+def committed_floor(scenario, reference: float, means: Mapping[str, float], starts=None,
+                    path: str | Path = BOUNDS_FILE) -> dict[str, Any] | None:
+    """The leaderboard's floor for `scenario`: `board_shares` against the committed bound, where one exists for this
+    very definition (its sha256) on the same windows (`starts`, the board's); None elsewhere."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    entry = read_bounds(path).get(scenario.name)
+    if entry is None or entry.get("sha256") != scenario.sha256():
+        return None
+    if starts is not None and [int(s) for s in starts] != [w["start"] for w in entry["windows"]]:
+        return None
+    return board_shares({scenario.name: entry}, scenario.name, reference, means)

@@ -309,7 +309,11 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
             row["outside_training"] = outside_range[label]
         rows.append(row)
     seqs = scores.sequences
-    return {"scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
+    # issue 56: the offline optimum's two sides beside the reference, and each method's share of the gap (bound/gap.py)
+    from schedrl.bound.gap import committed_floor
+    floor = committed_floor(scenario, means[reference], means, starts=seqs.ids)
+    return {**({"optimum": floor} if floor is not None else {}),
+            "scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
             "metric": metric, "lower_is_better": lower, "reference": reference, "second_best": second,
             "sequences": {"ids": seqs.ids, "length": seqs.length, "overlapping": seqs.overlapping, "independent": k,
                           "kind": scenario.id_kind, **({"trace": seqs.source} if seqs.source else {})},

@@ -32,3 +32,26 @@ def test_the_board_reads_only_a_bound_of_its_own_windows():
     assert board_shares({"x": entry}, "y", 2.0, {"F1": 1.5}) is None
     sub = {**entry, "sequences": {"subsample": True}}
     assert board_shares({"x": sub}, "x", 2.0, {"F1": 1.5}) is None
+
+
+def test_the_board_reads_the_committed_bound_of_the_same_definition_and_windows(tmp_path):
+    import json
+
+    from schedrl.bound.gap import committed_floor
+
+    class Scenario:
+        name = "x"
+
+        def sha256(self):
+            return "abc"
+
+    entry = {"name": "x", "sha256": "abc", "part": "evaluation", "sequences": {"subsample": False},
+             "summary": {"upper": 1.0, "lower": 0.95}, "windows": [{"start": 5}, {"start": 9}]}
+    path = tmp_path / "bounds.json"
+    path.write_text(json.dumps([entry]))
+    floor = committed_floor(Scenario(), 2.0, {"F1": 2.0, "SJF": 1.5}, starts=[5, 9], path=path)
+    assert floor["status"] == "closed" and floor["methods"]["SJF"]["share"] == 0.5
+    assert committed_floor(Scenario(), 2.0, {"F1": 2.0}, starts=[5], path=path) is None  # other windows
+    path.write_text(json.dumps([{**entry, "sha256": "changed"}]))
+    assert committed_floor(Scenario(), 2.0, {"F1": 2.0}, starts=[5, 9], path=path) is None
+    assert committed_floor(Scenario(), 2.0, {"F1": 2.0}, path=tmp_path / "absent.json") is None
