@@ -86,3 +86,42 @@ def committed_floor(scenario, reference: float, means: Mapping[str, float], star
     if starts is not None and [int(s) for s in starts] != [w["start"] for w in entry["windows"]]:
         return None
     return board_shares({scenario.name: entry}, scenario.name, reference, means)
+
+
+def _method(means: Mapping[str, float], rule: str) -> str | None:
+    """The label of `rule` among a bound's methods (`F1`, `F1+EASY`), or None."""
+    return next((label for label in means if label.split("+")[0].upper() == rule.upper()), None)
+
+
+def floor_table(entries, rules=("F1", "SJF")) -> str:
+    """The committed bounds as the markdown table of docs/reference/bound.md: per scenario its windows, how many were
+    solved or closed, the mean reference, best found and proven lower bound (and by how much it beats the trivial
+    one), the gap, the seconds per window, and the share of the gap `rules` close (or "open" with both sides)."""
+    head = ("| scenario | metric | windows (jobs) | solved / within 10% | reference | best found | lower bound "
+            "(over trivial) | gap | s per window | " + " | ".join(f"{r} closes" for r in rules) + " |")
+    lines = [head, "|" + "---|" * (9 + len(rules))]
+    for e in entries:
+        s, means = e["summary"], e.get("methods") or {}
+        t = shares(e)
+        ref = means.get(e.get("reference")) if e.get("reference") else None
+        cells = []
+        for rule in rules:
+            label = _method(means, rule)
+            if label is None:
+                cells.append("-")
+            elif t["status"] == "open":
+                cells.append("open")
+            else:
+                cells.append(t["methods"][label]["shown"] or "n/a")
+        lines.append(f"| {e['name']} | {e['metric']} | {s['windows']} ({e['sequences']['jobs']}) | {s['solved']} / "
+                     f"{s['within']} | {e.get('reference') or '-'} {'-' if ref is None else f'{ref:,.2f}'} | "
+                     f"{s['upper']:,.2f} | {s['lower']:,.3f} ({s['over_trivial']:+,.3f}) | {100 * s['gap']:.1f}% "
+                     f"({'closed' if s['closed'] else 'open'}) | {s['seconds_per_window']:.1f} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m schedrl.bound.gap [docs/bounds.json]: the table of docs/reference/bound.md
+    import sys
+
+    print(floor_table(json.loads(Path(sys.argv[1] if len(sys.argv) > 1 else BOUNDS_FILE).read_text())), end="")
