@@ -19,9 +19,10 @@ from schedrl.bound.problem import Problem, infeasible, replay, window_problem
 from schedrl.sim import SimConfig, Simulator
 from schedrl.workload.workload import Workload
 
-BYTES_PER_JOB = 2 * 2**20
-"""What CP-SAT holds per job of a window, generously (the 1,024-job model peaks near 0.6 GiB with two workers:
-docs/reference/bound.md); a window that needs more than the memory available is refused before it is built."""
+BYTES_PER_JOB = 256 * 2**10
+"""What a window's solve holds per job, twenty times over: a 1,024-job window of `default` raised the process's peak by
+12 MB over a 64-job one (295.8 and 308.3 MB, 10 s, two workers); a window that needs more than the memory available
+is refused before it is built."""
 WARM_RULES = ("fcfs", "sjf", "saf", "wfp3", "unicep", "f1")
 """The heuristics whose schedules start every window (without backfilling, with EASY and with conservative
 backfilling; under the scenario's discipline and under `list`), beside the scenario's baselines: any feasible schedule
