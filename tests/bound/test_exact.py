@@ -36,7 +36,7 @@ def test_cpsat_finds_the_brute_force_optimum(metric):
     from schedrl.bound.windows import bound_window
 
     rng = np.random.default_rng(11 if metric == "bsld" else 12)
-    sizes = [5, 6, 6, 7, 7]
+    sizes = [5, 6, 6, 7]
     for n in sizes:
         p = random_problem(rng, n, metric, capacity=4)
         best, arg = brute_force(p)
@@ -78,3 +78,28 @@ class _Sched:
 
     def __init__(self, start):
         self.start = np.asarray(start, dtype=np.float64)
+
+
+def test_the_slices_bound_stays_below_the_optimum():
+    from schedrl.bound.decompose import slice_lower, slices
+
+    rng = np.random.default_rng(21)
+    for metric in ("bsld", "wait"):
+        for _ in range(3):
+            p = random_problem(rng, 6, metric, capacity=3)
+            best, _ = brute_force(p)
+            assert [len(s) for s in slices(p, 4)] == [4, 2]
+            assert trivial_bound(p) <= slice_lower(p, 4, time_limit=10, workers=1) <= best + 1e-9
+
+
+def test_fixed_jobs_hold_their_capacity():
+    from schedrl.bound import cpsat
+
+    wl = make_workload([0, 5], [10, 10], [10, 10], [2, 1], 3)
+    p = window_problem(wl, SimConfig(), "wait")
+    alone = cpsat.solve(p, np.array([0, 5]), 0.0, time_limit=5, workers=1)
+    assert alone.start.tolist() == [0, 5] and alone.status == "OPTIMAL"
+    # a placed 2-proc job over [0, 20): the 2-proc job waits for it, the 1-proc one fits beside
+    fixed = (np.array([0]), np.array([20]), np.array([[2]]))
+    held = cpsat.solve(p, np.array([20, 5]), 10.0, time_limit=5, workers=1, fixed=fixed)
+    assert held.start.tolist() == [20, 5] and held.lower == pytest.approx(10.0)
