@@ -121,7 +121,53 @@ def floor_table(entries, rules=("F1", "SJF")) -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":  # python -m schedrl.bound.gap [docs/bounds.json]: the table of docs/reference/bound.md
+def closed_windows(entry: Mapping[str, Any], per_window: Mapping[str, list[float]], reference: str,
+                   threshold: float = GAP_CLOSED) -> dict[str, Any]:
+    """`gap_shares` on the windows of a bound entry whose own gap is within `threshold`: per_window is label -> the
+    method's value on each of the entry's windows, in order (a leaderboard row's `per_sequence` on the same windows).
+    The subset is chosen by the bound, so it leans to the windows the solver could close (the lighter ones): a
+    statement about those windows, not about the scenario."""
+    keep = [i for i, w in enumerate(entry["windows"]) if w["gap"] <= threshold]
+    if not keep:
+        return {"windows": 0}
+    upper = sum(entry["windows"][i]["upper"] for i in keep) / len(keep)
+    lower = sum(entry["windows"][i]["lower"] for i in keep) / len(keep)
+    means = {label: sum(v[i] for i in keep) / len(keep) for label, v in per_window.items()}
+    return {"windows": len(keep), "of": len(entry["windows"]),
+            **gap_shares(upper, lower, means.get(reference), means, threshold)}
+
+
+def board_closed_windows(bounds: Mapping[str, Any], board: Mapping[str, Any], scenario: str) -> dict[str, Any] | None:
+    """`closed_windows` for every row of a committed leaderboard's scenario (docs/leaderboard.json), where its windows
+    are the bound's; None elsewhere."""
+    entry = bounds.get(scenario)
+    result = next((b for b in board.get("scenarios", []) if b["scenario"] == scenario), None)
+    if entry is None or result is None or [int(i) for i in result["sequences"]["ids"]] != \
+            [w["start"] for w in entry["windows"]]:
+        return None
+    per_window = {r["method"]: r["per_sequence"] for r in result["rows"]}
+    return closed_windows(entry, per_window, result["reference"])
+
+
+def closed_table(closed: Mapping[str, Any], top: int = 8) -> str:
+    """`board_closed_windows` as markdown: the `top` methods by share."""
+    rows = sorted(closed["methods"].items(), key=lambda kv: -(kv[1]["share"] if kv[1]["share"] is not None else -1e9))
+    lines = [f"{closed['windows']} of {closed['of']} windows within {100 * GAP_CLOSED:.0f}%: best found "
+             f"{closed['upper']:,.4f}, lower bound {closed['lower']:,.4f} (gap {100 * closed['gap']:.1f}%)", "",
+             "| method | mean | share of the gap it closes |", "|---|---|---|"]
+    lines += [f"| {label} | {row['value']:,.3f} | {row['shown'] or 'n/a'} |" for label, row in rows[:top]]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    # python -m schedrl.bound.gap [docs/bounds.json]: the table of docs/reference/bound.md;
+    # python -m schedrl.bound.gap docs/bounds.json docs/leaderboard.json SCENARIO: the board on its closed windows
     import sys
 
-    print(floor_table(json.loads(Path(sys.argv[1] if len(sys.argv) > 1 else BOUNDS_FILE).read_text())), end="")
+    entries = json.loads(Path(sys.argv[1] if len(sys.argv) > 1 else BOUNDS_FILE).read_text())
+    if len(sys.argv) > 3:
+        found = board_closed_windows({e["name"]: e for e in entries}, json.loads(Path(sys.argv[2]).read_text()),
+                                     sys.argv[3])
+        print("no bound on the board's windows" if found is None else closed_table(found), end="")
+    else:
+        print(floor_table(entries), end="")

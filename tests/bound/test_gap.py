@@ -55,3 +55,22 @@ def test_the_board_reads_the_committed_bound_of_the_same_definition_and_windows(
     path.write_text(json.dumps([{**entry, "sha256": "changed"}]))
     assert committed_floor(Scenario(), 2.0, {"F1": 2.0}, starts=[5, 9], path=path) is None
     assert committed_floor(Scenario(), 2.0, {"F1": 2.0}, path=tmp_path / "absent.json") is None
+
+
+def test_the_windows_the_bound_closes_are_scored_on_their_own():
+    from schedrl.bound.gap import board_closed_windows, closed_windows
+
+    entry = {"windows": [{"start": 1, "upper": 1.0, "lower": 0.99, "gap": 0.01},
+                         {"start": 2, "upper": 10.0, "lower": 1.0, "gap": 0.9},
+                         {"start": 3, "upper": 2.0, "lower": 1.9, "gap": 0.05}]}
+    per_window = {"F1": [3.0, 50.0, 5.0], "P": [2.0, 40.0, 3.5]}
+    c = closed_windows(entry, per_window, "F1")
+    assert (c["windows"], c["of"], c["upper"], c["status"]) == (2, 3, 1.5, "closed")
+    assert c["methods"]["P"]["share"] == pytest.approx((4.0 - 2.75) / (4.0 - 1.5))
+    board = {"scenarios": [{"scenario": "x", "reference": "F1", "sequences": {"ids": [1, 2, 3]},
+                            "rows": [{"method": k, "per_sequence": v} for k, v in per_window.items()]}]}
+    assert board_closed_windows({"x": {"name": "x", **entry}}, board, "x")["methods"]["P"]["share"] == \
+        c["methods"]["P"]["share"]
+    board["scenarios"][0]["sequences"]["ids"] = [1, 2, 4]
+    assert board_closed_windows({"x": {"name": "x", **entry}}, board, "x") is None
+    assert closed_windows({"windows": [entry["windows"][1]]}, per_window, "F1") == {"windows": 0}
