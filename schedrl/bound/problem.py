@@ -79,6 +79,20 @@ def _whole(values: np.ndarray, what: str, workload: Workload) -> np.ndarray:
     return rounded.astype(np.int64)
 
 
+def _decimal_units(demand: np.ndarray, capacity: np.ndarray, digits: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """Each resource counted in the largest unit (1, 0.1, ..., 10^-digits of the trace's) in which every request and
+    the capacity are whole (MRSch's burst buffer comes in hundredths of a GB); a column that is whole in none is left
+    as it is (and refused by `window_problem`)."""
+    demand, capacity = demand.copy(), capacity.copy()
+    for r in range(demand.shape[1]):
+        for k in range(digits + 1):
+            scaled = np.append(demand[:, r], capacity[r]) * 10**k
+            if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+                demand[:, r], capacity[r] = np.round(scaled[:-1]), np.round(scaled[-1])
+                break
+    return demand, capacity
+
+
 def window_problem(workload: Workload, config: SimConfig, metric: str) -> Problem:
     """The offline problem of `workload` under `config`'s kill and allocation semantics. ValueError (one line) for a
     job larger than the machine, a metric the bound does not solve, or times that are not whole seconds."""
@@ -90,12 +104,12 @@ def window_problem(workload: Workload, config: SimConfig, metric: str) -> Proble
     run, limit = np.asarray(state.run), np.asarray(state.limit)
     killed = (run > limit) if config.kill_at_limit else np.zeros(len(run), bool)
     duration = np.where(killed, limit, run)
-    demand = np.asarray(state.req, dtype=np.float64)
+    demand, capacity = _decimal_units(np.asarray(state.req, dtype=np.float64), np.asarray(state.cap, np.float64))
     return Problem(workload=workload, config=config, metric=metric, origin=origin,
                    release=_whole(submit - origin, "submit time", workload),
                    duration=_whole(duration, "duration", workload),
                    demand=_whole(demand, "request", workload).reshape(len(run), -1),
-                   capacity=np.round(np.asarray(state.cap, dtype=np.float64)).astype(np.int64),
+                   capacity=np.round(capacity).astype(np.int64),
                    resources=resource_names(workload, config),
                    killed=killed)
 

@@ -103,3 +103,19 @@ def test_fixed_jobs_hold_their_capacity():
     fixed = (np.array([0]), np.array([20]), np.array([[2]]))
     held = cpsat.solve(p, np.array([20, 5]), 10.0, time_limit=5, workers=1, fixed=fixed)
     assert held.start.tolist() == [20, 5] and held.lower == pytest.approx(10.0)
+
+
+def test_a_second_resource_in_hundredths_is_a_second_cumulative():
+    from schedrl.bound.windows import bound_window
+
+    rng = np.random.default_rng(31)
+    for metric in ("bsld", "wait"):
+        base = random_problem(rng, 6, metric, capacity=4)
+        bb = np.round(rng.uniform(0.5, 2.0, base.n), 2)  # MRSch's burst buffer: hundredths
+        wl = base.workload.with_resources({"bb": bb}, capacity={"bb": 2.5})
+        p = window_problem(wl, SimConfig(), metric)
+        assert p.resources == ("procs", "bb") and p.capacity.tolist() == [4, 250]
+        assert p.demand[:, 1].tolist() == [int(round(100 * b)) for b in bb]
+        best, _ = brute_force(p)
+        w = bound_window(p, {"order": _Sched(serial(p, range(p.n)) + p.origin)}, time_limit=20, workers=1)
+        assert w.status == "OPTIMAL" and w.upper == pytest.approx(best, rel=1e-9, abs=1e-9)
