@@ -88,6 +88,17 @@ def committed_floor(scenario, reference: float, means: Mapping[str, float], star
     return board_shares({scenario.name: entry}, scenario.name, reference, means)
 
 
+def optimum_line(floor: Mapping[str, Any]) -> str:
+    """The leaderboard's line for a scenario's `committed_floor`: both sides, and the shares where the bound is
+    closed."""
+    head = (f"Offline optimum (`schedrl bound`, docs/bounds.json): between {floor['lower']:,.4g} and "
+            f"{floor['upper']:,.4g} (gap {100 * floor['gap']:.1f}%)")
+    if floor["status"] == "open":
+        return head + "; open at 10%: no method's share of the gap to it is published."
+    cells = [f"{label} {row['shown']}" for label, row in floor["methods"].items() if row["shown"] is not None]
+    return head + "; share of the reference's gap to it closed: " + ", ".join(cells) + "."
+
+
 def _method(means: Mapping[str, float], rule: str) -> str | None:
     """The label of `rule` among a bound's methods (`F1`, `F1+EASY`), or None."""
     return next((label for label in means if label.split("+")[0].upper() == rule.upper()), None)

@@ -505,6 +505,9 @@ def to_markdown(result: dict) -> str:
         if b.get("not_run"):
             out += ["", "Cannot run here:", ""]
             out += [f"- {n['method']}: {n['why']}" for n in b["not_run"]]
+        if b.get("optimum"):  # issue 56: the offline bound's line (schedrl.bound.gap)
+            from schedrl.bound.gap import optimum_line
+            out += ["", optimum_line(b["optimum"])]
         out.append("")
     for s in result["skipped"]:
         out.append(f"- {s['scenario']}: skipped ({s['why']})")

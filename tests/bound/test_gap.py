@@ -74,3 +74,13 @@ def test_the_windows_the_bound_closes_are_scored_on_their_own():
     board["scenarios"][0]["sequences"]["ids"] = [1, 2, 4]
     assert board_closed_windows({"x": {"name": "x", **entry}}, board, "x") is None
     assert closed_windows({"windows": [entry["windows"][1]]}, per_window, "F1") == {"windows": 0}
+
+
+def test_the_boards_line():
+    from schedrl.bound.gap import optimum_line
+
+    assert optimum_line(gap_shares(1.2, 1.0, 3.0, {"F1": 3.0})) == (
+        "Offline optimum (`schedrl bound`, docs/bounds.json): between 1 and 1.2 (gap 16.7%); open at 10%: no "
+        "method's share of the gap to it is published.")
+    assert optimum_line(gap_shares(1.1, 1.0, 3.0, {"F1": 3.0, "SJF": 2.05})).endswith(
+        "(gap 9.1%); share of the reference's gap to it closed: F1 0.0%, SJF 50.0%.")
