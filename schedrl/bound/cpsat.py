@@ -90,11 +90,12 @@ def latest_starts(problem: Problem, upper: float, busy_until: int = 0) -> np.nda
 
 def solve(problem: Problem, hint: np.ndarray, upper: float, time_limit: float, workers: int = 2, seed: int = 0,
           log: Callable[[str], None] | None = None, fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-          ) -> Solved:
+          work: float | None = None) -> Solved:
     """Minimise the window's metric with CP-SAT for at most `time_limit` seconds, from the feasible schedule `hint`
     whose metric is `upper`; start domains are cut to what can still beat or equal `upper` (`latest_starts`).
     `fixed`: (start, duration, demand) of jobs already placed, whose capacity the window's jobs cannot use (a slice of
-    a decomposed window, `schedrl.bound.decompose`); the hint must fit beside them."""
+    a decomposed window, `schedrl.bound.decompose`); the hint must fit beside them. `work`: a deterministic limit
+    instead (CP-SAT's own work units, its subsolvers interleaved in a fixed order): the same result at any load."""
     from ortools.sat.python import cp_model
 
     n = problem.n
@@ -132,7 +133,10 @@ def solve(problem: Problem, hint: np.ndarray, upper: float, time_limit: float, w
                                 int(problem.capacity[r]))
     model.Minimize(sum(c * v for c, v in terms))
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.max_time_in_seconds = float(time_limit) if work is None else 1e9
+    if work is not None:
+        solver.parameters.max_deterministic_time = float(work)
+        solver.parameters.interleave_search = True
     solver.parameters.num_workers = int(workers)
     solver.parameters.random_seed = int(seed)
     solver.parameters.subsolvers.extend(SUBSOLVERS)

@@ -87,7 +87,7 @@ def _decimal_units(demand: np.ndarray, capacity: np.ndarray, digits: int = 6) ->
     for r in range(demand.shape[1]):
         for k in range(digits + 1):
             scaled = np.append(demand[:, r], capacity[r]) * 10**k
-            if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6):
                 demand[:, r], capacity[r] = np.round(scaled[:-1]), np.round(scaled[-1])
                 break
     return demand, capacity

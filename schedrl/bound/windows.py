@@ -112,11 +112,13 @@ def rule_makers(config: SimConfig, rules=WARM_RULES) -> dict[str, tuple[Callable
 
 
 def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *, workers: int = 2, seed: int = 0,
-                 start: int = 0, slices: int | None = None, log: Callable[[str], None] | None = None) -> WindowBound:
+                 start: int = 0, slices: int | None = None, log: Callable[[str], None] | None = None,
+                 work: float | None = None) -> WindowBound:
     """The window's best schedule and largest lower bound: the warm schedules (`Schedule`s of the window, each
     replayed and checked feasible), then CP-SAT from the best of them for `time_limit` seconds (0: the warm starts
     and the solver-free bounds only). With `slices` and a window larger than that, half the time goes to the sum of
-    the slices' own bounds (`schedrl.bound.decompose.slice_lower`), half to the whole window."""
+    the slices' own bounds (`schedrl.bound.decompose.slice_lower`), half to the whole window. `work`: CP-SAT's
+    deterministic limit instead of the wall clock (`schedrl.bound.cpsat.solve`; not with `slices`)."""
     t0 = time.perf_counter()
     values, starts = {}, {}
     for label, sched in warm.items():
@@ -138,7 +140,7 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
         time_limit /= 2
         lowers["slices"] = slice_lower(problem, slices, time_limit, workers=workers, seed=seed, hint=schedule)
     if time_limit > 0:
-        solved = cpsat.solve(problem, schedule, upper, time_limit, workers=workers, seed=seed, log=log)
+        solved = cpsat.solve(problem, schedule, upper, time_limit, workers=workers, seed=seed, log=log, work=work)
         status = solved.status
         lowers["cp-sat"] = solved.lower
         if solved.start is not None:
@@ -167,7 +169,7 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                    jobs: int | None = None, workers: int = 2, seed: int = 0,
                    policies: Mapping[str, Callable[[], Any]] | None = None,
                    progress: Callable[[str], None] | None = None, keep: bool = False,
-                   slices: int | None = None) -> dict[str, Any]:
+                   slices: int | None = None, work: float | None = None) -> dict[str, Any]:
     """Every window of the scenario's `part` (the first `sequences`; each cut to its first `jobs` jobs) bounded, with
     its baselines, the warm-start rules and `policies` (label -> factory, run under the scenario's semantics) as
     warm starts. A JSON-ready dict (`summary` of the windows, the scenario's reference and baselines' means on them)."""
@@ -196,7 +198,7 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
         workload = sequence(source, int(start), length)
         problem = window_problem(workload, scenario.sim, scenario.metric)
         rows.append(bound_window(problem, warm_schedules(workload, scenario.sim, makers), time_limit,
-                                 workers=workers, seed=seed, start=int(start), slices=slices))
+                                 workers=workers, seed=seed, start=int(start), slices=slices, work=work))
         if progress is not None:
             progress(_line(scenario.name, i, len(seqs.ids), rows[-1], scenario.metric))
     baselines = [b.name(scenario.sim) for b in scenario.baselines] + list(policies or {})
@@ -204,14 +206,15 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                   reference=scenario.reference, methods=baselines,
                   extra={"sha256": scenario.sha256(), "part": part, "sim": scenario.sim.to_dict(),
                          "sequences": {"count": len(rows), "jobs": length, "subsample": sequences is not None
-                                       or length < seqs.length}}, keep=keep, slices=slices)
+                                       or length < seqs.length}, "work": work},
+                  keep=keep, slices=slices)
 
 
 def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metric: str, time_limit: float, *,
                 name: str, workers: int = 2, seed: int = 0,
                 policies: Mapping[str, Callable[[], Any]] | None = None,
                 progress: Callable[[str], None] | None = None, keep: bool = False,
-                slices: int | None = None) -> dict[str, Any]:
+                slices: int | None = None, work: float | None = None) -> dict[str, Any]:
     """The windows of `workload` at `starts` (each `length` jobs) bounded under `config`'s semantics for `metric`,
     warm-started from the rules (`WARM_RULES`) and `policies`."""
     from schedrl.workload.sampling import sequence
@@ -225,12 +228,13 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
         window = sequence(workload, int(start), length)
         problem = window_problem(window, config, metric)
         rows.append(bound_window(problem, warm_schedules(window, config, makers), time_limit, workers=workers,
-                                 seed=seed, start=int(start), slices=slices))
+                                 seed=seed, start=int(start), slices=slices, work=work))
         if progress is not None:
             progress(_line(name, i, len(starts), rows[-1], metric))
     return result(rows, name=name, metric=metric, time_limit=time_limit, workers=workers, reference=None,
                   methods=list(makers), extra={"sim": config.to_dict(), "sequences": {"count": len(rows),
-                                                                                    "jobs": length}}, keep=keep, slices=slices)
+                                                                                    "jobs": length}, "work": work},
+                  keep=keep, slices=slices)
 
 
 def result(rows: list[WindowBound], *, name: str, metric: str, time_limit: float, workers: int, reference,

@@ -34,6 +34,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--metric", choices=("bsld", "wait"), default=None, help="with --trace: the objective (default bsld)")
     p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
                    help="CP-SAT's wall-clock limit per window (default 60)")
+    p.add_argument("--work", type=float, default=None, metavar="UNITS",
+                   help="instead of --time-limit: CP-SAT's deterministic limit per window in its own work units (its "
+                        "workers interleaved in a fixed order): the same bounds on any machine at any load")
     p.add_argument("--workers", type=int, default=2, help="CP-SAT's workers (threads) per window (default 2)")
     p.add_argument("--slices", type=int, default=None, metavar="N",
                    help="windows larger than N jobs: half the time to the sum of N-job time slices' own lower bounds "
@@ -56,6 +59,10 @@ def _checked(args) -> None:
 
     if not args.time_limit > 0 or args.time_limit != args.time_limit or args.time_limit == float("inf"):
         raise UsageError(f"--time-limit must be a positive number of seconds, got {args.time_limit:g}")
+    if args.work is not None and (not args.work > 0 or args.work == float("inf")):
+        raise UsageError(f"--work must be a positive number of work units, got {args.work:g}")
+    if args.work is not None and args.slices is not None:
+        raise UsageError("--slices divides a wall-clock --time-limit; leave it out with --work")
     if args.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {args.workers}")
     for name in ("sequences", "jobs", "slices"):
@@ -111,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
                 results.append(bound_scenario(scenario, args.time_limit, part=args.part, sequences=args.sequences,
                                               jobs=args.jobs, workers=args.workers, seed=args.seed,
                                               policies=policies, progress=say, keep=bool(args.schedules),
-                                              slices=args.slices))
+                                              slices=args.slices, work=args.work))
         else:
             workload = load_workload(args)
             starts = parse_starts(args.starts)
@@ -123,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             results.append(bound_trace(workload, starts, length, sim_config(args), args.metric or "bsld",
                                        args.time_limit, name=str(args.trace), workers=args.workers, seed=args.seed,
                                        policies=policies, progress=say, keep=bool(args.schedules),
-                                              slices=args.slices))
+                                       slices=args.slices, work=args.work))
     except ValueError as e:
         raise UsageError(str(e)) from None
     if claimed is not None:
@@ -150,7 +157,9 @@ def to_markdown(result: dict) -> str:
     s = result["summary"]
     metric = result["metric"]
     lines = [f"{result['name']}: {s['windows']} windows of {result['sequences']['jobs']} jobs, {metric}, "
-             f"{result['solver']}, {result['time_limit']:g} s and {result['workers']} workers per window", "",
+             f"{result['solver']}, " + (f"{result['work']:g} work units" if result.get("work") else
+                                        f"{result['time_limit']:g} s") +
+             f" and {result['workers']} workers per window", "",
              "| start | best found | from | lower bound | from | gap | status | seconds |", "|---|---|---|---|---|---|---|---|"]
     for w in result["windows"]:
         lines.append(f"| {w['start']} | {w['upper']:,.4f} | {w['upper_source']} | {w['lower']:,.4f} | "

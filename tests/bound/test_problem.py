@@ -55,8 +55,8 @@ def test_bad_windows_are_one_line_errors():
         window_problem(make_workload([0, 1], [5, 5], [5, 5], [1, 9], 8), SimConfig(), "bsld")
     with pytest.raises(ValueError, match="solves bsld, wait; the metric is 'slowdown'"):
         window_problem(make_workload([0, 1], [5, 5], [5, 5], [1, 1], 8), SimConfig(), "slowdown")
-    wl = make_workload([0, 1], [5, 5], [5, 5], [1, 1], 8).with_resources({"bb": np.array([1.0, 1.5])},
+    wl = make_workload([0, 1], [5, 5], [5, 5], [1, 1], 8).with_resources({"bb": np.array([1.0, 1 / 3])},
                                                                          capacity={"bb": 4.0})
-    with pytest.raises(ValueError, match=r"job 2 \(position 1\) has a request of 1.5 units: the offline problem needs "
+    with pytest.raises(ValueError, match=r"job 2 \(position 1\) has a request of 0.333333 units: the offline problem needs "
                                          "whole"):
         window_problem(wl, SimConfig(), "bsld")

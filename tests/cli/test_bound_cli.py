@@ -86,3 +86,16 @@ def test_windows_outside_the_trace_and_missing_options_are_one_error_line(capsys
     one_error(status, err, "give --scenario NAME")
     status, _, err = cli(capsys, "bound", "--scenario", "rlschert-vasp", "--sequences", "1")
     one_error(status, err, "runs on the discrete-time cluster")
+
+
+def test_a_deterministic_limit_gives_the_same_bounds_twice(capsys, tmp_path):
+    path = str(swf(tmp_path, ROWS * 1))
+    runs = []
+    for _ in range(2):
+        status, out, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--work", "2",
+                               "--json")
+        assert status == 0, err
+        runs.append([(w["upper"], w["lower"], w["status"]) for w in json.loads(out)[0]["windows"]])
+    assert runs[0] == runs[1] and json.loads(out)[0]["work"] == 2.0
+    status, _, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--work", "0")
+    one_error(status, err, "--work must be a positive number of work units")
