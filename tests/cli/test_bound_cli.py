@@ -99,3 +99,14 @@ def test_a_deterministic_limit_gives_the_same_bounds_twice(capsys, tmp_path):
     assert runs[0] == runs[1] and json.loads(out)[0]["work"] == 2.0
     status, _, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--work", "0")
     one_error(status, err, "--work must be a positive number of work units")
+
+
+def test_a_policy_warm_starts_the_window_and_a_bad_one_is_one_error_line(capsys, tmp_path):
+    path = str(swf(tmp_path, ROWS))
+    status, out, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--time-limit", "5",
+                           "--workers", "1", "--policy", "wfp3-rlscheduler", "--json")
+    assert status == 0, err
+    warm = json.loads(out)[0]["windows"][0]["warm"]
+    assert any("wfp3-rlscheduler" in label.lower() for label in warm), list(warm)
+    status, _, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--policy", "nope")
+    one_error(status, err, "--policy nope:")
