@@ -35,6 +35,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                                      "across loads and settings"),
     "predict": ("schedrl.cli.forward", "train or evaluate a predictor of jobs' remaining run time on an SWF trace"),
     "hindsight": ("schedrl.cli.hindsight", "how much rejecting or choosing backfills could gain with perfect knowledge of the future"),
+    "bound": ("schedrl.cli.bound", "how far from perfect: the offline optimum of a scenario's windows, bounded from both sides"),
     "leaderboard": ("schedrl.cli.leaderboard", "score every heuristic and shipped policy on every scenario against its reference"),
     "slurm": ("schedrl.cli.slurm", "let a policy order a Slurm partition's queue (or shadow it), report, reset"),
     "bench": ("schedrl.cli.bench", "run the speed benchmarks of a source checkout"),
@@ -42,7 +43,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("data", ("traces", "scenarios")),
-    ("simulate and compare", ("simulate", "compare", "leaderboard", "hindsight")),
+    ("simulate and compare", ("simulate", "compare", "leaderboard", "hindsight", "bound")),
     ("train", ("train", "recipes", "tune", "tuned", "select")),
     ("evaluate and ship", ("evaluate", "export", "distill", "zoo")),
     ("deploy", ("slurm",)),
