@@ -13,10 +13,10 @@ from schedrl.jit import njit
 from schedrl.sim.backfill import begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
 from schedrl.sim.state import (
-    BF_DONE, BF_NONE, C_BACKFILL, C_BF_POLICY, C_DISCIPLINE, C_EVENT_ORDER, C_KILL, C_WINDOW, DECIDE_BACKFILL,
-    DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD, LAST_RESERVED, LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED,
-    N_CAND, N_DONE, N_STARTS, NEXT_ARRIVAL, NOW, ORDER_RLSCHEDULER, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN,
-    QUEUED, RESERVED, RUNNING,
+    BF_DONE, BF_NONE, BF_SLURM, C_BACKFILL, C_BF_INTERVAL, C_BF_MAX_JOB_TEST, C_BF_POLICY, C_DISCIPLINE,
+    C_EVENT_ORDER, C_KILL, C_WINDOW, DECIDE_BACKFILL, DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD, LAST_RESERVED,
+    LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED, N_CAND, N_DONE, N_STARTS, NEXT_ARRIVAL, NOW, ORDER_RLSCHEDULER,
+    PASS_EDGE, PASS_STARTS, PASS_T, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN, QUEUED, RESERVED, RUNNING,
 )
 
 STUCK = -1  # no event left but jobs remain: a job can never fit (wider than the machine)
@@ -61,13 +61,30 @@ def _arrive(s):
 
 
 @njit
+def _next_pass(s, t_event):
+    """Slurm's next pass that can start anything: the first grid point at or after the next event, or the next grid
+    point when the last pass started a job and an event fell on its instant (as the pass model counts changes)."""
+    interval = float(s.cfg[C_BF_INTERVAL])
+    last = s.fv[PASS_T]
+    if s.iv[N_STARTS] > s.iv[PASS_STARTS] and (s.iv[PASS_EDGE] == 1 or t_event == last):
+        return last + interval
+    t = np.ceil(t_event / interval) * interval
+    if t < t_event:
+        t += interval
+    return t if t > last else last + interval
+
+
+@njit
 def process_events(s):
-    """Advance time to the next event(s). Returns False when no event is left."""
+    """Advance time to the next event(s) (under `slurm`, to the next pass, with every event up to it). Returns False
+    when no event is left."""
     n = s.submit.shape[0]
     has_run = s.iv[HEAP_LEN] > 0
     has_arr = s.iv[NEXT_ARRIVAL] < n
+    slurm = s.cfg[C_BACKFILL] == BF_SLURM
     if not has_run and not has_arr:
-        return False
+        if not (slurm and s.iv[Q_LEN] > 0 and s.iv[N_STARTS] > s.iv[PASS_STARTS] and s.iv[PASS_EDGE] == 1):
+            return False
     t_run = s.heap_t[0] if has_run else np.inf
     t_arr = s.submit[s.iv[NEXT_ARRIVAL]] if has_arr else np.inf
     if s.cfg[C_EVENT_ORDER] == ORDER_RLSCHEDULER:
@@ -79,16 +96,32 @@ def process_events(s):
             _complete(s, heap_pop(s))
             s.fv[NOW] = max(s.fv[NOW], t_run)
     else:
-        # completions are processed before arrivals at the same instant so freed resources are visible
         t = min(t_run, t_arr)
+        if slurm:
+            t = _next_pass(s, t)
+            s.iv[PASS_EDGE] = 0
+        # completions are processed before arrivals at the same instant so freed resources are visible
         while s.iv[HEAP_LEN] > 0 and s.heap_t[0] <= t:
+            if slurm and s.heap_t[0] == t:
+                s.iv[PASS_EDGE] = 1
             _complete(s, heap_pop(s))
         while s.iv[NEXT_ARRIVAL] < n and s.submit[s.iv[NEXT_ARRIVAL]] <= t:
+            if slurm and s.submit[s.iv[NEXT_ARRIVAL]] == t:
+                s.iv[PASS_EDGE] = 1
             _arrive(s)
         s.fv[NOW] = max(s.fv[NOW], t)
+        if slurm:
+            s.fv[PASS_T] = t
+            s.iv[PASS_STARTS] = s.iv[N_STARTS]
     s.iv[BF_DONE] = 0
     forget_reservation(s)
     return True
+
+
+@njit
+def _pass_full(s):
+    """Under `slurm`: the pass has tested bf_max_job_test jobs already (every start in it was one)."""
+    return s.cfg[C_BACKFILL] == BF_SLURM and s.iv[N_STARTS] - s.iv[PASS_STARTS] >= s.cfg[C_BF_MAX_JOB_TEST]
 
 
 @njit
@@ -106,12 +139,21 @@ def _backfill_pass(s, blocked):
     stop = s.iv[Q_LEN]
     while stop > 0 and (s.queue[stop - 1] == blocked or not fits_now(s, s.queue[stop - 1])):
         stop -= 1
-    if stop > 0:
+    # Slurm tests at most bf_max_job_test jobs a pass: those started in it, the blocked one, then the queue's
+    budget = s.iv[Q_LEN]
+    if s.cfg[C_BACKFILL] == BF_SLURM:
+        budget = s.cfg[C_BF_MAX_JOB_TEST] - (s.iv[N_STARTS] - s.iv[PASS_STARTS]) - 1
+    if stop > 0 and budget > 0:
         begin_pass(s, blocked)
+    else:
+        stop = 0
     n_cand = 0
+    tested = 0
     k = 0
-    while k < stop:
+    while k < stop and tested < budget:
         j = s.queue[k]
+        if j != blocked:
+            tested += 1
         if j != blocked and qualifies(s, j):
             if first_fit:
                 # starting removes j from the queue: position k now holds the next job
@@ -147,7 +189,7 @@ def advance(s):
             if not process_events(s):
                 return STUCK
             continue
-        if s.iv[Q_LEN] > 0:
+        if s.iv[Q_LEN] > 0 and not _pass_full(s):
             return DECIDE_PICK
         if not process_events(s):
             return FINISHED if s.iv[N_DONE] == n else STUCK
@@ -160,7 +202,7 @@ def _advance_list(s, n):
             return FINISHED
         phase = s.iv[PHASE]
         if phase == PH_PICK:
-            if s.iv[Q_LEN] > 0 and s.iv[RESERVED] < 0:
+            if s.iv[Q_LEN] > 0 and s.iv[RESERVED] < 0 and not _pass_full(s):
                 return DECIDE_PICK
             s.iv[PHASE] = PH_BACKFILL
         elif phase == PH_BACKFILL:
