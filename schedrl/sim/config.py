@@ -36,7 +36,7 @@ class SimConfig:
     """`first-fit`: the simulator starts backfill candidates in queue order; `policy`: each backfill is a decision point (DRAS level 2)."""
     bf_interval: int = SLURM_DEFAULTS["bf_interval"]
     """`slurm`: seconds between the backfill scheduler's passes (jobs start only at passes). Under any other
-    backfilling this and the next four are ignored and kept at Slurm's defaults, so equal configs mean equal rules."""
+    backfilling this and the next four are ignored (and left out of `to_dict` where at their defaults)."""
     bf_resolution: int = SLURM_DEFAULTS["bf_resolution"]
     """`slurm`: seconds to which a reservation's start and end are rounded down."""
     bf_window: int = SLURM_DEFAULTS["bf_window"]
@@ -66,9 +66,6 @@ class SimConfig:
             for name, allowed in (("event_order", "standard"), ("backfill_choice", "first-fit")):
                 if getattr(self, name) != allowed:
                     raise ValueError(f"SimConfig.backfill slurm needs {name} {allowed}, got {getattr(self, name)!r}")
-        else:
-            for name, value in (*SLURM_DEFAULTS.items(), ("node_procs", 0)):
-                object.__setattr__(self, name, value)
 
     @property
     def backfill_text(self) -> str:
@@ -109,11 +106,13 @@ class SimConfig:
         return cls(**{**PRESETS[name], **overrides})
 
     def to_dict(self) -> dict:
-        """The fields; Slurm's parameters only under `backfill: slurm` (where they mean something)."""
+        """The fields; Slurm's parameters under `backfill: slurm`, or where they were given (records of other
+        backfilling stay as they were before these fields)."""
         data = asdict(self)
         if self.backfill != "slurm":
-            for name in (*SLURM_DEFAULTS, "node_procs"):
-                del data[name]
+            for name, default in (*SLURM_DEFAULTS.items(), ("node_procs", 0)):
+                if data[name] == default:
+                    del data[name]
         return data
 
     @classmethod
