@@ -170,17 +170,46 @@ def _profile_reserve(s, p, j):
 
 
 @njit
+def _plan_split(prof_t, prof_f, p, t):
+    """`_profile_split` on the plan's arrays (make `t` a point; its index and the new length), without row views."""
+    k = 0
+    while k < p and prof_t[k] < t:
+        k += 1
+    if k < p and prof_t[k] == t:
+        return k, p
+    n_r = prof_f.shape[1]
+    for m in range(p, k, -1):
+        prof_t[m] = prof_t[m - 1]
+        for r in range(n_r):
+            prof_f[m, r] = prof_f[m - 1, r]
+    prof_t[k] = t
+    for r in range(n_r):
+        prof_f[k, r] = prof_f[k - 1, r]
+    return k, p + 1
+
+
+@njit
 def _slurm_earliest(s, p, j):
     """Earliest plan point from which `j` fits through its whole estimate, both ends included (Slurm tests a node
     over [start, start + limit]); inf if never (wider than the machine)."""
+    # the arrays bound once: every pass runs this for each job it tests
+    prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    n_r = need.shape[0]
     dur = s.est[j]
     k = 0
     while k < p:
-        t0 = s.prof_t[k]
+        t0 = prof_t[k]
         m = k
-        while m < p and s.prof_t[m] <= t0 + dur and fits_in(s, j, s.prof_f[m]):
+        while m < p and prof_t[m] <= t0 + dur:
+            fits = True
+            for r in range(n_r):
+                if need[r] > prof_f[m, r] + EPS:
+                    fits = False
+                    break
+            if not fits:
+                break
             m += 1
-        if m == p or s.prof_t[m] > t0 + dur:
+        if m == p or prof_t[m] > t0 + dur:
             return t0
         # it does not fit at point m: neither does any start up to m, whose window covers m
         k = m + 1
@@ -190,12 +219,13 @@ def _slurm_earliest(s, p, j):
 @njit
 def _plan_take(s, p, begin, end, j, procs):
     """Take `procs` of resource 0 (and `j`'s request of the others) from the plan over [begin, end)."""
-    k0, p = _profile_split(s, p, begin)
-    k1, p = _profile_split(s, p, end)
+    prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    k0, p = _plan_split(prof_t, prof_f, p, begin)
+    k1, p = _plan_split(prof_t, prof_f, p, end)
     for m in range(k0, k1):
-        s.prof_f[m, 0] -= procs
-        for r in range(1, s.prof_f.shape[1]):
-            s.prof_f[m, r] -= s.req[j, r]
+        prof_f[m, 0] -= procs
+        for r in range(1, need.shape[0]):
+            prof_f[m, r] -= need[r]
     return p
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from schedrl.jit import njit
 
-from schedrl.sim.backfill import begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies
+from schedrl.sim.backfill import EPS, begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
 from schedrl.sim.state import (
     BF_DONE, BF_NONE, BF_SLURM, C_BACKFILL, C_BF_INTERVAL, C_BF_MAX_JOB_TEST, C_BF_POLICY, C_DISCIPLINE,
@@ -147,10 +147,22 @@ def _backfill_pass(s, blocked):
         begin_pass(s, blocked)
     else:
         stop = 0
+    slurm = s.cfg[C_BACKFILL] == BF_SLURM
+    if slurm:
+        # the narrowest job from each position on: once none fits the procs free now, the pass starts nothing more
+        # (each job tested is reserved, at a cost: this stops early what `stop` bounds)
+        low = np.inf
+        for q in range(stop - 1, -1, -1):
+            if s.queue[q] != blocked:
+                low = min(low, s.req[s.queue[q], 0])
+            s.work[q] = low
+    removed = 0
     n_cand = 0
     tested = 0
     k = 0
     while k < stop and tested < budget:
+        if slurm and s.work[k + removed] > s.free[0] + EPS:
+            break
         j = s.queue[k]
         if j != blocked:
             tested += 1
@@ -159,6 +171,7 @@ def _backfill_pass(s, blocked):
                 # starting removes j from the queue: position k now holds the next job
                 start_job(s, j, MODE_BACKFILLED)
                 stop -= 1
+                removed += 1
                 continue
             s.cand[n_cand] = j
             n_cand += 1
