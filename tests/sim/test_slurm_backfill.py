@@ -4,6 +4,8 @@ pass) and, on generated workloads, the same starts as the Slurm layer's pass mod
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -143,3 +145,5 @@ def test_the_simulator_starts_every_job_when_the_pass_model_does(case):
     model = plan(a[:, 0], a[:, 1], a[:, 2].astype(int), a[:, 3], lambda t, pending, start: np.zeros(len(pending)),
                  np.array([0.0]), usable, node_procs or None, params)
     assert starts(rows, usable, config) == model.tolist()
+    # under the list discipline FCFS picks the same jobs in the same order at each pass
+    assert starts(rows, usable, replace(config, discipline="list")) == model.tolist()
