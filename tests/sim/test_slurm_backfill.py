@@ -147,3 +147,23 @@ def test_the_simulator_starts_every_job_when_the_pass_model_does(case):
     assert starts(rows, usable, config) == model.tolist()
     # under the list discipline FCFS picks the same jobs in the same order at each pass
     assert starts(rows, usable, replace(config, discipline="list")) == model.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(slurm_cases(), st.sampled_from(["fcfs", "sjf", "f1", "wfp3", "random"]),
+       st.sampled_from(["pick-and-wait", "list"]), st.booleans(), st.integers(0, 2 ** 16))
+def test_any_policy_under_slurm_starts_jobs_only_at_passes_and_within_the_machine(case, policy, discipline, kill, seed):
+    rows, usable, interval, resolution, node_procs, max_job_test, window = case
+    rng = np.random.default_rng(seed)  # runs past the requested time too, killed at it or not
+    rows = [(t, int(run * rng.choice([1, 1, 2])), c, limit) for t, run, c, limit in rows]
+    config = SimConfig.slurm(bf_interval=interval, bf_resolution=resolution, node_procs=node_procs,
+                             bf_max_job_test=max_job_test, bf_window=window, discipline=discipline,
+                             kill_at_limit=kill, window=3 if discipline == "list" else 0)
+    schedule = Simulator(workload(rows, usable), config).run(get_heuristic(policy, seed=1))
+    submit, run, cpus, limit = (np.array(c, float) for c in zip(*rows))
+    start, end = schedule.start, schedule.end
+    assert np.all(start >= submit) and np.all(start % interval == 0)
+    np.testing.assert_array_equal(end - start, np.minimum(run, limit) if kill else run)
+    # procs in use at every start instant, from the runs [start, end)
+    active = (start[None, :] <= start[:, None]) & (start[:, None] < end[None, :])
+    assert np.all(active.astype(float) @ cpus <= usable)
