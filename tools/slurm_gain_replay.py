@@ -7,9 +7,11 @@ its own order (priority/multifactor with the age weight alone: submit order in 4
 the policy's mean wait against Slurm's own on the same jobs, with a 95% t interval over 10 groups of consecutive
 jobs; the predicted gains are the simulator's, the policy against FCFS on the jobs as Slurm ran them on `other`
 (slurmctld's millisecond submits and run times), under `SimConfig.slurm(bf_interval=1, bf_resolution=60,
-node_procs=256)` and under EASY, on the same groups. Needs what the Slurm tests need (tests/slurm_cluster.py).
+node_procs=256)` with the policy's pick held (the pick-and-wait discipline) and with its top 16 first at each pass
+(`policy_top`, the adapter's interface), and under EASY, on the same groups. Needs what the Slurm tests need
+(tests/slurm_cluster.py). `--analyse` reads a replay's OUT again (its slurmctld.log and submitted.json).
 
-    python tools/slurm_gain_replay.py OUT [--first 37600] [--jobs 500] [--policy sjf]
+    python tools/slurm_gain_replay.py OUT [--first 37600] [--jobs 500] [--policy sjf] [--analyse]
 """
 
 from __future__ import annotations
@@ -42,6 +44,22 @@ def arm(ctld, submitted: dict[int, str], sequence) -> dict[int, tuple[float, flo
         if i in ctld.submit and i in ctld.start and i in ctld.end:
             out[int(job)] = (ctld.submit[i], ctld.start[i], ctld.end[i])
     return out
+
+
+def by_partition(log: Path, sequence) -> list[dict[int, str]]:
+    """Each arm's trace job id -> Slurm id from slurmctld's log alone (a replay from before submitted.json): the
+    partition each job started in, and within a partition, Slurm's ids in submission order (one thread submits an
+    arm's jobs in trace order)."""
+    import re
+
+    found = {"debug": set(), "other": set()}
+    for line in log.read_text(errors="replace").splitlines():
+        m = re.search(r"Started JobId=(\d+) in (\w+)", line) or re.search(r"Allocate JobId=(\d+) NodeList=n(\d)", line)
+        if m:
+            part = m.group(2)
+            found[{"1": "debug", "2": "other"}.get(part, part)].add(int(m.group(1)))
+    ids = [int(j) for j in sequence.job_id]
+    return [dict(zip(ids, (str(i) for i in sorted(found[p])))) for p in ("debug", "other")]
 
 
 def gain(policy_wait: np.ndarray, base_wait: np.ndarray) -> tuple[float, float, float]:
@@ -82,6 +100,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--first", type=int, default=37_600)
     parser.add_argument("--jobs", type=int, default=500)
     parser.add_argument("--policy", default="sjf")
+    parser.add_argument("--analyse", action="store_true", help="analyse OUT's replay again; run nothing")
     args = parser.parse_args(argv)
     import test_slurm_live as live
     from slurm_cluster import private_slurm
@@ -94,18 +113,22 @@ def main(argv: list[str]) -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     sequence = live.read_swf(live.resolve_trace("default"))[args.first:args.first + args.jobs]
-    with private_slurm(cpus=256, nodes=2, accounting=True,
-                       partitions={"debug": "Nodes=n1 MaxTime=INFINITE", "other": "Nodes=n2 MaxTime=INFINITE"},
-                       scheduler_parameters="bf_interval=1,sched_interval=1,bf_resolution=60",
-                       extra_conf=CONF) as cluster:
-        adapter = live.AdapterProcess(cluster, out, "live", "debug", args.policy, "--force")
-        runs = [replay(cluster, sequence, "debug", SCALE), replay(cluster, sequence, "other", SCALE)]
-        for run in runs:
-            run.finished(1800)
-        adapter.stop()
-        shutil.copy(cluster.logs / "slurmctld.log", out / "slurmctld.log")
+    if not args.analyse:
+        with private_slurm(cpus=256, nodes=2, accounting=True,
+                           partitions={"debug": "Nodes=n1 MaxTime=INFINITE", "other": "Nodes=n2 MaxTime=INFINITE"},
+                           scheduler_parameters="bf_interval=1,sched_interval=1,bf_resolution=60",
+                           extra_conf=CONF) as cluster:
+            adapter = live.AdapterProcess(cluster, out, "live", "debug", args.policy, "--force")
+            runs = [replay(cluster, sequence, "debug", SCALE), replay(cluster, sequence, "other", SCALE)]
+            for run in runs:
+                run.finished(1800)
+            adapter.stop()
+            shutil.copy(cluster.logs / "slurmctld.log", out / "slurmctld.log")
+        (out / "submitted.json").write_text(json.dumps([run.submitted for run in runs]))
     ctld = CtldTimes.read(out / "slurmctld.log")
-    policy_arm, own_arm = (arm(ctld, run.submitted, sequence) for run in runs)
+    submitted = [{int(k): v for k, v in m.items()} for m in json.loads((out / "submitted.json").read_text())] \
+        if (out / "submitted.json").exists() else by_partition(out / "slurmctld.log", sequence)
+    policy_arm, own_arm = (arm(ctld, m, sequence) for m in submitted)
     jobs = [int(j) for j in sequence.job_id if int(j) in policy_arm and int(j) in own_arm]
     row = {int(j): k for k, j in enumerate(sequence.job_id)}
     own = np.array([own_arm[j] for j in jobs])
@@ -122,7 +145,8 @@ def main(argv: list[str]) -> int:
     order = np.argsort(submit, kind="stable")  # the simulator takes jobs in submit order
     back = np.empty_like(order)
     back[order] = np.arange(len(order))
-    for label, config in (("slurm", SimConfig.slurm(bf_interval=1, bf_resolution=60, node_procs=256)),
+    slurm = SimConfig.slurm(bf_interval=1, bf_resolution=60, node_procs=256)
+    for label, config in (("slurm", slurm), ("slurm_top16", replace(slurm, policy_top=16)),
                           ("easy", SimConfig(backfill="easy"))):
         waits = {p: simulated_waits(submit[order], run[order], cpus[order], limit[order], p, config)[back]
                  for p in (args.policy, "fcfs")}

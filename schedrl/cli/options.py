@@ -59,6 +59,9 @@ def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False
     slurm.add_argument("--bf-max-job-test", type=int, default=None, metavar="N", help="jobs tested per pass (500)")
     slurm.add_argument("--node-procs", type=int, default=None, metavar="N",
                        help="procs per node: a reservation holds whole nodes (0: only its own procs; the default)")
+    slurm.add_argument("--policy-top", type=int, default=None, metavar="K",
+                       help="pick-and-wait: the policy's top K tested first at every pass, a pick that cannot start "
+                            "reserved, not held (the Slurm adapter's interface; 0, the default: held)")
 
 
 def _items(text: str, what: str, flag: str) -> list[str]:
@@ -105,7 +108,7 @@ def sim_config(args: argparse.Namespace, backfill: str | None = None) -> SimConf
         raise UsageError(str(e)) from None
 
 
-SLURM_OPTIONS = ("bf_interval", "bf_resolution", "bf_window", "bf_max_job_test", "node_procs")
+SLURM_OPTIONS = ("bf_interval", "bf_resolution", "bf_window", "bf_max_job_test", "node_procs", "policy_top")
 """The `--backfill slurm` options (dests): each sets the `SimConfig` field of its name."""
 
 

@@ -38,7 +38,7 @@ from schedrl.jit import njit
 
 from schedrl.sim.state import (
     BF_CONSERVATIVE, BF_EASY, BF_RLSCHEDULER, BF_SLURM, C_BACKFILL, C_BF_RESOLUTION, C_BF_WINDOW, C_NODE_PROCS,
-    HEAP_LEN, NOW, PROF_LEN, SHADOW, SHADOW_JOB,
+    HEAP_LEN, NOW, PLAN_ON, PROF_LEN, SHADOW, SHADOW_JOB,
 )
 
 EPS = 1e-9
@@ -263,8 +263,9 @@ def easy_reservation(s, blocked):
 
 @njit
 def forget_reservation(s):
-    """Time, the running jobs or their estimates changed: EASY's reservation must be recomputed."""
+    """Time, the running jobs or their estimates changed: EASY's reservation and Slurm's plan must be recomputed."""
     s.iv[SHADOW_JOB] = -1
+    s.iv[PLAN_ON] = 0
 
 
 @njit
@@ -277,8 +278,32 @@ def begin_pass(s, blocked):
         p = _profile_build(s)
         _, s.iv[PROF_LEN] = _profile_reserve(s, p, blocked)
     elif mode == BF_SLURM:
+        slurm_plan(s)
+        if blocked >= 0:
+            _slurm_test(s, blocked)
+
+
+@njit
+def slurm_plan(s):
+    """Slurm's plan for this pass, built once: the running jobs' procs until their estimated ends."""
+    if s.iv[PLAN_ON] == 0:
         s.iv[PROF_LEN] = _profile_build(s)
-        _slurm_test(s, blocked)
+        s.iv[PLAN_ON] = 1
+
+
+@njit
+def slurm_pick(s, j):
+    """The policy's pick `j` tested in Slurm's pass (`policy_top`): True if it may start now; else it is reserved."""
+    slurm_plan(s)
+    return _slurm_test(s, j)
+
+
+@njit
+def slurm_started(s, j):
+    """Job `j` started in Slurm's pass: it holds its own procs in the plan until its estimated end."""
+    if s.iv[PLAN_ON] == 1:
+        now = s.fv[NOW]
+        s.iv[PROF_LEN] = _plan_take(s, s.iv[PROF_LEN], now, now + s.est[j], j, s.req[j, 0])
 
 
 @njit
@@ -307,8 +332,7 @@ def on_backfill(s, j):
     if mode == BF_EASY and s.fv[NOW] + s.est[j] > s.fv[SHADOW]:
         s.extra[:] -= s.req[j]
     elif mode == BF_SLURM:
-        now = s.fv[NOW]
-        s.iv[PROF_LEN] = _plan_take(s, s.iv[PROF_LEN], now, now + s.est[j], j, s.req[j, 0])
+        slurm_started(s, j)
 
 
 @njit

@@ -46,6 +46,10 @@ class SimConfig:
     node_procs: int = 0
     """`slurm`: procs per node of the node plan: a reservation holds its procs rounded up to whole nodes (0: only
     its own procs)."""
+    policy_top: int = 0
+    """`slurm`, `pick-and-wait`: 0, a pick that cannot start is held until it starts (the discipline's rule); K > 0,
+    at each pass the policy picks up to K jobs, each started or reserved in turn and left waiting, before the queue
+    in submit order (the Slurm adapter's top K, put first by its bonuses)."""
 
     def __post_init__(self) -> None:
         for name, allowed in (("discipline", DISCIPLINES), ("backfill", BACKFILLS),
@@ -60,8 +64,12 @@ class SimConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"SimConfig.{name} must be a whole number >= 1, got {value!r}")
-        if isinstance(self.node_procs, bool) or not isinstance(self.node_procs, int) or self.node_procs < 0:
-            raise ValueError(f"SimConfig.node_procs must be a whole number >= 0, got {self.node_procs!r}")
+        for name in ("node_procs", "policy_top"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"SimConfig.{name} must be a whole number >= 0, got {value!r}")
+        if self.policy_top and (self.backfill != "slurm" or self.discipline != "pick-and-wait"):
+            raise ValueError("SimConfig.policy_top applies to backfill slurm under the pick-and-wait discipline")
         if self.backfill == "slurm":
             for name, allowed in (("event_order", "standard"), ("backfill_choice", "first-fit")):
                 if getattr(self, name) != allowed:
@@ -73,8 +81,9 @@ class SimConfig:
         if self.backfill != "slurm":
             return self.backfill
         nodes = f", nodes of {self.node_procs} procs" if self.node_procs else ""
+        top = f", the policy's top {self.policy_top} first" if self.policy_top else ""
         return (f"slurm (bf_interval {self.bf_interval} s, bf_resolution {self.bf_resolution} s, bf_window "
-                f"{self.bf_window} min, bf_max_job_test {self.bf_max_job_test}{nodes})")
+                f"{self.bf_window} min, bf_max_job_test {self.bf_max_job_test}{nodes}{top})")
 
     @classmethod
     def slurm(cls, params=None, node_procs: int = 0, **overrides) -> "SimConfig":
@@ -110,7 +119,7 @@ class SimConfig:
         backfilling stay as they were before these fields)."""
         data = asdict(self)
         if self.backfill != "slurm":
-            for name, default in (*SLURM_DEFAULTS.items(), ("node_procs", 0)):
+            for name, default in (*SLURM_DEFAULTS.items(), ("node_procs", 0), ("policy_top", 0)):
                 if data[name] == default:
                     del data[name]
         return data

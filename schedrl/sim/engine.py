@@ -10,10 +10,13 @@ from __future__ import annotations
 import numpy as np
 from schedrl.jit import njit
 
-from schedrl.sim.backfill import EPS, begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies
+from schedrl.sim.backfill import (
+    EPS, begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies, slurm_pick, slurm_started,
+)
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
 from schedrl.sim.state import (
-    BF_DONE, BF_NONE, BF_SLURM, C_BACKFILL, C_BF_INTERVAL, C_BF_MAX_JOB_TEST, C_BF_POLICY, C_DISCIPLINE,
+    BF_DONE, BF_NONE, BF_SLURM, C_BACKFILL, C_BF_INTERVAL, C_BF_MAX_JOB_TEST, C_BF_POLICY, C_DISCIPLINE, C_POLICY_TOP,
+    N_SIDE, PASS_PICKS,
     C_EVENT_ORDER, C_KILL, C_WINDOW, DECIDE_BACKFILL, DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD, LAST_RESERVED,
     LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED, N_CAND, N_DONE, N_STARTS, NEXT_ARRIVAL, NOW, ORDER_RLSCHEDULER,
     PASS_EDGE, PASS_STARTS, PASS_T, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN, QUEUED, RESERVED, RUNNING,
@@ -113,6 +116,7 @@ def process_events(s):
         if slurm:
             s.fv[PASS_T] = t
             s.iv[PASS_STARTS] = s.iv[N_STARTS]
+            s.iv[PASS_PICKS] = 0
     s.iv[BF_DONE] = 0
     forget_reservation(s)
     return True
@@ -142,7 +146,10 @@ def _backfill_pass(s, blocked):
     # Slurm tests at most bf_max_job_test jobs a pass: those started in it, the blocked one, then the queue's
     budget = s.iv[Q_LEN]
     if s.cfg[C_BACKFILL] == BF_SLURM:
-        budget = s.cfg[C_BF_MAX_JOB_TEST] - (s.iv[N_STARTS] - s.iv[PASS_STARTS]) - 1
+        if s.cfg[C_POLICY_TOP] > 0:  # the policy's picks were this pass's first tests
+            budget = s.cfg[C_BF_MAX_JOB_TEST] - s.iv[PASS_PICKS]
+        else:
+            budget = s.cfg[C_BF_MAX_JOB_TEST] - (s.iv[N_STARTS] - s.iv[PASS_STARTS]) - 1
     if stop > 0 and budget > 0:
         begin_pass(s, blocked)
     else:
@@ -188,6 +195,8 @@ def advance(s):
     n = s.submit.shape[0]
     if s.cfg[C_DISCIPLINE] == LIST:
         return _advance_list(s, n)
+    if s.cfg[C_POLICY_TOP] > 0:
+        return _advance_top(s, n)
     while True:
         if s.iv[N_DONE] == n:
             return FINISHED
@@ -204,6 +213,30 @@ def advance(s):
             continue
         if s.iv[Q_LEN] > 0 and not _pass_full(s):
             return DECIDE_PICK
+        if not process_events(s):
+            return FINISHED if s.iv[N_DONE] == n else STUCK
+
+
+@njit
+def _restore_side(s):
+    """The end of a pass under `policy_top`: the policy's reserved picks wait in the queue again."""
+    for k in range(s.iv[N_SIDE]):
+        queue_insert(s, s.cand[k])
+    s.iv[N_SIDE] = 0
+
+
+@njit
+def _advance_top(s, n):
+    # Slurm with the policy's top K: at each pass up to K picks (`apply_pick` tests each), then the queue in submit
+    # order (`_backfill_pass` with no blocked job), then the next pass
+    while True:
+        if s.iv[N_DONE] == n:
+            _restore_side(s)
+            return FINISHED
+        if s.iv[Q_LEN] > 0 and s.iv[PASS_PICKS] < min(s.cfg[C_POLICY_TOP], s.cfg[C_BF_MAX_JOB_TEST]):
+            return DECIDE_PICK
+        _backfill_pass(s, -1)
+        _restore_side(s)
         if not process_events(s):
             return FINISHED if s.iv[N_DONE] == n else STUCK
 
@@ -250,6 +283,18 @@ def apply_pick(s, j):
             s.iv[BF_DONE] = 0
             on_block(s, j)
         return OK
+    if s.cfg[C_POLICY_TOP] > 0:
+        if s.iv[PASS_PICKS] >= min(s.cfg[C_POLICY_TOP], s.cfg[C_BF_MAX_JOB_TEST]):
+            return WRONG_PHASE
+        s.iv[PASS_PICKS] += 1
+        if slurm_pick(s, j):
+            start_job(s, j, MODE_READY)
+            slurm_started(s, j)
+        else:  # reserved in this pass; the rest of the pass is tested without it, and it waits for the next
+            queue_remove(s, j)
+            s.cand[s.iv[N_SIDE]] = j
+            s.iv[N_SIDE] += 1
+        return OK
     if s.iv[HELD] >= 0:
         return WRONG_PHASE
     if fits_now(s, j):
@@ -279,6 +324,7 @@ def apply_defer(s):
         return WRONG_PHASE
     if s.iv[Q_LEN] == 0:
         return WRONG_PHASE
+    _restore_side(s)
     if not process_events(s):
         return NO_EVENT
     if s.cfg[C_DISCIPLINE] == LIST:

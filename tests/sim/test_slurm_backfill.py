@@ -167,3 +167,41 @@ def test_any_policy_under_slurm_starts_jobs_only_at_passes_and_within_the_machin
     # procs in use at every start instant, from the runs [start, end)
     active = (start[None, :] <= start[:, None]) & (start[:, None] < end[None, :])
     assert np.all(active.astype(float) @ cpus <= usable)
+
+
+def top_k_sjf(limit: np.ndarray, submit: np.ndarray, k: int):
+    """The pass model's order with a policy's top K first: the K shortest requests pending at the pass (ties: submit,
+    then index), then Slurm's own (submit order), as the adapter's bonuses order a live queue."""
+    def key(t, pending, start):
+        ranked = pending[np.lexsort((pending, submit[pending], limit[pending]))][:k]
+        values = np.zeros(len(pending))
+        position = {int(j): i for i, j in enumerate(pending)}
+        for rank, j in enumerate(ranked):
+            values[position[int(j)]] = 2.0 * len(pending) - rank
+        return values
+    return key
+
+
+@settings(max_examples=150, deadline=None)
+@given(slurm_cases(), st.sampled_from([1, 2, 4, 16]))
+def test_the_policys_top_k_tested_first_at_each_pass_is_the_pass_models_order(case, k):
+    rows, usable, interval, resolution, node_procs, max_job_test, window = case
+    config = SimConfig.slurm(bf_interval=interval, bf_resolution=resolution, node_procs=node_procs,
+                             bf_max_job_test=max_job_test, bf_window=window, policy_top=k)
+    a = np.array(rows, float)
+    params = BackfillParams(interval_s=interval, resolution_s=resolution, window_s=60.0 * window,
+                            max_job_test=max_job_test)
+    model = plan(a[:, 0], a[:, 1], a[:, 2].astype(int), a[:, 3], top_k_sjf(a[:, 3], a[:, 0], k), np.array([0.0]),
+                 usable, node_procs or None, params)
+    assert starts(rows, usable, config, "sjf") == model.tolist()
+
+
+def test_under_the_policys_top_k_a_pick_that_cannot_start_is_reserved_not_held():
+    # 8 procs: A (8 procs, 100 s) runs; C (8 procs, 50 s) arrives at 1, D (8 procs, 10 s) at 2. SJF held: C, picked
+    # at 1, is held and starts at A's end, D after it. SJF's top 1 re-picked at every pass: D, the shortest from 2 on,
+    # goes first at each pass and starts at 100, C after it.
+    rows = [(0, 100, 8, 100), (1, 50, 8, 50), (2, 10, 8, 10)]
+    assert starts(rows, 8, SimConfig.slurm(bf_interval=1), "sjf") == [0, 100, 150]
+    assert starts(rows, 8, SimConfig.slurm(bf_interval=1, policy_top=1), "sjf") == [0, 110, 100]
+    with pytest.raises(ValueError, match="policy_top applies to backfill slurm under the pick-and-wait discipline"):
+        SimConfig.slurm(policy_top=2, discipline="list")
