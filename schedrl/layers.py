@@ -74,7 +74,7 @@ LAYERS: tuple[Layer, ...] = (
           "sweep files and SweepSpec, the one Tune driver, callbacks (validation, progress, restarts), reports"),
     Layer("slurm", ("slurm",), ("base", "workload", "sim", "metrics", "agents", "eval"),
           "the Slurm adapter: queue snapshots, a policy's order as bonuses, guard, lock, lease, audit log, shadow "
-          "report, go-live gate, replay"),
+          "report, go-live gate, live watchdog, replay"),
     Layer("cli", ("cli",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "predict",
                             "envs", "zoo", "agents", "registration", "eval", "training", "slurm"),
           "thin: parse, call, print (one module per subcommand)"),

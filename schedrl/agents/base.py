@@ -287,6 +287,23 @@ class Exportable(Protocol):
         architecture it copies (not its weights), or the `architecture` dict such a network carries."""
 
 
+@runtime_checkable
+class Distillable(Protocol):
+    """An agent whose trained policy can be turned into a model an admin can read (`schedrl distill`: the inspector's
+    accept/reject as a decision tree)."""
+
+    def distill(self, policy, *, depth: int, rounds: int, windows: int, jobs: int | None, seed: int,
+                log: Callable[[str], None]) -> Any:
+        """The readable model of `policy`'s decisions, fitted on its training zone (`.text()` prints it, `.depth`);
+        ValueError (one line) for a policy of this agent it cannot distil."""
+
+    def export_distilled(self, distilled, policy, out_dir, name: str, command: list[str], source: str) -> Any:
+        """Write it as an exported policy of this agent (`schedrl.zoo.store.Exported`), runnable as `zoo:NAME`."""
+
+    def distilled_text(self, exported) -> str | None:
+        """What `schedrl zoo show` prints of an exported distilled policy; None for a trained network."""
+
+
 def capable(agent: Agent, capability: type, message: str):
     """`agent` when it declares `capability` (implements its method), else ValueError(message): one line for the user."""
     if not isinstance(agent, capability):

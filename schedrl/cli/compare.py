@@ -39,6 +39,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from schedrl.cli.main import UsageError
     from schedrl.eval.compare import choose_starts, compare
     from schedrl.metrics import UTIL_PREFIX, check_metric
@@ -68,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         warn_walltime_kills([sequence(workload, s, args.jobs) for s in sorted(set(starts))], config)
         result = compare(workload, policies, backfills, starts, args.jobs, args.metric, config,
                          seed=args.seed, progress=False if args.no_progress else None)
+        for line in result.notes:
+            print(f"schedrl compare: {line}", file=sys.stderr)
         from schedrl.scenarios.scoring import independent_starts
 
         # a checkpoint's interval counts the disjoint windows that fit where the starts came from
@@ -110,13 +114,37 @@ def run_scenario(args: argparse.Namespace) -> int:
         else:
             policies = (parse_list(args.policies, what="policy", option="--policies") if given(args, "policies")
                         else list(dict.fromkeys(b.policy for b in scenario.baselines)))
-            result = compare(workload, policies, backfills or [scenario.sim.backfill], seqs.ids, seqs.length,
+            # the positions index the evaluation's own trace where it has one (lublin1's `lublin-heldout`)
+            data = seqs.data if seqs.data is not None else workload
+            if seqs.source:  # a rule fitted on this scenario is judged on its evaluation's trace, as the board does
+                policies = [fitted_here(p, scenario) for p in policies]
+            result = compare(data, policies, backfills or [scenario.sim.backfill], seqs.ids, seqs.length,
                              scenario.metric, scenario.sim, seed=0, progress=False if args.no_progress else None)
+            if seqs.source:
+                result.trace = seqs.source
+            for line in result.notes:
+                print(f"schedrl compare: {line}", file=sys.stderr)
 
         result = result.counting(seqs.independent)  # a checkpoint's interval: the disjoint windows only
     except ValueError as e:
         raise UsageError(str(e)) from None
     return show(result, args)
+
+
+def fitted_here(spec: str, scenario):
+    """`spec` as `compare` takes it: a tuned rule (`tuned:FILE`, a zoo rule) that was fitted on `scenario` loaded and
+    allowed onto the scenario's evaluation trace (its fit's feature scales are the scenario's training trace's: the
+    protocol `tuned fit --scenario` follows); any other spec unchanged."""
+    from schedrl.eval.policies import TUNED_PREFIX, resolve_policy
+    from schedrl.zoo.manifest import rule_file
+
+    if not (spec.startswith(TUNED_PREFIX) or spec.startswith("zoo:") and rule_file(spec[len("zoo:"):]) is not None):
+        return spec
+    rule = resolve_policy(spec)
+    if (rule.record.get("scenario") or {}).get("name") == scenario.name:
+        rule.strict = False
+        rule.name = spec
+    return rule
 
 
 def show(result, args: argparse.Namespace) -> int:

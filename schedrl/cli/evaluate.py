@@ -19,7 +19,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                         "cluster (RLSchert, DeepRM) one column each on the same sequences")
     add_scenario_option(p, "the checkpoint's run record, then the defaults. The checkpoint and the scenario's "
                            "baselines on its fixed evaluation sequences (--sequences, --jobs, --seed redraw them in "
-                           "its evaluation zone), paired with the best baseline")
+                           "its evaluation zone), paired with the scenario's reference heuristic")
     add_trace_options(p, default_from="the checkpoint's training run")
     add_sim_options(p, backfill_many=True, backfill_default=None)
     p.add_argument("--policies", default=None, help="heuristics to compare against (default: the agent's baselines)")

@@ -270,6 +270,12 @@ def scenario_with_options(args: argparse.Namespace, sequences: dict[str, str] | 
     scenario = get_scenario(args)
     if scenario is None:
         return None
+    preset = getattr(args, "preset", None)
+    if given(args, "preset") and scenario.workload is not None and preset != scenario.workload.preset:
+        # a preset is a set of defaults under the scenario's own: it would change nothing, silently
+        raise UsageError(f"--preset {preset} does not apply with --scenario {scenario.name}, whose semantics are its "
+                         f"own ({scenario.sim.describe()}): give --no-kill, --allocation, --event-order, --backfill, "
+                         "--discipline or --window to change them")
     try:
         return scenario.overridden(**scenario_overrides(args, sequences))
     except ValueError as e:

@@ -3,9 +3,9 @@ the way back to Slurm's own order (`reset`). The adapter is `schedrl.slurm`; doc
 
 from __future__ import annotations
 
-import sys
-
 import argparse
+import math
+import sys
 from pathlib import Path
 
 from schedrl.duration import parse_duration
@@ -14,14 +14,59 @@ from schedrl.duration import parse_duration
 def _duration(text: str) -> float:
     """`90s`, `20m`, `1.5h`, `2d` (`schedrl.duration.parse_duration`)."""
     try:
-        return parse_duration(text, "duration")
+        value = parse_duration(text, "duration")
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+    if not value <= MAX_DURATION_S:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_DURATION_S / 86400:g}d; got {text}")
+    return value
+
+
+MAX_DURATION_S = 3650 * 86400.0
+"""The longest duration any `schedrl slurm` option takes: ten years (past it a number is a typo, or infinity)."""
+
+
+COUNT_LIMIT = 2 ** 31
+"""Every integer option of `schedrl slurm` is below this (what Slurm's own counters hold)."""
+
+
+def _count(low: int):
+    """An integer option of at least `low` (and below `COUNT_LIMIT`), refused at parse time otherwise."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {low}; got {text!r}") from None
+        if not low <= value < COUNT_LIMIT:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {low} (and below {COUNT_LIMIT:,}); got {text}")
+        return value
+    parse.__name__ = "count"
+    return parse
+
+
+def _number(low: float | None = None, *, above: bool = False):
+    """A finite number (at least `low`, or above it with `above`): `nan`, `inf` and out-of-range values are refused at
+    parse time, identically wherever the option appears."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number; got {text}")
+        if low is not None and (value <= low if above else value < low):
+            raise argparse.ArgumentTypeError(f"must be {'>' if above else '>='} {low:g}; got {text}")
+        return value
+    parse.__name__ = "number"
+    return parse
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     from schedrl.slurm.adapter import AdapterOptions
     from schedrl.slurm.guard import DEFAULT_LIMIT_S
+    from schedrl.slurm.watch import METRICS as WATCH_METRICS, MIN_JOBS as WATCH_MIN_JOBS
+
+    WATCH_MARGIN_PCT, WATCH_JOBS = 5.0, 1000
 
     defaults = AdapterOptions(partition="-")
     p = subparsers.add_parser(name, help=help_text, description=help_text)
@@ -33,35 +78,51 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                                        "starts them in that order.")
     r.add_argument("--policy", required=True, help="sjf, f1, ..., tuned:FILE, checkpoint:PATH or zoo:NAME")
     r.add_argument("--partition", required=True, help="the partition to order (jobs of others are left alone)")
-    r.add_argument("--top", type=int, default=defaults.top, help=f"K: jobs ranked per cycle (default {defaults.top})")
+    r.add_argument("--top", type=_count(1), default=defaults.top, help=f"K: jobs ranked per cycle (default {defaults.top})")
     r.add_argument("--interval", type=_duration, default=defaults.interval_s,
                    help=f"time between cycles (default {defaults.interval_s:g}s)")
     mode = r.add_mutually_exclusive_group()
     mode.add_argument("--shadow", action="store_true", help="change nothing; log snapshots, orders and starts (--log)")
     mode.add_argument("--dry-run", action="store_true", help="change nothing; print the changes a live cycle would make")
-    r.add_argument("--log", type=Path, help="cycle log (JSON lines; .gz compressed) for `schedrl slurm report`")
-    r.add_argument("--cycles", type=int, help="stop after this many cycles (default: run until stopped)")
+    r.add_argument("--log", type=Path, help="cycle log (JSON lines; .gz compressed) for `schedrl slurm report` and, "
+                                             "live, the watchdog (needed there unless --no-watch)")
+    r.add_argument("--cycles", type=_count(1), help="stop after this many cycles (default: run until stopped)")
     r.add_argument("--state-dir", type=Path, default=defaults.state_dir,
                    help="lock, lease and audit log (default ~/.local/state/schedrl/slurm)")
     r.add_argument("--starvation-limit", type=_duration, default=DEFAULT_LIMIT_S,
                    help="a job waiting longer goes first whatever the policy says (default 2d)")
     r.add_argument("--policy-timeout", type=_duration, default=defaults.policy_timeout_s,
                    help=f"the policy's budget per cycle; over it the order stays (default {defaults.policy_timeout_s:g}s)")
-    r.add_argument("--max-changes-per-minute", type=int, default=defaults.max_changes_per_minute,
+    r.add_argument("--max-changes-per-minute", type=_count(1), default=defaults.max_changes_per_minute,
                    help=f"nice changes per minute at most (default {defaults.max_changes_per_minute})")
     r.add_argument("--lease", type=_duration, default=defaults.lease_s,
                    help=f"how long an order outlives the last cycle (default {defaults.lease_s:g}s)")
-    r.add_argument("--size-tolerance", type=float, default=defaults.size_tolerance,
-                   help="refuse a policy trained for a machine this many times smaller or larger (default 2)")
-    r.add_argument("--trained-cpus", type=int, help="the policy's training machine, where its trace is not here")
+    r.add_argument("--size-tolerance", type=_number(1.0), default=defaults.size_tolerance,
+                   help="refuse a policy trained for a machine this many times smaller or larger (>= 1; default 2)")
+    r.add_argument("--trained-cpus", type=_count(1), help="the policy's training machine, where its trace is not here")
     r.add_argument("--handle", choices=("site-factor", "nice"), default=defaults.handle,
                    help="the job field the bonuses go to: SiteFactor (default; users' nice values are never touched) "
                         "or Nice (a fallback where SiteFactor cannot be set; docs/slurm.md)")
-    r.add_argument("--bonus-scale", type=float, default=defaults.bonus_scale,
-                   help="how far the policy may outweigh Slurm's other factors: bonuses ceil(scale x (sum of the "
-                        "PriorityWeight* + 2)) apart per rank; 1 (default) or more: the top K in the policy's order "
-                        "whatever fair share, age or QOS say; below 1 they may overturn ranks")
-    r.add_argument("--band-step", type=int, help="bonuses this far apart (overrides --bonus-scale)")
+    r.add_argument("--bonus-scale", type=_number(0.0, above=True), default=defaults.bonus_scale,
+                   help="bonuses ceil(scale x (sum of the PriorityWeight* + 2)) apart per rank (default 1: ranked "
+                        "jobs in the policy's order whatever their age or size), within --max-bonus, which shrinks "
+                        "the step where it leaves less room; never across a QOS tier (docs/slurm.md)")
+    r.add_argument("--band-step", type=_count(1), help="bonuses this far apart (overrides --bonus-scale)")
+    r.add_argument("--max-bonus", type=_count(1),
+                   help="the largest bonus, in priority units (default: the sum of PriorityWeightAge, JobSize, "
+                        "Partition and TRES); a job passes another only where their priorities differ by less, and "
+                        "never one of a higher QOS or a fair-share factor this much higher (docs/slurm.md)")
+    r.add_argument("--watch-margin", type=_number(0.0), default=WATCH_MARGIN_PCT,
+                   help="live: return to shadow on its own once the policy is worse than the model of Slurm's own "
+                        f"order by more than this %% with 95%% confidence (default +{WATCH_MARGIN_PCT:g})")
+    r.add_argument("--watch-jobs", type=_count(WATCH_MIN_JOBS), default=WATCH_JOBS,
+                   help=f"the watchdog judges the last this many jobs (default {WATCH_JOBS:,}; at least "
+                        f"{WATCH_MIN_JOBS})")
+    r.add_argument("--watch-metric", default="bsld", choices=WATCH_METRICS,
+                   help="the site's metric the watchdog judges on (default bsld)")
+    r.add_argument("--no-watch", action="store_true", help="live without the watchdog (no --log needed)")
+    r.add_argument("--slurmctld-log", type=Path,
+                   help="slurmctld's log (SlurmctldDebug=info): the watchdog replays on its times")
     r.add_argument("--cluster", help="name for the lock and state files (default: slurm.conf's ClusterName)")
     r.add_argument("--force", action="store_true",
                    help="go live without a shadow report that passes the gate (docs/slurm.md, the go-live gate)")
@@ -77,7 +138,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     rep.add_argument("--policy", help="the policy to replay (default: the log's)")
     rep.add_argument("--metric", default="bsld", choices=("bsld", "wait", "slowdown", "turnaround"),
                      help="the site's metric (default bsld)")
-    rep.add_argument("--windows", type=int, default=10, help="windows of jobs the interval is over (default 10)")
+    rep.add_argument("--windows", type=_count(2), default=10, help="windows of jobs the interval is over (default 10)")
     rep.add_argument("--slurmctld-log", type=Path,
                      help="slurmctld's log (SlurmctldDebug=info; DebugFlags=Backfill adds the passes): count "
                           "main-scheduler and backfilled starts apart, and replay on its millisecond times")
@@ -95,11 +156,11 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                                         "until they have ended and says what became of them. For a test cluster: "
                                         "rehearse the adapter on it before shadowing production.")
     rp.add_argument("trace", help="an SWF file or a catalog name (`schedrl traces list`)")
-    rp.add_argument("--scale", type=float, required=True,
+    rp.add_argument("--scale", type=_number(0.0, above=True), required=True,
                     help="replay seconds per trace second (4e-4: a trace day in 35 s)")
     rp.add_argument("--partition", required=True, help="the partition the jobs go to")
-    rp.add_argument("--first", type=int, default=0, help="the index of the first job of the window (default 0)")
-    rp.add_argument("--jobs", type=int, default=100, help="how many jobs (default 100)")
+    rp.add_argument("--first", type=_count(0), default=0, help="the index of the first job of the window (default 0)")
+    rp.add_argument("--jobs", type=_count(1), default=100, help="how many jobs (default 100)")
     rp.add_argument("--sbatch-option", action="append", default=[], metavar="OPTION",
                     help="one more sbatch option for every job (repeatable: --sbatch-option=--account=test)")
     rp.add_argument("--timeout", type=_duration, default=3600.0,
@@ -124,9 +185,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 def _gate_options(p: argparse.ArgumentParser) -> None:
     from schedrl.slurm.gate import MARGIN_PCT, MIN_JOBS
 
-    p.add_argument("--gate-jobs", type=int, default=MIN_JOBS,
+    p.add_argument("--gate-jobs", type=_count(1), default=MIN_JOBS,
                    help=f"jobs a shadow report must cover to let live mode start (default {MIN_JOBS:,})")
-    p.add_argument("--gate-margin", type=float, default=MARGIN_PCT,
+    p.add_argument("--gate-margin", type=_number(), default=MARGIN_PCT,
                    help=f"the largest upper end of the report's 95%% interval, in %% worse than Slurm's own order "
                         f"(default +{MARGIN_PCT:g}): non-inferiority")
 
@@ -149,28 +210,75 @@ def run_adapter(args) -> int:
     from schedrl.eval.policies import resolve_policy
     from schedrl.slurm.adapter import Adapter, AdapterError, AdapterOptions, serve
     from schedrl.slurm.gate import GateError, go_live
+    from schedrl.slurm.watch import EXIT_ROLLED_BACK
 
     mode = "shadow" if args.shadow else "dry-run" if args.dry_run else "live"
+    watch = mode == "live" and not args.no_watch
+    _refuse_unused(args, mode, watch)
     try:
         options = AdapterOptions(partition=args.partition, top=args.top, interval_s=args.interval, mode=mode,
                                  starvation_limit_s=args.starvation_limit, policy_timeout_s=args.policy_timeout,
                                  max_changes_per_minute=args.max_changes_per_minute, lease_s=args.lease,
                                  size_tolerance=args.size_tolerance, trained_cpus=args.trained_cpus,
                                  band_step=args.band_step, state_dir=args.state_dir, log=args.log,
-                                 cluster=args.cluster, handle=args.handle, bonus_scale=args.bonus_scale)
+                                 cluster=args.cluster, handle=args.handle, bonus_scale=args.bonus_scale,
+                                 max_bonus=args.max_bonus, watch_margin_pct=args.watch_margin if watch else None,
+                                 watch_jobs=args.watch_jobs, watch_metric=args.watch_metric,
+                                 slurmctld_log=args.slurmctld_log)
         policy = resolve_policy(args.policy)
     except ValueError as e:
         raise UsageError(str(e)) from None
     _claim_outputs(args, "slurm run")
     say = _printer()
+    adapter = Adapter(policy, options, say=say, policy_name=args.policy)
     try:
         if mode == "live":  # the go-live gate: a shadow report of this policy that passes, unless --force
-            say(go_live(args.state_dir, args.cluster, args.partition, args.policy, args.gate_jobs, args.gate_margin,
-                        args.force))
-        serve(Adapter(policy, options, say=say, policy_name=args.policy), args.cycles)
+            # said once the adapter has started: a refusal after the gate is the only line
+            adapter.gate_line = go_live(args.state_dir, args.cluster, args.partition, args.policy, args.gate_jobs,
+                                        args.gate_margin, args.force)
+        rolled_back = serve(adapter, args.cycles)
     except (GateError, AdapterError) as e:
+        adapter.worker.close()
         raise UsageError(str(e)) from None
+    if rolled_back:
+        print(f"schedrl slurm: the watchdog rolled {args.policy} back to shadow: {rolled_back} (exit status "
+              f"{EXIT_ROLLED_BACK})", file=sys.stderr)
+        return EXIT_ROLLED_BACK
     return 0
+
+
+WATCH_OPTIONS = {"watch_margin": "--watch-margin", "watch_jobs": "--watch-jobs", "watch_metric": "--watch-metric",
+                 "slurmctld_log": "--slurmctld-log"}
+BAND_OPTIONS = {"max_bonus": "--max-bonus", "band_step": "--band-step", "bonus_scale": "--bonus-scale",
+                "handle": "--handle", "max_changes_per_minute": "--max-changes-per-minute"}
+
+
+def _refuse_unused(args, mode: str, watch: bool) -> None:
+    """An option the mode would ignore is an error, not dropped: the watchdog's outside live mode (or with
+    --no-watch), the bonuses' in shadow; and a --slurmctld-log that is not a readable regular file."""
+    from schedrl.cli.main import UsageError
+    from schedrl.slurm.cyclelog import CycleLogError, MAX_LOG_BYTES, regular_file
+
+    given = getattr(args, "explicit", frozenset())
+    if not watch:
+        unused = [flag for dest, flag in WATCH_OPTIONS.items() if dest in given]
+        if unused:
+            why = "--no-watch" if mode == "live" else f"--{mode}"
+            raise UsageError(f"{', '.join(unused)} {'is an option' if len(unused) == 1 else 'are options'} of the "
+                             f"live watchdog, which {why} leaves out: drop {'it' if len(unused) == 1 else 'them'}")
+    if mode == "shadow":
+        unused = [flag for dest, flag in BAND_OPTIONS.items() if dest in given]
+        if unused:
+            raise UsageError(f"{', '.join(unused)} {'shapes' if len(unused) == 1 else 'shape'} the bonuses, which "
+                             f"--shadow never sets: drop {'it' if len(unused) == 1 else 'them'}, or use --dry-run to "
+                             "see the changes")
+    if "no_watch" in given and mode != "live":
+        raise UsageError(f"--no-watch is for live mode; --{mode} has no watchdog to turn off")
+    if args.slurmctld_log is not None:
+        try:
+            regular_file(args.slurmctld_log, "slurmctld log", MAX_LOG_BYTES)
+        except CycleLogError as e:
+            raise UsageError(str(e)) from None
 
 
 def _slow_progress(after_s: float = 5.0):
@@ -191,8 +299,6 @@ def run_report(args) -> int:
     from schedrl.slurm.gate import gated_report
     from schedrl.slurm.report import ReportError, report
 
-    if args.windows < 2:
-        raise UsageError(f"--windows must be >= 2 (an interval needs two windows); got {args.windows}")
     _claim_outputs(args, "slurm report")
     try:
         result = report(args.log, policy=args.policy, metric=args.metric, windows=args.windows,
@@ -200,7 +306,7 @@ def run_report(args) -> int:
     except ReportError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
-        raise UsageError(f"cannot read {e.filename}: {e.strerror}") from None
+        raise UsageError(f"cannot read {e.filename or args.log}: {e.strerror or e}") from None
     print(gated_report(result, args.gate_jobs, args.gate_margin, args.state_dir, args.json))
     return 0
 

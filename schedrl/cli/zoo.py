@@ -145,10 +145,27 @@ def run_show(args: argparse.Namespace) -> int:
         print(json.dumps({k: v for k, v in exported.data.items() if k != "record"}, indent=2))
     else:
         print(markdown(exported))
+        _print_distilled(exported)
         fields = next(e.fields for e in manifest.entries() if e.name == args.name)
         if fields.get("seeds"):
             print("\n".join(["## Seeds", ""] + manifest.seed_rows(fields)))
     return 0
+
+
+def _print_distilled(exported) -> None:
+    """A distilled policy's readable model (`schedrl distill`), where its agent makes one (`Distillable`)."""
+    from schedrl.agents import get_agent
+    from schedrl.agents.base import Distillable
+    from schedrl.cli.main import UsageError
+
+    agent = get_agent(exported.record["agent"])
+    if isinstance(agent, Distillable):
+        try:
+            text = agent.distilled_text(exported)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        if text:
+            print(text)
 
 
 def _show_rule(args: argparse.Namespace, path) -> int:

@@ -33,10 +33,19 @@ class Comparison:
     values: dict = field(default_factory=dict)  # (backfill, policy) -> list of per-sequence values
     labels: dict = field(default_factory=dict)  # policy name -> table column label where not `policy_label(name)`
     trained: list = field(default_factory=list)
-    """Names of the trained policies (`checkpoint:` specs): each is paired with the best other policy per backfill."""
+    """Names of the trained policies (`checkpoint:` specs): each is paired with the `reference` or, without one, the
+    best other policy per backfill."""
+    reference: str | None = None
+    """The heuristic every trained policy is paired with (a scenario's, chosen on its validation sequences); None:
+    the best of the others on these sequences, and the comparison's line says so."""
     independent: int | None = None
     """How many of the sequences the paired intervals count (overlapping trace windows: the disjoint ones that fit,
     `schedrl.scenarios.scoring.independent_windows`); None: all of them."""
+    semantics: dict = field(default_factory=dict)
+    """(backfill, policy) -> the `SimConfig` the cell ran under (one per comparison and backfilling, but for a
+    baseline's declared backfilling: `schedrl.scenarios.semantics.check_rows`)."""
+    notes: list = field(default_factory=list)
+    """Lines to say before the table: a policy trained under other semantics, and which it ran under."""
 
     def counting(self, independent: int | None) -> "Comparison":
         """This table with its paired intervals counting `independent` of its sequences (None or all: unchanged)."""
@@ -50,10 +59,13 @@ class Comparison:
         s = scores.scenario
         backfill = s.sim.backfill
         values = scores.values()
-        out = cls(s.workload.trace if s.workload.trace != "default" else "default", s.metric, list(scores.sequences.ids),
-                  scores.sequences.length, list(values), [backfill], s.sim, labels={k: k for k in values},
-                  trained=list(trained))
+        data = scores.sequences.data  # the trace the starts index: the scenario's, or its evaluation's own
+        trace = scores.sequences.source or getattr(data, "name", None) or s.workload.trace
+        config = next((c for k, c in scores.semantics.items() if k in trained), s.sim) if scores.semantics else s.sim
+        out = cls(trace, s.metric, list(scores.sequences.ids), scores.sequences.length, list(values), [backfill],
+                  config, labels={k: k for k in values}, trained=list(trained))
         out.values = {(backfill, k): v for k, v in values.items()}
+        out.semantics = {(backfill, k): c for k, c in scores.semantics.items()}
         return out
 
     def mean(self, backfill: str, policy: str) -> float:
@@ -72,7 +84,8 @@ class Comparison:
             values = {self.labels.get(p) or policy_label(p): self.values[(b, p)] for p in self.policies}
             trained = [self.labels.get(p) or policy_label(p) for p in self.trained]
             out += [{"backfill": b, **c}
-                    for c in paired.comparisons(values, trained, self.metric, independent=self.independent)]
+                    for c in paired.comparisons(values, trained, self.metric, independent=self.independent,
+                                                reference=self.reference)]
         return out
 
     def comparison_lines(self) -> list[str]:
@@ -84,7 +97,8 @@ class Comparison:
         return {
             "trace": self.trace, "metric": self.metric, "starts": self.starts, "jobs": self.length,
             "config": {k: v for k, v in vars(self.config).items() if k != "backfill"},
-            "results": [{"backfill": b, "policy": p, "mean": self.mean(b, p), "per_sequence": self.values[(b, p)]}
+            "results": [{"backfill": b, "policy": p, "mean": self.mean(b, p), "per_sequence": self.values[(b, p)],
+                         **({"semantics": self.semantics[(b, p)].to_dict()} if (b, p) in self.semantics else {})}
                         for b in self.backfills for p in self.policies],
             **({"comparisons": self.comparisons()} if self.trained else {}),
         }
@@ -108,7 +122,7 @@ class Comparison:
         what = (f"{self.metric[len(UTIL_PREFIX):]} utilisation" if self.metric.startswith(UTIL_PREFIX)
                 else f"avg {self.metric}")
         title = (f"{what} on {self.trace}: mean over {len(self.starts)} sequences of {self.length} jobs "
-                 f"({self.config.discipline}; * = best)")
+                 f"({self.config.describe(backfill=False)}; * = best)")
         return "\n".join([title, fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
                          + self.comparison_lines())
 
@@ -131,6 +145,13 @@ class Comparison:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
 
+    def judged(self, reference: str | None, names: dict[str, str] | None = None) -> "Comparison":
+        """This table with its trained policies paired with `reference` (a scenario's; None: the best other) and shown
+        under `names` (policy -> the name a reader knows it by, `schedrl.eval.policies.trained_labels`)."""
+        self.reference = reference
+        self.labels.update(names or {})
+        return self
+
 
 def policy_names(policies: list) -> list[str]:
     """Names for `Comparison.policies`: a spec string as given; a policy object by its `name` attribute or
@@ -149,30 +170,31 @@ def policy_names(policies: list) -> list[str]:
 def compare(workload: Workload, policies: list, backfills: list[str], starts: list[int], length: int,
             metric: str = "bsld", config: SimConfig = SimConfig(), seed: int = 0, progress: bool | None = None) -> Comparison:
     """Every policy × backfill on every sequence; policies are specs (`sjf`, `checkpoint:PATH`) or objects
-    with `pick(sim)` (a `FunctionPolicy` around an outside model, ...), labelled by `policy_names`."""
+    with `pick(sim)` (a `FunctionPolicy` around an outside model, ...), labelled by `policy_names`. Every cell of a
+    backfilling runs under one `SimConfig`: `config` with that backfilling and, where a trained policy chooses the
+    backfilled job itself, every row so (`schedrl.scenarios.semantics.comparison_semantics`); `Comparison.notes` says
+    which policies were trained under other semantics."""
+    from schedrl.scenarios.semantics import check_rows, comparison_semantics, trained_note
+
     check_metric(metric, resources=True)
     names = policy_names(policies)
     resolved = {name: resolve_policy(p, seed) for name, p in zip(names, policies)}
-    result = Comparison(workload.name, metric, list(starts), length, names, list(backfills), config,
+    shared = comparison_semantics(config, resolved.values())
+    result = Comparison(workload.name, metric, list(starts), length, names, list(backfills), shared,
                         labels={n: n for n, p in zip(names, policies) if not isinstance(p, str)},
                         trained=[n for n, p in zip(names, policies) if isinstance(p, str) and p.startswith("checkpoint:")])
+    result.notes = [line for line in (trained_note(result.labels.get(p) or policy_label(p), resolved[p], shared)
+                                      for p in names) if line]
     with Progress(len(policies) * len(backfills) * len(starts), "compare", enabled=progress) as bar:
         for b in backfills:
-            cfg = replace(config, backfill=b)
+            cfg = replace(shared, backfill=b)
             for p in names:
-                own = replace(cfg, backfill_choice=backfill_choice(resolved[p], cfg.backfill_choice))
                 vals = []
                 for s in starts:
-                    schedule = run_policy(resolved[p], Simulator(sequence(workload, s, length), own))
+                    schedule = run_policy(resolved[p], Simulator(sequence(workload, s, length), cfg))
                     vals.append(summarize(schedule).value(metric))
                     bar.update()
                 result.values[(b, p)] = vals
+                result.semantics[(b, p)] = cfg
+            check_rows({p: result.semantics[(b, p)] for p in names}, f"{workload.name}, backfill {b}")
     return result
-
-
-def backfill_choice(policy, default: str = "first-fit") -> str:
-    """Who chooses the backfilled job when `policy` runs: what a trained policy's run record says it was trained
-    with ("policy" for learned backfilling and DRAS's level 2, so it is scored on the decisions it learned;
-    "first-fit": the simulator, in queue order); `default` for a policy without a record (a heuristic, an object)."""
-    sim = getattr(getattr(policy, "record", None), "sim_config", None)
-    return default if sim is None else sim.backfill_choice

@@ -16,6 +16,7 @@ from schedrl.agents.base import env_for_trace
 from schedrl.eval.as_trained import Given, as_trained, evaluation_sim
 from schedrl.metrics import METRICS
 from schedrl.scenarios.scoring import independent_windows
+from schedrl.scenarios.semantics import comparison_semantics, row_semantics, trained_note
 from schedrl.scenarios.workload import WorkloadSpec
 from schedrl.sim.config import BACKFILLS
 
@@ -36,7 +37,7 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
     env = agent.env_config_class.from_dict(trained)
     judge = agent.judge(env)
     judge.trace_only(f"{agent.name} runs on the discrete-time cluster: it has no traces to cross")
-    rows = []
+    rows, said = [], set()
     for trace in traces:
         own = trace == trained.get("trace")
         given = Given(None if own else trace, cleaning, preset, backfill, augment, augment_seed)
@@ -51,12 +52,14 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
                                   filled.augment_seed).load()
             lo, hi = judge.split_range(len(workload)) if own else (0, len(workload))
             starts = [lo + s for s in choose_starts(workload[lo:hi], jobs, sequences, seed)]
-            config = evaluation_sim(record.sim_config, chosen, preset=preset, **dict(sim_options or {}))
+            # the row's one semantics: the run's record under the options given, the policy and every baseline
+            config = comparison_semantics(evaluation_sim(record.sim_config, chosen, preset=preset,
+                                                         **dict(sim_options or {})), [policy])
             baselines = judge.baselines
             if judge.runs_baselines:
                 target = agent.judge(env_for_trace(env, trace, filled.cleaning)) if not own else judge
                 values = target.score_baselines(workload, starts, jobs, sim_config=config, seed=policy_seed)
-                values["RL"] = target.score_policy(policy, workload, starts, jobs)
+                values["RL"] = target.score_policy(policy, workload, starts, jobs, sim_config=config)
             else:
                 names = list(dict.fromkeys(b.policy for b in baselines))
                 result = compare(workload, names + [policy], [chosen], starts, jobs, row_metric, config,
@@ -65,6 +68,10 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
                 values["RL"] = result.values[(chosen, result.policies[-1])]
         except ValueError as e:
             raise ValueError(f"{trace}: {e}") from None
+        line = trained_note("RL", policy, config)
+        if line and done is not None and line not in said:
+            said.add(line)
+            done(line)
         note = judge.evaluation_note(workload, starts, jobs) if own else "another trace"
         means = {k: float(np.mean(v)) for k, v in values.items()}
         lower = METRICS[row_metric][1]
@@ -74,7 +81,12 @@ def cross_trace(policy, traces: list[str], *, jobs: int, sequences: int, seed: i
         k = judge.independent(workload, starts, jobs) if own else independent_windows(len(starts), jobs, len(workload))
         versus = paired.against_second_best(values, "RL", row_metric, independent=k)
         second = means[versus["baseline"]]
+        semantics = {k: row_semantics(config, b.sim.backfill if b.sim is not None else None)
+                     for k, b in ((b.name, b) for b in baselines)} if judge.runs_baselines else \
+            {k: config for k in values}
+        semantics["RL"] = config
         rows.append({"trace": workload.name, "metric": row_metric, "backfill": chosen,
+                     "semantics": {k: v.to_dict() for k, v in semantics.items()},
                      "starts": [int(s) for s in starts], "jobs": jobs, "note": note, "means": means,
                      "per_sequence": values, "rl_rank": order.index(means["RL"]) + 1,
                      "rl_vs_second_best": "at or better" if (means["RL"] <= second if lower else means["RL"] >= second)

@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 from schedrl.eval.as_trained import Given, as_trained, evaluation_sim
 from schedrl.eval.compare import Comparison
+from schedrl.scenarios.semantics import comparison_semantics, trained_note
 from schedrl.sim.config import BACKFILLS, SimConfig
 
 Say = Callable[[str], None]
@@ -150,19 +151,30 @@ def evaluate(policies: Sequence, paths: Sequence[str], request: Request = Reques
         say(f"as trained: {', '.join(taken)}")
     if lo:
         say(f"sequences from positions {lo}..{hi - 1} of the trace (held out from training)")
-    config = evaluation_sim(record.sim_config, backfills[0], preset=request.preset, discipline=request.discipline,
-                            event_order=request.event_order, allocation=request.allocation, no_kill=request.no_kill,
-                            window=request.window)
+    # the comparison's one semantics: the first run's record under the options given now, every row under it
+    config = comparison_semantics(
+        evaluation_sim(record.sim_config, backfills[0], preset=request.preset, discipline=request.discipline,
+                       event_order=request.event_order, allocation=request.allocation, no_kill=request.no_kill,
+                       window=request.window), policies)
+    if request.online:  # online learning runs in the agent's own env, which knows only its training semantics
+        for c, p in zip(paths, policies):
+            differ = judge_of(p).sim.differences(config)
+            if differ:
+                raise ValueError(f"--online: {c} learns online in its own env, under its training semantics, and this "
+                                 f"table runs under others ({', '.join(differ)}): drop --online or the options that "
+                                 "change them")
     note_text = judge.evaluation_note(workload, starts, request.jobs) if own_trace else "another trace"
     if methods:
         return methods_output(policies, paths, workload, starts, request, columns, config, own_trace, note_text, say)
-    if request.policies is None and judge.runs_baselines:  # each baseline under its paper's semantics
+    if request.policies is None and judge.runs_baselines:  # baselines with a backfilling or a make of their own
         return baselines_table(judge, policy, paths[0], workload, starts, request, metric, config, note_text, say)
     if request.online:
         raise ValueError("--online reports beside the agent's own baselines: drop --policies")
     heuristics = list(request.policies) if request.policies else list(dict.fromkeys(b.policy for b in baselines))
     result = compare(workload, heuristics + [f"checkpoint:{paths[0]}"], backfills, starts, request.jobs, metric, config,
                      seed=request.policy_seed)
+    for line in result.notes:
+        say(line)
     return result.counting(judge.independent(workload, starts, request.jobs))
 
 
@@ -187,6 +199,10 @@ def methods_output(policies, paths, workload, starts, request: Request, columns,
                                  "held-out part (--train-fraction) or evaluate on another --trace")
     table = methods_table(policies, workload, starts, request.jobs, columns, note, sim_config=config,
                           seed=request.policy_seed)
+    for label, p in zip(table.trained, policies):
+        line = trained_note(label, p, config)
+        if line:
+            say(line)
     if request.online:
         for c, label, p in zip(paths, list(table.trained), policies):
             other = get_agent(p.record.agent)
@@ -194,6 +210,7 @@ def methods_output(policies, paths, workload, starts, request: Request, columns,
                 p, c, judge_env(p), workload, starts, request.jobs, seed=request.policy_seed,
                 progress=lambda text, label=label: say(f"{label} {text}"))
             table.trained.append(f"{label} online")
+            table.semantics[f"{label} online"] = table.semantics[label]
     if request.kiviat:
         kiviat(table, request.kiviat)
     if request.bars:
@@ -213,16 +230,23 @@ def baselines_table(judge, policy, path: str, workload, starts, request: Request
     """The agent's baselines (each under its own simulator semantics) and the policy on the same sequences."""
     from schedrl.agents import get_agent
     from schedrl.eval.evaluation import Evaluation
+    from schedrl.scenarios.semantics import row_semantics
 
     values = judge.score_baselines(workload, starts, request.jobs, sim_config=config, seed=request.policy_seed)
-    values["RL"] = judge.score_policy(policy, workload, starts, request.jobs)
+    values["RL"] = judge.score_policy(policy, workload, starts, request.jobs, sim_config=config)
+    semantics = {b.name: row_semantics(config, b.sim.backfill if b.sim is not None else None) for b in judge.baselines}
+    semantics["RL"] = config
+    line = trained_note("RL", policy, config)
+    if line:
+        say(line)
     if request.online:
         online = get_agent(policy.record.agent).online_metrics(policy, path, judge_env(policy), workload, starts,
                                                                request.jobs, seed=request.policy_seed,
                                                                progress=lambda text: say(f"RL {text}"))
         values["RL online"] = [m.value(metric) for m in online]
+        semantics["RL online"] = config
     return Evaluation(workload.name, metric, [int(s) for s in starts], request.jobs, values, note,
-                      independent=judge.independent(workload, starts, request.jobs))
+                      independent=judge.independent(workload, starts, request.jobs), semantics=semantics)
 
 
 def evaluate_generated(policies, paths, request: Request = Request()):
@@ -238,6 +262,13 @@ def evaluate_generated(policies, paths, request: Request = Request()):
         raise ValueError(f"{agent.name} runs on the discrete-time cluster: --trace and --policies do not apply (its "
                          "sequences are seeded: --sequences and --seed, or --starts with sequence seeds such as "
                          "the `starts` of a run's evaluation.json)")
+    given = [option for option, value in (("--preset", request.preset), ("--backfill", request.backfill),
+                                          ("--discipline", request.discipline), ("--event-order", request.event_order),
+                                          ("--allocation", request.allocation), ("--no-kill", request.no_kill),
+                                          ("--window", request.window)) if value]
+    if given:
+        raise ValueError(f"{given[0]} does not apply to {paths[0]}: {agent.name} runs on the discrete-time cluster, "
+                         "whose semantics its run fixes (the event simulator's options do not reach it)")
     length = judge.sequence_length
     columns = []
     for path, policy in zip(paths, policies):
@@ -281,17 +312,26 @@ def on_scenario(policies, paths, scenario, *, say: Say = _quiet, note: Say = _qu
         seqs = scoring.sequences(scenario, None, "evaluation")
         return evaluate_generated(policies, paths, Request(starts=tuple(seqs.ids), sequences=len(seqs.ids)))
     labels = ["RL"] if len(policies) == 1 else [f"{p.record.agent}#{i + 1}" for i, p in enumerate(policies)]
-    sims = {label: RunProtocol(judge, scenario).policy_semantics(p) for label, p, judge in zip(labels, policies, judges)}
+    shared = scenario.comparison_semantics(policies)  # every row's, on a trace scenario (scoring.score resolves it)
+    sims = None if shared is not None else \
+        {label: RunProtocol(judge, scenario).policy_semantics(p) for label, p, judge in zip(labels, policies, judges)}
     workload = scoring.load(scenario, note=note)
     scores = scoring.score(scenario, dict(zip(labels, policies)), data=workload, policy_sims=sims)
     say(scoring.describe(scenario, scores.sequences, len(workload)))
+    for label, p in zip(labels, policies):
+        line = trained_note(label, p, scores.semantics[label]) if shared is not None else None
+        if line:
+            say(line)
     for p in policies:
         trained = p.record.scenario or {}
         if recorded_sha256(trained) != scenario.sha256():
             where = (f"scenario {trained['name']} (definition {recorded_sha256(trained)[:12]})" if trained
                      else f"trace {dict(p.record.env_config).get('trace')}")
             say(f"note: this {p.record.agent} checkpoint trained on {where}")
-    return Comparison.from_scores(scores, trained=labels).counting(scores.sequences.independent)
+    from schedrl.eval.policies import trained_labels
+
+    table = Comparison.from_scores(scores, trained=labels).counting(scores.sequences.independent)
+    return table.judged(scenario.reference, trained_labels(paths, labels))  # the reference its validation chose
 
 
 def render(table, fmt: str = "text", plot: str | None = None) -> str:

@@ -143,6 +143,8 @@ def hindsight(scenario, decision: str, base: str = "f1", part: str = "evaluation
 
 def to_markdown(result: dict) -> str:
     """The result as the tables `schedrl hindsight` prints: one row per sequence, then the means and the verdict."""
+    from schedrl.eval import paired
+
     metric, label = result["metric"], result["base_label"]
     seq = result["sequences"]
     hs = f"hindsight {result['decision']}"
@@ -169,7 +171,7 @@ def to_markdown(result: dict) -> str:
               f"| {hs} | {h['mean']:,.2f} | {h['max_wait']:,.0f} | {100 * h['utilization']:.1f}% |", ""]
     c = result["comparison"]
     interval = f" [{c['ci95_pct'][0]:+.1f}, {c['ci95_pct'][1]:+.1f}]" if c["ci95_pct"] else " (no interval)"
-    lines.append(f"paired vs {label}: {c['difference_pct']:+.1f}%{interval} (95% interval over {c['independent']} "
+    lines.append(f"paired vs {label}: {paired.percent(c['difference_pct'])}{interval} (95% interval over {c['independent']} "
                  f"independent of {c['sequences']} sequences); better on {c['better']}, equal on {c['equal']}, worse "
                  f"on {c['worse']}: {c['verdict']}")
     lines.append(f"{sum(r['changed'] for r in result['rows']):,} of {sum(r['decisions'] for r in result['rows']):,} "

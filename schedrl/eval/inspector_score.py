@@ -61,6 +61,12 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
     t0 = time.perf_counter()
     result = scoring.score(scenario, policies, part, data=data, progress=progress)
     seconds = time.perf_counter() - t0
+    from schedrl.scenarios.semantics import trained_note
+
+    for spec, p in policies.items():  # one line where a policy was trained under other semantics than the table's
+        line = trained_note(spec, p, result.semantics[spec])
+        if line and progress is not None:
+            progress(line)
     metric = scenario.metric
     labels = list(result.metrics)
     ref_label = next((lab for lab in labels if lab.lower() == reference.lower()
@@ -84,6 +90,8 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
                "utilization": float(np.mean([m.utilization for m in ms]))}
         if lab != ref_label:
             row["paired"] = paired.against(values, lab, ref_label, metric, independent=k)
+        if lab in result.semantics:  # every row's: one semantics per comparison (`scoring.score`)
+            row["semantics"] = result.semantics[lab].to_dict()
         if lab in policies and counts(policies[lab]) is not None:
             row["counts"] = counts(policies[lab])
         rows.append(row)
@@ -93,6 +101,8 @@ def score(scenario_name: str, specs: list[str], part: str = "validation", agains
 
 
 def to_markdown(r: dict) -> str:
+    from schedrl.eval import paired
+
     lines = [f"scenario {r['scenario']} (definition {r['sha256'][:12]}), {len(r['starts'])} {r['part']} sequences of "
              f"{r['length']} jobs ({r['independent']} independent); paired with {r['reference']}", "",
              f"| method | {r['metric']} | vs {r['reference']} (95% interval) | better/equal/worse | MDE | "
@@ -102,7 +112,7 @@ def to_markdown(r: dict) -> str:
         c = row.get("paired")
         if c:
             ci = f" [{c['ci95_pct'][0]:+.1f}, {c['ci95_pct'][1]:+.1f}]" if c["ci95_pct"] else ""
-            vs, bew = f"{c['difference_pct']:+.1f}%{ci}", f"{c['better']}/{c['equal']}/{c['worse']}"
+            vs, bew = f"{paired.percent(c['difference_pct'])}{ci}", f"{c['better']}/{c['equal']}/{c['worse']}"
             mde = f"{c['mde_pct']:.1f}%" if c.get("mde_pct") is not None else "–"
         else:
             vs, bew, mde = "–", "–", "–"

@@ -3,13 +3,14 @@
 For each scenario (`schedrl.scenarios`): its baseline heuristics, every outside policy (`--policies module:callable`,
 or a Python entry point in the group `schedrl.policies`) and, as the zoo fills, its trained policies, scored with the
 scenario's metric on its fixed evaluation sequences. Each method is paired with the scenario's reference heuristic
-(chosen on the validation sequences and fixed in the definition, never on these sequences): the difference of the
-means as a % of the reference's, its 95% interval, better/worse counts and a verdict. Learned and outside methods are
+(chosen on the validation sequences and fixed in the definition, never on these sequences): the ratio of the means
+(as a % difference) with its paired bootstrap 95% interval, the Wilcoxon signed-rank test beside it, better/worse
+counts and a verdict (`schedrl.eval.paired`). Learned and outside methods are
 also paired with the second-best heuristic on these sequences (RLScheduler Table VII's bar).
 
 Overlapping sequences (a zone shorter than count x length, e.g. Lublin-1's 2,250 evaluation jobs for ten 1,024-job
 windows) are not independent: the interval uses the number of disjoint windows that fit in the zone
-(`schedrl.eval.paired.against`'s `independent`), never a t interval that counts every window as a sample.
+(`schedrl.eval.paired.against`'s `independent`), never an interval that counts every window as a sample.
 
 An outside policy is a callable `make(scenario) -> policy | None`: the policy for that scenario (`pick(sim)` on trace
 scenarios, `act(sim)` on generated ones), or None where it does not apply. One that raises is reported as a failed row
@@ -242,7 +243,7 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
     data = scoring.load(scenario)
     scores = scoring.score(scenario, data=data, progress=progress)
     kinds = {label: "heuristic" for label in scores.metrics}
-    failed, not_run, trained_on_them, marks, outside_range = [], [], set(), {}, {}
+    failed, not_run, trained_on_them, marks, outside_range, entered = [], [], set(), {}, {}, {}
     from schedrl.eval.evaluate import judge_of
     from schedrl.eval.outside import contained
     from schedrl.scenarios.protocol import RunProtocol, trained_record
@@ -256,9 +257,10 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
                 not_run.append({"method": e.label, "kind": e.kind, "why": "its make(scenario) returned None (it does "
                                                                           "not apply here)"})
                 continue
-            # a trained policy keeps the decisions it was trained to make (`RunProtocol.policy_semantics`)
+            # on the discrete-time cluster a trained policy sees the cluster as its env did (`policy_semantics`); on a
+            # trace scenario `scoring.score` resolves the one semantics itself (with a chooser's exception)
             semantics = (RunProtocol(judge_of(policy), scenario).policy_semantics(policy)
-                         if trained_record(policy) is not None else None)
+                         if trained_record(policy) is not None and scenario.comparison_semantics() is None else None)
             sims = {e.label: semantics} if semantics is not None else None
             scored = contained(lambda: scoring.score(scenario, {e.label: policy}, baselines=False, data=data,
                                                      progress=progress, policy_sims=sims))
@@ -275,6 +277,8 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
                            "where": traceback.extract_tb(ex.__traceback__)[-1].filename if ex.__traceback__ else ""})
             continue
         scores.metrics.update(scored.metrics)
+        scores.semantics.update(scored.semantics)
+        entered[e.label] = policy
         kinds[e.label] = e.kind
         if not held_out(policy, scenario, scored.sequences, data):
             trained_on_them.add(e.label)
@@ -285,6 +289,7 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
         for problem in outside_range[e.label]:
             if warn is not None:
                 warn(f"warning: {e.label} on {scenario.name}: {problem}")
+    one_judge(scenario, scores, entered, data, progress)
     values = scores.values()
     metric, reference = scenario.metric, scenario.reference
     lower = lower_is_better(metric)
@@ -308,6 +313,9 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
         if outside_range.get(label):
             row["outside_training"] = outside_range[label]
         rows.append(row)
+    for row in rows:  # what each row ran under: one semantics, but for a baseline's declared backfilling
+        if row["method"] in scores.semantics and scenario.comparison_semantics() is not None:
+            row["semantics"] = scores.semantics[row["method"]].to_dict()
     seqs = scores.sequences
     return {"scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
             "metric": metric, "lower_is_better": lower, "reference": reference, "second_best": second,
@@ -317,19 +325,45 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
             "seconds": time.perf_counter() - started}
 
 
-def p_value(c: dict) -> float | None:
-    """The two-sided p-value of a paired comparison (`paired.against`'s dict): Student's t on its independent windows,
-    from its 95% interval (the same test whose interval it is); None without an interval."""
-    from scipy.stats import t
+def one_judge(scenario: Scenario, scores, entered: dict, data, progress=None) -> None:
+    """The board's rows under one semantics. Each entrant is scored on its own; where one chooses the backfilled job
+    itself, that exception is the table's: the rows scored without it (the baselines, the other entrants) are scored
+    again under it (`scoring.score(alongside=...)`; a heuristic and a policy trained with first-fit backfilling start
+    the first candidate either way, so their numbers stay). Then every row is checked (`semantics.check_rows`)."""
+    from schedrl.scenarios.semantics import check_rows
 
-    interval, k = c.get("ci95_pct"), c.get("independent", c["sequences"])
-    if not interval or k < 2:
-        return None
-    half = (interval[1] - interval[0]) / 2
-    if half <= 0:
-        return 0.0 if c["difference_pct"] != 0 else 1.0
-    stat = abs(c["difference_pct"]) / (half / paired.t975(k - 1))
-    return float(2 * t.sf(stat, k - 1))
+    shared = scenario.comparison_semantics(list(entered.values()))
+    if shared is None:
+        return
+    stale = {k for k, sim in scores.semantics.items() if sim.backfill_choice != shared.backfill_choice}
+    baselines = {b.name(scenario.sim) for b in scenario.baselines}
+    if stale:
+        again = scoring.score(scenario, {k: p for k, p in entered.items() if k in stale}, data=data, progress=progress,
+                              baselines=bool(stale & baselines), alongside=list(entered.values()))
+        scores.metrics.update(again.metrics)
+        scores.semantics.update(again.semantics)
+    check_rows(scores.semantics, f"the board of {scenario.name}")
+
+
+def restated(result: dict) -> dict:
+    """`result` (a board as docs/leaderboard.json holds it) with every comparison recomputed from its rows'
+    per-sequence values by today's statistics (`paired.against`), then corrected (`corrected`): what `--render`
+    publishes, so a change to the statistics needs no rescoring."""
+    for b in result["scenarios"]:
+        values = {r["method"]: r["per_sequence"] for r in b["rows"]}
+        k = b["sequences"]["independent"]
+        for r in b["rows"]:
+            for key, baseline in (("vs_reference", b["reference"]), ("vs_second_best", b["second_best"])):
+                if key in r:
+                    r[key] = paired.against(values, r["method"], baseline, b["metric"], independent=k)
+    return corrected(result)
+
+
+def p_value(c: dict) -> float | None:
+    """The two-sided p-value of a paired comparison (`paired.against`'s dict): its ratio interval's own (below 0.05
+    exactly where its 95% interval excludes 1, `paired.ratio_interval`; the rank test's where there is no ratio);
+    None with fewer than 2 windows."""
+    return c.get("p")
 
 
 def holm(p: list[float | None]) -> list[float | None]:
@@ -355,10 +389,18 @@ def benjamini_hochberg(p: list[float | None]) -> list[float | None]:
     return out
 
 
+STATISTICS = {"interval": f"ratio of means, exp(log R +- t x se), se the paired bootstrap's ({paired.RESAMPLES:,} "
+                            "resamples, seeded; m-out-of-n over the independent windows where they overlap)",
+              "p": "the ratio interval's (p < 0.05 exactly where the 95% interval excludes 1)",
+              "rank_test": "Wilcoxon signed-rank, beside it (rank_test_disagrees where the two differ)",
+              "min_windows": paired.MIN_WINDOWS}
+"""How the board's comparisons are made (`schedrl.eval.paired`; docs/reference/metrics.md says why)."""
+
 CORRECTION = "Benjamini-Hochberg"
 """The multiple-comparison correction of the board's verdicts (`corrected`): the false discovery rate over the matrix
-of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: of the 20 uncorrected verdicts
-of the 2026-11-28 board's 96 comparisons it left 5 standing, Benjamini-Hochberg 10.)"""
+of policies x scenarios at 5%. (Holm's family-wise correction, `holm`, is stricter: of the 19 uncorrected verdicts
+of the board's 96 comparisons republished on 2026-11-28 with the ratio interval it leaves 7 standing,
+Benjamini-Hochberg 15; with the t interval before, 5 and 10 of 20.)"""
 
 
 def corrected(result: dict) -> dict:
@@ -370,14 +412,15 @@ def corrected(result: dict) -> dict:
              if r["kind"] != "heuristic" and r.get("vs_reference")]
     ps = [p_value(r["vs_reference"]) for _, r in cells]
     adjusted = benjamini_hochberg(ps)
-    for (_b, r), p, q in zip(cells, ps, adjusted):
+    for (_b, r), q in zip(cells, adjusted):
         c = r["vs_reference"]
-        c["p"], c["p_corrected"] = p, q
+        c["p_corrected"] = q
         if c["verdict"] in ("better", "worse") and (q is None or q >= 0.05):
             c["verdict_corrected"] = "not distinguishable"
         else:
             c["verdict_corrected"] = c["verdict"]
     result["correction"] = {"method": CORRECTION, "comparisons": sum(p is not None for p in ps), "level": 0.05}
+    result["statistics"] = STATISTICS
     for b in result["scenarios"]:
         if "sequences" in b:
             b["power"] = power(b["sequences"]["independent"], b["rows"])
@@ -438,7 +481,15 @@ def _versus(c: dict | None) -> str:
     if not c:
         return "reference"
     bounds = f" [{c['ci95_pct'][0]:+.1f}, {c['ci95_pct'][1]:+.1f}]" if c["ci95_pct"] else " [no interval]"
-    return f"{c['difference_pct']:+.1f}%{bounds}, {c['better']}/{c['worse']}"
+    diff = "infinite" if c["difference_pct"] is None else f"{c['difference_pct']:+.1f}%"
+    return f"{diff}{bounds}, {c['better']}/{c['worse']}"
+
+
+def _rank(c: dict | None) -> str:
+    """The Wilcoxon signed-rank p-value, marked where it disagrees with the ratio interval's verdict."""
+    if not c or c.get("wilcoxon_p") is None:
+        return "-"
+    return f"{c['wilcoxon_p']:.3g}" + (" (disagrees)" if c.get("rank_test_disagrees") else "")
 
 
 def _mde(c: dict | None) -> str:
@@ -482,18 +533,18 @@ def to_markdown(result: dict) -> str:
                 f"{b['description']} Metric: average {b['metric']} ({'lower' if b['lower_is_better'] else 'higher'} "
                 f"is better), on {what}{overlap}. Reference: {b['reference']} (best on the validation sequences). "
                 f"Definition {b['sha256'][:12]}. {power_line(b)}", "",
-                "| method | kind | mean | x reference | vs reference: diff [95% CI], better/worse | MDE | verdict | "
-                f"verdict ({result.get('correction', {}).get('method', CORRECTION)}) |",
-                "|---|---|---|---|---|---|---|---|"]
+                "| method | kind | mean | x reference | vs reference: diff [95% CI], better/worse | MDE | Wilcoxon p | "
+                f"verdict | verdict ({result.get('correction', {}).get('method', CORRECTION)}) |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for r in b["rows"]:
             v = r.get("vs_reference")
             kind = r["kind"] + (f", {_mark(r)}" if _mark(r) else "")
             held = "" if r["kind"] == "heuristic" or "verdict_corrected" not in (v or {}) else v["verdict_corrected"]
             out.append(f"| {_name(r)} | {kind} | {_cell(r['mean'], b['metric'])} | "
-                       f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {_mde(v)} | {v['verdict'] if v else '-'} | "
-                       f"{held or '-'} |")
+                       f"{r['ratio_to_reference']:.3f} | {_versus(v)} | {_mde(v)} | {_rank(v)} | "
+                       f"{v['verdict'] if v else '-'} | {held or '-'} |")
         for f in b["failed"]:
-            out.append(f"| {f['method']} | {f['kind']} | failed: {f['error']} | | | | | |")
+            out.append(f"| {f['method']} | {f['kind']} | failed: {f['error']} | | | | | | |")
         warned = [r for r in b["rows"] if r.get("outside_training")]
         if warned:
             out += ["", "Outside their training range here:", ""]
@@ -637,7 +688,8 @@ def plot(result: dict, path) -> None:
     fig.legend(handles=[Patch(color="tab:blue", label="heuristic"),
                         Patch(color="tab:orange", label="trained policy, tuned rule or outside policy")],
                loc="lower center", ncol=2, fontsize=9, frameon=False)
-    fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired interval)",
+    fig.suptitle("schedrl leaderboard: mean relative to each scenario's reference heuristic (95% paired bootstrap "
+                 "interval of the ratio)",
                  fontsize=10)
     fig.tight_layout(rect=(0, 0.03, 1, 0.985))
     from schedrl.outputs import save_figure
@@ -661,7 +713,8 @@ def readme_block(result: dict) -> str:
             "evaluation windows it holds and the median minimum detectable effect of its comparisons (the difference "
             "it sees with 80% power), the best method of all, and the best trained or tuned policy, whether trained "
             "on that scenario or transferred from another, as the ratio of its mean to the reference's with its "
-            "paired verdict. The verdicts of policies are corrected for multiple comparisons over the whole matrix "
+            "paired verdict (from a bootstrap interval of the ratio; none with fewer than 6 independent windows). The "
+            "verdicts of policies are corrected for multiple comparisons over the whole matrix "
             f"of policies x scenarios ({c.get('method', CORRECTION)}, {c.get('comparisons', 0)} comparisons, 5% "
             "false discovery rate): better or worse only where the corrected test says so. Rendered from "
             "[docs/leaderboard.json](docs/leaderboard.json); every method, interval and policy that cannot run on a "
@@ -678,13 +731,18 @@ def docs_page(result: dict) -> str:
             "sequences; [scenarios](scenarios.md) explains them). A policy is scored on the scenario it was trained "
             "on (*trained here*) and on every other scenario it can run (*transfer*); where it cannot, the scenario's "
             "section says why.\n\n"
-            "How to read a row: the ratio of its mean to the reference's; the paired difference with its 95% "
-            "interval over the independent windows, and on how many windows it was better or worse; the minimum "
-            "detectable effect (MDE), the true difference this comparison would detect with 80% power, so that "
-            "\"not distinguishable\" with an MDE of 40% says the board could not have seen a 10% gain; and the "
-            f"verdict, plain and corrected ({c.get('method', CORRECTION)}) over all {c.get('comparisons', 0)} "
-            "comparisons of policies with their references (false discovery rate 5%), because among that many some "
-            "would look significant by chance. The README and the matrix use the corrected verdicts.\n\n"
+            "How to read a row: the ratio of its mean to the reference's; the difference (that ratio - 1) with its "
+            "95% paired bootstrap interval over the independent windows (the windows resampled together, so no "
+            "bound goes below -100%), and on how many windows it was better or worse; the minimum detectable effect "
+            "(MDE), the true difference this comparison would detect with 80% power, so that \"not "
+            "distinguishable\" with an MDE of 40% says the board could not have seen a 10% gain; the paired Wilcoxon "
+            "signed-rank test's p-value beside it, marked *disagrees* where it comes to another conclusion than the "
+            "interval (a mean carried by a few windows, or the reverse); and the verdict, from the interval, plain "
+            f"and corrected ({c.get('method', CORRECTION)}) over all {c.get('comparisons', 0)} comparisons of "
+            "policies with their references (false discovery rate 5%), because among that many some would look "
+            "significant by chance. With fewer than 6 independent windows no verdict is given (*too few windows for "
+            "a verdict*). The README and the matrix use the corrected verdicts; [metrics](reference/metrics.md#"
+            "paired-comparisons) says why these statistics.\n\n"
             f"Where a policy runs: {TRANSFER_RULE}\n\n"
             "![transfer matrix: every policy on every scenario, ratio to the reference](leaderboard.png)\n\n"
             "![each scenario's methods relative to its reference, 95% interval](leaderboard_bars.png)\n\n"
@@ -839,7 +897,7 @@ def rerender(root, say: Callable[[str], None]) -> None:
 
     root = Path(root)
     try:
-        result = corrected(json.loads((root / PUBLISHED[0]).read_text()))
+        result = restated(json.loads((root / PUBLISHED[0]).read_text()))
         for path in publish(result, root):
             say(f"wrote {path}")
     except (OSError, ValueError, KeyError) as e:

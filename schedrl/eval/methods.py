@@ -88,6 +88,8 @@ class MethodsTable:
     """Method label -> list of `Metrics` (one per sequence, in `starts` order); baselines first."""
     trained: list[str] = field(default_factory=list)
     """Labels of the trained policies (the rest are baselines)."""
+    semantics: dict = field(default_factory=dict)
+    """Method label -> the `SimConfig` it ran under (one per table, but for a baseline's declared backfilling)."""
 
     def mean(self, method: str, column: str) -> float:
         return float(np.mean([column_value(m, column) for m in self.methods[method]]))
@@ -113,8 +115,10 @@ class MethodsTable:
 
     @property
     def title(self) -> str:
+        shared = self.semantics.get(self.trained[0]) if self.trained else None
         return (f"{self.trace}: mean over {len(self.starts)} sequences of {self.jobs} jobs ({self.note}; "
-                f"* = best; shares of jobs and of resource-0 work by how they started)")
+                + (f"{shared.describe()}; " if shared is not None else "")
+                + "* = best; shares of jobs and of resource-0 work by how they started)")
 
     def to_text(self) -> str:
         head, rows = self._rows()
@@ -131,6 +135,7 @@ class MethodsTable:
         return {"trace": self.trace, "starts": self.starts, "jobs": self.jobs, "note": self.note,
                 "columns": self.columns, "trained": self.trained,
                 "methods": {k: {"mean": {c: self.mean(k, c) for c in self.columns},
+                                **({"semantics": self.semantics[k].to_dict()} if k in self.semantics else {}),
                                 "per_sequence": [m.to_dict() for m in ms]} for k, ms in self.methods.items()}}
 
     def to_json(self) -> str:
@@ -223,24 +228,31 @@ def unique_labels(names: list[str], taken: list[str]) -> list[str]:
 def methods_table(policies: list, workload, starts: list[int], jobs: int, columns: list[str], note: str,
                   sim_config=None, seed: int = 0) -> MethodsTable:
     """The first policy's agent's baselines and every trained policy (loaded with `load_policy`, so each has
-    `.record`) on the sequences `starts` of `workload`. Every checkpoint must have been trained on the jobs before
-    the first start (its evaluation must be held out), else ValueError names it."""
+    `.record`) on the sequences `starts` of `workload`, every row under one `SimConfig`: `sim_config` (default: the
+    first run's) with the decision a trained policy cannot make otherwise
+    (`schedrl.scenarios.semantics.comparison_semantics`); a baseline changes only its declared backfilling."""
     from schedrl.agents import get_agent
+    from schedrl.scenarios.semantics import check_rows, comparison_semantics, row_semantics
 
     first = policies[0].record
     agent = get_agent(first.agent)
     judge = agent.judge(agent.env_config_class.from_dict(dict(first.env_config)))
     judge.trace_only(f"{agent.name} runs on the discrete-time cluster: a methods table needs event-simulator agents "
                      "(the RLSchert/DeepRM comparison is `schedrl evaluate CKPT`)")
+    sim_config = comparison_semantics(sim_config or judge.sim, policies)
     labels = unique_labels([p.record.agent for p in policies], [b.name for b in judge.baselines])
     table = MethodsTable(getattr(workload, "name", "trace"), [int(s) for s in starts], jobs, note, list(columns),
                          trained=labels)
     table.methods.update(judge.baseline_metrics(workload, starts, jobs, sim_config=sim_config, seed=seed))
+    table.semantics.update({b.name: row_semantics(sim_config, b.sim.backfill if b.sim is not None else None)
+                            for b in judge.baselines})
     for label, policy in zip(labels, policies):
         other = get_agent(policy.record.agent)
         theirs = other.judge(other.env_config_class.from_dict(dict(policy.record.env_config)))
         theirs.trace_only(f"{label} runs on the discrete-time cluster and cannot join a trace's methods table")
-        table.methods[label] = theirs.policy_metrics(policy, workload, starts, jobs)
+        table.methods[label] = theirs.policy_metrics(policy, workload, starts, jobs, sim_config)
+        table.semantics[label] = sim_config
+    check_rows(table.semantics, f"the methods table on {table.trace}")
     for c in columns:  # a util:NAME column on a trace without that resource: say so before printing
         column_value(next(iter(table.methods.values()))[0], c)
     return table

@@ -40,11 +40,12 @@ def _pct(value: float) -> str:
 def _versus(c: dict | None) -> str:
     if not c:
         return "–"
-    low, high = c["ci95_pct"]
+    bounds = " [{}, {}]".format(*map(_pct, c["ci95_pct"])) if c.get("ci95_pct") else " [no interval]"
     note = f", over {c['independent']} independent windows" if c.get("independent") not in (None, c["sequences"]) else ""
     mde = f"; smallest detectable {c['mde_pct']:.1f}%" if c.get("mde_pct") is not None else ""
-    return (f"{_pct(c['difference_pct'])} [{_pct(low)}, {_pct(high)}]{note}, "
-            f"better on {c['better']} of {c['sequences']}{mde}")
+    rank = "; the rank test disagrees" if c.get("rank_test_disagrees") else ""
+    diff = "infinite" if c["difference_pct"] is None else _pct(c["difference_pct"])
+    return f"{diff}{bounds}{note}, better on {c['better']} of {c['sequences']}{mde}{rank}"
 
 
 def final(c: dict) -> str | None:
@@ -55,6 +56,8 @@ def final(c: dict) -> str | None:
 def verdict(row: dict, correction: str = "") -> str:
     """The row's verdict against the reference, saying when it is corrected for multiple comparisons."""
     c = row.get("vs_reference") or {}
+    if c.get("verdict") == "too few windows for a verdict":  # no test was made, so nothing was corrected
+        return c["verdict"]
     if "verdict_corrected" in c or "verdict_holm" in c:
         return f"{final(c)} ({correction or 'Holm'}-corrected)"
     return c.get("verdict", "–")
@@ -112,8 +115,9 @@ def block(result: dict, agents: list[str], owners: dict[str, str] | None = None)
     text = ("Rendered from docs/leaderboard.json (the [leaderboard](../leaderboard.md)) by `schedrl leaderboard "
             "--publish`: each policy's "
             "mean over its scenario's evaluation sequences, as a ratio to the scenario's reference heuristic, with the "
-            "paired difference and its 95% interval (\"not distinguishable\": the interval holds 0). The protocol is "
-            "the scenario's, as [scenarios](../scenarios.md) defines it.\n\n")
+            "difference (ratio - 1) and its 95% paired bootstrap interval (\"not distinguishable\": the interval holds "
+            "0; \"too few windows for a verdict\": under 6 independent windows). The protocol is the scenario's, as "
+            "[scenarios](../scenarios.md) defines it.\n\n")
     if not rows:
         return text + "No policy of this agent is on the board yet.\n"
     return (text + "| policy | scenario | mean | reference | x reference | vs reference: diff [95% CI] | verdict |\n"

@@ -70,6 +70,8 @@ def policy_label(spec) -> str:
     """Short column label of a policy spec."""
     if not isinstance(spec, str):
         return str(getattr(spec, "name", type(spec).__name__))
+    if spec.startswith(CHECKPOINT_PREFIX + ZOO_PREFIX):  # `evaluate zoo:NAME`'s column: the policy's name
+        return spec[len(CHECKPOINT_PREFIX + ZOO_PREFIX):]
     if spec.startswith(CHECKPOINT_PREFIX):
         return "RL"
     if spec.startswith(ZOO_PREFIX):
@@ -77,6 +79,13 @@ def policy_label(spec) -> str:
     return spec.upper() if len(spec) <= 6 else spec
 
 
+
+
+def trained_labels(paths, labels) -> dict[str, str]:
+    """The names tables show for trained columns `labels` loaded from `paths`: a zoo policy's name (`zoo:NAME`);
+    a checkpoint directory keeps its column label (`RL`, `inspector#2`), having no name of its own."""
+    return {label: path[len(ZOO_PREFIX):] for path, label in zip(paths, labels)
+            if isinstance(path, str) and path.startswith(ZOO_PREFIX)}
 
 
 class FunctionPolicy:

@@ -62,9 +62,8 @@ class Heuristic:
         return int(sim.candidates[0])
 
     def run(self, sim: Simulator) -> Schedule:
-        """Schedule the whole workload in compiled code; same result as `sim.run(self)`."""
-        if sim.config.backfill_choice != "first-fit":
-            return sim.run(self)
+        """Schedule the whole workload in compiled code; same result as `sim.run(self)` (where the simulator asks for a
+        backfill choice, the compiled loop starts the first candidate, as `backfill` does)."""
         if keys.run_heuristic(sim.state_ref, self.kind, self._procs_of(sim), self._rand) == STUCK:
             raise RuntimeError("simulation stuck: a waiting job can never fit the machine")
         return sim.schedule()

@@ -142,8 +142,6 @@ class TunedRule:
     def run(self, sim: Simulator) -> Schedule:
         """Schedule the whole workload in compiled code; same result as `sim.run(self)`."""
         self._check(sim.workload)
-        if sim.config.backfill_choice != "first-fit":
-            return sim.run(self)
         return run_coefficients(sim, self._coef)
 
     def to_dict(self) -> dict:

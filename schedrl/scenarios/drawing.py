@@ -145,6 +145,11 @@ def generated_sequences(scenario, part: str) -> DrawnSequences:
 
 
 def run_policy(policy, sim):
-    """Run `policy` on an event `Simulator` to completion, on its compiled fast path when it has one."""
+    """Run `policy` on an event `Simulator` to completion, on its compiled fast path when it has one. Where the
+    simulator asks for backfill choices (a comparison's shared exception, `schedrl.scenarios.semantics`) and `policy`
+    was trained with first-fit backfilling, its choices are first-fit, as they were in training."""
+    from schedrl.scenarios.semantics import first_fit_where_trained
+
+    policy = first_fit_where_trained(policy, sim.config)
     fast = getattr(policy, "run", None)
     return fast(sim) if fast is not None else sim.run(policy)

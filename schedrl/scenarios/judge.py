@@ -32,7 +32,8 @@ class Baseline:
     policy: str
     """Heuristic name (`schedrl.heuristics.HEURISTICS`, or on the discrete-time cluster `schedrl.dtsim.heuristics`)."""
     sim: SimConfig | None = None
-    """Simulator semantics for this baseline; None: the judge's own (`Judge.sim`)."""
+    """The semantics this baseline is defined with; of it a table takes only the backfilling (DRAS's BinPacking runs
+    without EASY): the rest is the comparison's (`schedrl.scenarios.semantics.row_semantics`). None: the table's."""
     label: str | None = None
     """Column label (default: the policy name upper-cased, e.g. `FCFS+EASY`)."""
     make: Callable[[], Any] | None = None
@@ -99,22 +100,23 @@ class Judge(ABC):
         sequences lie, or that they are generated from held-out seeds."""
 
     @abstractmethod
-    def policy_metrics(self, policy, data, ids, length: int) -> list:
-        """Every aggregate of `policy` on each sequence `ids` (`Metrics`, or a discrete-time episode summary)."""
+    def policy_metrics(self, policy, data, ids, length: int, sim_config: SimConfig | None = None) -> list:
+        """Every aggregate of `policy` on each sequence `ids` (`Metrics`, or a discrete-time episode summary), under
+        `sim_config` (a comparison's semantics; default: the judge's)."""
 
     @abstractmethod
     def baseline_metrics(self, data, ids, length: int, sim_config: SimConfig | None = None,
                          seed: int = 0) -> dict[str, list]:
         """Each baseline's aggregates on the sequences `ids`, keyed by its label."""
 
-    def score_policy(self, policy, data, ids, length: int) -> list[float]:
-        """The objective's value on each sequence `ids` under `policy`."""
-        return [_value(m, self.metric) for m in self.policy_metrics(policy, data, ids, length)]
+    def score_policy(self, policy, data, ids, length: int, sim_config: SimConfig | None = None) -> list[float]:
+        """The objective's value on each sequence `ids` under `policy` (and `sim_config`, default the judge's)."""
+        return [_value(m, self.metric) for m in self.policy_metrics(policy, data, ids, length, sim_config)]
 
     def score_baselines(self, data, ids, length: int, sim_config: SimConfig | None = None,
                         seed: int = 0) -> dict[str, list[float]]:
-        """Each baseline's objective values on the sequences `ids`, keyed by its label; a baseline without semantics
-        of its own runs under `sim_config` (default: the judge's)."""
+        """Each baseline's objective values on the sequences `ids`, keyed by its label, under `sim_config` (default:
+        the judge's) with a baseline's own backfilling (`Baseline.sim`)."""
         return {label: [_value(m, self.metric) for m in ms]
                 for label, ms in self.baseline_metrics(data, ids, length, sim_config, seed).items()}
 
@@ -273,13 +275,14 @@ class TraceJudge(Judge):
                 return independent_starts(ids, length, hi - lo)
         return independent_starts(ids, length)
 
-    def policy_metrics(self, policy, data, ids, length: int) -> list:
+    def policy_metrics(self, policy, data, ids, length: int, sim_config: SimConfig | None = None) -> list:
         from schedrl.metrics import summarize
         from schedrl.scenarios.scoring import run_policy
         from schedrl.sim import Simulator
         from schedrl.workload.sampling import sequence
 
-        return [summarize(run_policy(policy, Simulator(sequence(data, s, length), self.sim_config))) for s in ids]
+        config = sim_config or self.sim_config
+        return [summarize(run_policy(policy, Simulator(sequence(data, s, length), config))) for s in ids]
 
     def baseline_metrics(self, data, ids, length: int, sim_config: SimConfig | None = None,
                          seed: int = 0) -> dict[str, list]:
@@ -339,7 +342,7 @@ class GeneratedJudge(Judge):
     def independent(self, data, ids: Sequence[int], length: int) -> int:
         return len(ids)  # seeded sequences share no job
 
-    def policy_metrics(self, policy, data, ids, length: int) -> list:
+    def policy_metrics(self, policy, data, ids, length: int, sim_config: SimConfig | None = None) -> list:
         from schedrl.dtsim.episodes import run_episodes
 
         return run_episodes(lambda i: policy, self.load(), self.cluster, ids)

@@ -356,6 +356,11 @@ class Scenario:
         if unknown:
             raise ValueError(f"cannot override {', '.join(unknown)} of a scenario")
         self._check_overrides(changes, sim_fields | workload_fields)
+        if self.evaluation.trace is not None and changes.get("trace", self.workload.trace) != self.workload.trace:
+            # the evaluation sequences are positions in the evaluation's own trace, not in the one named
+            raise ValueError(f"trace {changes['trace']}: scenario {self.name!r} evaluates on a trace of its own "
+                             f"({self.evaluation.trace}), so its table could not be on {changes['trace']}: drop the "
+                             f"trace option, or the scenario to score {changes['trace']} itself")
         out: dict[str, Any] = {}
         if set(changes) & workload_fields:
             out["workload"] = replace(self.workload, **{k: changes[k] for k in workload_fields & set(changes)})
@@ -385,8 +390,15 @@ class Scenario:
         """A fresh policy per sequence (index i) for a baseline, as every caller ran them."""
         raise NotImplementedError
 
-    def semantics_of(self, baseline: BaselineSpec | None):
-        """What a baseline (None: a policy without semantics of its own) runs under: a `SimConfig` or the cluster."""
+    def comparison_semantics(self, policies: Collection[Any] = ()):
+        """The one `SimConfig` every row of a table of `policies` on this scenario runs under
+        (`schedrl.scenarios.semantics.comparison_semantics` of the scenario's); None on the discrete-time cluster,
+        whose rows take `semantics_of`."""
+        return None
+
+    def semantics_of(self, baseline: BaselineSpec | None, shared=None):
+        """What a baseline (None: a policy) runs under in a comparison whose semantics is `shared`
+        (`comparison_semantics`; None: the scenario's own): a `SimConfig` or the cluster."""
         raise NotImplementedError
 
     def run_sequences(self, make, data, seqs, semantics) -> list:
@@ -630,8 +642,14 @@ class TraceScenario(Scenario):
 
         return lambda i: get_heuristic(baseline.policy, 0)
 
-    def semantics_of(self, baseline: BaselineSpec | None):
-        return baseline.sim_config(self.sim) if baseline is not None else self.sim
+    def comparison_semantics(self, policies: Collection[Any] = ()):
+        from schedrl.scenarios.semantics import comparison_semantics
+
+        return comparison_semantics(self.sim, policies)
+
+    def semantics_of(self, baseline: BaselineSpec | None, shared=None):
+        shared = shared or self.sim
+        return baseline.sim_config(shared) if baseline is not None else shared
 
     def run_sequences(self, make, data, seqs, semantics) -> list:
         from schedrl.metrics import summarize
@@ -745,7 +763,7 @@ class GeneratedScenario(Scenario):
         name, _, kill = baseline.policy.lower().partition("+")
         return lambda i: make_policy(name, seed=i, kill=bool(kill))
 
-    def semantics_of(self, baseline: BaselineSpec | None):
+    def semantics_of(self, baseline: BaselineSpec | None, shared=None):
         return self.dtsim_config()
 
     def run_sequences(self, make, data, seqs, semantics) -> list:

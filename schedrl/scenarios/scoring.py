@@ -9,7 +9,7 @@ on seeded sequences and return its episode summaries. `Scores.values(metric)` re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from schedrl.scenarios.drawing import (PARTS, DrawnSequences, generated_sequences, independent_starts,  # noqa: F401
                                        independent_windows, job_table, part_data, run_policy, trace_sequences,
@@ -25,6 +25,9 @@ class Scores:
     sequences: DrawnSequences
     metrics: dict[str, list[Any]] = field(default_factory=dict)
     """label -> per sequence: `Metrics` (trace scenarios) or a summary dict (generated)."""
+    semantics: dict[str, Any] = field(default_factory=dict)
+    """label -> what the row ran under: a `SimConfig` (trace scenarios: one per comparison, `semantics.check_rows`) or
+    the discrete-time cluster's config."""
 
     def values(self, metric: str | None = None) -> dict[str, list[float]]:
         """label -> the metric's value on each sequence (default: the scenario's objective)."""
@@ -59,38 +62,56 @@ def describe(scenario: Scenario, seqs: DrawnSequences, n_jobs: int) -> str:
 
 
 def baseline_metrics(baseline, workload, sim_config, seed: int = 0):
-    """An agent's `Baseline` (`schedrl.agents.base.Baseline`: a heuristic name or a `make`, and its own `SimConfig` if
-    it has one) on one sequence: every aggregate (`Metrics`)."""
+    """An agent's `Baseline` (`schedrl.agents.base.Baseline`: a heuristic name or a `make`) on one sequence under the
+    comparison's `sim_config`, with the baseline's own backfilling where it has one: every aggregate (`Metrics`)."""
     from schedrl.heuristics import get_heuristic
     from schedrl.metrics import summarize
+    from schedrl.scenarios.semantics import row_semantics
     from schedrl.sim import Simulator
 
-    config = baseline.sim or sim_config
+    config = row_semantics(sim_config, baseline.sim.backfill if baseline.sim is not None else None)
     policy = baseline.make() if baseline.make is not None else get_heuristic(baseline.policy, seed)
     return summarize(run_policy(policy, Simulator(workload, config)))
 
 
 def score(scenario: Scenario, policies: Mapping[str, Any] | None = None, part: str = "evaluation", *,
           baselines: bool = True, data=None, progress: Callable[[str], None] | None = None,
-          policy_sims: Mapping[str, Any] | None = None) -> Scores:
+          policy_sims: Mapping[str, Any] | None = None, alongside: Collection[Any] = ()) -> Scores:
     """The scenario's baselines (unless `baselines=False`) and `policies` (label -> policy object: `pick(sim)` on
-    trace scenarios, `act(sim)` on generated ones) on the sequences of `part`. A policy runs under the scenario's
-    `SimConfig` (or cluster) unless `policy_sims` gives it its own: a trained policy that makes more decisions (DRAS's
-    choice of the backfilled job), or sees the cluster otherwise (DeepRM's pre-run estimates)."""
+    trace scenarios, `act(sim)` on generated ones) on the sequences of `part`. On a trace scenario every row runs under
+    one `SimConfig`, resolved here once (`Scenario.comparison_semantics`: the scenario's, with the decision a trained
+    policy cannot make otherwise); a baseline changes only its declared backfilling. `policy_sims` (label -> what the
+    caller resolved for a policy: `RunProtocol.policy_semantics`) must agree with it there (ValueError otherwise); on
+    the discrete-time cluster it gives a policy the cluster as its env saw it (DeepRM's pre-run estimates).
+    `alongside`: policies scored in other calls for the same table (the leaderboard's entrants), whose exception these
+    rows share."""
+    from schedrl.scenarios.semantics import check_rows
+
     data = load(scenario) if data is None else data
     seqs = sequences(scenario, data, part)
     data = seqs.data if seqs.data is not None else data
     out = Scores(scenario, seqs)
+    policies = dict(policies or {})
+    shared = scenario.comparison_semantics([*policies.values(), *alongside])
     methods: list[tuple[str, Callable[[int], Any], Any]] = []
     if baselines:
         methods += [(b.name(scenario.sim), scenario.baseline_factory(b), b) for b in scenario.baselines]
-    methods += [(label, (lambda i, p=p: p), None) for label, p in (policies or {}).items()]
+    methods += [(label, (lambda i, p=p: p), None) for label, p in policies.items()]
     for label, make, baseline in methods:
         if progress is not None:
             progress(f"{scenario.name}: {label} on {len(seqs.ids)} {part} sequences")
-        semantics = scenario.semantics_of(baseline) if baseline is not None else \
-            (policy_sims or {}).get(label, scenario.semantics_of(None))
+        semantics = scenario.semantics_of(baseline, shared)
+        asked = (policy_sims or {}).get(label)
+        if asked is not None and baseline is None:
+            if shared is None:
+                semantics = asked
+            elif asked != semantics:
+                raise ValueError(f"scenario {scenario.name}: {label} was asked to run under other semantics than the "
+                                 f"comparison's ({', '.join(semantics.differences(asked))})")
+        out.semantics[label] = semantics
         out.metrics[label] = scenario.run_sequences(make, data, seqs, semantics)
+    if shared is not None:
+        check_rows(out.semantics, f"scenario {scenario.name}")
     return out
 
 

@@ -115,14 +115,31 @@ class SimConfig:
         return cls(**{**PRESETS[name], **overrides})
 
     def to_dict(self) -> dict:
-        """The fields; Slurm's parameters under `backfill: slurm`, or where they were given (records of other
-        backfilling stay as they were before these fields)."""
+        """Every field (what a table's JSON records as the semantics a row ran under); Slurm's parameters only under
+        `backfill: slurm` or where they were given, so the records of other backfilling stay as they were."""
         data = asdict(self)
         if self.backfill != "slurm":
             for name, default in (*SLURM_DEFAULTS.items(), ("node_procs", 0), ("policy_top", 0)):
                 if data[name] == default:
                     del data[name]
         return data
+
+    def describe(self, backfill: bool = True) -> str:
+        """Every field in one phrase, as a table's title names the semantics its rows ran under (`backfill=False`: all
+        but the backfilling, where the table has a row per strategy)."""
+        parts = [self.discipline + (f" (window {self.window})" if self.window else "")]
+        if backfill:
+            parts.append(f"backfill {self.backfill_text}")
+        if self.backfill_choice != "first-fit":
+            parts.append(f"backfill choice {self.backfill_choice}")
+        parts += ["walltime kill" if self.kill_at_limit else "no kill", f"{self.allocation} allocation",
+                  f"{self.event_order} event order"]
+        return ", ".join(parts)
+
+    def differences(self, other: "SimConfig") -> list[str]:
+        """The fields where `other` differs from this one, as `name this vs other` (empty: the same semantics)."""
+        return [f"{f.name} {getattr(self, f.name)!r} vs {getattr(other, f.name)!r}" for f in fields(self)
+                if getattr(self, f.name) != getattr(other, f.name)]
 
     @classmethod
     def from_dict(cls, data) -> "SimConfig":

@@ -7,7 +7,9 @@ the nice values) that make Slurm's own scheduler, its backfilling left on, start
 
 - `live`: holds the cluster's lock on Slurm's side (`lock.SlurmLock`, a held lock job, besides the state
   directory's flock), writes its lease before every batch of changes (`lease.Lease`), records every change
-  (`audit.AuditLog`), and changes at most `max_changes_per_minute`;
+  (`audit.AuditLog`), changes at most `max_changes_per_minute`, keeps every bonus within the site's bounds
+  (`mechanism.protect`: below `max_bonus`, never across a QOS tier), and, with its watchdog (`watch.Watchdog`),
+  returns to shadow on its own when the policy loses;
 - `shadow`: changes nothing; the cycle log records each snapshot, the order and what Slurm started;
 - `dry-run`: changes nothing and prints the changes a live cycle would make.
 
@@ -37,9 +39,10 @@ from schedrl.slurm.cyclelog import CycleLog
 from schedrl.slurm.lease import Lease, LeaseError
 from schedrl.slurm import marks
 from schedrl.slurm.lock import LOCK_NAME, ClusterLock, LockError, LockLost, SlurmLock, lease_alive
-from schedrl.slurm.mechanism import FIELD, HANDLES, Change, NiceBands
+from schedrl.slurm.mechanism import FIELD, HANDLES, SIGN, Change, NiceBands, priority_spread, protect
 from schedrl.slurm.model import config_subset
-from schedrl.slurm.order import OrderWorker, check_machine, warm_up
+from schedrl.slurm.order import OrderWorker, PolicyError, check_machine, runnable
+from schedrl.slurm.watch import Watchdog
 from schedrl.slurm.snapshot import Snapshot, SnapshotError, parse_sinfo
 
 MODES = ("live", "shadow", "dry-run")
@@ -124,6 +127,19 @@ class AdapterOptions:
     """The job field the bonuses go to: `site-factor` (SiteFactor=) or `nice` (Nice=, the fallback)."""
     bonus_scale: float = 1.0
     """How much the policy may outweigh Slurm's other factors: bands ceil(scale (W + 2)) apart; >= 1 is strict."""
+    max_bonus: int | None = None
+    """The largest bonus, in priority units (None: `mechanism.default_max_bonus`, from the site's weights): a job
+    passes another only where their priorities without the bonus differ by less, never across a QOS tier, never
+    past a fair-share factor this much higher (`mechanism.protect`)."""
+    watch_margin_pct: float | None = None
+    """Live: roll back to shadow once the policy is worse than the model of Slurm's own order by more than this (%
+    of the site's metric, the lower end of the report's 95% interval; `watch.Watchdog`); None: no watchdog."""
+    watch_jobs: int = 1000
+    """The watchdog judges the last this many jobs seen to arrive (not before that many have)."""
+    watch_metric: str = "bsld"
+    """The site's metric the watchdog judges on (as `schedrl slurm report --metric`)."""
+    slurmctld_log: Path | None = None
+    """slurmctld's log, for the watchdog's replays on its times."""
     state_dir: Path = field(default_factory=default_state_dir)
     """The lock, the lease and the audit log."""
     log: Path | None = None
@@ -142,6 +158,18 @@ class AdapterOptions:
             raise ValueError(f"--handle must be one of {', '.join(HANDLES)}; got {self.handle!r}")
         if not (self.bonus_scale > 0 and self.bonus_scale < float("inf")):
             raise ValueError(f"--bonus-scale must be a positive number; got {self.bonus_scale}")
+        if self.max_changes_per_minute < 1:
+            raise ValueError(f"--max-changes-per-minute must be >= 1; got {self.max_changes_per_minute}")
+        if not self.size_tolerance >= 1.0 or self.size_tolerance == float("inf"):
+            raise ValueError(f"--size-tolerance must be a finite number >= 1; got {self.size_tolerance}")
+        if self.band_step is not None and self.band_step < 1:
+            raise ValueError(f"--band-step must be >= 1; got {self.band_step}")
+        if self.max_bonus is not None and self.max_bonus < 1:
+            raise ValueError(f"--max-bonus must be >= 1; got {self.max_bonus}")
+        if self.watch_margin_pct is not None:
+            from schedrl.slurm.watch import check_options
+
+            check_options(self.watch_margin_pct, self.watch_jobs, self.watch_metric, self.mode, self.log)
 
 
 class RateLimit:
@@ -230,6 +258,10 @@ def _squeue_jobs(client: SlurmClient):
     return parse_squeue(client.squeue())
 
 
+def _jobs(jobs: list[int]) -> str:
+    return ", ".join(map(str, jobs[:8])) + (f", ... ({len(jobs)} in all)" if len(jobs) > 8 else "")
+
+
 def _refusals(refused: dict[int, str]) -> str:
     by_why: dict[str, list[int]] = {}
     for job, why in refused.items():
@@ -263,62 +295,96 @@ class Adapter:
         """The Slurm lock was lost (`LockLost`): stop without touching the order or the lock jobs."""
         self.lock_jobs: set[int] = set()
         """Lock jobs seen (held, never run): left out of the snapshot."""
+        self.mode = options.mode
+        """The mode in force: the options' until the watchdog rolls a live policy back to shadow."""
+        self.gate_line: str | None = None
+        """The go-live gate's line, said once the adapter has started (never before a refusal)."""
+        self.spread = 0
+        """W, the sum of the site's priority weights."""
+        self.watchdog: Watchdog | None = None
+        self.rolled_back: str | None = None
+        """Why the watchdog rolled the policy back (None: it did not)."""
 
     # --- lifecycle -------------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Read the configuration and the partition, check the policy's machine size, take the lock (live), adopt an
-        earlier adapter's lease; SlurmError, SnapshotError, PolicyMachineError, MechanismError, LockError or
-        LeaseError say why it cannot."""
+        """Read the configuration and the partition, check the policy (its machine size, that it can rank this
+        partition's queue at all) and the mechanism, take the lock (live), adopt an earlier adapter's lease;
+        SlurmError, SnapshotError, PolicyMachineError, PolicyError, MechanismError, LockError, LeaseError or
+        CycleLogError say why it cannot, before anything is taken or changed."""
         o = self.options
+        if not callable(getattr(self.policy, "pick", None)):  # before Slurm is asked anything
+            runnable(self.policy, self.policy_name, 2)
         config = self.client.config()
         self.cluster = o.cluster or config.get("ClusterName", "cluster")
         # the machine-size check first, before anything is taken, and the warm-up on the partition's size
         machine = parse_sinfo(self.client.sinfo(o.partition), o.partition)
         line = check_machine(self.policy, machine.usable, o.size_tolerance, o.trained_cpus)
         self.checked = True
+        warm = runnable(self.policy, self.policy_name, machine.usable, machine.nodes)
         if o.mode != "shadow":
-            self.bands = NiceBands.for_config(config, o.top, o.band_step, o.bonus_scale, o.handle)
+            self.bands = NiceBands.for_config(config, o.top, o.band_step, o.bonus_scale, o.handle, o.max_bonus)
+            self.spread = priority_spread(config, o.handle)
         self.lease = Lease.load(o.state_dir, self.cluster)
         if self.lease.original and self.lease.handle != o.handle and o.mode == "live":
             raise LeaseError(f"{self.lease.path}: the state file holds {FIELD[self.lease.handle]} values of "
                              f"{len(self.lease.original)} job(s) set by an adapter with --handle {self.lease.handle}: "
                              "run `schedrl slurm reset` first")
         self.lease.handle = o.handle
-        if o.mode == "live":
-            self.lock = ClusterLock(o.state_dir, self.cluster).acquire(f"schedrl slurm run ({o.partition})")
-            try:
-                self._take_slurm_lock()
-            except BaseException:
-                self.lock.release()
-                raise
-            if self.lease.original:
-                was = "expired" if self.lease.expired() else "not expired"
-                self.say(f"continuing the order of an earlier adapter (pid {self.lease.pid} on {self.lease.host}, "
-                         f"lease {was}): {len(self.lease.original)} job(s) with {FIELD[o.handle]} values it set")
-            self.audit = AuditLog(o.state_dir / f"{self.cluster}.audit.jsonl", self.cluster, o.partition)
-        if line:
-            self.say(line)
-        try:
-            warm = warm_up(self.policy, machine.usable, machine.nodes)
-            if warm > 1.0:
-                self.say(f"policy {self.policy_name}: first decision in {warm:.1f} s (compiling, loading)")
-        except Exception as e:  # the cycles report it again, each leaving the order as it was
-            self.say(f"policy {self.policy_name} failed on a two-job queue: {type(e).__name__}: {e}")
+        log_existed = o.log is not None and Path(o.log).exists()
         if o.log is not None:
-            self.log = CycleLog(o.log)
+            self.log = CycleLog(o.log)  # read (and refused if unreadable) before anything is taken
+        try:
+            if o.mode == "live":
+                self._go_live()
+        except BaseException:
+            if self.log is not None:
+                self.log.close()
+                if not log_existed:
+                    Path(o.log).unlink(missing_ok=True)
+                self.log = None
+            raise
+        for said in (self.gate_line, line):
+            if said:
+                self.say(said)
+        if warm > 1.0:
+            self.say(f"policy {self.policy_name}: first decision in {warm:.1f} s (compiling, loading)")
+        if self.log is not None:
             self.log.write({"kind": "header", "time": time.time(), "cluster": self.cluster,
                             "partition": o.partition, "policy": self.policy_name, "top": o.top, "mode": o.mode,
                             "interval": o.interval_s, "starvation_limit": o.starvation_limit_s,
                             "band_step": self.bands.step if self.bands else None,
+                            "bonus_ceiling": self.bands.ceiling if self.bands else None,
                             "handle": o.handle if o.mode != "shadow" else None,
                             "slurm_config": config_subset(config)})
             self.log.flush()
+        if o.mode == "live" and o.watch_margin_pct is not None and o.log is not None:
+            self.watchdog = Watchdog(o.log, self.policy, o.watch_margin_pct, o.watch_jobs, o.watch_metric,
+                                     o.slurmctld_log)
         self.say(f"schedrl slurm {o.mode}: cluster {self.cluster}, partition {o.partition}, policy "
                  f"{self.policy_name}, top {o.top}, every {o.interval_s:g} s"
-                 + (f", {self.bands.field} bonuses {self.bands.step:,} apart (up to {self.bands.ceiling:,})"
+                 + (f", {self.bands.field} bonuses {self.bands.step:,} apart, at most {self.bands.ceiling:,} "
+                    f"(--max-bonus; the weights' sum is {self.spread:,}"
+                    + ("" if self.bands.strict(self.spread) else ": the factors may overturn ranks") + ")"
                     if self.bands else "")
-                 + (f", lock job {self.slurm_lock.job}" if self.slurm_lock else ""))
+                 + (f", lock job {self.slurm_lock.job}" if self.slurm_lock else "")
+                 + (f", watchdog over the last {o.watch_jobs} jobs (+{o.watch_margin_pct:g}% {o.watch_metric})"
+                    if self.watchdog else ""))
+
+    def _go_live(self) -> None:
+        """The flock, the lock on Slurm's side, the audit log, and what an earlier adapter left."""
+        o = self.options
+        earlier = len(self.lease.original)
+        self.lock = ClusterLock(o.state_dir, self.cluster).acquire(f"schedrl slurm run ({o.partition})")
+        try:
+            self._take_slurm_lock()
+        except BaseException:
+            self.lock.release()
+            raise
+        if earlier:
+            self.say(f"continuing the order of an earlier adapter ({self.lease.holder()}): {earlier} job(s) with "
+                     f"{FIELD[o.handle]} values it set, from its state file")
+        self.audit = AuditLog(o.state_dir / f"{self.cluster}.audit.jsonl", self.cluster, o.partition)
 
     def _take_slurm_lock(self) -> None:
         """The cluster's lock on Slurm's side, then the marks: a live foreign mark refuses, the marks of dead
@@ -359,7 +425,7 @@ class Adapter:
             except (SlurmError, SnapshotError):
                 pass
         try:
-            if self.options.mode == "live" and self.lease is not None and restore_order and not self.lost:
+            if self.mode == "live" and self.lease is not None and restore_order and not self.lost:
                 restored = restore(self.client, self.lease, self.audit, self.say) if self.lease.original else 0
                 self.say(f"stopped: {restored} pending job(s) back to their own {FIELD[self.options.handle]} values")
         except SlurmError as e:
@@ -367,13 +433,37 @@ class Adapter:
         finally:
             if self.log is not None:
                 self.log.close()
-            if self.slurm_lock is not None and not self.lost:
-                try:
-                    self.slurm_lock.release()
-                except SlurmError:
-                    pass
-            if self.lock is not None:
-                self.lock.release()
+            self._release()
+
+    def _release(self) -> None:
+        """Both locks given back (the lock job left alone where another adapter took the cluster)."""
+        if self.slurm_lock is not None and not self.lost:
+            try:
+                self.slurm_lock.release()
+            except SlurmError:
+                pass
+        self.slurm_lock = None
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+    def roll_back(self, why: str) -> None:
+        """The watchdog's rollback: every job its own value back, one line in the output, the cycle log and the audit
+        log, the locks released; the adapter goes on in shadow (`EXIT_ROLLED_BACK` when it stops)."""
+        line = f"rolled back to shadow: {why}"
+        self.rolled_back = why
+        try:
+            restored = restore(self.client, self.lease, self.audit, self.say) if self.lease.original else 0
+            line += f"; {restored} pending job(s) back to their own {FIELD[self.options.handle]} values"
+        except SlurmError as e:
+            line += f"; restoring failed ({e}): `schedrl slurm reset` restores them"
+        self.say(f"cycle {self.n}: {line}")
+        if self.audit is not None:
+            self.audit.note("watchdog", line)
+        self._log({"kind": "rollback", "time": time.time(), "n": self.n, "why": line})
+        self.mode = "shadow"
+        self.watchdog = None
+        self._release()
 
     def run(self, cycles: int | None = None, should_stop: Callable[[], bool] = lambda: False) -> None:
         """Cycle every `interval_s` until `cycles` have run or `should_stop()`; no wait after the last cycle."""
@@ -443,16 +533,40 @@ class Adapter:
         order = order[:o.top]
         self.previous = order
         record.update(order=order, guard=first)
-        if o.mode != "shadow":
+        if self.mode != "shadow":
             record.update(self._enforce(snap, order, frozenset(first), prio, record.get("sprio")))
-        return self._log(record)
+        record = self._log(record)
+        if self.watchdog is not None and self.log is not None and self.watchdog.due(len(self.log.seen)):
+            self._watch()
+        return record
+
+    def _watch(self) -> None:
+        """The watchdog's look (`watch.Watchdog`): logged; a rollback where the policy is worse beyond the margin."""
+        from schedrl.slurm.report import ReportError
+
+        try:
+            verdict = self.watchdog.look(len(self.log.seen))
+        except ReportError as e:
+            self.say(f"cycle {self.n}: watchdog: {e}")
+            return
+        except Exception as e:  # a look that fails costs that look, never the adapter (the next one tries again)
+            first = (str(e).splitlines() or [""])[0][:200]
+            self.say(f"cycle {self.n}: watchdog: the look failed ({type(e).__name__}: {first}); the order stays")
+            return
+        if verdict is None:
+            return
+        o = self.options
+        line = verdict.line(o.watch_metric, o.watch_margin_pct)
+        self._log({"kind": "watch", "time": time.time(), "n": self.n, **Watchdog.record(verdict)})
+        if verdict.worse:
+            self.roll_back(line)
 
     def _static(self, prio) -> dict[int, float] | None:
         """Job -> its priority less the weighted age and less the adapter's own bonus (the part that stays)."""
         if prio is None:
             return None
         own = self.lease.original if self.lease is not None and self.options.handle == "site-factor" else {}
-        return {job: float(p - age - (site - own[job] if job in own else 0)) for job, (p, age, site) in prio.items()}
+        return {job: float(f.priority - f.age - (f.site - own[job] if job in own else 0)) for job, f in prio.items()}
 
     def _left_alone(self, snap: Snapshot, static: dict[int, float] | None = None) -> None:
         if self.log is not None:
@@ -470,20 +584,20 @@ class Adapter:
 
     def _enforce(self, snap: Snapshot, order: list[int], guarded: frozenset[int], prio=None,
                  problem: str | None = None) -> dict:
-        """The changes that put `order` first: printed (dry run) or applied (live)."""
+        """The changes that put `order` first, within the site's bounds (`mechanism.protect`, the bands' ceiling):
+        printed (dry run) or applied (live)."""
         lease, field = self.lease, self.bands.field
+        if prio is None:  # the bounds need every job's factors
+            self.say(f"cycle {self.n}: {problem}; nothing changed this cycle")
+            return {"changes": 0, "applied": 0, "problem": problem}
         if self.options.handle == "site-factor":
-            if prio is None:
-                self.say(f"cycle {self.n}: {problem}; nothing changed this cycle")
-                return {"changes": 0, "applied": 0, "problem": problem}
-            values = {job: site for job, (_, _, site) in prio.items()}
+            values = {job: f.site for job, f in prio.items()}
         else:
             values = {j.job_id: j.nice for j in snap.pending}
         pending = {j.job_id for j in snap.pending}
-        value_now = {job: v for job, v in values.items() if job in pending}
-        order = [job for job in order if job in value_now]
+        value_now = {job: v for job, v in values.items() if job in pending and job in prio}
         alive = pending | {j.job_id for j, _ in snap.left_alone}
-        if self.options.mode == "live":
+        if self.mode == "live":
             lease.forget([job for job in list(lease.original) if job not in alive])
             for job in [job for job in lease.set if job in value_now and value_now[job] != lease.set[job]]:
                 self.say(f"cycle {self.n}: job {job}'s {field} was changed outside the adapter "
@@ -491,12 +605,28 @@ class Adapter:
                 lease.original[job] = value_now[job]
                 lease.set[job] = value_now[job]
         own = {job: value for job, value in lease.original.items() if job in value_now}
+        sign = SIGN[self.options.handle]
+        # each job's priority without the adapter's bonus, and Slurm's own order by it (ties as Slurm breaks them)
+        base = {job: prio[job].priority - (sign * (value_now[job] - own[job]) if job in own else 0)
+                for job in value_now}
+        submit = {j.job_id: j.submit for j in snap.pending}
+        slurm_order = sorted(base, key=lambda job: (-base[job], submit.get(job, 0.0), job))
+        wanted = [job for job in order if job in value_now]
+        order = protect(wanted, slurm_order, {job: prio[job].qos for job in value_now},
+                        {job: prio[job].fairshare for job in value_now}, self.bands.ceiling, self.options.top)
+        # the jobs put ahead of their rank (or into the order) so that no ranked job passes them
+        rank = {job: r for r, job in enumerate(wanted)}
+        lifted = [job for r, job in enumerate(order) if rank.get(job, len(wanted)) > r]
         changes = self.bands.plan(order, value_now, own, guarded)
-        if self.options.mode == "dry-run":
+        extra = {"bonus_order": order, "lifted": lifted} if lifted else {}
+        if self.mode == "dry-run":
             for c in changes:
                 self.say(f"would set job {c.job}: {field} {c.old} -> {c.new} ({c.why})")
+            if lifted:
+                self.say(f"cycle {self.n}: {len(lifted)} job(s) put ahead of ranked ones they must not be passed by "
+                         f"(a higher QOS, or fair share {self.bands.ceiling:,} or more higher): {_jobs(lifted)}")
             self.say(f"cycle {self.n}: dry run: {len(changes)} change(s) not applied")
-            return {"changes": len(changes), "applied": 0}
+            return {"changes": len(changes), "applied": 0, **extra}
         granted = self.limit.take(len(changes))
         if granted < len(changes):
             self.say(f"cycle {self.n}: rate limit ({self.options.max_changes_per_minute}/min): "
@@ -508,7 +638,7 @@ class Adapter:
                             self.slurm_lock.job if self.slurm_lock else None, comments)
         except SlurmError as e:
             self.say(f"cycle {self.n}: {e}; the order may be partly applied (the lease names every job)")
-            return {"changes": len(changes), "applied": 0, "problem": str(e)}
+            return {"changes": len(changes), "applied": 0, "problem": str(e), **extra}
         if refused:
             self.say(f"cycle {self.n}: scontrol refused {len(refused)} of {granted} change(s): {_refusals(refused)}")
         if getattr(self.client, "marks_refused", 0) and not getattr(self, "_marks_said", False):
@@ -517,7 +647,7 @@ class Adapter:
                      "the SlurmUser may write it; this account may set site factors only): the jobs are changed "
                      "unmarked, the lock job still holds the cluster, and `reset` needs this state directory")
         return {"changes": len(changes), "applied": granted - len(refused), "refused": len(refused),
-                "applied_at": time.time()}
+                "applied_at": time.time(), **extra}
 
     def _log(self, record: dict) -> dict:
         if self.log is not None:
@@ -530,13 +660,14 @@ class AdapterError(ValueError):
     """Why the adapter could not start or had to stop (`serve`): one line."""
 
 
-def serve(adapter: "Adapter", cycles: int | None = None) -> None:
+def serve(adapter: "Adapter", cycles: int | None = None) -> str | None:
     """Run `adapter` as a service: start it, cycle until `cycles` have run or SIGTERM/SIGINT asks it to stop, and stop
     cleanly (live: the jobs' own values back, unless another adapter took the lock). AdapterError says why it could
-    not start (Slurm, the partition, the policy's machine size, the mechanism, the lock, the lease) or stopped early
-    (the policy's machine, the lock lost)."""
+    not start (Slurm, the partition, the policy, the mechanism, the lock, the lease, the cycle log) or stopped early
+    (the policy's machine, the lock lost). Returns why the watchdog rolled the policy back to shadow, if it did."""
     import signal
 
+    from schedrl.slurm.cyclelog import CycleLogError
     from schedrl.slurm.mechanism import MechanismError
     from schedrl.slurm.order import PolicyMachineError
 
@@ -545,7 +676,8 @@ def serve(adapter: "Adapter", cycles: int | None = None) -> None:
         signal.signal(sig, lambda *_: stopping.append(True))
     try:
         adapter.start()
-    except (SlurmError, MechanismError, LockError, LeaseError, PolicyMachineError, SnapshotError) as e:
+    except (SlurmError, MechanismError, LockError, LeaseError, PolicyMachineError, PolicyError, SnapshotError,
+            CycleLogError) as e:
         adapter.worker.close()
         raise AdapterError(str(e)) from None
     try:
@@ -557,7 +689,9 @@ def serve(adapter: "Adapter", cycles: int | None = None) -> None:
         adapter.stop(restore_order=False)
         raise AdapterError(str(e)) from None
     adapter.stop()
+    return adapter.rolled_back
 
 
-__all__ = ["Adapter", "AdapterError", "AdapterOptions", "LockLost", "MODES", "RateLimit", "apply", "claim_outputs", "current_values",
+__all__ = ["Adapter", "AdapterError", "AdapterOptions", "LockLost", "MODES", "PolicyError", "RateLimit", "apply",
+           "claim_outputs", "current_values",
            "default_state_dir", "is_state_dir", "restore", "serve"]

@@ -2,8 +2,9 @@
 happens.
 
 A line: `{"time", "cluster", "partition", "job", "from", "to", "why", "pid", "host", "mode", "result"}` with
-`why` one of `rank N`, `guard`, `restore`, `reset`, and `result` `ok` or scontrol's refusal. Dry runs and shadow
-mode change nothing and write nothing here.
+`why` one of `rank N`, `guard`, `restore`, `reset`, and `result` `ok` or scontrol's refusal; an event that is not a
+change (the watchdog's rollback) is one line with `kind` and `what` instead of a job. Dry runs and shadow mode change
+nothing and write nothing here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from pathlib import Path
 from typing import Iterable
 
 from schedrl.slurm.mechanism import Change
+
+
+MAX_LINE = 1 << 20
+"""The longest audit line read (1 MiB; a real one is a few hundred bytes)."""
+
+
+class AuditError(ValueError):
+    """An audit log that cannot be read; the message names the file and line."""
 
 
 class AuditLog:
@@ -38,7 +47,37 @@ class AuditLog:
             f.flush()
             os.fsync(f.fileno())
 
+    def note(self, kind: str, what: str, **fields) -> None:
+        """One line for an event that changes no job itself (`kind`: `watchdog`), appended and flushed."""
+        line = json.dumps({"time": time.time(), "cluster": self.cluster, "partition": self.partition, "kind": kind,
+                           "what": what, "pid": os.getpid(), "host": socket.gethostname(), **fields}) + "\n"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
     def read(self) -> list[dict]:
+        """The records, in order (a torn last line, from a killed adapter, is skipped); AuditError naming the line
+        for anything else that is not one of its records."""
         if not self.path.exists():
             return []
-        return [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+        out = []
+        with open(self.path, "rb") as f:
+            number = 0
+            while line := f.readline(MAX_LINE + 1):
+                number += 1
+                if len(line) > MAX_LINE:
+                    raise AuditError(f"{self.path}:{number}: a line longer than {MAX_LINE:,} bytes: not an audit log")
+                torn = not line.endswith(b"\n")
+                try:
+                    rec = json.loads(line.decode())
+                except (UnicodeDecodeError, ValueError):
+                    if torn:
+                        break
+                    raise AuditError(f"{self.path}:{number}: not a JSON record: not an audit log of schedrl slurm")\
+                        from None
+                if not isinstance(rec, dict):
+                    raise AuditError(f"{self.path}:{number}: not a JSON object: not an audit log of schedrl slurm")
+                out.append(rec)
+        return out

@@ -11,18 +11,20 @@ for about 10 s, `MessageTimeout`).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 SQUEUE_FORMAT = "%A|%i|%P|%T|%C|%D|%l|%V|%S|%e|%Q|%y|%r|%E|%v|%j"
 """squeue's fields, in `snapshot.FIELDS` order: job id, job id as printed (array records), partition, state, CPUs,
 nodes, time limit, submit, start, end, priority, nice, reason, dependency, reservation, name (last: it may hold a
 `|`; the adapters' lock jobs are told by it)."""
-SPRIO_FORMAT = "%i|%Y|%A|%S"
-"""sprio's fields: job id, priority, weighted age factor, site factor (the SITE column)."""
+SPRIO_FORMAT = "%i|%Y|%A|%S|%Q|%F"
+"""sprio's fields: job id, priority, weighted age factor, site factor (the SITE column), weighted QOS factor,
+weighted fair-share factor."""
 MARKS_FORMAT = "JobID:0|,admin_comment:0"
 """squeue --Format of the pending jobs' AdminComment (where the adapter's marks are), the comment last."""
 LOCK_FORMAT = "JobID:0|,UserName:0|,Comment:0"
@@ -31,6 +33,20 @@ SINFO_FORMAT = "%C|%D|%l"
 """sinfo's fields for one partition: CPUs allocated/idle/other/total, nodes, the partition's time limit."""
 # scontrol names the job at the end of a failed update: "... for job 12"
 _FAILED_JOB = re.compile(r"for job (\d+)\s*$")
+
+
+class Factors(NamedTuple):
+    """A pending job's priority as sprio shows it."""
+
+    priority: int
+    age: float
+    """The weighted age factor."""
+    site: int
+    """The site factor (SITE): the adapter's handle."""
+    qos: float = 0.0
+    """The weighted QOS factor: the job's QOS tier."""
+    fairshare: float = 0.0
+    """The weighted fair-share factor."""
 
 
 class SlurmError(RuntimeError):
@@ -86,8 +102,8 @@ class SlurmClient:
         """Set each job's nice value (`(job, nice)` pairs) in one scontrol process (`update`)."""
         return self.update("Nice", [(job, nice, None) for job, nice in changes])
 
-    def sprio(self) -> dict[int, tuple[int, float, int]]:
-        """Every pending job's (priority, weighted age factor, site factor) from sprio; {} on an empty queue."""
+    def sprio(self) -> dict[int, Factors]:
+        """Every pending job's factors from sprio; {} on an empty queue."""
         done = self.run(["sprio", "--noheader", f"--format={SPRIO_FORMAT}"], check=False)
         if done.returncode != 0:
             if "Unable to find jobs" in done.stderr or "No jobs" in done.stderr:
@@ -97,16 +113,20 @@ class SlurmClient:
         out = {}
         for line in done.stdout.splitlines():
             parts = line.strip().split("|")
-            if len(parts) == 4 and parts[0].isdigit():
+            if len(parts) == 6 and parts[0].isdigit() and len(parts[0]) <= 10:
                 try:
-                    out[int(parts[0])] = (int(float(parts[1])), float(parts[2]), int(float(parts[3])))
+                    values = [float(x) for x in parts[1:]]
+                    if not all(math.isfinite(v) for v in values):
+                        raise ValueError
+                    out[int(parts[0])] = Factors(int(values[0]), values[1], int(values[2]), values[3], values[4])
                 except ValueError:
-                    raise SlurmError(f"sprio: cannot read {line.strip()!r} (expected id|priority|age|site)") from None
+                    raise SlurmError(f"sprio: cannot read {line.strip()[:200]!r} (expected "
+                                     "id|priority|age|site|qos|fairshare)") from None
         return out
 
     def site_factors(self) -> dict[int, int]:
         """Every pending job's site factor (sprio's SITE column); {} on an empty queue."""
-        return {job: site for job, (_, _, site) in self.sprio().items()}
+        return {job: f.site for job, f in self.sprio().items()}
 
     def admin_comments(self) -> dict[int, str]:
         """Every pending job's AdminComment ('' for none)."""

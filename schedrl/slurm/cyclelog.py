@@ -23,24 +23,108 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 from pathlib import Path
 from typing import IO, Iterator
 
 from schedrl.slurm.snapshot import FINISHED_STATES, Snapshot
 
 
+MAX_LINE = 16 << 20
+"""The longest line read (16 MiB: a cycle line with its order and Slurm's is kilobytes)."""
+MAX_LOG_BYTES = 64 << 30
+"""The most text read from one log (64 GiB, decompressed: years of cycles)."""
+
+
+TORN = re.compile(rb'\{"kind":\s*"')
+"""How every record the adapter writes begins: a line that does and does not parse is one torn by a kill."""
+
+
+class CycleLogError(ValueError):
+    """A file that cannot be read as a cycle log; the message names it (and the line) and says why."""
+
+
 def _open(path: Path, mode: str) -> IO[str]:
     return gzip.open(path, mode + "t") if path.suffix == ".gz" else open(path, mode)
 
 
+def regular_file(path: Path, what: str, limit: int) -> None:
+    """CycleLogError unless `path` is a regular file of at most `limit` bytes (a device, a pipe or a directory is
+    never read: /dev/zero would be read for ever)."""
+    try:
+        info = path.stat()
+    except OSError as e:
+        raise CycleLogError(f"cannot read {what} {path}: {e.strerror}") from None
+    import stat
+
+    if not stat.S_ISREG(info.st_mode):
+        raise CycleLogError(f"{what} {path} is not a regular file (a device, a pipe or a directory): give a log file")
+    if info.st_size > limit:
+        raise CycleLogError(f"{what} {path} has {info.st_size:,} bytes, more than the {limit:,} read at most")
+
+
+def lines(path: Path, what: str, limit: int = MAX_LOG_BYTES, line_limit: int = MAX_LINE) -> Iterator[tuple[int, bytes]]:
+    """(number, bytes) of each line of a regular file (gzip-compressed where it ends in `.gz`), bounded: a line
+    longer than `line_limit`, more than `limit` bytes in all, or a file that is not what its name says is a
+    CycleLogError naming it."""
+    path = Path(path)
+    regular_file(path, what, limit)
+    import zlib
+
+    total = number = 0
+    try:
+        with (gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")) as f:
+            while line := f.readline(line_limit + 1):
+                number += 1
+                total += len(line)
+                if len(line) > line_limit:
+                    raise CycleLogError(f"{what} {path}:{number}: a line longer than {line_limit:,} bytes: not a "
+                                        "log of this kind")
+                if total > limit:
+                    raise CycleLogError(f"{what} {path}: more than {limit:,} bytes (decompressed) read at most")
+                yield number, line
+    except (OSError, EOFError, zlib.error) as e:
+        why = "not gzip-compressed, or cut short" if path.suffix == ".gz" else (e.strerror or str(e))
+        raise CycleLogError(f"cannot read {what} {path}: {why} ({type(e).__name__})") from None
+
+
 def read(path: str | Path) -> Iterator[dict]:
-    """The log's records, in order (a torn last line, from a killed adapter, is skipped)."""
-    with _open(Path(path), "r") as f:
-        for line in f:
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
+    """The log's records (`numbered`, without the line numbers)."""
+    for _, rec in numbered(path):
+        yield rec
+
+
+def numbered(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """(line number, record) of the log's records, in order. A torn line (the start of one of its own records, cut by
+    a kill) is skipped where it is the last line or the next record is a header (an adapter continuing the log);
+    CycleLogError naming the line for a file that is not text, any other line that is not a JSON object, and reads
+    past the bounds."""
+    torn: int | None = None
+
+    def bad(number: int) -> CycleLogError:
+        return CycleLogError(f"cycle log {path}:{number}: not a JSON record: not a cycle log of `schedrl slurm run "
+                             "--log`")
+
+    for number, line in lines(Path(path), "cycle log"):
+        try:
+            rec = json.loads(line.decode())
+        except UnicodeDecodeError:
+            raise CycleLogError(f"cycle log {path}:{number}: not text (UTF-8): not a cycle log of `schedrl slurm "
+                                "run --log`") from None
+        except ValueError:
+            if not line.strip():
                 continue
+            if torn is not None or not TORN.match(line):
+                raise bad(torn if torn is not None else number) from None
+            torn = number
+            continue
+        if not isinstance(rec, dict):
+            raise CycleLogError(f"cycle log {path}:{number}: a JSON {type(rec).__name__}, not a record: not a cycle "
+                                "log of `schedrl slurm run --log`")
+        if torn is not None and rec.get("kind") != "header":
+            raise bad(torn)
+        torn = None
+        yield number, rec
 
 
 class CycleLog:
@@ -135,7 +219,7 @@ def is_cycle_log(path: str | Path) -> bool:
         if path.stat().st_size == 0:
             return True
         with _open(path, "r") as f:
-            first = json.loads(f.readline())
+            first = json.loads(f.readline(MAX_LINE))
     except (OSError, ValueError, EOFError, UnicodeDecodeError):
         return False
     return isinstance(first, dict) and first.get("kind") == "header" and "cluster" in first and "policy" in first

@@ -11,11 +11,16 @@ taken the jobs over.
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+MAX_STATE_BYTES = 256 * 1024 * 1024
+"""A state file larger than this is refused unread (a few million jobs' values; a real one is kilobytes)."""
 
 
 class LeaseError(RuntimeError):
@@ -51,17 +56,50 @@ class Lease:
         if not path.exists():
             return cls(path, cluster)
         try:
+            if path.stat().st_size > MAX_STATE_BYTES:
+                raise ValueError(f"larger than {MAX_STATE_BYTES:,} bytes")
             data = json.loads(path.read_text())
-            return cls(path, data["cluster"], data.get("partition", ""), int(data.get("pid", 0)),
-                       data.get("host", ""), float(data.get("expires", 0.0)),
-                       {int(k): int(v) for k, v in data.get("original", {}).items()},
-                       {int(k): int(v) for k, v in data.get("set", {}).items()}, data.get("handle", "nice"))
-        except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as e:
+            lease = cls(path, str(data["cluster"]), str(data.get("partition", "")), int(data.get("pid", 0)),
+                        str(data.get("host", "")), float(data.get("expires", 0.0)),
+                        {int(k): int(v) for k, v in data.get("original", {}).items()},
+                        {int(k): int(v) for k, v in data.get("set", {}).items()}, str(data.get("handle", "nice")))
+            if not math.isfinite(lease.expires):
+                raise ValueError(f"expires is {lease.expires}")
+            return lease
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError) as e:
             raise LeaseError(f"{path}: unreadable state file ({type(e).__name__}: {e}); the audit log next to it has "
                              "every value the adapter changed") from None
 
     def expired(self, now: float | None = None) -> bool:
         return (time.time() if now is None else now) > self.expires
+
+    def dead(self) -> bool:
+        """Whether the adapter that wrote the lease is known to be gone: its pid no longer runs on this host (the
+        kernel's word, as with flock; on another host only the lease's expiry tells)."""
+        if not self.pid or self.host != socket.gethostname():
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:  # another user's live process
+            return False
+        return False
+
+    def lapsed(self, now: float | None = None) -> bool:
+        """Nobody maintains the order any more: the lease expired, or its adapter died on this host."""
+        return self.expired(now) or self.dead()
+
+    def holder(self) -> str:
+        """The adapter that wrote the lease, for a line: `pid 4242 on ctl1, lease expired` (or `pid 4242 on ctl1,
+        not running, lease until ...`)."""
+        if not self.pid:
+            return "an adapter whose state file names no process"
+        state = ("lease expired" if self.expired() else
+                 f"no longer running, lease until {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(self.expires))}"
+                 if self.dead() else
+                 f"lease until {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(self.expires))}")
+        return f"pid {self.pid} on {self.host or 'an unknown host'}, {state}"
 
     def held_elsewhere(self, now: float | None = None) -> bool:
         """A live lease of an adapter on another host (flock does not reach across hosts on every file system)."""

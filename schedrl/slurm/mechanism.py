@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import math
 import re
+
+import numpy as np
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -74,32 +76,88 @@ class Change:
 
 def priority_spread(config: Mapping[str, str], handle: str = "nice") -> int:
     """W: how far apart multifactor can put two jobs (the sum of the priority weights); MechanismError where the
-    configuration cannot be ordered through `handle`."""
+    configuration cannot be ordered through `handle`, whatever the bands' options (`--band-step`, `--bonus-scale`,
+    `--max-bonus` bypass none of these checks)."""
     kind = config.get("PriorityType", "")
     if kind != "priority/multifactor":
-        raise MechanismError(f"PriorityType is {kind or 'unset'}: nice values order jobs only under "
+        raise MechanismError(f"PriorityType is {kind or 'unset'}: site factors and nice values order jobs only under "
                              "priority/multifactor; set PriorityType=priority/multifactor in slurm.conf (docs/slurm.md)")
     flags = config.get("PriorityFlags", "")
     if "NO_NORMAL" in flags:
-        raise MechanismError(f"PriorityFlags={flags}: unnormalised factors have no bound the bands could exceed; "
-                             "drop the NO_NORMAL_* flags or give --band-step")
+        raise MechanismError(f"PriorityFlags={flags}: unnormalised factors have no bound the bonuses could be "
+                             "sized against; drop the NO_NORMAL_* flags from slurm.conf (docs/slurm.md)")
     plugin = config.get("PrioritySiteFactorPlugin", "(null)")
-    if plugin not in ("(null)", "") and handle == "site-factor":
-        raise MechanismError(f"PrioritySiteFactorPlugin={plugin} rewrites every pending job's site factor: the "
-                             "adapter cannot add its bonus to it; unset the plugin, or use --handle nice with "
-                             "--band-step larger than the largest site factor plus the weights")
     if plugin not in ("(null)", ""):
-        raise MechanismError("PrioritySiteFactorPlugin is set: its factor has no bound the bands could exceed; "
-                             "give --band-step larger than the largest site factor plus the weights")
-    total = 0.0
+        raise MechanismError(f"PrioritySiteFactorPlugin={plugin} rewrites every pending job's site factor each cycle "
+                             "and its factor has no bound the bonuses could be sized against: unset it in slurm.conf "
+                             "to let the adapter order the queue (docs/slurm.md)")
+    return math.ceil(sum(weights(config).values()))
+
+
+def weights(config: Mapping[str, str]) -> dict[str, float]:
+    """The PriorityWeight* values of `scontrol show config` (TRES: the sum of its per-resource weights)."""
+    out = {}
     for name in WEIGHTS:
         value = config.get(name, "0")
-        total += float(value) if _NUMBER.fullmatch(value) else 0.0
+        out[name] = float(value) if _NUMBER.fullmatch(value) else 0.0
     tres = config.get("PriorityWeightTRES", "(null)")
-    if tres not in ("(null)", ""):
-        total += sum(float(m.group()) for m in (_NUMBER.search(part.partition("=")[2]) for part in tres.split(","))
-                     if m)
-    return math.ceil(total)
+    out["PriorityWeightTRES"] = 0.0 if tres in ("(null)", "") else sum(
+        float(m.group()) for m in (_NUMBER.search(part.partition("=")[2]) for part in tres.split(",")) if m)
+    return out
+
+
+SCHEDULING_WEIGHTS = ("PriorityWeightAge", "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightTRES")
+"""The factors a scheduling policy stands in for (how long a job waited, how large it is, where it runs): the
+default `--max-bonus` is their weights' sum. QOS, fair share and association carry the site's say over who
+deserves: a bonus within that sum cannot outweigh a difference they make beyond it."""
+
+
+def default_max_bonus(config: Mapping[str, str], k: int) -> int:
+    """The default `--max-bonus`: the sum of `SCHEDULING_WEIGHTS`, at least 2 `ROOM` (K + 1) (bonuses 2 apart, the
+    lowest 2, above Slurm's floor of 1, with room for entries: where those weights are small, the bonuses little
+    more than break Slurm's ties)."""
+    w = weights(config)
+    return max(math.ceil(sum(w[name] for name in SCHEDULING_WEIGHTS)), 2 * ROOM * (k + 1))
+
+
+def protect(order: Sequence[int], slurm_order: Sequence[int], qos: Mapping[int, float],
+            fairshare: Mapping[int, float], allowance: float, k: int) -> list[int]:
+    """`order` made safe for the site's tiers: before each job, every pending job it must not pass, in Slurm's own
+    order (`slurm_order`: the pending jobs by priority without the adapter's bonus, ties as Slurm breaks them):
+    those Slurm has ahead of it with a higher QOS factor (`qos`, sprio's weighted QOS), or with a fair-share factor
+    (`fairshare`, weighted) higher by `allowance` or more, and, in turn, those such a job must not pass; cut to `k`
+    jobs. With bonuses strictly decreasing along the result, a job put before another in Slurm's own order stays
+    before it: no bonus moves a job across a QOS tier or past a fair-share difference of `allowance`."""
+    position = {job: i for i, job in enumerate(slurm_order)}
+    n = len(slurm_order)
+    q = np.array([qos.get(job, 0.0) for job in slurm_order], float)
+    f = np.array([fairshare.get(job, 0.0) for job in slurm_order], float)
+    placed = np.zeros(n, bool)
+    out: list[int] = []
+    for job in order:
+        if len(out) >= k:
+            break
+        if job not in position:
+            continue
+        p = position[job]
+        if placed[p]:
+            continue
+        need = np.zeros(n, bool)
+        need[p] = True
+        frontier = need.copy()
+        while frontier.any():  # z is needed if some needed y behind z must not pass it (suffix minima over y)
+            min_q = np.minimum.accumulate(np.where(frontier, q, np.inf)[::-1])[::-1]
+            min_f = np.minimum.accumulate(np.where(frontier, f, np.inf)[::-1])[::-1]
+            after_q, after_f = np.append(min_q[1:], np.inf), np.append(min_f[1:], np.inf)
+            new = ~need & ~placed & ((q > after_q) | (f - allowance >= after_f))
+            need |= new
+            frontier = new
+        for i in np.flatnonzero(need & ~placed):  # Slurm's order: every job's protectors before it
+            if len(out) >= k:
+                break
+            out.append(slurm_order[i])
+            placed[i] = True
+    return out
 
 
 @dataclass(frozen=True)
@@ -130,13 +188,30 @@ class NiceBands:
 
     @classmethod
     def for_config(cls, config: Mapping[str, str], k: int, step: int | None = None, scale: float = 1.0,
-                   handle: str = "nice") -> "NiceBands":
-        """Bands for this slurm configuration (`scontrol show config`): `step` = ceil(scale (W + 2)) unless given;
-        the ceiling 64 (K + 1) steps (at most half the range)."""
+                   handle: str = "nice", max_bonus: int | None = None) -> "NiceBands":
+        """Bands for this slurm configuration (`scontrol show config`; `priority_spread`'s refusals hold whatever
+        the options): `step` = ceil(scale (W + 2)) unless given, the ceiling the smallest of 64 (K + 1) steps, half
+        the range and `max_bonus` (default `default_max_bonus`); where `max_bonus` leaves less than 64 steps per
+        rank, the step shrinks to fit it (at least 1; a given `step` that leaves less than `GAP` is refused)."""
         if not scale > 0 or not math.isfinite(scale):
             raise ValueError(f"--bonus-scale must be a positive number, got {scale}")
-        step = max(1, math.ceil(scale * (priority_spread(config, handle) + 2))) if step is None else int(step)
-        return cls(k, step, min(CEILING, ROOM * (k + 1) * step), handle)
+        spread = priority_spread(config, handle)
+        cap = default_max_bonus(config, k) if max_bonus is None else int(max_bonus)
+        if cap < GAP * (k + 1):
+            raise MechanismError(f"--max-bonus {cap:,} leaves less than 1 priority unit between bonuses for --top {k}: "
+                                 f"give at least {GAP * (k + 1):,} ({GAP} (K + 1)), or a lower --top")
+        given = step is not None
+        step = max(1, math.ceil(scale * (spread + 2))) if step is None else int(step)
+        if given and GAP * (k + 1) * step > cap:
+            raise MechanismError(f"--band-step {step:,} with --top {k} needs bonuses up to {GAP * (k + 1) * step:,}, "
+                                 f"above --max-bonus {cap:,}: lower one or raise the other")
+        if not given:
+            step = min(step, max(1, cap // (ROOM * (k + 1))))
+        return cls(k, step, min(CEILING, ROOM * (k + 1) * step, cap), handle)
+
+    def strict(self, spread: int) -> bool:
+        """Whether ranked jobs keep the policy's order whatever their weighted factors (steps above the spread W)."""
+        return self.step >= spread + 2
 
     def bonuses(self, order: Sequence[int], current: Mapping[int, int]) -> dict[int, int]:
         """Bonus per ranked job: strictly decreasing along `order`, at least `step` apart, the last at least `step`.

@@ -24,6 +24,26 @@ class PolicyMachineError(ValueError):
     """A policy trained for a machine size far from the partition's; the message has both sizes."""
 
 
+class PolicyError(ValueError):
+    """A policy that cannot order a Slurm queue (a discrete-time one, or one that fails on a two-job queue): one
+    line."""
+
+
+def runnable(policy, name: str, cpus: int, nodes: int = 1) -> float:
+    """PolicyError unless `policy` can rank a queue of a partition of `cpus` CPUs (it picks a waiting job, and does on
+    a two-job queue: `warm_up`); returns the warm-up's seconds."""
+    if not callable(getattr(policy, "pick", None)):
+        raise PolicyError(f"policy {name} cannot order a Slurm queue: it decides on the discrete-time cluster's time "
+                          "slots (act), not by picking a waiting job (pick), which is what the adapter asks; use a "
+                          "heuristic, tuned:FILE, or a policy of the event simulator")
+    try:
+        return warm_up(policy, cpus, nodes)
+    except Exception as e:  # a policy that cannot rank a two-job queue of this partition cannot run here
+        first = (str(e).splitlines() or [""])[0][:200]
+        raise PolicyError(f"policy {name} cannot rank a two-job queue of a partition of {cpus:,} CPUs: "
+                          f"{type(e).__name__}: {first}") from None
+
+
 def rank(policy, snapshot: Snapshot, k: int, first: Sequence[int] = ()) -> list[int]:
     """Job ids of the policy's top `k` pending jobs in its order, after the jobs `first` (ids, kept in front)."""
     order = [j for j in first if j in snapshot.jobs]

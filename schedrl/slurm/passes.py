@@ -141,6 +141,14 @@ _END = re.compile(r"_job_complete: JobId=(\d+) done")
 _PASS = re.compile(r"_attempt_backfill: beginning")
 
 
+MAX_JOB_ID_DIGITS = 10
+"""Slurm's job ids are 32-bit (at most 4,294,967,295): a longer number in a job id's place is not one."""
+
+
+class CtldLogError(ValueError):
+    """A slurmctld log that cannot be read; the message names the file and line."""
+
+
 @dataclass(frozen=True)
 class CtldTimes:
     """What slurmctld's log says, in epoch seconds to the millisecond (SlurmctldDebug=info or more)."""
@@ -158,28 +166,44 @@ class CtldTimes:
 
     @classmethod
     def read(cls, path: str | Path) -> "CtldTimes":
+        """CtldLogError naming the file (and line) for a file that is not a regular one, a line longer than
+        `cyclelog.MAX_LINE` or more than `cyclelog.MAX_LOG_BYTES` read, an impossible time stamp, or a job id that
+        is not one."""
+        from schedrl.slurm.cyclelog import CycleLogError, lines
+
         submit, start, end, passes, started_by, logged = {}, {}, {}, set(), {}, False
-        with open(path, errors="replace") as f:
-            for number, line in enumerate(f):
+        try:
+            for number, raw in lines(Path(path), "slurmctld log"):
+                line = raw.decode(errors="replace")
                 m = _STAMP.match(line)
                 if not m:
                     continue
                 msg = m.group(2)
                 if not any(word in msg for word in ("JobId=", "_attempt_backfill")):
                     continue
-                t = datetime.fromisoformat(m.group(1)).timestamp()
-                if g := _SUBMIT.search(msg):
+                try:
+                    t = datetime.fromisoformat(m.group(1)).timestamp()
+                except (ValueError, OverflowError, OSError) as e:
+                    raise CtldLogError(f"slurmctld log {path}:{number}: impossible time stamp {m.group(1)!r} ({e})"
+                                       ) from None
+                g = _SUBMIT.search(msg) or _MAIN.search(msg) or _BACKFILL.search(msg) or _END.search(msg)
+                if g is not None and len(g.group(1)) > MAX_JOB_ID_DIGITS:
+                    raise CtldLogError(f"slurmctld log {path}:{number}: a job id of {len(g.group(1)):,} digits (Slurm's "
+                                       f"have at most {MAX_JOB_ID_DIGITS})")
+                if g is not None and g.re is _SUBMIT:
                     submit[int(g.group(1))] = t
-                elif (g := _MAIN.search(msg)) or (g := _BACKFILL.search(msg)):
+                elif g is not None and g.re in (_MAIN, _BACKFILL):
                     job = int(g.group(1))
                     start.setdefault(job, t)
-                    started_by[job] = ("main" if g.re is _MAIN else "backfill", number)
+                    started_by[job] = ("main" if g.re is _MAIN else "backfill", number - 1)
                     passes.add(round(t, 3))
-                elif g := _END.search(msg):
+                elif g is not None:
                     end[int(g.group(1))] = t
                 elif _PASS.search(msg):
                     passes.add(round(t, 3))
                     logged = True
+        except CycleLogError as e:
+            raise CtldLogError(str(e)) from None
         return cls(submit, start, end, tuple(sorted(passes)), logged, started_by)
 
 
@@ -200,4 +224,4 @@ def pass_times(first: float, last: float, interval: float, known: tuple[float, .
     return np.array(sorted(set(out)))
 
 
-__all__ = ["BackfillParams", "CtldTimes", "Key", "pass_times", "plan"]
+__all__ = ["BackfillParams", "CtldLogError", "CtldTimes", "Key", "pass_times", "plan"]

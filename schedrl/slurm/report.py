@@ -59,6 +59,49 @@ def classify_starts(slurmctld_log: str | Path) -> dict[int, tuple[str, int]]:
     return CtldTimes.read(slurmctld_log).started_by
 
 
+CLOCK_SLACK_S = 5.0
+"""A record may carry a time this much before an earlier record's (a clock stepped back by NTP); more is two logs."""
+
+
+def _finite(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{value!r} is not a finite number")
+    return float(value)
+
+
+def _job_id(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2 ** 63:
+        raise ValueError(f"job id {str(value)[:40]!r} is not a Slurm job id")
+    return value
+
+
+def _finite_or_none(value) -> float | None:
+    try:
+        return _finite(value)
+    except ValueError:
+        return None
+
+
+def _check_job(rec: dict) -> None:
+    _job_id(rec["job"])
+    for key in ("submit", "limit"):
+        _finite(rec[key])
+    if isinstance(rec["cpus"], bool) or not isinstance(rec["cpus"], int) or rec["cpus"] < 0:
+        raise ValueError(f"cpus {rec['cpus']!r} is not a count")
+    for key in ("priority", "static", "seen"):
+        if key in rec:
+            _finite(rec[key])
+
+
+def _check_cycle(rec: dict) -> None:
+    for key in ("order", "slurm", "bonus_order"):
+        if key in rec and (not isinstance(rec[key], list) or not all(_job_id(j) >= 0 for j in rec[key])):
+            raise ValueError(f"{key} is not a list of job ids")
+    for key in ("usable", "nodes", "applied_at"):
+        if rec.get(key) is not None:
+            _finite(rec[key])
+
+
 @dataclass
 class Log:
     """A cycle log, read."""
@@ -68,27 +111,57 @@ class Log:
     start: dict[int, float]
     end: dict[int, float]
     cycles: list[dict]
+    latest: dict | None = None
+    """The last header (an adapter that continued the log, perhaps in another mode: the watchdog's)."""
 
     @classmethod
     def read(cls, path: str | Path) -> "Log":
+        """ReportError naming the line for a file that is not a cycle log, a record without its fields or with a
+        value that is not a finite number, and a log whose time goes back (two logs concatenated, or one twice)."""
         headers, jobs, start, end, cycles = [], {}, {}, {}, []
-        for rec in cyclelog.read(path):
-            kind = rec.get("kind")
-            if kind == "header":
-                headers.append(rec)
-            elif kind == "job":
-                jobs.setdefault(rec["job"], rec)
-            elif kind == "started":
-                start.setdefault(rec["job"], float(rec["start"]))
-            elif kind == "ended":
-                end.setdefault(rec["job"], float(rec["end"]))
-            elif kind == "cycle" and "order" in rec:
-                cycles.append(rec)
+        last = (-math.inf, 0)
+        try:
+            for number, rec in cyclelog.numbered(path):
+                kind = rec.get("kind")
+                try:
+                    if kind == "header":
+                        headers.append(rec)
+                        at = _finite(rec["time"])
+                    elif kind == "job":
+                        _check_job(rec)
+                        jobs.setdefault(rec["job"], rec)
+                        at = None
+                    elif kind == "started":
+                        start.setdefault(_job_id(rec["job"]), _finite(rec["start"]))
+                        at = None
+                    elif kind == "ended":
+                        end.setdefault(_job_id(rec["job"]), _finite(rec["end"]))
+                        at = None
+                    elif kind == "cycle":
+                        at = _finite(rec["time"])
+                        if "order" in rec:
+                            _check_cycle(rec)
+                            # live: the order in force is the policy's with the jobs it must not pass put first
+                            cycles.append({**rec, "order": rec["bonus_order"]} if "bonus_order" in rec else rec)
+                    else:
+                        at = None
+                except (KeyError, TypeError, ValueError) as e:
+                    raise ReportError(f"{path}:{number}: a {kind or 'kindless'} record the report cannot use "
+                                      f"({type(e).__name__}: {e}): not a cycle log of `schedrl slurm run --log`"
+                                      ) from None
+                if at is not None:
+                    if at < last[0] - CLOCK_SLACK_S:
+                        raise ReportError(f"{path}:{number}: its time ({at:.0f}) is {last[0] - at:,.0f} s before that "
+                                          f"of line {last[1]}: two logs concatenated (or one log twice); give each "
+                                          "adapter's log as it wrote it")
+                    last = max(last, (at, number))
+        except cyclelog.CycleLogError as e:
+            raise ReportError(str(e)) from None
         if not headers:
             raise ReportError(f"{path}: not a cycle log of `schedrl slurm run --log` (no header line)")
         if not cycles:
             raise ReportError(f"{path}: no cycle with an order in the log")
-        return cls(headers[0], jobs, start, end, cycles)
+        return cls(headers[0], jobs, start, end, cycles, headers[-1])
 
     def slurm_key(self, job: int) -> tuple:
         rec = self.jobs.get(job, {})
@@ -221,8 +294,8 @@ class PolicyOrder:
     the bands put the top K above every other job)."""
 
     def __init__(self, policy, k: int, prio: "model.Priorities", submit, cpus, limit, run, epoch: float, usable: int,
-                 nodes: int, label: str):
-        self.policy, self.k, self.prio = policy, k, prio
+                 nodes: int, label: str, ceiling: float | None = None):
+        self.policy, self.k, self.prio, self.ceiling = policy, k, prio, ceiling
         self.submit, self.cpus, self.limit, self.run = submit, cpus, limit, run
         self.epoch, self.usable, self.nodes, self.label = epoch, usable, nodes, label
 
@@ -250,7 +323,10 @@ class PolicyOrder:
         lift = float(np.max(np.abs(values), initial=0.0)) * 2.0 + 2.0
         where = {int(j): i for i, j in enumerate(pending)}
         for r, j in enumerate(top):
-            out[where[j]] = lift + (len(top) - r)
+            if self.ceiling:  # a live log's bounded bonuses: the bands laid out evenly below the ceiling
+                out[where[j]] = values[where[j]] + self.ceiling * (len(top) - r) / (len(top) + 1)
+            else:
+                out[where[j]] = lift + (len(top) - r)
         return out
 
 
@@ -296,7 +372,8 @@ def estimate(log: Log, policy, metric: str = "bsld", windows: int = 10, ctld: Ct
     node_cpus = usable // nodes if nodes and usable % nodes == 0 else None
     prio = model.priorities([log.jobs[j] for j in done], slurm_config, t0)
     keys = {"policy": PolicyOrder(policy, int(log.header.get("top") or 16), prio, submit - t0, cpus, limit, run, t0,
-                                  usable, max(nodes, 1), str(log.header.get("partition") or "partition")),
+                                  usable, max(nodes, 1), str(log.header.get("partition") or "partition"),
+                                  _finite_or_none(log.header.get("bonus_ceiling"))),
             "slurm": lambda t, pending, _: prio.at(t, pending),
             "fcfs": lambda t, pending, _: np.zeros(len(pending))}
     starts, values = {}, {}
@@ -415,6 +492,24 @@ def _times_line(e: Estimate) -> str:
             "rehearsal), which pass first saw a job is a guess and so is the check; give --slurmctld-log")
 
 
+def read_ctld(slurmctld_log: str | Path, log: Log, path: str | Path) -> CtldTimes:
+    """slurmctld's log, read once; ReportError where it cannot be read or names none of the cycle log's jobs (the
+    log of another cluster, or of another time)."""
+    from schedrl.slurm.passes import CtldLogError
+
+    try:
+        ctld = CtldTimes.read(slurmctld_log)
+    except CtldLogError as e:
+        raise ReportError(str(e)) from None
+    known = set(ctld.submit) | set(ctld.start) | set(ctld.end)
+    if log.jobs and not known & set(log.jobs):
+        raise ReportError(f"--slurmctld-log {slurmctld_log} names none of the {len(log.jobs):,} jobs of {path} "
+                          f"({len(known):,} job{'' if len(known) == 1 else 's'} in it): the log of another cluster or "
+                          "another time; give the "
+                          "slurmctld log of the days the cycle log covers, or leave the option out")
+    return ctld
+
+
 def report(path: str | Path, policy: str | None = None, metric: str = "bsld", windows: int = 10,
            slurmctld_log: str | Path | None = None, progress=None) -> Report:
     """The report of a cycle log (`schedrl slurm report`); `gate.save` keeps a shadow log's for `slurm run`."""
@@ -422,10 +517,19 @@ def report(path: str | Path, policy: str | None = None, metric: str = "bsld", wi
 
     log = Log.read(path)
     spec = policy or log.header.get("policy")
+    if not isinstance(spec, str) or not spec:
+        raise ReportError(f"{path}: its header names no policy; give --policy")
+    ctld = read_ctld(slurmctld_log, log, path) if slurmctld_log else None  # once: starts classified, times, passes
     try:
         chosen = resolve_policy(spec)
     except (ValueError, FileNotFoundError) as e:
         raise ReportError(f"cannot load the log's policy {spec!r} ({e}); give --policy") from None
-    ctld = CtldTimes.read(slurmctld_log) if slurmctld_log else None  # read once: starts classified, times, passes
+    from schedrl.slurm.order import PolicyError, runnable
+
+    try:
+        usable = max(c.get("usable") or 0 for c in log.cycles)
+        runnable(chosen, spec, max(int(usable), 2), max(int(max(c.get("nodes") or 1 for c in log.cycles)), 1))
+    except PolicyError as e:
+        raise ReportError(str(e)) from None
     return Report(str(path), log.header, agreement(log, None if ctld is None else ctld.started_by),
                   estimate(log, chosen, metric, windows, ctld, progress), spec)

@@ -10,7 +10,7 @@ from typing import Callable
 
 from schedrl.slurm import marks
 from schedrl.slurm.adapter import restore
-from schedrl.slurm.audit import AuditLog
+from schedrl.slurm.audit import AuditError, AuditLog
 from schedrl.slurm.client import SlurmClient, SlurmError
 from schedrl.slurm.lease import Lease, LeaseError
 from schedrl.slurm.lock import ClusterLock, LockError, SlurmLock
@@ -41,9 +41,11 @@ def reset(state_dir: Path, cluster: str | None, expired: bool, say: Callable[[st
     slurm_lock = None
     try:
         lease = Lease.load(state_dir, cluster)
-        if expired and not lease.expired():
-            say(f"reset --expired: the lease runs until {time.ctime(lease.expires)}; nothing to do")
+        if expired and not lease.lapsed():
+            say(f"reset --expired: the lease of {lease.holder()} runs until {time.ctime(lease.expires)}; nothing to do")
             return
+        if expired and lease.dead() and not lease.expired():
+            say(f"reset --expired: the adapter of the lease ({lease.holder()}) is gone: its jobs go back now")
         try:  # the cluster's lock on Slurm's side: no adapter anywhere may run while reset restores
             slurm_lock = SlurmLock(client, cluster, lease.partition or default_partition(client), 60.0,
                                    state_dir).acquire()
@@ -55,7 +57,7 @@ def reset(state_dir: Path, cluster: str | None, expired: bool, say: Callable[[st
             raise ResetError(str(e)) from None
         say(f"reset: {_restore_all(client, cluster, lease, slurm_lock, state_dir, say)} pending job(s) back to their "
             "own values; Slurm's own order applies")
-    except (SlurmError, LeaseError) as e:
+    except (SlurmError, LeaseError, AuditError) as e:
         raise ResetError(str(e)) from None
     finally:
         if slurm_lock is not None:
@@ -68,8 +70,12 @@ def _restore_all(client: SlurmClient, cluster: str, lease: Lease, slurm_lock: Sl
     """Restore the jobs of the lease, the audit log and every other adapter's marks; the number restored."""
     audit = AuditLog(state_dir / f"{cluster}.audit.jsonl", cluster, lease.partition)
     for rec in audit.read():  # jobs the state file may have lost: their first audited value is their own
-        if rec.get("result") == "ok" and rec["why"] not in ("reset", "restore"):
-            lease.original.setdefault(int(rec["job"]), int(rec["from"]))
+        if rec.get("result") == "ok" and rec.get("why") not in (None, "reset", "restore"):
+            try:
+                lease.original.setdefault(int(rec["job"]), int(rec["from"]))
+            except (KeyError, TypeError, ValueError):
+                raise AuditError(f"{audit.path}: a change record without a job and its value: {str(rec)[:120]}")\
+                    from None
     # every job any adapter holds changed, whatever its state directory: the marks in AdminComment
     by_field: dict[str, dict[int, int]] = {}
     for job, comment in client.admin_comments().items():

@@ -20,6 +20,7 @@ from schedrl.agents.checkpoint import load_policy
 from schedrl.agents.trial_keys import RESULT_KEY, TRAIN_METRIC, VALIDATION_KEY, best_heuristic
 from schedrl.eval import paired
 from schedrl.scenarios.protocol import RunProtocol
+from schedrl.scenarios.semantics import row_semantics
 from schedrl.eval.evaluation import Evaluation  # noqa: F401  (re-exported)
 from schedrl.eval.paired import t975
 from schedrl.metrics import METRICS
@@ -133,13 +134,14 @@ def evaluate_groups(spec, best: dict[str, TrialRow]) -> list[dict]:
             protocol = RunProtocol(judge, spec.scenario)
             workload = protocol.evaluation_data(spec.evaluate)
             length, starts = protocol.evaluation_sequences(workload, spec.evaluate, getattr(spec.settings, "seed", 0))
-            key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts))
+            policy = load_policy(row.checkpoint)
+            semantics = protocol.policy_judge(policy).sim  # the table's one semantics (None: the discrete-time cluster)
+            key = (trace, json.dumps(env.to_dict(), sort_keys=True, default=str), tuple(starts), semantics)
             if key not in cache:
-                cache[key] = judge.score_baselines(workload, starts, length)
+                cache[key] = judge.score_baselines(workload, starts, length, sim_config=semantics)
             per_sequence = cache[key]
             values = {k: float(np.mean(v)) for k, v in per_sequence.items()}
-            policy = load_policy(row.checkpoint)
-            rl = protocol.policy_judge(policy).score_policy(policy, workload, starts, length)
+            rl = judge.score_policy(policy, workload, starts, length, sim_config=semantics)
             metric = judge.metric
             if trace is None:
                 trace = getattr(workload, "name", agent.name)
@@ -341,7 +343,7 @@ def _paired_cell(versus: dict | None) -> str:
     if not versus:
         return ""
     interval = f" [{versus['ci95_pct'][0]:+.1f}, {versus['ci95_pct'][1]:+.1f}]" if versus["ci95_pct"] else ""
-    return f"{versus['difference_pct']:+.1f}%{interval}, {versus['better']}/{versus['worse']}"
+    return f"{paired.percent(versus['difference_pct'])}{interval}, {versus['better']}/{versus['worse']}"
 
 
 def _lower(evaluation_row: dict) -> bool:
@@ -464,12 +466,18 @@ def final_evaluation(spec, record, checkpoint: str, out: Path, log=print) -> dic
     protocol = RunProtocol(judge, spec.scenario)
     workload = protocol.evaluation_data(spec.evaluate)
     length, starts = protocol.evaluation_sequences(workload, spec.evaluate, getattr(spec.settings, "seed", 0))
-    values = judge.score_baselines(workload, starts, length)
     policy = load_policy(checkpoint)
-    values["RL"] = protocol.policy_judge(policy).score_policy(policy, workload, starts, length)
+    # one semantics for every column: the trained policy's on the scenario (or its run's), the baselines' too
+    semantics = protocol.policy_judge(policy).sim
+    values = judge.score_baselines(workload, starts, length, sim_config=semantics)
+    values["RL"] = judge.score_policy(policy, workload, starts, length, sim_config=semantics)
+    rows = None if semantics is None else {
+        **{b.name: row_semantics(semantics, b.sim.backfill if b.sim is not None else None) for b in judge.baselines},
+        "RL": semantics}
     evaluation = Evaluation(getattr(workload, "name", agent.name), judge.metric, [int(s) for s in starts], length,
                             values, judge.evaluation_note(workload, starts, length),
-                            independent=judge.independent(workload, starts, length))
+                            independent=judge.independent(workload, starts, length), semantics=rows,
+                            reference=getattr(spec.scenario, "reference", None))  # chosen on its validation sequences
     (out / "evaluation.md").write_text(evaluation.to_markdown() + "\n")
     (out / "evaluation.json").write_text(json.dumps(evaluation.to_dict(), indent=2))
     log(evaluation.to_text())

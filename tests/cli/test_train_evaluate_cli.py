@@ -345,7 +345,7 @@ def test_cross_trace_table_rows_match_single_trace_evaluations(trained, other_tr
     assert versus["baseline"] == heuristics[1][1] and versus["sequences"] == 2
     rl, base = np.asarray(rows[1]["per_sequence"]["RL"]), np.asarray(rows[1]["per_sequence"][versus["baseline"]])
     assert versus["difference_pct"] == pytest.approx(100 * (rl - base).mean() / base.mean())
-    assert versus["verdict"] in ("the same", "not distinguishable", "better", "worse")
+    assert versus["verdict"] == "too few windows for a verdict" or versus["equal"] == 2  # 2 sequences: no verdict
     capsys.readouterr()
     assert main(["evaluate", str(trained), "--traces", "default", "--sequences", "1", "--jobs", "64"]) == 0
     text = capsys.readouterr().out

@@ -57,6 +57,8 @@ EXEMPT = {  # a regular expression matching the command's start -> why it does n
 }
 
 OVERRIDES = {  # a regular expression matching the command's start -> options appended here, and why
+    "distill ": (["--rounds", "1", "--windows", "1"], "one DAgger round of one window: the guide's six of sixteen take "
+                 "half a minute; tests/zoo/test_zoo_commands.py reproduces the shipped tree in full"),
     "tuned fit": (["--budget", "5s", "--windows", "2", "--window-jobs", "256", "--validation-sequences", "2"],
                   "a 2-minute CMA-ES search; 5 s on small windows runs the same fit and writes the same file"),
     "select": (["--sequences", "2", "--jobs", "256"], "rescoring every checkpoint on 20 sequences of 1,024 jobs"),

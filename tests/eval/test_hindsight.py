@@ -194,7 +194,7 @@ def test_hindsight_on_a_scenario(tmp_path):
     assert all(r["hindsight"] <= r["base"] for r in result["rows"])
     c = result["comparison"]
     assert c["baseline"] == "F1" and c["sequences"] == 2
-    assert c["verdict"] in ("better", "the same", "not distinguishable")
+    assert c["verdict"] in ("the same", "too few windows for a verdict")  # 2 sequences: no verdict
     text = to_markdown(result)
     assert "hindsight inspector over F1" in text and "paired vs F1" in text and str(result["rows"][0]["start"]) in text
 

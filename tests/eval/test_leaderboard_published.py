@@ -81,9 +81,12 @@ def test_every_row_says_what_it_could_detect_and_the_matrix_is_corrected():
         assert b["power"]["underpowered"] == (b["sequences"]["independent"] < 10)
         for r in b["rows"]:
             if "vs_reference" in r:
-                assert r["vs_reference"]["mde_pct"] > 0, (b["scenario"], r["method"])
+                c = r["vs_reference"]
+                assert c["mde_pct"] > 0 and c["ci95_pct"][0] > -100, (b["scenario"], r["method"])
+                assert (c["verdict"] == "too few windows for a verdict") == (b["sequences"]["independent"] < 6)
             if r["kind"] != "heuristic" and "vs_reference" in r:
-                assert r["vs_reference"]["verdict_corrected"] in ("better", "worse", "not distinguishable", "the same")
+                assert r["vs_reference"]["verdict_corrected"] in ("better", "worse", "not distinguishable", "the same",
+                                                                  "too few windows for a verdict")
     assert [b["scenario"] for b in boards if b["power"]["underpowered"]] == ["lublin1-paper", "lublin1-bf-paper",
                                                                             "dras-theta"]
     text = (REPO / "docs" / "leaderboard.md").read_text()

@@ -1,7 +1,8 @@
 """`FakeSlurm`: a queue in memory that answers the adapter's Slurm commands (a `SlurmClient` stand-in).
 
-Priorities follow priority/multifactor with every weight 0: a job's priority is max(1, site factor - nice), so the
-site factors (or nice values) the adapter sets are the whole order; squeue lists jobs as Slurm would
+Priorities follow priority/multifactor: a job's priority is max(1, qos + fairshare + site factor - nice), its
+weighted QOS and fair-share factors given per job (0 unless a test sets them), so the site factors (or nice values)
+the adapter sets are the rest of the order; squeue lists jobs as Slurm would
 (`SQUEUE_FORMAT`), sprio their site factors, AdminComments and lock jobs as `squeue --Format` would. Job ids are
 handed out in submission order, as slurmctld does (`submit_held`)."""
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from schedrl.slurm.client import SlurmError
+from schedrl.slurm.client import Factors, SlurmError
 
 CONFIG = {"ClusterName": "fake", "PriorityType": "priority/multifactor", "PriorityWeightAge": "0",
           "PriorityWeightFairShare": "0", "PriorityWeightJobSize": "0", "PriorityWeightPartition": "0",
@@ -40,11 +41,12 @@ class FakeSlurm:
     def add(self, job: int, cpus: int, limit: float | None, submit: float, *, state: str = "PENDING",
             start: float | None = None, nice: int = 0, reason: str = "Priority", partition: str = "debug",
             label: str | None = None, dependency: str = "(null)", reservation: str = "(null)",
-            held: bool = False, site: int = 0, admin: str = "", name: str = "job", comment: str = "") -> None:
+            held: bool = False, site: int = 0, admin: str = "", name: str = "job", comment: str = "",
+            qos: float = 0.0, fairshare: float = 0.0) -> None:
         self.jobs[job] = dict(label=label or str(job), partition=partition, state=state, cpus=cpus, limit=limit,
                               submit=submit, start=start, end=None, nice=nice, reason=reason, dependency=dependency,
                               reservation=reservation, held=held, site=site, admin=admin, name=name,
-                              comment=comment)
+                              comment=comment, qos=qos, fairshare=fairshare)
 
     def start_job(self, job: int) -> None:
         self.jobs[job].update(state="RUNNING", start=self.now, reason="None")
@@ -59,7 +61,7 @@ class FakeSlurm:
         return [j for j, d in sorted(jobs, key=lambda x: (-self._priority(x[1]), x[1]["submit"], x[0]))]
 
     def _priority(self, d: dict) -> int:
-        return 0 if d["held"] else max(1, d["site"] - d["nice"])
+        return 0 if d["held"] else max(1, int(d["qos"] + d["fairshare"]) + d["site"] - d["nice"])
 
     def _check(self, name: str) -> None:
         self.calls.append(name)
@@ -107,13 +109,13 @@ class FakeSlurm:
                     self.jobs[job]["admin"] = comment
         return refused
 
-    def sprio(self) -> dict[int, tuple[int, float, int]]:
+    def sprio(self) -> dict[int, Factors]:
         self._check("sprio")
-        return {job: (self._priority(d), 0.0, d["site"]) for job, d in self.jobs.items()
-                if d["state"] == "PENDING" and not d["held"]}
+        return {job: Factors(self._priority(d), 0.0, d["site"], d["qos"], d["fairshare"])
+                for job, d in self.jobs.items() if d["state"] == "PENDING" and not d["held"]}
 
     def site_factors(self) -> dict[int, int]:
-        return {job: site for job, (_, _, site) in self.sprio().items()}
+        return {job: f.site for job, f in self.sprio().items()}
 
     def admin_comments(self) -> dict[int, str]:
         self._check("squeue")

@@ -18,7 +18,11 @@ def test_the_bands_need_multifactor_and_bounded_factors():
     weights = {**CONFIG, "PriorityWeightAge": "1000", "PriorityWeightFairShare": "10000",
                "PriorityWeightTRES": "CPU=1000,Mem=2000.5,GRES/gpu=3000"}
     assert priority_spread(weights) == 1000 + 10000 + 1000 + 2000.5 + 3000 + 0.5
-    assert NiceBands.for_config(weights, 32).step == 17003
+    # strict bands (steps above the weights' sum) where --max-bonus leaves room for them ...
+    assert NiceBands.for_config(weights, 32, max_bonus=10 ** 9).step == 17003
+    # ... and by default a ceiling of the age, job-size, partition and TRES weights' sum: steps shrink to fit
+    bounded = NiceBands.for_config(weights, 32)
+    assert bounded.ceiling <= 1000 + 6000.5 + 0.5 and bounded.step == 7001 // (64 * 33)
     with pytest.raises(MechanismError, match="PriorityType is priority/basic: .* set PriorityType=priority/multifactor"):
         priority_spread({**CONFIG, "PriorityType": "priority/basic"})
     with pytest.raises(MechanismError, match="NO_NORMAL"):
@@ -33,9 +37,11 @@ def test_the_site_factor_handle_refuses_a_site_factor_plugin_and_scales_its_bonu
     with pytest.raises(MechanismError, match="PrioritySiteFactorPlugin=site_factor/example rewrites"):
         NiceBands.for_config({**CONFIG, "PrioritySiteFactorPlugin": "site_factor/example"}, 8, handle="site-factor")
     weights = {**CONFIG, "PriorityWeightAge": "1000", "PriorityWeightFairShare": "10000"}
-    strict = NiceBands.for_config(weights, 32, handle="site-factor")
+    strict = NiceBands.for_config(weights, 32, handle="site-factor", max_bonus=10 ** 9)
     assert (strict.step, strict.ceiling, strict.field) == (11002, 64 * 33 * 11002, "SiteFactor")
-    assert NiceBands.for_config(weights, 32, scale=0.1, handle="site-factor").step == 1101
+    assert NiceBands.for_config(weights, 32, scale=0.1, handle="site-factor", max_bonus=10 ** 9).step == 1101
+    # the default ceiling: the age weight alone (fair share is the site's say), at least 2 x 64 (K + 1)
+    assert NiceBands.for_config(weights, 32, handle="site-factor").ceiling == 2 * 64 * 33
     with pytest.raises(ValueError, match="--bonus-scale"):
         NiceBands.for_config(weights, 32, scale=0.0)
     # own + bonus: a job's own site factor stays under the bonus, and is what a restore gives back

@@ -28,9 +28,13 @@ def test_a_job_sleeps_its_compressed_run_under_its_trace_limit():
 
 @pytest.mark.parametrize("args, message", [
     (["--first", "99999999"], "--first 99999999 is past the trace's"),
-    (["--jobs", "0"], "--jobs must be >= 1"),
+    (["--jobs", "0"], "argument --jobs: must be a whole number >= 1"),
 ])
 def test_bad_windows_are_one_error_line(capsys, args, message):
-    assert main(["slurm", "replay", "default", "--scale", "1e-3", "--partition", "p", *args]) == 2
+    try:
+        status = main(["slurm", "replay", "default", "--scale", "1e-3", "--partition", "p", *args])
+    except SystemExit as e:  # refused while the command line is parsed
+        status = e.code
+    assert status == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1

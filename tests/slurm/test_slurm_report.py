@@ -140,12 +140,18 @@ def test_report_keeps_a_shadow_logs_report_for_the_gate(tmp_path, capsys):
     assert "go-live gate (upper end <= +5%, >= 10 jobs): " in out
     assert f"kept for the go-live gate of `schedrl slurm run`: {tmp_path / 'state' / 'c.p.shadow-report.json'}" in out
     assert json.loads((tmp_path / "state" / "c.p.shadow-report.json").read_text())["policy"] == "sjf"
-    assert main(["slurm", "report", str(tmp_path / "s.jsonl"), "--windows", "1"]) == 2
+    with pytest.raises(SystemExit) as refused:  # refused while the command line is parsed
+        main(["slurm", "report", str(tmp_path / "s.jsonl"), "--windows", "1"])
+    assert refused.value.code == 2
 
 
 def test_report_cli_prints_it_and_refuses_what_is_not_a_cycle_log(tmp_path, capsys):
     (tmp_path / "x.jsonl").write_text('{"kind": "job", "job": 1}\n')
     assert main(["slurm", "report", str(tmp_path / "x.jsonl")]) == 2
+    assert "x.jsonl:1: a job record the report cannot use (KeyError: 'submit'): not a cycle log of `schedrl slurm " \
+           "run --log`" in capsys.readouterr().err
+    (tmp_path / "y.jsonl").write_text('{"kind": "cycle", "time": 1}\n')
+    assert main(["slurm", "report", str(tmp_path / "y.jsonl")]) == 2
     assert "not a cycle log of `schedrl slurm run --log` (no header line)" in capsys.readouterr().err
 
 

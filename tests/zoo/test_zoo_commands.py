@@ -46,7 +46,48 @@ def test_no_recorded_command_holds_an_absolute_path(entry):
         assert card["command"] == entry.fields["command"]
 
 
-@pytest.mark.parametrize("entry", POLICIES, ids=lambda e: e.name)
+TRAINED = [e for e in POLICIES if not e.fields["command"].startswith("schedrl distill ")]
+DISTILLED = [e for e in POLICIES if e.fields["command"].startswith("schedrl distill ")]
+"""Zoo policies trained by `schedrl train`, and trees distilled from another zoo policy by `schedrl distill`."""
+
+
+@pytest.mark.parametrize("entry", DISTILLED, ids=lambda e: e.name)
+def test_a_distilled_tree_names_a_zoo_policy_its_record_and_depth_follow(entry):
+    from schedrl.cli.main import build_parser
+
+    argv = shlex.split(entry.fields["command"])[1:]
+    args = build_parser("distill").parse_args(argv)
+    source = manifest.entries(SHIPPED)
+    assert args.policy.startswith("zoo:") and args.policy[4:] in {e.name for e in source}
+    data = json.loads((entry.directory / "policy.json").read_text())
+    parent = json.loads((manifest.ZOO_DIR / "policies" / args.policy[4:] / "policy.json").read_text())["record"]
+    assert data["record"]["env_config"] == parent["env_config"]  # the tree runs under its policy's config
+    assert data["record"]["model"] == f"tree-d{args.depth}" and data["architecture"]["network"] == "inspector-tree"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("entry", DISTILLED, ids=lambda e: e.name)
+def test_the_recorded_distill_command_reproduces_the_shipped_tree(entry, capsys):
+    """The recorded command (without --out/--add) prints the shipped tree, threshold for threshold."""
+    from schedrl.cli.main import main
+    from schedrl.agents.inspector.distill import tree_card
+    from schedrl.zoo.store import read
+
+    argv = shlex.split(entry.fields["command"])[1:]
+    cut = argv.index("--out")
+    argv = argv[:cut] + [a for a in argv[cut + 2:] if a != "--add"]
+    try:
+        assert main(argv) == 0
+    except SystemExit:
+        raise
+    out = capsys.readouterr()
+    if "not available locally" in out.err:
+        pytest.skip("the policy's training trace is in ../shared (or $SCHEDRL_TRACE_PATH)")
+    shipped = tree_card(read(entry.directory)).split("```")[1].strip()
+    assert shipped in out.out
+
+
+@pytest.mark.parametrize("entry", TRAINED, ids=lambda e: e.name)
 def test_the_recorded_command_trains_the_recorded_policy(entry, tmp_path):
     from schedrl.agents import get_agent
     from schedrl.cli.main import build_parser, explicit_dests

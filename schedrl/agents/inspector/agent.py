@@ -263,5 +263,23 @@ class InspectorAgent(BaseRuleAgent):
 
         return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0})
 
+    # ---------------------------------------------------------------- a rule an admin can read (`Distillable`)
+    def distill(self, policy, *, depth, rounds, windows, jobs, seed, log):
+        """The policy's accept/reject as a decision tree (`distill.py`: DAgger on its training zone)."""
+        from schedrl.agents.inspector.distill import distill
+
+        return distill(policy, depth, rounds, windows, jobs, seed, log=log)
+
+    def export_distilled(self, distilled, policy, out_dir, name, command, source):
+        from schedrl.agents.inspector.distill import export_tree
+
+        judge = self.judge(self.env_config_class.from_dict(dict(policy.record.env_config)))
+        return export_tree(distilled, policy, out_dir, name, command, source, judge)
+
+    def distilled_text(self, exported):
+        from schedrl.agents.inspector.distill import tree_card
+
+        return tree_card(exported)
+
 
 __all__ = ["InspectorAgent", "InspectorSettings"]

@@ -1,0 +1,219 @@
+"""`schedrl distill`: a trained inspector's accept/reject decisions as a small decision tree (`tree.py`).
+
+DAgger on the policy's own training zone: round 0 schedules `windows` training windows with the policy and records,
+at every point where a rejection is allowed, the observation and the policy's greedy decision; a tree is fitted to
+them; each later round schedules fresh windows with the current tree (the states the tree visits, which the policy
+alone would not reach) and labels them with the policy again; the tree is refitted on everything gathered. Only
+training-zone jobs are read, so the scenario's validation and evaluation windows stay unseen.
+
+The tree replaces the policy's network and nothing else: the base rule, the normalisation, the starvation guard and
+the points where a rejection is allowed are the policy's (`InspectorPolicy`), so a tree runs wherever its policy
+runs. It is exported as a zoo policy of the inspector (`export_tree`): policy.json holds it readable (thresholds on
+named features) and weights.safetensors the same numbers as tensors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedrl.agents.inspector.policy import InspectorPolicy
+from schedrl.agents.inspector.tree import MAX_DEPTH, NETWORK, DecisionTree, TreeError, Units, feature_names, fit
+
+MAX_ROUNDS, MAX_WINDOWS = 50, 1000
+"""Bounds on `--rounds` and `--windows` (each window is a whole simulation per round)."""
+
+
+class _Labelling(InspectorPolicy):
+    """The policy's network labels every decision where a rejection is allowed; the tree (once there is one) makes
+    it. Counts the decisions where the two differ."""
+
+    def __init__(self, policy: InspectorPolicy, tree: DecisionTree | None):
+        super().__init__(policy.module, policy.env_config, policy.name)
+        self.tree = tree
+        self.features: list[np.ndarray] = []
+        self.labels: list[bool] = []
+        self.disagree = 0
+
+    def reject_logit(self, features: np.ndarray) -> float:
+        policy_rejects = super().reject_logit(features) > 0.0
+        self.features.append(np.array(features, np.float32))
+        self.labels.append(policy_rejects)
+        if self.tree is None:
+            return 1.0 if policy_rejects else -1.0
+        tree_rejects = self.tree.decide(features)
+        self.disagree += int(tree_rejects != policy_rejects)
+        return 1.0 if tree_rejects else -1.0
+
+
+@dataclass
+class Distilled:
+    """A fitted tree with how it was made: `rounds` (one dict per DAgger round), the training zone it read, the
+    policy's time scale (`units`, to print thresholds in seconds)."""
+
+    tree: DecisionTree
+    depth: int
+    units: Units
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    source: dict[str, Any] = field(default_factory=dict)
+
+    def text(self) -> str:
+        return self.tree.text(self.units)
+
+
+def check_distillable(policy) -> None:
+    """TreeError (one line) for a policy this cannot distil: only the inspector's accept/reject is a tree here."""
+    record = getattr(policy, "record", None)
+    agent = getattr(record, "agent", None)
+    if agent == "inspector" and isinstance(policy, InspectorPolicy):
+        if getattr(policy.module, "architecture", {}).get("network") == NETWORK:
+            raise TreeError(f"{policy.name} is a distilled tree already: distil the policy it came from")
+        return
+    if record is not None and record.sim_config is None:
+        raise TreeError(f"{policy.name} ({agent}) schedules the discrete-time cluster: its decisions are slots of a "
+                        "canvas, not accept/reject of a proposal; only an inspector can be distilled into a tree")
+    raise TreeError(f"{policy.name} is {'a ' + agent + ' policy' if agent else 'not a trained policy'}: only an "
+                    "inspector's accept/reject (`schedrl train inspector`) can be distilled into a tree")
+
+
+def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: int = 8, jobs: int | None = None,
+            seed: int = 0, min_leaf: int = 5, log: Callable[[str], None] = print) -> Distilled:
+    """DAgger of `policy`'s decisions into a tree of at most `depth` levels (see the module)."""
+    from schedrl.agents.inspector.config import InspectorEnvConfig
+    from schedrl.agents.inspector.teacher import sources
+    from schedrl.metrics import summarize
+    from schedrl.sim import Simulator
+    from schedrl.zoo.card import machine_of
+
+    check_distillable(policy)
+    for name, value, top in (("depth", depth, MAX_DEPTH), ("rounds", rounds, MAX_ROUNDS),
+                             ("windows", windows, MAX_WINDOWS)):
+        if not 1 <= value <= top:
+            raise TreeError(f"--{name} must be in 1..{top}; got {value}")
+    cfg = InspectorEnvConfig.from_dict(dict(policy.env_config))
+    own = sources(cfg)[0]
+    length = min(int(jobs or cfg.sequence_length), own.hi - own.lo)
+    if length < 2:
+        raise TreeError(f"{policy.name}'s training zone of {cfg.trace} holds {own.hi - own.lo} jobs: nothing to label")
+    names = feature_names(cfg.history_features)
+    rng = np.random.default_rng(seed)
+    features: list[np.ndarray] = []
+    labels: list[bool] = []
+    tree: DecisionTree | None = None
+    out = Distilled(tree=None, depth=depth, units=Units(float(policy.norm.time_scale)),  # type: ignore[arg-type]
+                    source={"trace": cfg.trace, "training_zone": [int(own.lo), int(own.hi)], "jobs": length,
+                            "windows": windows, "rounds": rounds, "seed": seed, "min_leaf": min_leaf})
+    t0 = time.perf_counter()
+    metric = cfg.metric
+    for r in range(rounds):
+        labelling = _Labelling(policy, tree)
+        values = []
+        for _ in range(windows):
+            _, window = own.window(rng, length)
+            sim = Simulator(window, own.sim_config)
+            out.source.setdefault("machine", machine_of(sim))
+            values.append(summarize(sim.run(labelling)).value(metric))
+        features += labelling.features
+        labels += labelling.labels
+        if not features:
+            raise TreeError(f"{policy.name} met no decision where a rejection is allowed on {windows} training "
+                            f"windows of {length} jobs: nothing to distil")
+        tree = fit(np.stack(features), np.asarray(labels, np.float64), names, depth, min_leaf=min_leaf)
+        x, y = np.stack(features), np.asarray(labels)
+        agree = float(np.mean([tree.decide(row) == label for row, label in zip(x, y)]))
+        row = {"round": r, "acting": "policy" if r == 0 else "tree", "decisions": len(labelling.labels),
+               "labelled": len(labels), "policy_rejects": float(np.mean(labelling.labels)) if labelling.labels else 0.0,
+               "disagreed": labelling.disagree if r else 0, "fit_agreement": agree, "depth": tree.depth,
+               "leaves": tree.leaves, f"mean_{metric}": float(np.mean(values)),
+               "seconds": time.perf_counter() - t0}
+        out.rounds.append(row)
+        acted = "the policy" if r == 0 else f"the tree ({labelling.disagree} of {len(labelling.labels)} decisions " \
+                                            "unlike the policy's)"
+        log(f"distill round {r + 1}/{rounds}: {len(labelling.labels):,} decisions labelled with {acted} acting "
+            f"({len(labels):,} in all, {100 * row['policy_rejects']:.1f}% rejected by the policy); tree depth "
+            f"{tree.depth}, {tree.leaves} leaves, agrees on {100 * agree:.1f}% of them; {metric} "
+            f"{row[f'mean_{metric}']:.2f} on the round's {windows} windows; {row['seconds']:.0f} s")
+    out.tree = tree
+    return out
+
+
+def _validation(policy, tree: DecisionTree, judge) -> dict[str, Any]:
+    """The card's validation: the tree on its policy's run's validation sequences (where the run had them and a
+    `judge` of its env config is given), beside the heuristics' values the run recorded there."""
+    from schedrl.metrics import lower_is_better
+
+    record = policy.record
+    metric = record.env_config.get("metric", "bsld")
+    val = dict(record.validation)
+    out = {"metric": metric, "score": None, "per_sequence": [], "sequences": 0, "length": val.get("length"),
+           "lower_is_better": lower_is_better(metric), "heuristics": val.get("heuristics") or {}}
+    if not val.get("starts") or judge is None:
+        return out
+    scored = InspectorPolicy(tree_module(policy, tree), record.env_config)
+    values = judge.score_policy(scored, judge.load(), list(val["starts"]), int(val["length"]))
+    return {**out, "score": float(np.mean(values)), "per_sequence": [float(v) for v in values],
+            "sequences": len(values)}
+
+
+def tree_module(policy, tree: DecisionTree):
+    """`tree` as the network of `policy`'s kind (what an exported tree loads as)."""
+    from schedrl.agents.inspector.tree import tree_network
+
+    return tree_network({"network": NETWORK, "features": list(tree.features), "tree": tree.to_dict()})
+
+
+def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, command: list[str],
+                source: str | None = None, judge=None):
+    """Write the tree as an exported inspector policy (`schedrl.zoo.store`): the policy's run record with the tree's
+    model and command, the readable tree as its architecture, its arrays as the weights. The export runs the tree
+    loaded back from those files and checks it decides as the fitted one on the labelled states. Returns the
+    `Exported`."""
+    import torch
+
+    from schedrl.agents.checkpoint import load_exported
+    from schedrl.zoo import card, store
+
+    tree = distilled.tree
+    record = policy.record.to_dict()
+    record = {**record, "model": f"tree-d{distilled.depth}", "command": list(command)}
+    record.pop("train_args", None)
+    architecture = {"network": NETWORK, "features": list(tree.features), "tree": tree.to_dict(),
+                    "distilled_from": {"policy": source or policy.name, **distilled.source, "dagger": distilled.rounds}}
+    tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in tree.arrays().items()}
+    validation = _validation(policy, tree, judge)
+    fields = card.make(record, machine=dict(distilled.source.get("machine") or {}), validation=validation,
+                       budget={"iterations": len(distilled.rounds), "env_steps": None,
+                               "seconds": distilled.rounds[-1]["seconds"] if distilled.rounds else None},
+                       precision={"stored": "fp32", "why": "a tree's thresholds are kept as fitted (float32)"})
+    exported = store.write(out_dir, name, record, architecture, tensors, fields)
+    loaded = load_exported(exported.directory)
+    units = Units(float(loaded.norm.time_scale))
+    if tree.text(units) != loaded.module.tree.text(units):
+        raise TreeError(f"{exported.policy_file}: the tree read back differs from the one fitted")
+    return exported
+
+
+def tree_card(exported) -> str | None:
+    """What `schedrl zoo show` prints of an exported tree (None for a trained network): where it came from and the
+    tree as nested if/else lines in its features' units."""
+    arch = exported.architecture
+    if arch.get("network") != NETWORK:
+        return None
+    tree = DecisionTree.from_dict(arch.get("tree"), arch.get("features") or [], str(exported.policy_file))
+    norm = (exported.record.get("env_config") or {}).get("norm") or {}
+    source = arch.get("distilled_from") or {}
+    last = (source.get("dagger") or [{}])[-1]
+    lines = ["## The tree", "",
+             f"Distilled from `{source.get('policy', '?')}` by DAgger ({len(source.get('dagger') or [])} rounds of "
+             f"{source.get('windows')} windows of {source.get('jobs')} jobs from {source.get('trace')}'s training "
+             f"zone): depth {tree.depth}, {tree.leaves} leaves; it decided like the policy on "
+             f"{100 * last.get('fit_agreement', float('nan')):.1f}% of the {last.get('labelled', 0):,} labelled "
+             "decisions. A proposal is the base rule's; the tree is asked only where a rejection is allowed (an event "
+             "to wait for, the starvation guard not reached).", "", "```",
+             tree.text(Units(float(norm.get("time_scale", 1.0)))), "```"]
+    return "\n".join(lines)

@@ -1,0 +1,99 @@
+"""`schedrl distill POLICY`: a trained policy as a model an admin can read (the inspector: a decision tree), printed
+and, with --out, exported as a zoo policy. Through the agent's `Distillable` capability (`schedrl.agents.base`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from schedrl.outputs import add_force
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(name, help=help_text, description=help_text + ". DAgger on the policy's training zone: "
+                              "the policy labels the decisions (accept or reject its base rule's proposal) at the "
+                              "states the tree visits, and a tree of at most --depth levels is fitted (CART, Gini). "
+                              "Prints the tree as if/else lines in the features' units; with --out, exports it as a "
+                              "policy (policy.json holds the readable tree, weights.safetensors its numbers), which "
+                              "runs wherever the policy does: `zoo:NAME` with --add. docs/guides/distill.md.")
+    p.add_argument("policy", metavar="POLICY", help="the inspector to distil: zoo:NAME, an exported policy's directory "
+                                                    "or a checkpoint")
+    p.add_argument("--depth", type=int, default=6, help="the tree's largest depth, 1-12 (default 6)")
+    p.add_argument("--rounds", type=int, default=4, help="DAgger rounds, 1-50: 1 labels the policy's own states only "
+                                                         "(default 4)")
+    p.add_argument("--windows", type=int, default=8, help="training windows scheduled per round, 1-1000 (default 8)")
+    p.add_argument("--jobs", type=int, default=None, help="jobs per window (default: the policy's training episodes' "
+                                                          "length)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the windows' draw (default 0)")
+    p.add_argument("--out", metavar="DIR", help="export the tree as a policy to DIR")
+    p.add_argument("--name", help="the exported policy's name (default: the --out directory's name)")
+    p.add_argument("--add", action="store_true", help="with --out: also add it to the zoo as zoo:NAME")
+    p.add_argument("--replace", action="store_true", help="with --add: replace a zoo policy of the same name")
+    add_force(p, "--out's files")
+    p.set_defaults(run=run)
+    return p
+
+
+def _distillable(policy, spec: str):
+    """The agent of `policy` with the `Distillable` capability, or UsageError saying why it cannot be distilled."""
+    from schedrl.agents import get_agent
+    from schedrl.agents.base import Distillable
+    from schedrl.cli.main import UsageError
+
+    record = getattr(policy, "record", None)
+    if record is None:
+        raise UsageError(f"{spec} is not a trained policy: only a trained inspector (`schedrl train inspector`) can be "
+                         "distilled into a tree")
+    agent = get_agent(record.agent)
+    if isinstance(agent, Distillable):
+        return agent
+    if record.sim_config is None:
+        raise UsageError(f"{spec} ({record.agent}) schedules the discrete-time cluster: its decisions are slots of a "
+                         "canvas, not accept/reject of a proposal; only an inspector can be distilled into a tree")
+    raise UsageError(f"{spec} is a {record.agent} policy: only an inspector's accept/reject (`schedrl train "
+                     "inspector`) can be distilled into a tree")
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from schedrl.agents.checkpoint import CheckpointError, load_policy
+    from schedrl.cli.main import UsageError
+    from schedrl.outputs import In, Out, writing
+    from schedrl.zoo import manifest
+    from schedrl.zoo.store import CARD_FILE, POLICY_FILE, WEIGHTS_FILE, ZooError
+
+    if (args.add or args.name or args.replace) and not args.out:
+        raise UsageError("--add, --name and --replace need --out DIR (where the tree is exported)")
+    if args.replace and not args.add:
+        raise UsageError("--replace applies with --add only")
+    if args.jobs is not None and args.jobs < 2:
+        raise UsageError(f"--jobs must be >= 2; got {args.jobs}")
+    name = args.name or (Path(args.out).expanduser().resolve().name if args.out else None)
+    log = lambda text: print(f"schedrl {text}", file=sys.stderr, flush=True)  # noqa: E731
+    try:
+        if args.add:
+            if not manifest.NAME_PATTERN.fullmatch(name):
+                raise UsageError(f"--name {name!r}: a zoo name is lowercase letters, digits, '.', '_' and '-'")
+            manifest.check_new(name, replace=args.replace)
+        policy = load_policy(args.policy)
+        agent = _distillable(policy, args.policy)
+        distilled = agent.distill(policy, depth=args.depth, rounds=args.rounds, windows=args.windows, jobs=args.jobs,
+                                  seed=args.seed, log=log)
+        print(f"# the tree of {args.policy} (depth {distilled.tree.depth}, {distilled.tree.leaves} leaves)\n")
+        print(distilled.text())
+        if not args.out:
+            return 0
+        out = Out("--out", Path(args.out), "dir", writes=(POLICY_FILE, WEIGHTS_FILE, CARD_FILE),
+                  signature=(POLICY_FILE,))
+        inputs = [] if args.policy.startswith("zoo:") else [In("POLICY", Path(args.policy))]
+        with writing("distill", [out], inputs, force=args.force):
+            exported = agent.export_distilled(distilled, policy, args.out, name,
+                                              ["schedrl", "distill", *args.argv], args.policy)
+        print(f"\nexported {name} to {exported.directory} ({exported.data['weights']['bytes']:,} bytes of weights)")
+        if args.add:
+            entry = manifest.add(exported.directory, name, replace=args.replace)
+            print(f"added to the zoo as zoo:{name} ({entry.directory})")
+    except (CheckpointError, ZooError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    return 0
