@@ -53,3 +53,11 @@ def test_bad_slurm_options_are_one_line_errors(capsys, args, message):
     assert status == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("schedrl simulate: error:") and message in lines[0]
+
+
+def test_a_compare_row_under_slurm_names_slurms_parameters(capsys):
+    status, out, _ = cli(capsys, "compare", "--trace", "default", "--policies", "fcfs,sjf", "--backfill", "easy,slurm",
+                         "--bf-interval", "10", "--sequences", "2", "--jobs", "128")
+    assert status == 0
+    rows = {line.split("  ")[0].strip() for line in out.splitlines()}
+    assert "easy" in rows and "slurm (bf_interval 10 s, bf_resolution 60 s, bf_window 1440 min, bf_max_job_test 500)" in rows
