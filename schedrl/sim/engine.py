@@ -168,7 +168,8 @@ def _backfill_pass(s, blocked):
     tested = 0
     k = 0
     while k < stop and tested < budget:
-        if slurm and s.work[k + removed] > s.free[0] + EPS:
+        # (nor once none fits the plan's procs now: the reservations rounded down to cover now hold them too)
+        if slurm and s.work[k + removed] > min(s.free[0], s.prof_f[0, 0]) + EPS:
             break
         j = s.queue[k]
         if j != blocked:
