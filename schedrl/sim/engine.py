@@ -15,11 +15,11 @@ from schedrl.sim.backfill import (
 )
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
 from schedrl.sim.state import (
-    BF_DONE, BF_NONE, BF_SLURM, C_BACKFILL, C_BF_INTERVAL, C_BF_MAX_JOB_TEST, C_BF_POLICY, C_DISCIPLINE, C_POLICY_TOP,
-    N_SIDE, PASS_PICKS,
-    C_EVENT_ORDER, C_KILL, C_WINDOW, DECIDE_BACKFILL, DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD, LAST_RESERVED,
-    LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED, N_CAND, N_DONE, N_STARTS, NEXT_ARRIVAL, NOW, ORDER_RLSCHEDULER,
-    PASS_EDGE, PASS_STARTS, PASS_T, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN, QUEUED, RESERVED, RUNNING,
+    BF_DONE, BF_NONE, BF_SLURM, C_BACKFILL, C_BF_INTERVAL, C_BF_MAX_JOB_TEST, C_BF_POLICY, C_DISCIPLINE,
+    C_EVENT_ORDER, C_KILL, C_POLICY_TOP, C_WINDOW, DECIDE_BACKFILL, DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD,
+    LAST_RESERVED, LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED, N_CAND, N_DONE, N_SIDE, N_STARTS, NEXT_ARRIVAL,
+    NOW, ORDER_RLSCHEDULER, PASS_EDGE, PASS_PICKS, PASS_STARTS, PASS_T, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN,
+    QUEUED, RESERVED, RUNNING,
 )
 
 STUCK = -1  # no event left but jobs remain: a job can never fit (wider than the machine)
@@ -144,8 +144,9 @@ def _backfill_pass(s, blocked):
     while stop > 0 and (s.queue[stop - 1] == blocked or not fits_now(s, s.queue[stop - 1])):
         stop -= 1
     # Slurm tests at most bf_max_job_test jobs a pass: those started in it, the blocked one, then the queue's
+    slurm = s.cfg[C_BACKFILL] == BF_SLURM
     budget = s.iv[Q_LEN]
-    if s.cfg[C_BACKFILL] == BF_SLURM:
+    if slurm:
         if s.cfg[C_POLICY_TOP] > 0:  # the policy's picks were this pass's first tests
             budget = s.cfg[C_BF_MAX_JOB_TEST] - s.iv[PASS_PICKS]
         else:
@@ -154,10 +155,10 @@ def _backfill_pass(s, blocked):
         begin_pass(s, blocked)
     else:
         stop = 0
-    slurm = s.cfg[C_BACKFILL] == BF_SLURM
     if slurm:
-        # the narrowest job from each position on: once none fits the procs free now, the pass starts nothing more
-        # (each job tested is reserved, at a cost: this stops early what `stop` bounds)
+        # the narrowest job from each position on: once none fits the procs free now (in fact, or in the plan,
+        # whose reservations rounded down to cover now hold procs too), the pass can start nothing more, and each
+        # job tested costs a reservation in the plan
         low = np.inf
         for q in range(stop - 1, -1, -1):
             if s.queue[q] != blocked:
@@ -168,7 +169,6 @@ def _backfill_pass(s, blocked):
     tested = 0
     k = 0
     while k < stop and tested < budget:
-        # (nor once none fits the plan's procs now: the reservations rounded down to cover now hold them too)
         if slurm and s.work[k + removed] > min(s.free[0], s.prof_f[0, 0]) + EPS:
             break
         j = s.queue[k]
