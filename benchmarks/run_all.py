@@ -31,6 +31,7 @@ BENCHMARKS = {
     "slurm": ("bench_slurm.py", ["--quick"]),
     "slurm-report": ("bench_slurm_report.py", ["--quick"]),
     "bound": ("bench_bound.py", ["--quick"]),
+    "slurm-backfill": ("bench_slurm_backfill.py", ["--quick"]),
 }
 """name -> (script, its arguments under --quick)."""
 

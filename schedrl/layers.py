@@ -38,7 +38,8 @@ LAYERS: tuple[Layer, ...] = (
           "SWF I/O, cleaning + report, catalog, generators, samplers, augmentation; sacct/sinfo import; numpy "
           "and numba", ray_free=True),
     Layer("sim", ("sim",), ("base", "workload"),
-          "the compiled event-driven simulator; SimConfig and its presets", ray_free=True),
+          "the compiled event-driven simulator; SimConfig and its presets; Slurm's backfill parameters as "
+          "`scontrol show config` gives them (slurmconf.py)", ray_free=True),
     Layer("metrics", ("metrics",), ("base", "workload", "sim"),
           "per-job and aggregate metrics", ray_free=True),
     Layer("dtsim", ("dtsim",), ("base",),

@@ -121,7 +121,8 @@ AT_LEAST_ONE = frozenset({
     "iterations", "jobs", "sequences", "eval_sequences", "eval_jobs", "checkpoint_every", "envs_per_runner",
     "validate_every", "trial_cpus", "validation_jobs", "windows", "window_jobs", "nodes", "procs", "batch_size",
     "minibatch_size", "epochs", "sequence_length", "hidden", "cycles", "every", "slots", "res_slot", "simu_len",
-    "candidates", "decisions_per_update", "check_jobs", "top", "depth"})
+    "candidates", "decisions_per_update", "check_jobs", "top", "depth", "bf_interval", "bf_resolution", "bf_window",
+    "bf_max_job_test"})
 """Integer options that count something there must be at least one of; every other integer option is >= 0."""
 
 
