@@ -29,11 +29,13 @@ class Layer:
 
 
 LAYERS: tuple[Layer, ...] = (
-    Layer("base", ("jit.py", "outputs.py", "yamlfile.py", "duration.py", "paths.py", "layers.py"), (),
+    Layer("base", ("jit.py", "outputs.py", "yamlfile.py", "duration.py", "paths.py", "numbers.py", "bounded.py",
+                   "layers.py"), (),
           "numba compilation with a cache that cannot go stale (`njit`); where a command's outputs go (`claim`, "
           "atomic writes); YAML as schedrl reads it; every "
           "duration (command lines, sweep files, Slurm's times); the path variables (`SCHEDRL_*`, relative to where "
-          "the process started); this map", ray_free=True),
+          "the process started); numbers as options and files give them (finite, bounded); files read within a "
+          "stated size and line length; this map", ray_free=True),
     Layer("workload", ("workload",), ("base",),
           "SWF I/O, cleaning + report, catalog, generators, samplers, augmentation; sacct/sinfo import; numpy "
           "and numba", ray_free=True),

@@ -7,7 +7,10 @@ Every `schedrl` command that writes (`traces import`/`generate --out`, `export -
 computed:
 
 - an output that is one of the command's inputs (`traces import --slurm log.txt --out log.txt`), or a directory
-  output that holds an input among the files it writes;
+  output that holds an input among the files it writes, with or without `--force`. The inputs are those the command
+  names and, so that none is forgotten, every existing path any other argument of the command line names
+  (`reading`, which `schedrl.cli.main` wraps each command in: `inspector score --policies f1,tuned:fit.json --json
+  fit.json` is refused, although the rule is named inside a list), compared by resolved path and by inode;
 - the wrong kind of path: a directory where a file goes or a file where a directory goes, a missing parent directory
   (a file output) or a parent that is a file (a directory output), a plot format matplotlib cannot write;
 - continuing what is not the command's own, with or without `--force`: an output the command appends to or keeps
@@ -34,6 +37,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -46,11 +50,20 @@ class OutputError(ValueError):
     """An output path that cannot be used; one line naming the option and the path."""
 
 
+def _named(error: OSError, path: Path) -> OSError:
+    """`error` naming `path`, the file the user asked for, not the temporary file it was written through."""
+    return type(error)(error.errno, error.strerror, str(path)) if error.errno else error
+
+
 def atomic_write(path: str | Path, data: bytes | str) -> Path:
-    """Write `data` (text is UTF-8) to `path` through a temporary file in the same directory, then rename it."""
+    """Write `data` (text is UTF-8) to `path` through a temporary file in the same directory, then rename it (an
+    OSError names `path`, never the temporary file)."""
     path = Path(path)
     raw = data.encode() if isinstance(data, str) else bytes(data)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as e:
+        raise _named(e, path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
@@ -58,11 +71,13 @@ def atomic_write(path: str | Path, data: bytes | str) -> Path:
             os.fsync(fh.fileno())
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(temporary)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError):
+            raise _named(e, path) from None
         raise
     return path
 
@@ -71,14 +86,19 @@ def save_figure(fig, path: str | Path, **kwargs) -> Path:
     """`fig.savefig(path)` through a temporary file in the same directory, then renamed (its format from the
     suffix, as matplotlib chooses it)."""
     path = Path(path)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix or ".png", dir=path.parent)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix or ".png", dir=path.parent)
+    except OSError as e:
+        raise _named(e, path) from None
     os.close(fd)
     try:
         fig.savefig(temporary, **({"format": path.suffix[1:]} if path.suffix else {}), **kwargs)
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as e:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise _named(e, path) from None
         raise
     return path
 
@@ -122,6 +142,62 @@ class In:
 
     option: str
     path: Path
+
+
+_ARGUMENTS: ContextVar[tuple[In, ...]] = ContextVar("schedrl_argument_paths", default=())
+"""The existing paths the running command's arguments name (`reading`); every `claim` counts them as inputs."""
+
+
+@contextmanager
+def reading(inputs: Iterable[In]) -> Iterator[None]:
+    """Run a command with `inputs` (every existing path its arguments name, by option) counted as inputs of each
+    `claim` it makes, except those given to the output's own option (`--json FILE` names its own output)."""
+    token = _ARGUMENTS.set(tuple(inputs))
+    try:
+        yield
+    finally:
+        _ARGUMENTS.reset(token)
+
+
+def named_paths(option: str, value: Any) -> list[In]:
+    """The existing files and directories an argument's value names: the value itself, each item of a comma-separated
+    list, and what follows a `prefix:` or a `key=` in each (`tuned:rule.json`, `checkpoint:DIR`, `plan:f1:x=FILE`)."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    found: list[In] = []
+    for item in values:
+        if not isinstance(item, (str, Path)) or not str(item):
+            continue
+        for piece in str(item).split(","):
+            candidates = {piece, *(piece[i + 1:] for i, c in enumerate(piece) if c in ":=")}
+            for candidate in candidates:
+                if not candidate or len(candidate) > 4096:
+                    continue
+                try:
+                    if os.path.exists(os.path.expanduser(candidate)):
+                        found.append(In(option, Path(candidate)))
+                except (OSError, ValueError, RuntimeError):  # a NUL byte, an unknown ~user
+                    continue
+    return found
+
+
+def argv_paths(argv: Iterable[str]) -> list[In]:
+    """`named_paths` of every token of a command line parsed elsewhere (a forwarded subcommand's own parser), each
+    by the option before it (`--opt=value` split)."""
+    found: list[In] = []
+    option = "ARGUMENT"
+    for token in argv:
+        if token.startswith("-") and len(token) > 1 and not token[1:2].isdigit():
+            option, _, value = token.partition("=")
+            if value:
+                found += named_paths(option, value)
+            continue
+        found += named_paths(option, token)
+    return found
+
+
+def _own(out: Out, item: In) -> bool:
+    """Whether the argument `item` is the value of `out`'s own option (or an abbreviation of it, as argparse takes)."""
+    return item.option == out.option or (item.option.startswith("--") and out.option.startswith(item.option))
 
 
 def _resolved(path: str | Path) -> Path:
@@ -223,8 +299,9 @@ def claim(command: str, outs: Iterable[Out], inputs: Iterable[In] = (), force: b
     """Check every output of `command` before it does any work (OutputError, one line, on the first problem)."""
     outs = [replace(o, path=_resolved(o.path), shown=o.shown or str(o.path)) for o in outs]
     inputs = [In(i.option, _resolved(i.path)) for i in inputs if i.path is not None and str(i.path) != ""]
+    arguments = [In(i.option, _resolved(i.path)) for i in _ARGUMENTS.get()]
     for out in outs:
-        _check_overlap(out, inputs)
+        _check_overlap(out, inputs + [i for i in arguments if not _own(out, i)])
         _check_kind(out)
         if out.continues is not None:
             _check_continued(out)
@@ -274,6 +351,8 @@ def _check_kind(out: Out) -> None:
         raise OutputError(f"{out.option} {out.shown}: {ancestor} is a file, not a directory")
     if ancestor is not None and not path.exists() and not os.access(ancestor, os.W_OK):
         raise OutputError(f"{out.option} {out.shown}: directory {ancestor} is not writable")
+    if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
+        raise OutputError(f"{out.option} {out.shown}: the directory is not writable")
 
 
 def _check_continued(out: Out) -> None:

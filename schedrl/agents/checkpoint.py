@@ -193,6 +193,13 @@ def load_policy(path: str | Path, name: str | None = None):
         # RLlib falls back to a bare RLModule (with only a log line) when it cannot unpickle the class
         raise CheckpointError(f"{module_dir / 'class_and_ctor_args.pkl'}: corrupt or unreadable (the module class "
                               "could not be restored); checkpoints are pickles: re-copy it from a source you trust")
+    if callable(getattr(module, "state_dict", None)):
+        from schedrl.zoo.store import ZooError, check_finite
+
+        try:
+            check_finite(module.state_dict(), module_dir)
+        except ZooError as e:
+            raise CheckpointError(str(e)) from None
     module.eval()
     policy = agent.policy_from_module(module, record.env_config)
     policy.record = record

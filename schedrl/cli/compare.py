@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from schedrl.cli.options import (
-    add_scenario_option, add_sim_options, add_trace_options, given, load_workload, parse_list, parse_starts,
+    add_scenario_option, add_sim_options, apart, needs, add_trace_options, given, load_workload, parse_list, parse_starts,
     scenario_with_options, sim_config, warn_walltime_kills,
 )
 from schedrl.sim.config import BACKFILLS
@@ -34,6 +34,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--plot", metavar="PNG", help="bar chart of the means")
     p.add_argument("--force", action="store_true", help="replace --plot even where schedrl did not write it")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    apart(p, "--starts", ("--sequences",), "the given starts are the sequences (one each)")
+    needs(p, "--force", "--plot", "it lets --plot replace a file schedrl did not write")
     p.set_defaults(run=run)
     return p
 

@@ -17,6 +17,7 @@ import json
 import sys
 import time
 
+from schedrl.numbers import finite_options
 from schedrl.dtsim.config import ESTIMATES, REQUEUE_ESTIMATES, DTSimConfig
 from schedrl.dtsim.fidelity import fidelity, format_rows
 from schedrl.dtsim.heuristics import KillRule
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     sw.add_argument("--plot", metavar="PNG", help="slowdown against the swept value, one line per method")
     sw.add_argument("--json", action="store_true", help="print the cells (per-sequence values included) as JSON")
     try:
-        args = parser.parse_args(argv)
+        args = finite_options(parser).parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error, already printed as one line (2)
         return int(exc.code or 0)
     if args.command == "sweep":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from schedrl.cli.options import needs
 from schedrl.outputs import add_force
 
 
@@ -29,6 +30,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                         "its manifest.json, so `zoo:NAME` finds it")
     p.add_argument("--replace", action="store_true", help="with --add: replace a zoo policy of the same name")
     add_force(p, "--out's files")
+    needs(p, "--replace", "--add", "it replaces a zoo policy of the same name when adding")
     p.set_defaults(run=run)
     return p
 

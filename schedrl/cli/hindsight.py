@@ -44,12 +44,14 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
 def run(args: argparse.Namespace) -> int:
     from schedrl.cli.main import UsageError
     from schedrl.eval import hindsight as hs
+    from schedrl.heuristics.hindsight import MAX_DEPTH
     from schedrl.scenarios import get_scenario
 
     if args.sequences is not None and args.sequences < 1:
         raise UsageError(f"--sequences must be >= 1, got {args.sequences}")
-    if args.depth < 1:
-        raise UsageError(f"--depth must be >= 1, got {args.depth}")
+    if not 1 <= args.depth <= MAX_DEPTH:
+        raise UsageError(f"--depth must be between 1 and {MAX_DEPTH} (each point costs depth + 1 rollouts), "
+                         f"got {args.depth}")
     if args.candidates is not None and args.candidates < 1:
         raise UsageError(f"--candidates must be >= 1, got {args.candidates}")
     try:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from schedrl.cli.options import apart
 from schedrl.outputs import add_force
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -37,7 +38,13 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--render", metavar="REPO", help="re-render the committed pages of a checkout (docs/leaderboard.md, "
                    "both figures, docs/zoo.md, the README's summary) from its docs/leaderboard.json without scoring "
                    "anything: after a change to the zoo's manifest or to the rendering, not to what is scored")
-    add_force(p)
+    add_force(p, "its output files (with --render: pages edited since schedrl wrote them)")
+    apart(p, "--render", ("--out", "--plot", "--publish", "--scenarios", "--policies", "--no-entry-points",
+                          "--sequences", "--seed", "--json", "--summary"),
+          "--render re-renders a checkout's pages from its docs/leaderboard.json, scoring nothing and writing nothing "
+          "else")
+    apart(p, "--publish", ("--scenarios", "--sequences", "--seed", "--policies"),
+          "--publish writes the standard board (every standard scenario on its own sequences, the project's methods)")
     p.set_defaults(run=run)
     return p
 
@@ -52,12 +59,10 @@ def run(args: argparse.Namespace) -> int:
     say = lambda m: print(f"schedrl leaderboard: {m}", file=sys.stderr, flush=True)  # noqa: E731
     if args.render:
         try:
-            lb.rerender(args.render, say)
+            lb.rerender(args.render, say, force=args.force)
         except ValueError as e:
             raise UsageError(str(e)) from None
         return 0
-    if args.publish and (args.scenarios or args.sequences or args.seed is not None or args.policies):
-        raise UsageError("--publish writes the standard board: drop --scenarios, --sequences, --seed and --policies")
     outputs = claim("leaderboard", [o for o in (
         args.out and Out("--out", Path(args.out), "dir", writes=lb.OUT_FILES, signature=("leaderboard.json",)),
         args.plot and Out("--plot", Path(args.plot), plot=True),
@@ -66,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.publish:
             lb.check_publish(args.publish)
+            if not args.force:
+                lb.check_edits(args.publish)  # before the scoring: an edit the digests already show
         scenarios = ([get_scenario(n) for n in parse_list(args.scenarios, what="scenario", option="--scenarios")]
                      if args.scenarios else list(standard().values()))
         # the committed board holds the project's methods only: no entry points with --publish
@@ -75,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--sequences must be >= 1")
         result = lb.leaderboard(scenarios, entrants, sequences=args.sequences, seed=args.seed, progress=say,
                                 skipped=lambda name, why: say(f"{name}: skipped: {why}"), warn=say)
-        lb.deliver(result, outputs, say, args.out, args.plot, args.publish)
+        lb.deliver(result, outputs, say, args.out, args.plot, args.publish, force=args.force)
     except UsageError:
         raise
     except ValueError as e:

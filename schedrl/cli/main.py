@@ -14,6 +14,7 @@ from pathlib import Path
 
 from schedrl import __version__
 from schedrl.agents import agent_commands
+from schedrl.numbers import Integer, finite_options
 
 # subcommand name -> (module, one-line help); modules are imported lazily so that
 # `schedrl traces ...` never pays for torch or ray
@@ -137,14 +138,31 @@ def _bounds(action) -> tuple[int, int | None, str]:
     return (1 if action.dest in AT_LEAST_ONE else 0), COUNT_LIMIT, "an integer"
 
 
-def _options(parser: argparse.ArgumentParser):
-    """Every option action of `parser` and its subcommands."""
+def _options(parser: argparse.ArgumentParser, positionals: bool = False):
+    """Every option action of `parser` and its subcommands (and, `positionals`, every positional argument)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in dict.fromkeys(action.choices.values()):
-                yield from _options(child)
-        elif action.option_strings:
+                yield from _options(child, positionals)
+        elif action.option_strings or (positionals and action.dest != argparse.SUPPRESS):
             yield action
+
+
+def argument_inputs(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> list:
+    """Every existing path named by an argument given on the command line (`schedrl.outputs.named_paths`), by the
+    option that named it: what no output of the command may be (`schedrl.outputs.reading`)."""
+    from schedrl.outputs import named_paths
+
+    found, seen = [], set()
+    for action in _options(parser, positionals=True):
+        if action.dest in seen or not hasattr(args, action.dest) or action.dest in ("command", "argv", "explicit"):
+            continue
+        if action.option_strings and action.dest not in explicit:
+            continue
+        seen.add(action.dest)
+        name = action.option_strings[-1] if action.option_strings else (action.metavar or action.dest)
+        found += named_paths(str(name), getattr(args, action.dest))
+    return found
 
 
 def check_integers(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> None:
@@ -153,6 +171,11 @@ def check_integers(parser: argparse.ArgumentParser, args: argparse.Namespace, ex
     other integer option 0 .. 2**31 - 1."""
     for action in _options(parser):
         value = getattr(args, action.dest, None)
+        if isinstance(action.type, Integer) and action.dest in explicit and isinstance(value, int):
+            problem = action.type.problem(value)  # an option that states its own range
+            if problem:
+                raise UsageError(f"{action.option_strings[-1]} {problem}")
+            continue
         if action.type is not int or action.dest not in explicit or isinstance(value, bool) \
                 or not isinstance(value, int):
             continue
@@ -160,6 +183,23 @@ def check_integers(parser: argparse.ArgumentParser, args: argparse.Namespace, ex
         if value < low or (high is not None and value >= high):
             bound = f">= {low}" if value < low else f"{what} between {low} and {high - 1}"
             raise UsageError(f"{action.option_strings[-1]} must be {bound}, got {value}")
+
+
+def check_together(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> None:
+    """The option pairs the command declared apart (`schedrl.cli.options.apart`, `needs`), given on the command line
+    together (or one without the other it needs): one line, before any work."""
+    dests: dict[str, set[str]] = {}
+    for action in _options(parser):
+        for option in action.option_strings:
+            dests.setdefault(option, set()).add(action.dest)
+    given = lambda option: bool(dests.get(option, set()) & explicit)  # noqa: E731
+    for kind, option, others, why in getattr(args, "option_rules", None) or ():
+        if not given(option):
+            continue
+        if kind == "apart" and any(given(o) for o in others):
+            raise UsageError(f"{option} cannot be given with {', '.join(o for o in others if given(o))}: {why}")
+        if kind == "needs" and not given(others[0]):
+            raise UsageError(f"{option} is an option of {others[0]}" + (f": {why}" if why else ""))
 
 
 def refuse_empty(parser: argparse.ArgumentParser, args: argparse.Namespace, explicit) -> None:
@@ -184,7 +224,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             sub.add_parser(name, help=help_text)
             continue
         importlib.import_module(module).add_parser(sub, name, help_text)
-    return parser
+    return finite_options(parser)  # every float option refuses nan and inf
 
 
 def explicit_dests(parser: argparse.ArgumentParser, argv: list[str]) -> frozenset[str]:
@@ -230,15 +270,20 @@ def _claim_plot(args: argparse.Namespace):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from schedrl.outputs import OutputError
+    from schedrl.bounded import TooLarge
+    from schedrl.outputs import OutputError, reading
+    from schedrl.paths import PathVariableError
     from schedrl.workload.errors import TraceError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if argv and argv[0] in FORWARDED:
+        from schedrl.outputs import argv_paths, reading
+
         forwarded = importlib.import_module(FORWARDED[argv[0]])
         try:
-            return int(forwarded.main(argv[1:]) or 0)
+            with reading(argv_paths(argv[1:])):  # its own parser: every path its arguments name is an input
+                return int(forwarded.main(argv[1:]) or 0)
         except KeyboardInterrupt:
             print(f"schedrl {argv[0]}: interrupted", file=sys.stderr)
             return 130
@@ -251,14 +296,19 @@ def main(argv: list[str] | None = None) -> int:
     args.explicit = explicit_dests(parser, argv)  # what --scenario and a run record must not override
     try:
         check_integers(parser, args, args.explicit)  # counts and seeds at their edges, before any work
+        check_together(parser, args, args.explicit)  # no option silently dropped for another
         refuse_empty(parser, args, args.explicit)
-        figure = _claim_plot(args)
-        status = int(args.run(args) or 0)
+        with reading(argument_inputs(parser, args, args.explicit)):  # no output over any of them
+            figure = _claim_plot(args)
+            status = int(args.run(args) or 0)
         if figure is not None and Path(args.plot).expanduser().is_file():
             figure.record(args.plot)  # the figure is this command's: a rerun may replace it
         return status
-    except (TraceError, UsageError, OutputError, FileNotFoundError) as e:
+    except (TraceError, UsageError, OutputError, PathVariableError, TooLarge, FileNotFoundError) as e:
         print(f"schedrl {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except PermissionError as e:  # a file or directory the command may not write or read, found only at the write
+        print(f"schedrl {args.command}: error: {e.filename or e}: permission denied", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
         print(f"schedrl {args.command}: interrupted", file=sys.stderr)

@@ -11,6 +11,25 @@ from schedrl.scenarios.workload import CLEANING_PRESETS, WorkloadSpec
 PRESETS = ("rlscheduler",)
 
 
+def apart(parser: argparse.ArgumentParser, option: str, others: tuple[str, ...], why: str) -> None:
+    """Declare that `option` cannot be given with any of `others` (options of `parser`): `schedrl.cli.main` refuses
+    the pair when the command line is read, in one line saying `why`, so that neither is silently dropped."""
+    _together(parser).append(("apart", option, tuple(others), why))
+
+
+def needs(parser: argparse.ArgumentParser, option: str, needed: str, why: str = "") -> None:
+    """Declare that `option` means nothing without `needed` (`export --replace` without `--add`): refused likewise."""
+    _together(parser).append(("needs", option, (needed,), why))
+
+
+def _together(parser: argparse.ArgumentParser) -> list:
+    rules = parser.get_default("option_rules")
+    if rules is None:
+        rules = []
+        parser.set_defaults(option_rules=rules)
+    return rules
+
+
 def add_trace_options(parser: argparse.ArgumentParser, default_from: str | None = None) -> None:
     """`--trace` (required unless `default_from` says where its default comes from) and `--cleaning`."""
     trace_help = "catalog name (see `schedrl traces list`) or SWF file; `default` is the embedded trace"
@@ -77,10 +96,19 @@ def _items(text: str, what: str, flag: str) -> list[str]:
 
 
 def parse_list(text: str, allowed=None, what: str = "value", option: str | None = None) -> list[str]:
-    """`a,b,c` -> [a, b, c]; an empty entry or (with `allowed`) an unknown one is a UsageError."""
+    """`a,b,c` -> [a, b, c]; an empty entry, one named twice (a name in any case: `f1,F1`; a path or `kind:spec` as
+    written) or (with `allowed`) an unknown one is a UsageError."""
     from schedrl.cli.main import UsageError
 
     items = _items(text, what, f" in {option}" if option else "")
+    first: dict[str, str] = {}
+    for item in items:
+        key = item if ("/" in item or ":" in item) else item.lower()
+        if key in first:
+            same = f" ({first[key]} and {item})" if first[key] != item else ""
+            raise UsageError(f"{option or 'the list'} names the {what} {item} twice{same}: each is one column or "
+                             "row of the result, so give each once")
+        first[key] = item
     if allowed is not None:
         bad = [t for t in items if t not in allowed]
         if bad:

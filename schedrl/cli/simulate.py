@@ -7,7 +7,7 @@ import json
 
 from schedrl.cli.options import (
     add_scenario_option, add_sim_options, add_trace_options, given, load_workload, scenario_with_options, sim_config,
-    warn_walltime_kills,
+    needs, warn_walltime_kills,
 )
 
 
@@ -24,6 +24,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--json", action="store_true", help="print metrics as JSON")
     p.add_argument("--plot", metavar="PNG", help="write a Gantt chart of the schedule")
     p.add_argument("--force", action="store_true", help="replace --plot even where schedrl did not write it")
+    needs(p, "--force", "--plot", "it lets --plot replace a file schedrl did not write")
     p.set_defaults(run=run)
     return p
 

@@ -114,9 +114,11 @@ def _import(args: argparse.Namespace) -> int:
     from schedrl.workload.slurm import import_sacct
 
     out = Path(args.out).expanduser()
-    outputs = claim("traces import", [Out("--out", out)], [In("--slurm", args.slurm and Path(args.slurm)),
-                                                          In("--sinfo", args.sinfo and Path(args.sinfo)),
-                                                          In("--id-map", args.id_map and Path(args.id_map))],
+    # the id map is read and extended: an output that continues (a file or nothing), checked with --out up front
+    id_map = [Out("--id-map", Path(args.id_map).expanduser(), continues=Path.is_file, continues_what="an id map file")
+              ] if args.id_map else []
+    outputs = claim("traces import", [Out("--out", out), *id_map], [In("--slurm", args.slurm and Path(args.slurm)),
+                                                                    In("--sinfo", args.sinfo and Path(args.sinfo))],
                     force=args.force)
     try:
         imported = import_sacct(args.slurm, out, salt=args.salt, id_map=args.id_map, procs=args.procs,

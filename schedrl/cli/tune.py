@@ -12,6 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from schedrl.cli.options import apart
 from schedrl.outputs import add_force
 
 DEFAULT_OUT = Path("runs") / "tune"
@@ -29,6 +30,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", dest="overrides",
                    help="change one setting of the file, VALUE read as YAML (e.g. --set stop.time_budget=15m "
                         "--set ppo.seed='{grid: [0, 1]}'); repeatable; give the same ones again with --resume")
+    apart(p, "--dry-run", ("--out", "--resume", "--address", "--force"),
+          "a dry run validates the file and lists its trials; it starts nothing and writes nothing")
     p.set_defaults(run=run)
     return p
 

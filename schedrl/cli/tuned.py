@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedrl.cli.options import CLEANING_PRESETS, parse_list
+from schedrl.cli.options import CLEANING_PRESETS, apart, parse_list
 from schedrl.eval.tuned import EVALUATION_SEED
 
 
@@ -47,6 +47,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     f.add_argument("--validation-sequences", type=int, default=10, help="validation sequences (default 10)")
     f.add_argument("--force", action="store_true",
                    help="replace --out even where schedrl did not write it (never the command's own inputs)")
+    apart(f, "--scenario", ("--train-fraction", "--validation-share", "--validation-sequences"),
+          "a scenario fixes the split and the validation sequences")
     f.set_defaults(run=run_fit)
 
     e = actions.add_parser("evaluate", help="the rule against the heuristics on the evaluation zone's sequences",
@@ -71,7 +73,7 @@ def run_fit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from schedrl.cli.main import UsageError
-    from schedrl.cli.options import given, scenario_with_options
+    from schedrl.cli.options import scenario_with_options
     from schedrl.outputs import In, Out, claim
     from schedrl.scenarios.fitting import fit_rule
 
@@ -79,10 +81,6 @@ def run_fit(args: argparse.Namespace) -> int:
     outputs = claim("tuned fit", [Out("--out", Path(args.out))],
                     [In(f"--{n}", Path(getattr(args, n))) for n in ("trace", "scenario")
                      if getattr(args, n, None) and Path(getattr(args, n)).expanduser().exists()], force=args.force)
-    fixed = [f"--{d.replace('_', '-')}" for d in ("train_fraction", "validation_share", "validation_sequences")
-             if args.scenario is not None and given(args, d)]
-    if fixed:
-        raise UsageError(f"--scenario fixes the split and the validation sequences: drop {', '.join(fixed)}")
     scenario = scenario_with_options(args)
     try:
         rule = fit_rule(scenario, args.trace, cleaning=args.cleaning, backfill=args.backfill, metric=args.metric,

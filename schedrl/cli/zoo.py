@@ -57,13 +57,14 @@ def run_add_rule(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from schedrl.cli.main import UsageError
+    from schedrl.bounded import read_bounded
     from schedrl.zoo import manifest
     from schedrl.zoo.store import ZooError
 
     command = args.fit_command
     if command is None:
         try:
-            record = json.loads(Path(args.file).read_text())
+            record = json.loads(read_bounded(Path(args.file), "a tuned-rule file"))
             budget = float(record["budget_s"])
             command = (f"schedrl tuned fit --scenario {record['scenario']['name']} --budget "
                        f"{f'{budget / 60:g}m' if budget % 60 == 0 else f'{budget:g}s'} --seed {record['seed']} "

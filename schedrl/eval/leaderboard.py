@@ -852,19 +852,106 @@ OUT_FILES = ("leaderboard.json", "leaderboard.md", "leaderboard.png", "leaderboa
 """What `schedrl leaderboard --out DIR` writes."""
 
 
-def rerender(root, say: Callable[[str], None]) -> None:
-    """`--render ROOT`: the committed pages of the checkout `root` re-rendered from its docs/leaderboard.json, nothing
-    scored; `say` hears each path written. ValueError (one line, naming `--render`) where the checkout cannot."""
+WHOLE_PAGES = ("docs/leaderboard.md", "docs/zoo.md")
+"""The committed pages schedrl writes whole (the README and the agent pages get only their marked blocks): one edited
+since schedrl wrote it is replaced only with --force (`check_pages`)."""
+BOARD_LIMIT = 64 << 20
+"""The largest docs/leaderboard.json `--render` reads (the committed board is under a megabyte)."""
+
+
+def check_pages(result: dict, root, force: bool = False, option: str = "--render") -> None:
+    """Before `publish` writes into the checkout `root`: ValueError (one line) where a whole page exists, differs from
+    what `result` renders, and is not the one schedrl last wrote there (edited since, by its digest in the directory's
+    ownership marker, `schedrl.outputs.owns_file`), unless `force`."""
+    from pathlib import Path
+
+    from schedrl.outputs import owns_file
+
+    pages = dict(zip(WHOLE_PAGES, (docs_page(result), zoo_page(result))))
+    for relative, new in pages.items():
+        path = Path(root) / relative
+        if force or not path.is_file() or owns_file(path.resolve()):
+            continue
+        try:
+            if path.read_text(encoding="utf-8") == new:
+                continue
+        except (OSError, UnicodeDecodeError):
+            pass
+        raise ValueError(f"{option} {root}: {relative} was edited since schedrl wrote it (or schedrl did not write "
+                         "it): rendering would lose the edit; move it aside, or add --force to replace it")
+
+
+def check_edits(root, option: str = "--publish") -> None:
+    """Before any scoring: ValueError where a whole page of `root` is recorded as schedrl's and changed since (an edit
+    known without rendering; `check_pages` decides the rest once the board is known)."""
+    from pathlib import Path
+
+    from schedrl.outputs import owns_file, read_marker
+
+    for relative in WHOLE_PAGES:
+        path = (Path(root) / relative).resolve()
+        if path.is_file() and path.name in read_marker(path.parent).get("files", {}) and not owns_file(path):
+            raise ValueError(f"{option} {root}: {relative} was edited since schedrl wrote it: publishing would lose "
+                             "the edit; move it aside, or add --force to replace it")
+
+
+def record_pages(root, paths) -> None:
+    """Record the files `publish` wrote under `root/docs` in that directory's ownership marker, with their digests, so
+    a later render knows an edit from its own output."""
+    from pathlib import Path
+
+    from schedrl.outputs import Claim
+
+    docs = (Path(root) / "docs").resolve()
+    owned = Claim("leaderboard", [])
+    for path in paths:
+        if Path(path).resolve().parent == docs:
+            owned.record(path)
+
+
+def _board(root) -> dict:
+    """The committed board of the checkout `root` (docs/leaderboard.json), its shape checked; ValueError naming it."""
     import json
+    from pathlib import Path
+
+    path = Path(root) / PUBLISHED[0]
+    try:
+        if path.stat().st_size > BOARD_LIMIT:
+            raise ValueError(f"{path}: {path.stat().st_size:,} bytes, more than a leaderboard's "
+                             f"{BOARD_LIMIT >> 20} MiB")
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read(BOARD_LIMIT + 1))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: cannot read it ({getattr(e, 'strerror', None) or type(e).__name__})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list) or not data["scenarios"] \
+            or not all(isinstance(b, dict) for b in data["scenarios"]):
+        raise ValueError(f"{path}: not a leaderboard (an object whose scenarios list the boards, as "
+                         "`schedrl leaderboard --publish` writes it)")
+    return data
+
+
+def rerender(root, say: Callable[[str], None], force: bool = False) -> None:
+    """`--render ROOT`: the committed pages of the checkout `root` re-rendered from its docs/leaderboard.json, nothing
+    scored; `say` hears each path written. A whole page edited since schedrl wrote it is kept unless `force`
+    (`check_pages`). ValueError (one line, naming `--render`) where the checkout cannot."""
     from pathlib import Path
 
     root = Path(root)
     try:
-        result = restated(json.loads((root / PUBLISHED[0]).read_text()))
-        for path in publish(result, root):
+        result = restated(_board(root))
+        check_pages(result, root, force)  # every page rendered, and checked, before anything is written
+        check_publish(root)
+        written = publish(result, root)
+        record_pages(root, written)
+        for path in written:
             say(f"wrote {path}")
-    except (OSError, ValueError, KeyError) as e:
-        raise ValueError(f"--render {root}: {e}") from None
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--render {root}: {e}" if not str(e).startswith("--render") else str(e)) from None
+    except (KeyError, TypeError, AttributeError, IndexError) as e:
+        raise ValueError(f"--render {root}: {PUBLISHED[0]} is not a leaderboard this schedrl renders "
+                         f"({type(e).__name__}: {e})") from None
 
 
 def entrants(outside_specs: Iterable[str] = (), with_entry_points: bool = True) -> list[Entrant]:
@@ -874,16 +961,23 @@ def entrants(outside_specs: Iterable[str] = (), with_entry_points: bool = True) 
     return zoo_entrants() + named + (entry_points() if with_entry_points else [])
 
 
-def deliver(result: dict, outputs, say: Callable[[str], None], out=None, figure=None, publish_root=None) -> None:
+def deliver(result: dict, outputs, say: Callable[[str], None], out=None, figure=None, publish_root=None,
+            force: bool = False) -> None:
     """After the board is scored: `say` each method that failed, then write what the command claimed (`outputs`, a
     `schedrl.outputs.claim`): `out`'s files (`OUT_FILES`), the `figure`, and the committed pages under `publish_root`
-    (ValueError where a scenario was skipped: the committed board needs every one)."""
+    (ValueError where a scenario was skipped: the committed board needs every one; where a whole page was edited
+    since schedrl wrote it, unless `force`: `check_pages`), each checked before anything is written."""
     import json
     from pathlib import Path
 
     for b in result["scenarios"]:
         for f in b["failed"]:
             say(f"{b['scenario']}: {f['method']} failed: {f['error']}")
+    if publish_root:
+        if result["skipped"]:
+            raise ValueError(f"--publish needs every scenario's data; skipped: "
+                             f"{', '.join(s['scenario'] for s in result['skipped'])}")
+        check_pages(result, publish_root, force, "--publish")
     outputs.prepare()
     if out:
         out = Path(out)
@@ -899,10 +993,9 @@ def deliver(result: dict, outputs, say: Callable[[str], None], out=None, figure=
         plot(result, figure)
         outputs.record(figure)
     if publish_root:
-        if result["skipped"]:
-            raise ValueError(f"--publish needs every scenario's data; skipped: "
-                             f"{', '.join(s['scenario'] for s in result['skipped'])}")
-        for path in publish(result, publish_root):
+        written = publish(result, publish_root)
+        record_pages(publish_root, written)
+        for path in written:
             say(f"wrote {path}")
 
 

@@ -57,6 +57,10 @@ DEFAULTS: dict[str, Any] = {"depth": 1, "samples": 4, "horizon": 64, "history": 
                             "runtime": "ratio", "count": "known",
                             "arrivals": "history", "seed": 0, "guard": 24 * 3600.0, "metric": "bsld"}
 """`PlanningInspector`'s defaults (the `plan:` spec's keys)."""
+BOUNDS: dict[str, tuple[int, int]] = {"depth": (1, 16), "samples": (1, 1024), "horizon": (1, 100_000),
+                                      "history": (1, 1_000_000), "max_queue": (1, 100_000), "seed": (0, 2 ** 32 - 1)}
+"""The integer keys' ranges (each decision runs depth x samples rollouts of up to horizon jobs: a search past these is
+hours per sequence)."""
 
 
 @njit
@@ -162,10 +166,13 @@ def parse_spec(spec: str) -> dict[str, Any]:
 
             out[key] = parse_duration_or_off(value.strip(), "guard")
         else:
+            low, high = BOUNDS[key]
             try:
                 out[key] = int(value)
             except ValueError:
                 raise ValueError(f"{spec!r}: {key} must be an integer, got {value!r}") from None
+            if not low <= out[key] <= high:
+                raise ValueError(f"{spec!r}: {key} must be between {low:,} and {high:,}, got {out[key]:,}")
     return out
 
 

@@ -41,6 +41,26 @@ class RuleEvaluation:
         return "\n".join(lines)
 
 
+def _own_evaluation(rule, where: str | None):
+    """(workload, metric, semantics) of the evaluation trace of the scenario a rule was fitted on, where that
+    scenario's evaluation has a trace of its own (its definition as the rule's file records it); None otherwise."""
+    from schedrl.scenarios.drawing import part_data
+    from schedrl.scenarios.scenario import Scenario
+    from schedrl.sim.config import SimConfig
+
+    recorded = rule.record.get("scenario")
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("definition"), dict):
+        return None
+    try:
+        scenario = Scenario.from_dict(recorded["definition"], f"{where or 'the rule'}: scenario")
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}" if where else str(e)) from None
+    if getattr(scenario.evaluation, "trace", None) is None:
+        return None
+    config = SimConfig.from_dict(rule.record["sim_config"]) if "sim_config" in rule.record else scenario.sim
+    return part_data(scenario, None, "evaluation"), scenario.metric, config
+
+
 def evaluate_rule(rule, heuristics: list[str], sequences: int, jobs: int, seed: int = EVALUATION_SEED,
                   trace: str | None = None, note: Callable[[str], None] = lambda line: None,
                   where: str | None = None) -> RuleEvaluation:
@@ -54,19 +74,30 @@ def evaluate_rule(rule, heuristics: list[str], sequences: int, jobs: int, seed: 
     from schedrl.scenarios.fitting import rule_judge
     from schedrl.scenarios.scoring import independent_windows
 
-    try:
-        judge, config = rule_judge(rule, trace)
-    except ValueError as e:
-        raise ValueError(f"{where}: {e}" if where else str(e)) from None
-    workload = judge.load()
-    lo, hi = judge.split_range(len(workload))
+    own = _own_evaluation(rule, where)
+    if own is not None:  # a scenario evaluated on a trace of its own (lublin1: `lublin-heldout`): its split has no zone
+        import copy
+
+        workload, metric, config = own
+        lo, hi = 0, len(workload)
+        rule = copy.copy(rule)
+        rule.strict = False  # the scenario judges it on its evaluation trace by definition, its fit's scales with it
+        note(f"sequences from positions 0..{hi - 1} of {workload.name} (the evaluation trace of scenario "
+             f"{rule.record['scenario']['name']}, which the rule was fitted on)")
+    else:
+        try:
+            judge, config = rule_judge(rule, trace)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}" if where else str(e)) from None
+        workload, metric = judge.load(), judge.metric
+        lo, hi = judge.split_range(len(workload))
+        note(f"sequences from positions {lo}..{hi - 1} of {workload.name} (the evaluation zone; the rule was fitted "
+             f"on 0..{judge.held_out_range(len(workload))[0] - 1})")
     starts = [lo + s for s in choose_starts(workload[lo:hi], jobs, sequences, seed)]
-    note(f"sequences from positions {lo}..{hi - 1} of {workload.name} (the evaluation zone; the rule was fitted on "
-         f"0..{judge.held_out_range(len(workload))[0] - 1})")
-    result = compare(workload, heuristics + [rule], [config.backfill], starts, jobs, judge.metric, config,
+    result = compare(workload, heuristics + [rule], [config.backfill], starts, jobs, metric, config,
                      progress=False)
     values = {result.labels.get(p) or policy_label(p): result.values[(config.backfill, p)] for p in result.policies}
-    versus = [{**c, "verdict": paired.verdict(c, judge.metric)} for c in
-              paired.comparisons({k: values[k] for k in ("F1", rule.name) if k in values}, [rule.name], judge.metric,
+    versus = [{**c, "verdict": paired.verdict(c, metric)} for c in
+              paired.comparisons({k: values[k] for k in ("F1", rule.name) if k in values}, [rule.name], metric,
                                  independent=independent_windows(len(starts), jobs, hi - lo))]
     return RuleEvaluation(rule.name, result, versus)

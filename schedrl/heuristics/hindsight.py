@@ -119,6 +119,11 @@ def _improves(metric: str) -> Callable[[float, float], bool]:
     return lambda new, old: sign * (old - new) > 1e-9 * max(1.0, abs(old))
 
 
+MAX_DEPTH = 16
+"""The most rejections in a row a hindsight inspector tries at a point: each point costs depth + 1 rollouts of the
+whole sequence, so a deeper search is hours per window (and past a window's length it tries nothing new)."""
+
+
 class HindsightInspector:
     """The inspector with perfect knowledge of the future (a one-step rollout of the base rule; see the module).
 
@@ -133,8 +138,9 @@ class HindsightInspector:
 
     def __init__(self, base: str | Any = "f1", metric: str = "bsld", verify: bool = False, depth: int = 1,
                  objective: Callable[[Simulator], float] | None = None):
-        if depth < 1:
-            raise ValueError(f"depth must be >= 1 (rejections in a row tried at a point), got {depth}")
+        if not 1 <= depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be between 1 and {MAX_DEPTH} (rejections in a row tried at a point), "
+                             f"got {depth}")
         self.base = make_base(base) if isinstance(base, str) else base
         self.metric, self.verify, self.depth = metric, verify, int(depth)
         self.objective = objective

@@ -170,8 +170,14 @@ def load_rule(path: str | Path) -> TunedRule:
     path = Path(path).expanduser()
     if not path.is_file():
         raise RuleError(path, "no such tuned-rule file", hint="write one with `schedrl tuned fit ... --out FILE`")
+    from schedrl.bounded import TooLarge, read_bounded
+
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(read_bounded(path, "a tuned-rule file").decode("utf-8"))
+    except TooLarge as e:
+        raise RuleError(path, e.problem) from None
+    except OSError as e:
+        raise RuleError(path, f"cannot read it ({e.strerror or type(e).__name__})") from None
     except UnicodeDecodeError:
         raise RuleError(path, "not a tuned-rule file: not UTF-8 text") from None
     except json.JSONDecodeError as e:

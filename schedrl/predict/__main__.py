@@ -12,6 +12,7 @@ import argparse
 import sys
 import time
 
+from schedrl.numbers import finite_options
 from schedrl.predict.baselines import LastTwoMean, RequestedTime
 from schedrl.predict.evaluation import TRAIN_FRACTION, format_table, mape_table, split
 
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--model", required=True, help="file written by train")
     e.add_argument("--trace", default=None, help="catalog name or SWF path (default: the training trace)")
     e.add_argument("--train-fraction", type=float, default=None, help="test on the jobs after this share (default: as trained)")
-    args = parser.parse_args(argv)
+    args = finite_options(parser).parse_args(argv)
     try:
         from schedrl.predict.mlp import MLPPredictor, MLPSettings
 

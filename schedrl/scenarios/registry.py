@@ -46,11 +46,15 @@ def load_file(path: str | Path, named: bool = False) -> Scenario:
 
     from schedrl import yamlfile
 
+    from schedrl.bounded import read_bounded
+
     path = Path(path).expanduser()
     try:
-        text = path.read_text()
+        text = read_bounded(path, "a scenario file").decode("utf-8")
     except OSError as e:
         raise ValueError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a scenario file (not UTF-8 text)") from None
     try:
         data = yamlfile.load(text)
     except yaml.YAMLError as e:

@@ -63,7 +63,8 @@ class WorkloadSpec:
 
     def load(self, note: Callable[[str], None] | None = None):
         """The cleaned (and augmented) `Workload`. ValueError (a `TraceError` for the file) when the trace is
-        missing or malformed, or when cleaning leaves no job; `note` receives the augmentation's report lines."""
+        missing or malformed, or when cleaning leaves no job; `note` receives what the cleaning dropped (one line,
+        never silent: the positions every option counts are of the jobs kept) and the augmentation's report lines."""
         from schedrl.workload.catalog import load_trace
         from schedrl.workload.cleaning import CleaningRules
 
@@ -72,6 +73,9 @@ class WorkloadSpec:
             raise ValueError(f"cleaning ({self.cleaning_preset}) dropped all {workload.report.jobs_in} jobs of "
                              f"{self.trace}: nothing to schedule (`schedrl traces info {self.trace} --cleaning "
                              f"{self.cleaning_preset}` says why)")
+        if note is not None and workload.report.dropped:
+            note(f"{workload.report.summary().splitlines()[0]} (`schedrl traces info {self.trace} --cleaning "
+                 f"{self.cleaning_preset}` says why)")
         if not self.augment:
             return workload
         from schedrl.workload.augment import augment_preset

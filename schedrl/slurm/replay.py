@@ -155,6 +155,9 @@ def replay_trace(trace: str, partition: str, scale: float, first: int = 0, jobs:
         workload = read_swf(resolve_trace(trace))
     except (TraceError, FileNotFoundError, ValueError) as e:
         raise ReplayError(str(e).splitlines()[0]) from None
+    if workload.report.dropped:  # --first and --jobs count the cleaned trace's jobs: said, never silent
+        say(f"{workload.report.summary().splitlines()[0]}; the window is of the jobs kept (`schedrl traces info "
+            f"{trace}` says why)")
     n = len(workload.job_id)
     if first >= n:
         raise ReplayError(f"--first {first} is past the trace's {n:,} jobs")

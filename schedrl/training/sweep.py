@@ -290,20 +290,38 @@ def single_run(agent: str, env, settings, model: str | None, stop: StopSpec, tra
 # ---------------------------------------------------------------- expansion (dry run) and trial labels
 
 
-def expand_trials(spec: SweepSpec, seed: int = 0) -> list[dict[str, Any]]:
-    """The trials Tune will create: `num_samples` x the grid, random spaces drawn here with `seed`."""
+def expand_trials(spec: SweepSpec, seed: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+    """The trials Tune will create: `num_samples` x the grid, random spaces drawn here with `seed`; with `limit`, only
+    the first `limit` of them (the rest never expanded)."""
+    import itertools
+
     import numpy as np
     from ray.tune.search.variant_generator import generate_variants
 
     if not spec.param_space:
-        return [{} for _ in range(spec.num_samples)]
+        return [{} for _ in range(min(spec.num_samples, limit if limit is not None else spec.num_samples))]
     unresolved = {"config": {k: s.to_tune() for k, s in spec.param_space.items()}}
     rng = np.random.default_rng(seed)
-    trials = []
+    trials: list[dict[str, Any]] = []
     for _ in range(spec.num_samples):
-        for _, resolved in generate_variants(unresolved, random_state=rng):
+        left = None if limit is None else limit - len(trials)
+        if left is not None and left <= 0:
+            break
+        for _, resolved in itertools.islice(generate_variants(unresolved, random_state=rng), left):
             trials.append({k: resolved["config"][k] for k in spec.param_space})
     return trials
+
+
+DRY_RUN_ROWS = 200
+"""Trials a dry run lists one per line (the rest are counted, not expanded)."""
+
+
+def _space_text(space) -> str:
+    """A searched space as the dry run shows it: a long grid or choice by its first values and its size."""
+    if space.discrete and len(space.values) > 12:
+        shown = ", ".join(str(v) for v in space.values[:6])
+        return f"{space.kind}({shown}, ... {space.values[-1]}: {len(space.values):,} values)"
+    return str(space)
 
 
 def group_label(values: Mapping[str, Any]) -> str:
@@ -370,7 +388,7 @@ def dry_run_text(spec) -> str:
     lines.append("  fixed: " + " ".join(f"{k}={v}" for k, v in fixed_env.items())
                  + ("" if "model" in spec.param_space or not spec.model else f" model={spec.model}"))
     if spec.param_space:
-        lines.append("  searched: " + "; ".join(f"{k} {s}" for k, s in spec.param_space.items()))
+        lines.append("  searched: " + "; ".join(f"{k} {_space_text(s)}" for k, s in spec.param_space.items()))
     options = spec.scheduler_options
     lines.append(f"  scheduler: {spec.scheduler}" + (" " + _options_text(options) if options else "")
                  + f"; metric {spec.metric} ({spec.mode})")
@@ -389,7 +407,7 @@ def dry_run_text(spec) -> str:
                  "best heuristic)" if spec.evaluate.each_trial else "best checkpoint of each group")
         lines.append(f"  evaluation: {which} on {on}, "
                      f"{len(spec.evaluate.starts) or spec.evaluate.sequences} sequences x {spec.evaluate.jobs} jobs")
-    trials = expand_trials(spec)
+    trials = expand_trials(spec, limit=DRY_RUN_ROWS)
     keys = list(spec.param_space)
     drawn = {k for k, s in spec.param_space.items() if not s.discrete}
     header = ["trial"] + [k + ("~" if k in drawn else "") for k in keys]
@@ -397,6 +415,8 @@ def dry_run_text(spec) -> str:
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     lines.append("")
     lines += [("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip() for r in [header] + rows]
+    if spec.num_trials() > len(trials):
+        lines.append(f"  ... and {spec.num_trials() - len(trials):,} more trials (the first {len(trials)} listed)")
     if drawn:
         lines.append("  ~ drawn at random: each run draws its own values")
     if not spec.param_space and spec.num_samples == 1:

@@ -25,8 +25,9 @@ from schedrl.training.sweep import (SCHEDULERS, AshaOptions, EvaluateSpec, PBTOp
                                     SweepSpec, TrainingOptions)
 from schedrl.training.yaml_reader import ALIASES, Reader, SweepError, is_search
 
-MAX_TRIALS = 100_000
-"""Trials a sweep may hold: Tune keeps every trial in memory, and a dry run lists each one."""
+MAX_TRIALS = 10_000
+"""Trials a sweep may hold (checked before any candidate is validated): Tune keeps every trial in memory and runs
+each for minutes; ten thousand is weeks of a cluster."""
 MAX_ENVIRONMENTS = 1_000
 """Environments a sweep may search (every combination of its env grids and choices): each is prepared, its data
 loaded and its validation baselines scored, before the first trial starts."""
@@ -53,10 +54,13 @@ def load_sweep(path: str | Path, overrides: Sequence[str] = ()) -> SweepSpec:
     import yaml
 
     from schedrl import yamlfile
+    from schedrl.bounded import TooLarge, read_bounded
 
     path = Path(path)
     try:
-        raw = yamlfile.load(path.read_text(encoding="utf-8"))
+        raw = yamlfile.load(read_bounded(path, "a sweep file").decode("utf-8"))
+    except TooLarge as e:
+        raise SweepError(str(e)) from None
     except FileNotFoundError:
         raise FileNotFoundError(f"sweep file {path} does not exist") from None
     except IsADirectoryError:
@@ -154,6 +158,7 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
             r.fail(f"'{key}' is searched twice (inline and in param_space)")
         space[key] = value
     _check_searchable(r, space)
+    _check_size(r, space, raw.get("num_samples", 1))
 
     env = _env(r, env_fixed, space)
     ppo = _ppo(r, ppo_fixed, space)
@@ -188,10 +193,17 @@ def sweep_from_dict(raw, source: str = "<dict>", default_name: str = "sweep") ->
                      scheduler_options=options, stop=stop, resources=resources, training=training, evaluate=evaluate,
                      num_samples=num_samples, metric=metric, mode=mode, source=source,
                      scenario=scenario)
-    if spec.num_trials() > MAX_TRIALS:
-        r.fail(f"'num_samples' {num_samples:,} x a param_space grid of {spec.grid_size():,} is {spec.num_trials():,} "
-               f"trials; a sweep holds at most {MAX_TRIALS:,} (lower num_samples or split the grid into several sweeps)")
+    _check_size(r, space, num_samples)
     return spec
+
+
+def _check_size(r, space, num_samples) -> None:
+    """At most `MAX_TRIALS` trials, counted from the grids' lengths before any candidate is validated or expanded."""
+    grid = math.prod(len(s.values) for s in space.values() if s.kind == "grid")
+    samples = num_samples if isinstance(num_samples, int) and not isinstance(num_samples, bool) else 1
+    if grid * max(samples, 1) > MAX_TRIALS:
+        r.fail(f"'num_samples' {samples:,} x a param_space grid of {grid:,} is {grid * samples:,} trials; a sweep "
+               f"holds at most {MAX_TRIALS:,} (lower num_samples or split the grid into several sweeps)")
 
 
 SCENARIO_OVERRIDES = ("trace", "cleaning", "augment", "augment_seed", "metric", "backfill", "window")

@@ -115,7 +115,7 @@ def _coerce(value, hint):
             number = float(value)
         except OverflowError:  # an integer past the float range
             raise _TypeMismatch from None
-        if math.isnan(number):  # YAML's `.nan` is no setting's value
+        if not math.isfinite(number):  # YAML's `.nan` and `.inf` are no setting's value
             raise _TypeMismatch
         return number
     if hint is int:

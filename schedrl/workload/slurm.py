@@ -139,11 +139,15 @@ class NameIds:
     @classmethod
     def load(cls, path: str | Path) -> "NameIds":
         """The mapping kept in `path` (JSON: kind -> name -> id), or an empty one if the file does not exist."""
+        from schedrl.bounded import TooLarge, read_bounded
+
         path = Path(path)
         if not path.exists():
             return cls()
         try:
-            table = json.loads(path.read_text())
+            table = json.loads(read_bounded(path, "an id map", 256 << 20))
+        except TooLarge as e:
+            raise TraceError(path, e.problem) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             raise TraceError(path, f"not a readable id map ({e})") from None
         ok = isinstance(table, dict) and all(
@@ -151,14 +155,24 @@ class NameIds:
             for names in table.values())
         if not ok:
             raise TraceError(path, "not an id map: expected a JSON object of kind -> {name: positive integer id}")
+        for kind, names in table.items():
+            first: dict[int, str] = {}
+            for name, number in names.items():
+                if number in first:  # two people would become one in every trace imported with this map
+                    raise TraceError(path, f"{kind} id {number} is given to both {first[number]!r} and {name!r}; "
+                                           "an id names one name: correct the map")
+                first[number] = name
         return cls(table=table)
 
     def save(self, path: str | Path) -> None:
-        """Write `table` to `path` (through a temporary file, so a crash never leaves half a map)."""
+        """Write `table` to `path` (atomically: a crash never leaves half a map); OSError naming `path` only."""
+        from schedrl.outputs import atomic_write
+
         path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.table, indent=1, sort_keys=True, ensure_ascii=True) + "\n")
-        os.replace(tmp, path)
+        try:
+            atomic_write(path, json.dumps(self.table, indent=1, sort_keys=True, ensure_ascii=True) + "\n")
+        except OSError as e:
+            raise TraceError(path, f"cannot write the id map ({e.strerror or type(e).__name__})") from None
 
     def id(self, kind: str, name: str) -> int:
         """The id of `name` among names of `kind`; -1 for an empty name (unknown)."""
@@ -558,6 +572,7 @@ def read_sacct(path: str | Path, ids: NameIds, options: SlurmImport, rules: Clea
             raise TraceError(path, f"the header lacks {' and '.join(missing)}, needed for the node columns", line=at + 1)
     reader = _SacctReader(path, columns, options)
     groups: dict[tuple[str, int, int | None], list[tuple[int, _Job]]] = {}
+    seen: dict[tuple, int] = {}  # (JobID, submit, start, elapsed) -> the line that gave it first
     records = 0
     for k in range(at + 1, len(lines)):
         if not lines[k].strip():
@@ -580,6 +595,14 @@ def read_sacct(path: str | Path, ids: NameIds, options: SlurmImport, rules: Clea
             raise TraceError(path, f"State is not a Slurm job state: {reader.get(values, 'State')!r}", line=number,
                              hint=f"expected one of {known}")
         job = reader.job(values, state, number)
+        # the same record again (sacct output concatenated, or a query that overlapped another): one job, said so;
+        # a requeued job's earlier runs and a reused id differ in their submit or start time and stay jobs
+        same = (job_id, job.submit, job.start, job.elapsed, state)
+        if same in seen:
+            reader.count("slurm_repeated", "dropped", f"records repeating an earlier one (the same JobID, submit, "
+                         f"start, elapsed and state; e.g. line {seen[same]}): one job each", number)
+            continue
+        seen[same] = number
         if m.group(2) is not None and m.group(2).startswith("["):
             what = "cancelled before any started" if state == "CANCELLED" else "still pending"
             reader.count("slurm_array_record", "dropped", f"records of array tasks {what} (123_[5-9]): no task "
@@ -722,8 +745,12 @@ def import_sacct(sacct: str, out: str | Path, *, salt: str | None = None, id_map
     workload = read_sacct(Path(sacct).expanduser(), ids, options, CleaningRules.preset(cleaning),
                           name=out.name.split(".")[0])
     write_swf(workload, out)
+    if id_map:
+        try:
+            ids.save(Path(id_map).expanduser())
+        except TraceError:
+            out.unlink(missing_ok=True)  # a failed import leaves no trace behind
+            raise
     if written is not None:
         written(out)
-    if id_map:
-        ids.save(Path(id_map).expanduser())
     return SacctImported(sacct, out, content_sha256(out), workload, options, id_map, dict(ids.added))

@@ -23,20 +23,21 @@ from schedrl.workload.workload import Workload
 
 def read_bytes(path: str | Path) -> bytes:
     """The uncompressed content of a trace file (gzip detected by its magic bytes)."""
+    from schedrl.bounded import LINE, TRACE, TooLarge, read_bounded
+
     path = Path(path)
-    try:
-        data = path.read_bytes()
+    try:  # bounded: a device, a FIFO or a binary file given as a trace is refused, never read until memory runs out
+        data = read_bounded(path, "an SWF trace or an accounting log", TRACE, LINE, gunzip=True)
     except FileNotFoundError:
         raise TraceError(path, "no such file") from None
     except IsADirectoryError:
         raise TraceError(path, "is a directory, not a trace file") from None
     except OSError as e:
         raise TraceError(path, f"cannot read: {e.strerror}") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
-            raise TraceError(path, f"truncated or corrupt gzip data ({e})", hint="re-download or re-compress the file") from None
+    except TooLarge as e:
+        raise TraceError(path, e.problem) from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+        raise TraceError(path, f"truncated or corrupt gzip data ({e})", hint="re-download or re-compress the file") from None
     if not data.strip():
         raise TraceError(path, "empty file", hint="an SWF trace has one job per line")
     return data

@@ -52,10 +52,12 @@ class Entry:
         return self.root / self.fields["directory"]
 
 
-def manifest_path() -> Path:
+def manifest_path(adding: bool = False) -> Path:
     """The zoo's manifest: `$SCHEDRL_ZOO_DIR/manifest.json` (a relative one taken relative to where the process
-    started: `schedrl.paths`), else the package's."""
-    return (paths.env_path(ZOO_DIR_ENV) or ZOO_DIR) / MANIFEST_FILE
+    started: `schedrl.paths`), else the package's. The variable must name a directory, and one that exists unless
+    `adding` (a policy or rule added to a new zoo creates it): a typo never reads as an empty zoo
+    (`schedrl.paths.PathVariableError`)."""
+    return (paths.env_path(ZOO_DIR_ENV, must_exist=not adding) or ZOO_DIR) / MANIFEST_FILE
 
 
 MANIFEST_FORMATS = (1, 2)
@@ -65,8 +67,12 @@ MANIFEST_FORMATS = (1, 2)
 def _read_manifest(path: Path) -> dict[str, Any]:
     """The manifest at `path`, every entry checked (ZooError naming the entry and its field); an absent file is an
     empty zoo."""
+    from schedrl.bounded import TooLarge, read_bounded
+
     try:
-        text = path.read_bytes()
+        text = read_bounded(path, "a zoo manifest")
+    except TooLarge as e:
+        raise ZooError(str(e)) from None
     except (FileNotFoundError, NotADirectoryError):
         return {"format": FORMAT, "policies": {}}
     except IsADirectoryError:
@@ -94,19 +100,28 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     return data
 
 
-def entries(path: Path | None = None) -> list[Entry]:
-    """The zoo's policies, by name."""
+def entries(path: Path | None = None, replacing: str | None = None) -> list[Entry]:
+    """The zoo's policies, by name, each entry (but the one `replacing` names, about to be replaced) checked against
+    its policy.json (`agrees`: what the manifest copies of it must equal it)."""
     path = path or manifest_path()
-    return [Entry(name, dict(fields), path.parent) for name, fields in sorted(_read_manifest(path)["policies"].items())]
+    found = [Entry(name, dict(fields), path.parent) for name, fields in sorted(_read_manifest(path)["policies"].items())]
+    for entry in found:
+        if entry.name != replacing:
+            agrees(entry, _policy(entry))
+    return found
 
 
-def rules(path: Path | None = None) -> list[Entry]:
+def rules(path: Path | None = None, replacing: str | None = None) -> list[Entry]:
     """The zoo's tuned rules (`schedrl tuned fit` files, `rules/NAME.json`), by name. Their fields: file (relative to
     the manifest's directory), agent (`tuned`), scenario, seed, command, budget, trace, metric, validation_score,
-    schedrl_version, bytes, sha256."""
+    schedrl_version, bytes, sha256. Each (but the one `replacing` names) checked against its file (`_rule_agrees`)."""
     path = path or manifest_path()
-    return [Entry(name, dict(fields), path.parent)
-            for name, fields in sorted((_read_manifest(path).get("rules") or {}).items())]
+    found = [Entry(name, dict(fields), path.parent)
+             for name, fields in sorted((_read_manifest(path).get("rules") or {}).items())]
+    for entry in found:
+        if entry.name != replacing:
+            _rule_agrees(entry)
+    return found
 
 
 def rule_file(name: str, path: Path | None = None) -> Path | None:
@@ -140,21 +155,76 @@ def find(name: str, path: Path | None = None) -> Exported:
     return checked(known[name])
 
 
-def checked(entry: Entry) -> Exported:
-    """The exported policy of a manifest entry, its files checked against the manifest's checksums: policy.json
-    (`policy_sha256`, format 2) and the weights (`weights.sha256`, as policy.json must record it too); the weights'
-    bytes are checked again when read (`Exported.tensors`)."""
+def _policy(entry: Entry) -> Exported:
+    """The policy.json of a manifest entry, checked against the manifest's `policy_sha256` (format 2)."""
     where = f"the manifest's policies.{entry.name}"
     policy = entry.directory / POLICY_FILE
     missing = f"zoo:{entry.name} is listed in {entry.root / MANIFEST_FILE}"
     expected = entry.fields.get("policy_sha256")
-    if expected is not None:
-        text = check_file(policy, expected, where, missing, "copy it again or re-add it (`schedrl export --add`)")
-    elif policy.is_file():
-        text = policy.read_bytes()
-    else:
-        raise ZooError(f"{policy}: missing ({missing})")
-    exported = Exported(entry.directory.resolve(), parse(text, policy))
+    try:
+        if expected is not None:
+            text = check_file(policy, expected, where, missing, "copy it again or re-add it (`schedrl export --add`)")
+        elif policy.is_file():
+            text = policy.read_bytes()
+        else:
+            raise ZooError(f"{policy}: missing ({missing})")
+        return Exported(entry.directory.resolve(), parse(text, policy))
+    except ZooError as e:
+        raise ZooError(str(e) if f"{entry.name}" in str(e) else f"zoo:{entry.name}: {e}") from None
+
+
+def _contradiction(name: str, key: str, listed: Any, own: Any, source: Path) -> str | None:
+    if listed == own:
+        return None
+    shown = lambda v: json.dumps(v, sort_keys=True)  # noqa: E731
+    return (f"zoo:{name}: the manifest's {key} is {shown(listed)}, {source.name} says {shown(own)} ({source}); the "
+            f"policy's own file is what it is: re-add it, or correct the manifest")
+
+
+def agrees(entry: Entry, exported: Exported) -> Exported:
+    """`exported`, or ZooError naming both values where the manifest's copy of a field of its policy.json (agent,
+    scenario, score, ...: `entry_fields`) says otherwise: policy.json is the source of what the policy is."""
+    own = entry_fields(exported, entry.fields["directory"])
+    for key, value in own.items():
+        if key == "directory" or (key == "policy_sha256" and "policy_sha256" not in entry.fields):
+            continue
+        problem = _contradiction(entry.name, key, entry.fields.get(key), value, exported.policy_file)
+        if problem:
+            raise ZooError(problem)
+    return exported
+
+
+def _rule_agrees(entry: Entry) -> None:
+    """ZooError naming both values where the manifest's copy of a tuned rule's fields (scenario, seed, trace, metric,
+    validation score) differs from the rule file's own (read only where its checksum matches: `rule_file`)."""
+    file = entry.root / entry.fields["file"]
+    if not file.is_file() or file_sha256(file) != entry.fields["sha256"]:
+        return  # refused where it is used (`rule_file`), with the checksum's message
+    try:
+        record = json.loads(file.read_text())
+    except (OSError, ValueError):
+        return
+    if not isinstance(record, dict):
+        return
+    scenario = record.get("scenario") if isinstance(record.get("scenario"), dict) else {}
+    validation = record.get("validation") if isinstance(record.get("validation"), dict) else {}
+    own = {"scenario": {"name": scenario.get("name"), "sha256": scenario.get("sha256")}, "seed": record.get("seed"),
+           "trace": record.get("trace"), "metric": record.get("metric"), "validation_score": validation.get("score")}
+    for key, value in own.items():
+        problem = _contradiction(entry.name, key, entry.fields.get(key), value, file)
+        if problem:
+            raise ZooError(problem)
+
+
+def checked(entry: Entry) -> Exported:
+    """The exported policy of a manifest entry, its files checked against the manifest's checksums: policy.json
+    (`policy_sha256`, format 2) and the weights (`weights.sha256`, as policy.json must record it too), and the
+    manifest's copies of its fields against policy.json (`agrees`); the weights' bytes are checked again when read
+    (`Exported.tensors`)."""
+    where = f"the manifest's policies.{entry.name}"
+    missing = f"zoo:{entry.name} is listed in {entry.root / MANIFEST_FILE}"
+    exported = _policy(entry)
+    policy = exported.policy_file
     recorded, own = entry.fields["weights"], exported.data["weights"]
     if (own["file"], own["sha256"]) != (recorded["file"], recorded["sha256"]):
         raise ZooError(f"{policy}: records weights {own['file']} sha256 {own['sha256'][:12]}..., {where} records "
@@ -163,7 +233,7 @@ def checked(entry: Entry) -> Exported:
     check_file(exported.weights_file, recorded["sha256"], where, missing, "copy it again or re-add it")
     if exported.name != entry.name:
         raise ZooError(f"{policy}: names itself {exported.name!r}, the manifest lists it as {entry.name!r}")
-    return exported
+    return agrees(entry, exported)
 
 
 def entry_fields(exported: Exported, directory: str) -> dict[str, Any]:
@@ -229,7 +299,7 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
     record it, with the `command` that fitted it, in the manifest's `rules`."""
     from schedrl.heuristics.tuned import RuleError, load_rule
 
-    path = path or manifest_path()
+    path = path or manifest_path(adding=True)
     _check_name(name, "tuned-sdsc-sp2-s0")
     try:
         rule = load_rule(source)
@@ -241,6 +311,8 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
         raise ZooError(f"{source}: fitted without --scenario; the zoo keeps rules of a named scenario "
                        "(`schedrl tuned fit --scenario NAME`), which the leaderboard enters them on")
     data = _read_manifest(path)
+    # a manifest that contradicts a policy's own file is not written back as it is (but the rule being replaced)
+    entries(path), rules(path, replacing=name if replace else None)
     data.setdefault("rules", {})
     if name in data["rules"] or name in data["policies"]:
         if not replace or name in data["policies"]:
@@ -265,9 +337,11 @@ def add_rule(source: str | Path, name: str, command: str, path: Path | None = No
 def check_new(name: str, path: Path | None = None, replace: bool = False) -> dict[str, Any]:
     """The manifest, after checking that a policy may be added as `name` (ZooError: a tuned rule's name, or an
     existing policy's without `replace`); `export --add` asks before it exports."""
-    path = path or manifest_path()
+    path = path or manifest_path(adding=True)
     _check_name(name, "rlscheduler-sdsc-sp2")
     data = _read_manifest(path)
+    # a manifest that contradicts a policy's own file is not written back as it is (but the entry being replaced)
+    entries(path, replacing=name if replace else None), rules(path)
     if name in (data.get("rules") or {}):
         raise ZooError(f"zoo:{name} is a tuned rule of the zoo ({path}); a zoo name is one policy or one rule: "
                        "choose another name")
@@ -278,7 +352,7 @@ def check_new(name: str, path: Path | None = None, replace: bool = False) -> dic
 
 def add(source: str | Path, name: str, path: Path | None = None, replace: bool = False) -> Entry:
     """Copy the exported policy in `source` into the zoo as `name` and record it in the manifest."""
-    path = path or manifest_path()
+    path = path or manifest_path(adding=True)
     _check_name(name, "rlscheduler-sdsc-sp2")
     from schedrl.outputs import MARKER as OUTPUTS_MARKER
     from schedrl.outputs import atomic_write

@@ -50,12 +50,23 @@ def check_fields(value: Any, spec: Any, prefix: str, where: str = "") -> None:
         raise ZooError(f"{prefix}: {found}")
 
 
+WEIGHTS_LIMIT = 1 << 30
+"""The largest file of a zoo policy read (its weights: the shipped ones are under 4 MiB)."""
+
+
 def check_file(path: Path, expected: str, recorder: str, missing: str, fix: str) -> bytes:
     """The file's bytes; ZooError (one line naming `path`) unless it is there with the sha256 `expected` that
     `recorder` records. The bytes returned are the ones checked: parse them, not the file read again."""
+    from schedrl.bounded import TooLarge, read_bounded
+
     if not path.is_file():
         raise ZooError(f"{path}: missing ({missing})")
-    data = path.read_bytes()
+    try:
+        data = read_bounded(path, "a zoo policy's file", WEIGHTS_LIMIT)
+    except TooLarge as e:
+        raise ZooError(str(e)) from None
+    except OSError as e:
+        raise ZooError(f"{path}: cannot read it ({e.strerror or type(e).__name__})") from None
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise ZooError(f"{path}: checksum mismatch (sha256 {actual[:12]}..., {recorder} records {expected[:12]}...): "
@@ -136,7 +147,7 @@ class Exported:
                            f"{str(e).splitlines()[0] if str(e) else ''})") from None
         if not all(isinstance(v, torch.Tensor) for v in state.values()):
             raise ZooError(f"{self.weights_file}: not a state dict of tensors")
-        return state
+        return check_finite(state, self.weights_file)
 
     def weights(self, warn=None) -> dict:
         """The state dict, checked against its sha256, read as tensors only and in float32."""
@@ -163,6 +174,18 @@ def _legacy_tensors(path: Path, data: bytes, warn=None) -> dict:
                        f"{str(e).splitlines()[0] if str(e) else ''})") from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise ZooError(f"{path}: not a state dict of tensors")
+    return check_finite(state, path)
+
+
+def check_finite(state: Mapping[str, Any], where) -> Mapping[str, Any]:
+    """`state` (a state dict), or ZooError naming the first tensor holding NaN or infinity: a network with such a
+    weight computes NaN logits, and a policy whose every score is NaN decides like the first valid action (FCFS),
+    never like the policy it claims to be."""
+    for key, value in state.items():
+        if value.is_floating_point() and not bool(value.isfinite().all()):
+            bad = int((~value.isfinite()).sum())
+            raise ZooError(f"{where}: tensor {key} holds {bad} NaN or infinite value{'s' if bad != 1 else ''} of "
+                           f"{value.numel()}: not a usable network; export it again from a sound checkpoint")
     return state
 
 
@@ -170,8 +193,12 @@ def read(directory: str | Path) -> Exported:
     """The exported policy in `directory` (its `policy.json` checked; the weights are checked when read)."""
     directory = Path(directory).expanduser().resolve()
     path = directory / POLICY_FILE
+    from schedrl.bounded import TooLarge, read_bounded
+
     try:
-        text = path.read_bytes()
+        text = read_bounded(path, f"a {POLICY_FILE}")
+    except TooLarge as e:
+        raise ZooError(str(e)) from None
     except (FileNotFoundError, NotADirectoryError):
         raise ZooError(f"{directory}: not an exported policy (no {POLICY_FILE}; `schedrl export CKPT --out DIR` "
                        "writes one)") from None

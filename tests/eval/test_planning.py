@@ -95,7 +95,7 @@ def test_the_spec_names_every_option_and_refuses_bad_ones():
         "base": "sjf", "depth": 3, "samples": 2, "arrivals": "none", "guard": 0.0}
     p = resolve_policy("plan:f1:samples=2")
     assert isinstance(p, PlanningInspector) and p.samples == 2 and p.name == "plan:f1:samples=2"
-    with pytest.raises(ValueError, match="depth must be >= 1"):
+    with pytest.raises(ValueError, match="depth must be between 1 and 16"):
         resolve_policy("plan:f1:depth=0")
     with pytest.raises(ValueError, match="not key=value"):
         parse_spec("plan:f1:nosuch=1")
@@ -114,4 +114,4 @@ def test_compare_names_a_bad_planning_depth_in_one_error_line(capsys):
     assert main(["compare", "--trace", "default", "--policies", "plan:f1:depth=0", "--starts", "0",
                  "--jobs", "64"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("schedrl compare: error:") and "depth must be >= 1" in err[0]
+    assert len(err) == 1 and err[0].startswith("schedrl compare: error:") and "depth must be between 1 and 16" in err[0]

@@ -111,4 +111,4 @@ def test_the_same_outside_policy_twice_is_refused_in_one_line(capsys):
     assert main(["leaderboard", "--scenarios", "default", "--sequences", "2", "--no-entry-points",
                  "--policies", f"{spec},{spec}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "given twice" in err[0]
+    assert len(err) == 1 and "twice" in err[0] and spec in err[0]

@@ -14,6 +14,8 @@ from schedrl.agents.baserule.agent import BaseRuleAgent, BaseRuleSettings
 from schedrl.agents.inspector import ENV_ID
 from schedrl.agents.inspector.config import InspectorEnvConfig
 from schedrl.duration import parse_duration_or_off
+from schedrl.heuristics.hindsight import MAX_DEPTH
+from schedrl.numbers import Integer
 from schedrl.sim.config import BACKFILLS
 
 TEACHER_KEY = "teacher"
@@ -50,14 +52,15 @@ def threshold_option(value: str | None) -> float | str | None:
     try:
         number = float(value)
     except ValueError:
-        raise ValueError(f"--teacher-threshold must be a number >= 0 or auto, got {value!r}") from None
-    if not number >= 0:
-        raise ValueError(f"--teacher-threshold must be a number >= 0 or auto, got {value!r}")
+        raise ValueError(f"--teacher-threshold must be a finite number >= 0 or auto, got {value!r}") from None
+    if not 0 <= number < float("inf"):
+        raise ValueError(f"--teacher-threshold must be a finite number >= 0 or auto, got {value!r}")
     return number
 
 
 TEACHER_OPTIONS: dict[str, dict[str, Any]] = {
-    "depth": {"type": int, "help": "rejections in a row the hindsight teacher tries at a decision (default 1)"},
+    "depth": {"type": Integer(1, MAX_DEPTH, "each decision costs depth + 1 whole-sequence rollouts"),
+              "help": f"rejections in a row the hindsight teacher tries at a decision, 1..{MAX_DEPTH} (default 1)"},
     "rounds": {"type": int, "help": "DAgger rounds after the teacher's own (default 4)"},
     "windows": {"type": int, "help": "training windows labelled per round (default 16)"},
     "epochs": {"type": int, "help": "passes over the labelled decisions at each fit (default 30)"},

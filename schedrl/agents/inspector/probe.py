@@ -17,6 +17,8 @@ import time
 
 import numpy as np
 
+from schedrl.numbers import finite_options
+
 
 def reject_probabilities(policy, sim_config, sequences) -> np.ndarray:
     """The policy's reject probability at each point where the base alone would decide, on each sequence."""
@@ -67,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="instead of a checkpoint: the base with each proposal rejected with probability P")
     p.add_argument("--draws", type=int, default=8, help="seeded draws per sequence with --random (default 8)")
     p.add_argument("--base", default="f1", help="the base heuristic with --random (default f1)")
-    args = parser.parse_args(argv)
+    args = finite_options(parser).parse_args(argv)
     from schedrl.agents.checkpoint import CheckpointError, load_policy
     from schedrl.heuristics.tuned import RuleError
     from schedrl.metrics import summarize

@@ -36,6 +36,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from schedrl.heuristics.hindsight import MAX_DEPTH
+
 TEACHERS = ("hindsight",)
 """`--teacher` values."""
 WARM_START_KEY = "teacher"
@@ -55,8 +57,9 @@ def check_teacher(teacher: str | None, base: str, sim_config, depth: int) -> Non
         return
     if teacher not in TEACHERS:
         raise ValueError(f"--teacher {teacher!r} is not a teacher; choose one of {', '.join(TEACHERS)}")
-    if depth < 1:
-        raise ValueError(f"--teacher-depth must be >= 1 (rejections in a row the teacher tries), got {depth}")
+    if not 1 <= depth <= MAX_DEPTH:
+        raise ValueError(f"--teacher-depth must be between 1 and {MAX_DEPTH} (rejections in a row the teacher tries), "
+                         f"got {depth}")
     if base.lower() in UNROLLABLE_BASES:
         raise ValueError(f"--teacher hindsight cannot roll out --base {base}: its proposals are random draws, so the "
                          f"teacher would value one draw of the future's proposals; use a deterministic rule")

@@ -66,7 +66,7 @@ def test_check_teacher_refuses_what_it_cannot_be():
 
     with pytest.raises(ValueError, match="is not a teacher"):
         teacher.check_teacher("oracle", "f1", SimConfig(), 1)
-    with pytest.raises(ValueError, match="depth must be >= 1"):
+    with pytest.raises(ValueError, match="depth must be between 1 and 16"):
         teacher.check_teacher("hindsight", "f1", SimConfig(), 0)
     with pytest.raises(ValueError, match="cannot roll out --base random"):
         teacher.check_teacher("hindsight", "random", SimConfig(), 1)
@@ -78,7 +78,7 @@ def test_check_teacher_refuses_what_it_cannot_be():
 @pytest.mark.parametrize("argv, message", [
     (["--teacher", "nosuch"], "is not a teacher"),
     (["--teacher", "hindsight", "--base", "random"], "cannot roll out --base random"),
-    (["--teacher", "hindsight", "--teacher-depth", "0"], "--teacher-depth must be >= 1"),
+    (["--teacher", "hindsight", "--teacher-depth", "0"], "--teacher-depth must be between 1 and 16"),
     (["--teacher-depth", "3"], "--teacher-depth is an option of --teacher"),
     (["--teacher-scenarios", "sdsc-sp2"], "--teacher-scenarios is an option of --teacher"),
     (["--teacher", "hindsight", "--teacher-scenarios", "nosuch"], "--teacher-scenarios: "),
