@@ -13,6 +13,7 @@ from typing import Any
 from schedrl.agents.baserule.agent import BaseRuleAgent, BaseRuleSettings
 from schedrl.agents.inspector import ENV_ID
 from schedrl.agents.inspector.config import InspectorEnvConfig
+from schedrl.agents.inspector.mask import WHERE
 from schedrl.duration import parse_duration_or_off
 from schedrl.sim.config import BACKFILLS
 
@@ -22,6 +23,10 @@ STARVATION_WAIT = "24h"
 """`schedrl train inspector`'s starvation guard (`--starvation-wait`): DRAS's 24 h. Without it a policy trained on
 bounded slowdown learned to hold back long jobs (Lublin-1, seed 1: bsld 23.5 vs F1's 219, at twice F1's longest wait
 and 44% utilisation against 76%; docs/agents/inspector.md)."""
+
+REJECT_WHERE = "pays"
+"""`schedrl train inspector`'s `--reject-where` (issue 55): a rejection only where another waiting job competes with
+the proposal (`mask.rejection_can_pay`), so no student can make a lightly loaded machine's jobs wait."""
 
 
 def starvation_wait(value: str | float) -> float:
@@ -171,7 +176,7 @@ class InspectorAgent(BaseRuleAgent):
     env_config_class = InspectorEnvConfig
     settings_class = InspectorSettings
     models = ("mlp",)
-    env_searchable = ("trace", "base", "backfill", "metric", "sequence_length", "starvation_wait")
+    env_searchable = ("trace", "base", "backfill", "metric", "sequence_length", "starvation_wait", "reject_where")
     called = "the inspector"
     base_help = ("the heuristic whose proposals are inspected: fcfs, sjf, wfp3, unicep, f1, ... "
                  "(`schedrl compare --help`) or tuned:FILE (`schedrl tuned fit`); default f1")
@@ -188,6 +193,10 @@ class InspectorAgent(BaseRuleAgent):
         p.add_argument("--starvation-wait", default=STARVATION_WAIT, metavar="DURATION",
                        help="starvation guard: a proposal that has waited this long is always accepted (e.g. 12h, "
                             "90m; 0: off; default 24h, as DRAS's guard)")
+        p.add_argument("--reject-where", choices=WHERE, default=REJECT_WHERE,
+                       help="where the network may reject: pays (only where another waiting job competes with the "
+                            "proposal for the machine, so a lightly loaded machine runs the base rule unchanged; "
+                            "default) or any (wherever the guard allows, as runs before it)")
         p.add_argument("--history-features", action="store_true",
                        help="also observe the recent arrivals (time since the last, counts in the last 10 min and "
                             "hour, the last 32's requests): 27 features instead of 21")
@@ -204,7 +213,8 @@ class InspectorAgent(BaseRuleAgent):
 
     def env_options(self, args: argparse.Namespace) -> dict[str, Any]:
         return {"history_features": bool(getattr(args, "history_features", False)),
-                "starvation_wait": starvation_wait(getattr(args, "starvation_wait", STARVATION_WAIT))}
+                "starvation_wait": starvation_wait(getattr(args, "starvation_wait", STARVATION_WAIT)),
+                "reject_where": getattr(args, "reject_where", REJECT_WHERE) or REJECT_WHERE}
 
     def setting_options(self, args: argparse.Namespace, env: InspectorEnvConfig) -> dict[str, Any]:
         """`--hidden`, `--initial-reject` and the teacher's options (refused without `--teacher`; the teacher and

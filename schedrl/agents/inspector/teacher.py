@@ -177,18 +177,22 @@ def objective(metric: str, wait_bound: float, wait_penalty: float) -> Callable:
     return value
 
 
-def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer, starvation_wait: float,
+def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer, starvation_wait,
                  act: Callable[[np.ndarray, np.ndarray], int] | None, demos: Demonstrations, start: int = 0,
                  wait_penalty: float = 0.0) -> WindowResult:
     """Schedule one window with the base proposing and `act(features, mask)` deciding (None: the teacher's own
-    choice), labelling every decision where a rejection is allowed with the teacher's choice into `demos`."""
+    choice), labelling every decision where a rejection is allowed with the teacher's choice into `demos`.
+    `starvation_wait`: the env's `mask.RejectMask` (or its guard in seconds, the mask `any`): where it forbids a
+    rejection the proposal is accepted and nothing is labelled, so the student is never taught a rejection its mask
+    forbids."""
     from schedrl.agents.inspector.config import make_base
-    from schedrl.agents.inspector.env import reject_allowed
+    from schedrl.agents.inspector.mask import RejectMask
     from schedrl.heuristics import hindsight as hs
     from schedrl.metrics import summarize
     from schedrl.sim import DECIDE_PICK, FINISHED, Simulator
 
-    value_of = objective(metric, starvation_wait, wait_penalty)
+    mask = starvation_wait if isinstance(starvation_wait, RejectMask) else RejectMask(float(starvation_wait))
+    value_of = objective(metric, mask.starvation_wait, wait_penalty)
     base_value = summarize(make_base(base).run(Simulator(jobs, sim_config))).value(metric)
     scale = max(abs(base_value), 1e-9)
     teacher = hs.HindsightInspector(base, metric, depth=depth, objective=value_of if wait_penalty > 0 else None)
@@ -203,7 +207,7 @@ def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer,
             sim.backfill(int(sim.candidates[0]))
             continue
         j = int(proposer.pick(sim))
-        if not reject_allowed(sim, j, starvation_wait):
+        if not mask.allows(sim, j):
             r.guarded += int(sim.has_event)
             sim.pick(j)
             continue
@@ -320,6 +324,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
     """DAgger of the hindsight teacher into `module`'s policy (see the module); returns the report."""
     from schedrl.agents.cloning import clone
     from schedrl.agents.inspector.config import InspectorEnvConfig
+    from schedrl.agents.inspector.mask import RejectMask
     from schedrl.agents.inspector.observation import Normalisation, Observer
 
     t0 = time.perf_counter()
@@ -348,7 +353,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
             src = srcs[(r * windows + i) % len(srcs)]
             start, jobs = src.window(rng, cfg.sequence_length)
             results.append(label_window(jobs, src.sim_config, cfg.base, cfg.metric, depth, observer,
-                                        cfg.starvation_wait, act, demos, start, float(spec.get("wait_penalty", 0.0))))
+                                        RejectMask.of(cfg), act, demos, start, float(spec.get("wait_penalty", 0.0))))
         label_seconds = time.perf_counter() - t1
         obs, labels, gaps = demos.arrays()
         weights = label_weights(labels, gaps, str(spec.get("weights", "balanced")), float(spec.get("floor", 1e-3)))
