@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     claim("train", [out], inputs, force=args.force)
     if args.resume:
         args = recorded_args(args)
-    elif args.iterations is None and args.time_budget is None:
+    elif args.iterations is None and args.time_budget is None and not getattr(args, "no_ppo", False):
         print(f"schedrl train: no --iterations or --time-budget given: training for {DEFAULT_TIME_BUDGET}",
               file=sys.stderr)
     try:

@@ -82,6 +82,8 @@ TEACHER_OPTIONS: dict[str, dict[str, Any]] = {
                           "(learn the rule, not the trace); the same metric and decision as the run"},
     "wait-penalty": {"type": float, "help": "add this times the mean wait past --starvation-wait (in units of it) to "
                                             "the teacher's objective (default 0)"},
+    "fit-decisions": {"type": int, "help": "fit each round on at most this many gathered decisions: the round's own "
+                                           "and a uniform draw of the older ones (0: all of them; default 16384)"},
 }
 """`--teacher-NAME` options of `schedrl train inspector` (`add_argument` keywords; each defaults to None: the
 setting's default), each an option of `--teacher` (`InspectorSettings.teacher_NAME`)."""
@@ -132,6 +134,21 @@ class InspectorSettings(BaseRuleSettings):
     teacher_wait_penalty: float = 0.0
     """Lever 4: the teacher's objective adds this times the mean wait past the starvation guard's bound (in units of
     it); 0: the metric alone."""
+    teacher_fit_decisions: int = 16384
+    """At most this many gathered decisions in a round's fit (the round's own first, then a uniform draw of the
+    older; `teacher.fit_sample`), so a round's fit costs the same however many rounds ran; 0: all (runs before
+    issue 55)."""
+    ppo: bool = True
+    """PPO after the warm start; False (`--no-ppo`): the warm-started network is the policy: one iteration at
+    learning rate 0 validates and checkpoints it unchanged."""
+    anchor: float = 0.0
+    """PPO after imitation (issue 55): add this times KL(student || policy) on each batch's observations to PPO's loss,
+    the student frozen as the warm start left it (`anchored.AnchoredPPOLearner`); 0: plain PPO."""
+
+    @property
+    def only_iterations(self) -> int | None:
+        """The iterations the run must stop after (`--no-ppo`: 1), or None (the stop criteria decide)."""
+        return None if self.ppo else 1
 
     def teacher_spec(self) -> dict[str, Any] | None:
         """What the warm start (`teacher.warm_start`) needs; None without a teacher."""
@@ -142,7 +159,7 @@ class InspectorSettings(BaseRuleSettings):
                 "wait_penalty": self.teacher_wait_penalty, "weights": self.teacher_weights,
                 "floor": self.teacher_floor, "threshold": self.teacher_threshold,
                 "threshold_windows": self.teacher_threshold_windows, "seed": self.seed or 0,
-                "scenarios": list(self.teacher_scenarios)}
+                "scenarios": list(self.teacher_scenarios), "fit_decisions": self.teacher_fit_decisions}
 
     def own_problems(self) -> list[str]:
         problems = []
@@ -160,6 +177,14 @@ class InspectorSettings(BaseRuleSettings):
             if self.teacher_rounds < 0 or self.teacher_wait_penalty < 0 or self.teacher_floor < 0 or (
                     self.teacher_time is not None and not self.teacher_time > 0):
                 problems.append("teacher_rounds, teacher_wait_penalty and teacher_floor must be >= 0, teacher_time > 0")
+            if self.teacher_fit_decisions < 0:
+                problems.append(f"teacher_fit_decisions={self.teacher_fit_decisions} must be >= 0 (0: all)")
+        elif not self.ppo:
+            problems.append("ppo=False needs a teacher: without one the network would be the untrained one")
+        if not self.anchor >= 0:
+            problems.append(f"anchor={self.anchor} must be >= 0")
+        elif self.anchor > 0 and (self.teacher is None or not self.ppo):
+            problems.append("anchor > 0 keeps PPO near the teacher's student: it needs a teacher and PPO")
         if self.hidden < 1:
             problems.append(f"hidden={self.hidden} must be >= 1")
         if not 0.0 < self.initial_reject < 1.0:
@@ -210,6 +235,12 @@ class InspectorAgent(BaseRuleAgent):
                             "training windows; its time counts in --time-budget)")
         for name, option in TEACHER_OPTIONS.items():
             p.add_argument(f"--teacher-{name}", default=None, **option)
+        p.add_argument("--no-ppo", action="store_true",
+                       help="no PPO after the teacher: its student is the policy (one iteration validates and "
+                            "checkpoints it unchanged); needs --teacher")
+        p.add_argument("--anchor", type=float, default=None, metavar="COEF",
+                       help="PPO after the teacher, kept near its student: add COEF x KL(student || policy) to PPO's "
+                            "loss (default 0: plain PPO); needs --teacher")
 
     def env_options(self, args: argparse.Namespace) -> dict[str, Any]:
         return {"history_features": bool(getattr(args, "history_features", False)),
@@ -219,8 +250,21 @@ class InspectorAgent(BaseRuleAgent):
     def setting_options(self, args: argparse.Namespace, env: InspectorEnvConfig) -> dict[str, Any]:
         """`--hidden`, `--initial-reject` and the teacher's options (refused without `--teacher`; the teacher and
         `--teacher-scenarios` checked against the run's env)."""
-        overrides = {"hidden": args.hidden, "initial_reject": args.initial_reject}
+        overrides = {"hidden": args.hidden, "initial_reject": args.initial_reject,
+                     "anchor": getattr(args, "anchor", None)}
         teacher = getattr(args, "teacher", None)
+        if getattr(args, "no_ppo", False):
+            if teacher is None:
+                raise ValueError("--no-ppo needs --teacher: without one the policy would be the untrained network")
+            if getattr(args, "anchor", None):
+                raise ValueError("--anchor keeps PPO near the teacher's student: it cannot go with --no-ppo")
+            # the one iteration samples a batch only to reach its validation and checkpoint: the smallest will do
+            smallest = {"train_batch_size_per_learner": ("batch_size", 256), "minibatch_size": ("minibatch_size", 256),
+                        "num_epochs": ("epochs", 1)}
+            overrides.update(ppo=False, **{name: value for name, (option, value) in smallest.items()
+                                           if getattr(args, option, None) is None})
+        elif getattr(args, "anchor", None) and teacher is None:
+            raise ValueError("--anchor keeps PPO near the teacher's student: it needs --teacher")
         keys = [f"teacher_{name}".replace("-", "_") for name in TEACHER_OPTIONS]
         given = {key: getattr(args, key, None) for key in keys}
         named = [key for key, value in given.items() if value is not None]
@@ -254,7 +298,21 @@ class InspectorAgent(BaseRuleAgent):
 
     # ---------------------------------------------------------------- RLlib
     def learner_options(self, settings: InspectorSettings) -> dict[str, Any]:
-        return {"learner_config_dict": {TEACHER_KEY: settings.teacher_spec()}}
+        from schedrl.agents.inspector.anchored import ANCHOR_KEY
+
+        return {"learner_config_dict": {TEACHER_KEY: settings.teacher_spec(), ANCHOR_KEY: settings.anchor}}
+
+    def algorithm_config(self, env_config: InspectorEnvConfig, settings: InspectorSettings, model: str | None = None):
+        """`BaseRuleAgent`'s PPO; `--no-ppo`: at learning rate 0 (the one iteration leaves the weights as the warm start
+        left them); `--anchor`: the learner that adds the KL to the frozen student."""
+        config = super().algorithm_config(env_config, settings, model)
+        if not settings.ppo:
+            config = config.training(lr=0.0)
+        if settings.anchor > 0:
+            from schedrl.agents.inspector.anchored import AnchoredPPOLearner
+
+            config = config.training(learner_class=AnchoredPPOLearner)
+        return config
 
     def rl_module_class(self):
         from schedrl.agents.inspector.module import InspectorModule
@@ -269,9 +327,13 @@ class InspectorAgent(BaseRuleAgent):
         spec = (algorithm.config.learner_config_dict or {}).get(TEACHER_KEY)
         if not spec:
             return None
+        from schedrl.agents.inspector.anchored import ANCHOR_KEY, freeze_anchor
         from schedrl.agents.inspector.teacher import warm_start
 
-        return warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0})
+        report = warm_start(algorithm, {**spec, "seed": algorithm.config.seed or 0})
+        if float((algorithm.config.learner_config_dict or {}).get(ANCHOR_KEY) or 0.0) > 0:
+            freeze_anchor(algorithm)
+        return report
 
 
 __all__ = ["InspectorAgent", "InspectorSettings"]

@@ -320,6 +320,29 @@ def greedy(module) -> Callable[[np.ndarray, np.ndarray], int]:
     return act
 
 
+def fit_sample(gathered: int, newest: int, cap: int, rng) -> np.ndarray:
+    """Which of the `gathered` decisions a round's fit uses (sorted indices): all where `cap` is 0 or not exceeded;
+    otherwise the `newest` (the round just labelled, the states the student visits now; at most `cap`) and a uniform
+    draw of the older ones up to `cap` in all, so a round's fit costs at most `cap` x epochs however many rounds ran."""
+    if cap <= 0 or gathered <= cap:
+        return np.arange(gathered)
+    newest = min(newest, cap)
+    older = gathered - newest
+    drawn = np.sort(rng.choice(older, size=cap - newest, replace=False)) if cap > newest else np.zeros(0, np.int64)
+    return np.concatenate([drawn, np.arange(older, gathered)]).astype(np.int64)
+
+
+def round_line(row: Mapping[str, Any], of: int) -> str:
+    """The progress line of one DAgger round (`dagger`'s report row): who drove, what was labelled, the quick score
+    (the driver's schedules against the base's on the round's windows), the fit, the time."""
+    who = "teacher" if row["driver"] == "teacher" else "student"
+    return (f"teacher round {row['round']}/{of - 1}: {row['decisions']:,} decisions labelled on {row['windows']} windows "
+            f"({row['labelled_reject']:.1%} reject; {who} drove, {-100 * row['vs_base']:+.1f}% vs the base there, "
+            f"rejecting {row['taken_reject']:.1%}); fit on {row['fitted']:,} of {row['gathered']:,}: loss "
+            f"{row['fit_loss']:.4f}, agreement {row['fit_agreement']:.1%}; {row['label_seconds']:.0f} s labelling, "
+            f"{row['fit_seconds']:.0f} s fitting, {row['elapsed']:.0f} s in all")
+
+
 def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: Callable[[str], None] = print) -> dict:
     """DAgger of the hindsight teacher into `module`'s policy (see the module); returns the report."""
     from schedrl.agents.cloning import clone
@@ -335,6 +358,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
     observer = Observer(norm, cfg.history_features)
     depth, windows = int(spec["depth"]), int(spec["windows"])
     rounds, epochs = int(spec["rounds"]), int(spec["epochs"])
+    fit_cap = int(spec.get("fit_decisions") or 0)
     budget = spec.get("seconds")
     rng = np.random.default_rng(1_000_003 + int(spec.get("seed") or 0))
     demos = Demonstrations()
@@ -347,6 +371,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
             log(f"teacher: time for the rounds ({float(budget):.0f} s) spent after {r} of {rounds + 1}")
             break
         act = None if r == 0 else greedy(module)
+        round_start = len(demos)
         results = []
         t1 = time.perf_counter()
         for i in range(windows):
@@ -357,9 +382,10 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
         label_seconds = time.perf_counter() - t1
         obs, labels, gaps = demos.arrays()
         weights = label_weights(labels, gaps, str(spec.get("weights", "balanced")), float(spec.get("floor", 1e-3)))
-        stats = clone(module, obs, labels, np.zeros(len(labels), np.float32), value_net=None, epochs=epochs,
-                      minibatch=256, lr=float(spec.get("lr", 1e-3)), seed=int(spec.get("seed") or 0) + r,
-                      weights=weights)
+        rows = fit_sample(len(labels), len(labels) - round_start, fit_cap, rng)
+        stats = clone(module, {k: v[rows] for k, v in obs.items()}, labels[rows], np.zeros(len(rows), np.float32),
+                      value_net=None, epochs=epochs, minibatch=256, lr=float(spec.get("lr", 1e-3)),
+                      seed=int(spec.get("seed") or 0) + r, weights=weights[rows])
         if r == 0:
             untrained = stats["agreement_before"]
         rel = float(np.mean([(w.base - w.value) / max(abs(w.base), 1e-9) for w in results]))
@@ -370,15 +396,12 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
                "agreement_driving": sum(w.agree for w in results) / max(decisions, 1),
                "vs_base": rel, "slowdown": float(np.mean([w.value for w in results])), "cut": 0,
                "guarded": sum(w.guarded for w in results), "label_seconds": label_seconds,
-               "fit_agreement": stats["agreement"], "gathered": len(demos)}
+               "fit_agreement": stats["agreement"], "fit_loss": stats["cross_entropy"], "fitted": len(rows),
+               "fit_seconds": stats["clone_seconds"], "gathered": len(demos), "elapsed": time.perf_counter() - t0}
         if act is None:
             teacher_value = row["slowdown"]
         report_rounds.append(row)
-        log(f"teacher round {r} ({row['driver']} drives): {len(results)} windows, {decisions} decisions labelled "
-            f"({row['labelled_reject']:.1%} reject), {'teacher' if act is None else 'student'} "
-            f"{-100 * rel:+.1f}% vs the base on them, guard accepted {row['guarded']}; fit on {len(demos)}: "
-            f"agreement {stats['agreement']:.1%}; {label_seconds:.0f} s labelling, {time.perf_counter() - t0:.0f} s "
-            f"in all")
+        log(round_line(row, rounds + 1))
     threshold, thresholds = spec.get("threshold", 0.0), []
     if threshold == "auto":
         threshold, thresholds = choose_threshold(module, cfg, srcs, rng, int(spec.get("threshold_windows", 4)),
@@ -397,11 +420,13 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
 
 
 def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
-    """DAgger of the teacher into `algorithm`'s module on its learner(s), then the env runners are synced."""
-    from schedrl.agents.cloning import clone_on_learners
+    """DAgger of the teacher into `algorithm`'s module on its learner(s), then the env runners are synced; a line per
+    round in the trial's warm-start log, which `schedrl train` prints as it comes (`cloning.progress_log`)."""
+    from schedrl.agents.cloning import clone_on_learners, progress_log
 
     env_config = dict(algorithm.config.env_config)
-    return clone_on_learners(algorithm, lambda module: dagger(module, env_config, spec))
+    log = progress_log(algorithm)
+    return clone_on_learners(algorithm, lambda module: dagger(module, env_config, spec, log=log))
 
 
 __all__ = ["Demonstrations", "TEACHERS", "check_teacher", "dagger", "label_window", "warm_start"]

@@ -1,0 +1,133 @@
+"""The inspector's training options of issue 55: `--no-ppo` (the teacher's student is the policy: one iteration at
+learning rate 0), `--anchor` (PPO with a KL to the frozen student), `--reject-where`, the teacher's capped fit
+(`--teacher-fit-decisions`), its line per DAgger round, and the warm-start log the driver prints as it comes."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from schedrl.agents.inspector import teacher
+from schedrl.cli.main import build_parser, explicit_dests
+from schedrl.cli.train import build_plan
+
+
+def plan_of(*argv: str):
+    """The plan of `train inspector ARGV` (nothing trained)."""
+    argv = ["train", "inspector", "--out", "x", *argv]
+    parser = build_parser("train")
+    args = parser.parse_args(argv)
+    args.argv, args.explicit = argv[1:], explicit_dests(parser, argv)
+    with contextlib.redirect_stderr(io.StringIO()):
+        return build_plan(args).spec
+
+
+def test_no_ppo_stops_after_one_iteration_on_the_smallest_batch():
+    spec = plan_of("--teacher", "hindsight", "--no-ppo")
+    assert spec.settings.ppo is False and spec.settings.only_iterations == 1
+    assert spec.stop.iterations == 1
+    assert spec.settings.train_batch_size_per_learner == 256 and spec.settings.num_epochs == 1
+    assert spec.env.reject_where == "pays"  # the training default
+    plain = plan_of("--teacher", "hindsight", "--iterations", "2", "--reject-where", "any")
+    assert plain.settings.ppo is True and plain.settings.only_iterations is None and plain.stop.iterations == 2
+    assert plain.env.reject_where == "any" and plain.settings.teacher_fit_decisions == 16384
+
+
+def test_no_ppo_runs_ppo_at_learning_rate_0_and_the_anchor_swaps_the_learner():
+    pytest.importorskip("ray")
+    from schedrl.agents import get_agent
+    from schedrl.agents.inspector.anchored import ANCHOR_KEY, AnchoredPPOLearner
+
+    agent = get_agent("inspector")
+    spec = plan_of("--teacher", "hindsight", "--no-ppo")
+    config = agent.algorithm_config(spec.env, spec.settings)
+    assert config.lr == 0.0 and config.learner_config_dict[ANCHOR_KEY] == 0.0
+    spec = plan_of("--teacher", "hindsight", "--anchor", "0.5", "--iterations", "1")
+    config = agent.algorithm_config(spec.env, spec.settings)
+    assert config.lr == spec.settings.lr > 0 and config.learner_class is AnchoredPPOLearner
+    assert config.learner_config_dict[ANCHOR_KEY] == 0.5
+
+
+def test_the_anchor_is_the_kl_from_the_student():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("ray")
+    from schedrl.agents.inspector.anchored import anchor_kl, freeze
+    from schedrl.agents.masking import mask_logits
+
+    student = torch.tensor([[0.0, 0.0], [2.0, -1.0]])
+    assert torch.allclose(anchor_kl(student, student), torch.zeros(2))
+    p, q = torch.tensor([0.5, 0.5]), torch.softmax(torch.tensor([1.0, 0.0]), -1)
+    assert float(anchor_kl(student[:1], torch.tensor([[1.0, 0.0]]))[0]) == pytest.approx(float((p * (p / q).log()).sum()))
+    # a masked rejection: probability 0 under both, nothing added
+    masked = mask_logits(torch.tensor([[0.3, 5.0]]), torch.tensor([[1.0, 0.0]]))
+    assert float(anchor_kl(masked, mask_logits(torch.tensor([[-2.0, 1.0]]), torch.tensor([[1.0, 0.0]])))[0]) == 0.0
+    module = torch.nn.Module()
+    module.pi = torch.nn.Linear(3, 2)
+    frozen = freeze(module)
+    assert not any(p.requires_grad for p in frozen.parameters()) and frozen is not module.pi
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--no-ppo"], "--no-ppo needs --teacher"),
+    (["--teacher", "hindsight", "--no-ppo", "--anchor", "0.1"], "cannot go with --no-ppo"),
+    (["--anchor", "0.1", "--iterations", "1"], "--anchor keeps PPO near the teacher's student: it needs --teacher"),
+    (["--teacher", "hindsight", "--no-ppo", "--iterations", "3"], "--iterations 3: this run trains nothing"),
+    (["--teacher", "hindsight", "--teacher-fit-decisions", "-1", "--iterations", "1"], "--teacher-fit-decisions must be >= 0, got -1"),
+    (["--teacher", "hindsight", "--anchor", "-1", "--iterations", "1"], "anchor=-1.0 must be >= 0"),
+])
+def test_bad_training_options_are_one_error_line(argv, message, capsys, tmp_path):
+    from schedrl.cli.main import main
+
+    assert main(["train", "inspector", *argv, "--out", str(tmp_path / "run")]) == 2
+    assert not (tmp_path / "run").exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "error:" in err[0] and message in err[0], err
+
+
+def test_the_fit_keeps_the_newest_round_and_draws_the_rest_up_to_its_cap():
+    rng = np.random.default_rng(0)
+    assert list(teacher.fit_sample(10, 4, 0, rng)) == list(range(10))  # no cap
+    assert list(teacher.fit_sample(10, 4, 20, rng)) == list(range(10))  # under it
+    rows = teacher.fit_sample(1000, 300, 500, rng)
+    assert len(rows) == 500 == len(set(rows.tolist())) and (np.diff(rows) > 0).all()
+    assert set(range(700, 1000)) <= set(rows.tolist())  # the round just labelled, all of it
+    rows = teacher.fit_sample(1000, 800, 500, rng)  # a round larger than the cap: its own 500 newest
+    assert list(rows) == list(range(500, 1000))
+
+
+def test_a_round_line_says_what_was_labelled_the_fit_and_the_time():
+    row = {"round": 3, "driver": "student", "windows": 16, "decisions": 5210, "labelled_reject": 0.21,
+           "taken_reject": 0.08, "vs_base": 0.052, "fitted": 16384, "gathered": 22000, "fit_loss": 0.31234,
+           "fit_agreement": 0.912, "label_seconds": 31.2, "fit_seconds": 7.9, "elapsed": 150.4}
+    line = teacher.round_line(row, 41)
+    assert line.startswith("teacher round 3/40: 5,210 decisions labelled on 16 windows (21.0% reject; student drove, "
+                           "-5.2% vs the base there")
+    assert "fit on 16,384 of 22,000: loss 0.3123, agreement 91.2%" in line and line.endswith("150 s in all")
+
+
+def test_the_driver_prints_the_warm_start_log_as_it_grows(tmp_path):
+    from schedrl.agents.cloning import progress_log
+    from schedrl.agents.trial_keys import WARM_START_LOG
+    from schedrl.training.callbacks import ProgressLine
+
+    algorithm = SimpleNamespace(_storage=SimpleNamespace(trial_fs_path=str(tmp_path / "trial")))
+    log = progress_log(algorithm, echo=False)
+    printed: list[str] = []
+    progress = ProgressLine(describe=lambda c: "", metric_of=lambda c: "bsld", single=True, log=printed.append)
+    trial = SimpleNamespace(path=str(tmp_path / "trial"), trial_id="t1")
+    progress.on_step_end(0, [trial])  # no log yet
+    log("teacher round 0/4: ... (−3.1% vs the base)")
+    progress.on_step_end(1, [trial])
+    with (tmp_path / "trial" / WARM_START_LOG).open("a") as f:
+        f.write("teacher round 1/4: half a li")  # being written: printed once whole
+    progress.on_step_end(2, [trial])
+    with (tmp_path / "trial" / WARM_START_LOG).open("a") as f:
+        f.write("ne\n")
+    progress.on_step_end(3, [trial])
+    progress.on_step_end(4, [trial])
+    assert printed == ["teacher round 0/4: ... (−3.1% vs the base)", "teacher round 1/4: half a line"]
+    progress_log(SimpleNamespace(), echo=False)("no trial directory: nothing written")  # outside Tune
