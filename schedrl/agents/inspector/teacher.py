@@ -332,6 +332,17 @@ def fit_sample(gathered: int, newest: int, cap: int, rng) -> np.ndarray:
     return np.concatenate([drawn, np.arange(older, gathered)]).astype(np.int64)
 
 
+def policy_digest(module) -> str:
+    """sha256 of the policy network's parameters (`pi`, in order): what the warm start hands on, so a run with
+    `--no-ppo` can be checked to have checkpointed exactly it."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in module.pi.parameters():
+        h.update(p.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
 def round_line(row: Mapping[str, Any], of: int) -> str:
     """The progress line of one DAgger round (`dagger`'s report row): who drove, what was labelled, the quick score
     (the driver's schedules against the base's on the round's windows), the fit, the time."""
@@ -383,9 +394,13 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
         obs, labels, gaps = demos.arrays()
         weights = label_weights(labels, gaps, str(spec.get("weights", "balanced")), float(spec.get("floor", 1e-3)))
         rows = fit_sample(len(labels), len(labels) - round_start, fit_cap, rng)
-        stats = clone(module, {k: v[rows] for k, v in obs.items()}, labels[rows], np.zeros(len(rows), np.float32),
-                      value_net=None, epochs=epochs, minibatch=256, lr=float(spec.get("lr", 1e-3)),
-                      seed=int(spec.get("seed") or 0) + r, weights=weights[rows])
+        if len(rows):
+            stats = clone(module, {k: v[rows] for k, v in obs.items()}, labels[rows], np.zeros(len(rows), np.float32),
+                          value_net=None, epochs=epochs, minibatch=256, lr=float(spec.get("lr", 1e-3)),
+                          seed=int(spec.get("seed") or 0) + r, weights=weights[rows])
+        else:  # no point of these windows offered a rejection (the mask): nothing to fit yet
+            stats = {"agreement": float("nan"), "agreement_before": float("nan"), "cross_entropy": float("nan"),
+                     "clone_seconds": 0.0}
         if r == 0:
             untrained = stats["agreement_before"]
         rel = float(np.mean([(w.base - w.value) / max(abs(w.base), 1e-9) for w in results]))
@@ -410,6 +425,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
     if float(threshold):
         shift_reject(module, float(threshold))
     return {"teacher": f"hindsight depth {depth}", "sources": [src.name for src in srcs],
+            "policy_digest": policy_digest(module),
             "decisions": len(demos), "threshold": float(threshold),
             "thresholds": thresholds,
             "episodes": sum(x["windows"] for x in report_rounds), "teacher_value": teacher_value,

@@ -131,3 +131,28 @@ def test_the_driver_prints_the_warm_start_log_as_it_grows(tmp_path):
     progress.on_step_end(4, [trial])
     assert printed == ["teacher round 0/4: ... (−3.1% vs the base)", "teacher round 1/4: half a line"]
     progress_log(SimpleNamespace(), echo=False)("no trial directory: nothing written")  # outside Tune
+
+
+@pytest.mark.integration
+def test_no_ppo_checkpoints_the_teachers_student_unchanged_and_prints_each_round(tmp_path, ray_session, capsys):
+    """`--no-ppo`: one iteration, whose checkpoint holds exactly the network the warm start left (its digest), and
+    the teacher's line per round reaches the terminal before the iteration's."""
+    import json
+
+    from schedrl.agents.checkpoint import load_policy
+    from schedrl.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["train", "inspector", "--sequence-length", "64", "--teacher", "hindsight", "--teacher-windows", "1",
+                 "--teacher-rounds", "1", "--teacher-epochs", "2", "--teacher-fit-decisions", "40", "--no-ppo",
+                 "--validation-sequences", "1", "--validation-jobs", "128", "--eval-sequences", "1", "--eval-jobs",
+                 "128", "--trial-cpus", "1", "--out", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert printed.index("teacher round 0/1: ") < printed.index("teacher round 1/1: ") < printed.index("iter    1")
+    summary = json.loads((out / "summary.json").read_text())
+    warm = summary["warm_start"]
+    rounds = list(warm["rounds"].values())  # the result's lists are numbered dicts (`callbacks.loggable`)
+    assert len(rounds) == 2 and all(r["fitted"] <= 40 for r in rounds)
+    checkpoint = sorted(out.glob("inspector/*/checkpoint_*"))[-1]
+    assert teacher.policy_digest(load_policy(checkpoint).module) == warm["policy_digest"]
