@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from cli_process import run_cli
 from shared_traces import shared_trace
@@ -73,3 +74,19 @@ def test_bad_input_is_one_error_line(argv, message):
     done = run_cli("inspector", "harm", *argv)
     err = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(err) == 1 and "error:" in err[0] and message in err[0], done.stderr
+
+
+def test_groups_are_corrected_for_their_number_and_only_worse_counts():
+    from schedrl.eval.inspector_harm import benjamini_hochberg, check_groups, paired_p
+
+    assert benjamini_hochberg([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.5])
+    assert paired_p(np.zeros(5), 5) == 1.0 and paired_p(np.full(5, 2.0), 5) == 0.0
+    # ten windows; user 1 always 10% worse under the policy, user 2 always better, user 3 noise around 0
+    rng = np.random.default_rng(0)
+    windows = [{1: (110.0 + rng.normal(0, 1), 100.0), 2: (90.0, 100.0), 3: (100.0 + rng.normal(0, 5), 100.0)}
+               for _ in range(10)]
+    out = check_groups(windows, "bsld", lambda m: m)
+    assert out["compared"] == 3 and [w["group"] for w in out["worse"]] == [1]
+    assert out["worse"][0]["difference_pct"] == pytest.approx(10.0, abs=1.0)
+    # one independent window (the windows overlap): no test but where every window's difference is the same
+    assert check_groups(windows, "bsld", lambda m: 1)["worse"] == []
