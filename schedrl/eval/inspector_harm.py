@@ -159,6 +159,7 @@ def check_trace(policy, record, trace: str, preset: str, *, windows: int, jobs: 
     per_job: dict[str, list[np.ndarray]] = {name: [] for name in values}
     free_share, windows_jobs = [], []
     key = metric if metric in ("wait", "bsld", "slowdown", "turnaround") else "bsld"
+    before = dict(getattr(policy, "totals", None) or {})
     for s in starts:
         w = sequence(workload, s, length)
         windows_jobs.append(w)
@@ -172,6 +173,8 @@ def check_trace(policy, record, trace: str, preset: str, *, windows: int, jobs: 
             per_job[name].append(job_metrics(schedule)[key])
             if name == base:
                 free_share.append(float((job_metrics(schedule)["wait"] <= 0).mean()))
+    after = dict(getattr(policy, "totals", None) or {})
+    counts = {k: int(after[k] - before.get(k, 0)) for k in after} or None
     lower = lower_is_better(metric)
     means = {name: float(np.mean(v)) for name, v in values.items()}
     best = (min if lower else max)(names, key=lambda h: means[h])
@@ -227,7 +230,7 @@ def check_trace(policy, record, trace: str, preset: str, *, windows: int, jobs: 
             "users": user_check, "classes": class_check, "groups_ok": groups_ok,
             "starve": {"max_wait_mean_ratio": wait_mean_ratio, "max_wait_max_ratio": wait_max_ratio,
                        "utilisation_change": util_change, "ok": starve_ok},
-            "passes": light_ok and bound_ok and groups_ok and starve_ok,
+            "passes": light_ok and bound_ok and groups_ok and starve_ok, "counts": counts,
             "per_window": {name: v for name, v in values.items()}}
 
 
@@ -258,8 +261,11 @@ def harm(spec: str, traces: list[str] | None = None, presets=SEMANTICS, *, windo
             row = check_trace(policy, record, trace, preset, windows=windows, jobs=jobs, seed=seed,
                               heuristics=heuristics)
             rows.append(row)
+            n = row["counts"]
+            said = f", {n['rejections']:,} rejections of {n['inspections']:,} inspections" if n and \
+                "inspections" in n else ""
             progress(f"{trace} ({preset}): {'passes' if row['passes'] else 'MISSES: ' + ', '.join(misses(row))}; "
-                     f"{row['paired']['difference_pct']:+.1f}% vs {row['best']}, {time.perf_counter() - t1:.0f} s")
+                     f"{row['paired']['difference_pct']:+.1f}% vs {row['best']}{said}, {time.perf_counter() - t1:.0f} s")
     return {"policy": spec, "agent": record.agent, "trained_on": sorted(own), "windows": windows, "jobs": jobs,
             "seed": seed, "presets": list(presets), "rows": rows, "passes": all(r["passes"] for r in rows),
             "seconds": time.perf_counter() - t0}
