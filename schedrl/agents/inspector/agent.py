@@ -221,7 +221,8 @@ class InspectorAgent(BaseRuleAgent):
         p.add_argument("--reject-where", choices=WHERE, default=REJECT_WHERE,
                        help="where the network may reject: pays (only where another waiting job competes with the "
                             "proposal for the machine, so a lightly loaded machine runs the base rule unchanged; "
-                            "default) or any (wherever the guard allows, as runs before it)")
+                            "default), cheap (pays, and the next event is expected within a tenth of the proposal's "
+                            "requested time) or any (wherever the guard allows, as runs before it)")
         p.add_argument("--history-features", action="store_true",
                        help="also observe the recent arrivals (time since the last, counts in the last 10 min and "
                             "hour, the last 32's requests): 27 features instead of 21")

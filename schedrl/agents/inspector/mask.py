@@ -14,6 +14,9 @@ Three conditions, each a reason a rejection cannot help:
   no network's mistake can make a job wait there. What it gives up: the rejections that pay only through a job not
   yet submitted (holding a wide job back for a burst of small ones that has not arrived), which the teacher's
   hindsight sees and an online mask cannot.
+- **and cheaply** (`where="cheap"`): `pays`, and the wait the rejection is expected to impose on the proposal (until
+  the next completion by estimate or the next arrival at the recent rate, `expected_delay`) is at most a tenth of its
+  requested time: a rejection waits for the next event, which on a quiet machine may be hours away.
 """
 
 from __future__ import annotations
@@ -25,9 +28,13 @@ import numpy as np
 
 from schedrl.sim import Simulator
 
-WHERE = ("any", "pays")
-"""`RejectMask.where`: `any` (wherever an event is left and the guard allows: the inspector of runs before issue 55)
-or `pays` (also only where `rejection_can_pay`)."""
+WHERE = ("any", "pays", "cheap")
+"""`RejectMask.where`: `any` (wherever an event is left and the guard allows: the inspector of runs before issue 55),
+`pays` (also only where `rejection_can_pay`) or `cheap` (`pays`, and the wait it imposes is short: `rejection_is_cheap`)."""
+DELAY_SHARE = 0.1
+"""`cheap`: the longest expected wait a rejection may impose on the proposal, as a share of its requested time."""
+RECENT_ARRIVALS = 32
+"""`cheap`: the arrivals whose mean gap estimates when the next one comes."""
 
 
 def rejection_can_pay(sim: Simulator, proposal: int) -> bool:
@@ -68,6 +75,26 @@ def rejection_can_pay(sim: Simulator, proposal: int) -> bool:
     return bool((fits & ~beside).any())
 
 
+def expected_delay(sim: Simulator) -> float:
+    """How long a rejection now is expected to wait, by what is known: until the earlier of the next completion by
+    the running jobs' estimates and the next arrival at the mean gap of the last `RECENT_ARRIVALS` submissions
+    (infinite where neither is known)."""
+    s = sim.state
+    now = sim.now
+    running = sim.running()
+    completion = float(np.maximum(s.start[running] + s.est[running], now).min()) - now if running.size else np.inf
+    seen = int(np.searchsorted(s.submit, now, side="right"))
+    recent = s.submit[max(0, seen - RECENT_ARRIVALS - 1):seen]
+    arrival = float(np.diff(recent).mean()) if len(recent) > 1 else np.inf
+    return min(completion, arrival)
+
+
+def rejection_is_cheap(sim: Simulator, proposal: int) -> bool:
+    """Whether the wait a rejection is expected to impose on `proposal` (`expected_delay`) is at most `DELAY_SHARE`
+    of its requested time: on a quiet machine, where the next event may be hours away, a short job is never held."""
+    return expected_delay(sim) <= DELAY_SHARE * float(sim.state.est[proposal])
+
+
 @dataclass(frozen=True)
 class RejectMask:
     """Where a rejection is allowed (see the module): the inspector env's `starvation_wait` and `reject_where`."""
@@ -96,7 +123,11 @@ class RejectMask:
         """Whether rejecting `proposal` is allowed at this point."""
         if not sim.has_event or self.guarded(sim, proposal):
             return False
-        return self.where == "any" or proposal < 0 or rejection_can_pay(sim, proposal)
+        if self.where == "any" or proposal < 0:
+            return True
+        if self.where == "cheap" and not rejection_is_cheap(sim, proposal):
+            return False
+        return rejection_can_pay(sim, proposal)
 
 
 def reject_allowed(sim: Simulator, proposal: int = -1, starvation_wait: float = 0.0, where: str = "any") -> bool:
@@ -104,4 +135,4 @@ def reject_allowed(sim: Simulator, proposal: int = -1, starvation_wait: float = 
     return RejectMask(starvation_wait, where).allows(sim, proposal)
 
 
-__all__ = ["RejectMask", "WHERE", "reject_allowed", "rejection_can_pay"]
+__all__ = ["RejectMask", "WHERE", "expected_delay", "reject_allowed", "rejection_can_pay", "rejection_is_cheap"]

@@ -129,3 +129,23 @@ def test_a_mask_out_of_its_choices_is_refused():
     with pytest.raises(ValueError, match="reject_where must be one of any, pays"):
         InspectorEnvConfig(reject_where="sometimes")
     assert RejectMask.of({"starvation_wait": 60.0}) == RejectMask(60.0, "any")  # records before issue 55
+
+
+def test_cheap_also_needs_the_next_event_soon_against_the_proposals_request():
+    from schedrl.agents.inspector.mask import expected_delay, rejection_is_cheap
+
+    # t0: job 0 (6 of 10 procs, requested 300 s) starts; t0+10: job 1 (3 procs) proposed, job 2 (8 procs) blocked by
+    # it. The next completion is expected at t0+300 (290 s away); arrivals so far: gaps of 0 and 10 s (mean 5 s)
+    def case(job1_request: float):
+        w = make_workload([OFFSET, OFFSET + 10, OFFSET + 10], [300, 50, 100], [6, 3, 8], 10,
+                          time_req=[300, job1_request, 100])
+        return decision_at(w, OFFSET + 10)
+
+    sim, j = case(1000.0)
+    assert expected_delay(sim) == pytest.approx(5.0)
+    assert rejection_is_cheap(sim, j) and RejectMask(0.0, "cheap").allows(sim, j)
+    sim, j = case(40.0)  # 5 s is more than a tenth of 40 s (and job 1 would no longer block job 2)
+    assert not rejection_is_cheap(sim, j) and not RejectMask(0.0, "cheap").allows(sim, j)
+    # alone on an idle machine with no arrival seen before: nothing known to wait for soon
+    sim, j = at_first_decision(block_then_burst())
+    assert expected_delay(sim) == np.inf and not rejection_is_cheap(sim, j)
