@@ -82,8 +82,8 @@ TEACHER_OPTIONS: dict[str, dict[str, Any]] = {
                           "(learn the rule, not the trace); the same metric and decision as the run"},
     "wait-penalty": {"type": float, "help": "add this times the mean wait past --starvation-wait (in units of it) to "
                                             "the teacher's objective (default 0)"},
-    "fit-decisions": {"type": int, "help": "fit each round on at most this many gathered decisions: the round's own "
-                                           "and a uniform draw of the older ones (0: all of them; default 16384)"},
+    "fit-decisions": {"type": int, "help": "fit each round on at most this many of the gathered decisions, a uniform "
+                                           "draw (0: all of them; default 16384)"},
 }
 """`--teacher-NAME` options of `schedrl train inspector` (`add_argument` keywords; each defaults to None: the
 setting's default), each an option of `--teacher` (`InspectorSettings.teacher_NAME`)."""
@@ -135,9 +135,8 @@ class InspectorSettings(BaseRuleSettings):
     """Lever 4: the teacher's objective adds this times the mean wait past the starvation guard's bound (in units of
     it); 0: the metric alone."""
     teacher_fit_decisions: int = 16384
-    """At most this many gathered decisions in a round's fit (the round's own first, then a uniform draw of the
-    older; `teacher.fit_sample`), so a round's fit costs the same however many rounds ran; 0: all (runs before
-    issue 55)."""
+    """At most this many gathered decisions in a round's fit (a uniform draw: `teacher.fit_sample`), so a round's fit
+    costs the same however many rounds ran; 0: all (runs before issue 55)."""
     ppo: bool = True
     """PPO after the warm start; False (`--no-ppo`): the warm-started network is the policy: one iteration at
     learning rate 0 validates and checkpoints it unchanged."""

@@ -320,16 +320,13 @@ def greedy(module) -> Callable[[np.ndarray, np.ndarray], int]:
     return act
 
 
-def fit_sample(gathered: int, newest: int, cap: int, rng) -> np.ndarray:
-    """Which of the `gathered` decisions a round's fit uses (sorted indices): all where `cap` is 0 or not exceeded;
-    otherwise the `newest` (the round just labelled, the states the student visits now; at most `cap`) and a uniform
-    draw of the older ones up to `cap` in all, so a round's fit costs at most `cap` x epochs however many rounds ran."""
+def fit_sample(gathered: int, cap: int, rng) -> np.ndarray:
+    """Which of the `gathered` decisions a round's fit uses (sorted indices): all where `cap` is 0 or not exceeded,
+    else a uniform draw of `cap` of them, so the fit still follows DAgger's aggregate (every round's states in
+    proportion) while costing at most `cap` x epochs however many rounds ran."""
     if cap <= 0 or gathered <= cap:
         return np.arange(gathered)
-    newest = min(newest, cap)
-    older = gathered - newest
-    drawn = np.sort(rng.choice(older, size=cap - newest, replace=False)) if cap > newest else np.zeros(0, np.int64)
-    return np.concatenate([drawn, np.arange(older, gathered)]).astype(np.int64)
+    return np.sort(rng.choice(gathered, size=cap, replace=False)).astype(np.int64)
 
 
 def policy_digest(module) -> str:
@@ -382,7 +379,6 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
             log(f"teacher: time for the rounds ({float(budget):.0f} s) spent after {r} of {rounds + 1}")
             break
         act = None if r == 0 else greedy(module)
-        round_start = len(demos)
         results = []
         t1 = time.perf_counter()
         for i in range(windows):
@@ -393,7 +389,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
         label_seconds = time.perf_counter() - t1
         obs, labels, gaps = demos.arrays()
         weights = label_weights(labels, gaps, str(spec.get("weights", "balanced")), float(spec.get("floor", 1e-3)))
-        rows = fit_sample(len(labels), len(labels) - round_start, fit_cap, rng)
+        rows = fit_sample(len(labels), fit_cap, rng)
         if len(rows):
             stats = clone(module, {k: v[rows] for k, v in obs.items()}, labels[rows], np.zeros(len(rows), np.float32),
                           value_net=None, epochs=epochs, minibatch=256, lr=float(spec.get("lr", 1e-3)),
