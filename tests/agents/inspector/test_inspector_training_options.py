@@ -155,3 +155,23 @@ def test_no_ppo_checkpoints_the_teachers_student_unchanged_and_prints_each_round
     assert len(rounds) == 2 and all(r["fitted"] <= 40 for r in rounds)
     checkpoint = sorted(out.glob("inspector/*/checkpoint_*"))[-1]
     assert teacher.policy_digest(load_policy(checkpoint).module) == warm["policy_digest"]
+
+
+@pytest.mark.integration
+def test_anchored_ppo_trains_from_the_student_with_the_kl_in_its_loss(tmp_path, ray_session):
+    """`--anchor`: PPO after the teacher on the anchored learner; its iterations report the KL to the frozen student,
+    which starts at 0 (the policy is the student) and the run ends with a checkpoint."""
+    import json
+
+    from schedrl.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["train", "inspector", "--sequence-length", "64", "--teacher", "hindsight", "--teacher-windows", "1",
+                 "--teacher-rounds", "0", "--teacher-epochs", "2", "--reject-where", "any", "--anchor", "0.5",
+                 "--iterations", "2", "--batch-size", "128", "--validation-sequences", "1", "--validation-jobs", "128",
+                 "--eval-sequences", "1", "--eval-jobs", "128", "--trial-cpus", "1", "--out", str(out)])
+    assert code == 0
+    results = [json.loads(line) for line in next(out.glob("inspector/*/result.json")).read_text().splitlines()]
+    kl = [r["learners"]["default_policy"]["anchor_kl"] for r in results]
+    assert len(kl) == 2 and kl[0] >= 0.0 and all(np.isfinite(kl))
+    assert sorted(out.glob("inspector/*/checkpoint_*"))
