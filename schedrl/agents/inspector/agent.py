@@ -24,9 +24,11 @@ STARVATION_WAIT = "24h"
 bounded slowdown learned to hold back long jobs (Lublin-1, seed 1: bsld 23.5 vs F1's 219, at twice F1's longest wait
 and 44% utilisation against 76%; docs/agents/inspector.md)."""
 
-REJECT_WHERE = "pays"
-"""`schedrl train inspector`'s `--reject-where` (issue 55): a rejection only where another waiting job competes with
-the proposal (`mask.rejection_can_pay`), so no student can make a lightly loaded machine's jobs wait."""
+REJECT_WHERE = "any"
+"""`schedrl train inspector`'s `--reject-where` default: `any`, as before it existed. `pays` (issue 55's lever) removes
+the large light-load harm but keeps a quarter or less of the teacher's gain on loaded windows, and its seed-2 student
+gained -3.3% on `default`'s evaluation windows where `any`'s gained -16.6% (docs/experiments/inspector-trusted.md):
+the evidence did not make it the default."""
 
 
 def starvation_wait(value: str | float) -> float:
@@ -218,10 +220,10 @@ class InspectorAgent(BaseRuleAgent):
                        help="starvation guard: a proposal that has waited this long is always accepted (e.g. 12h, "
                             "90m; 0: off; default 24h, as DRAS's guard)")
         p.add_argument("--reject-where", choices=WHERE, default=REJECT_WHERE,
-                       help="where the network may reject: pays (only where another waiting job competes with the "
-                            "proposal for the machine, so a lightly loaded machine runs the base rule unchanged; "
-                            "default), cheap (pays, and the next event is expected within a tenth of the proposal's "
-                            "requested time) or any (wherever the guard allows, as runs before it)")
+                       help="where the network may reject: any (wherever the guard allows; default), pays (only where "
+                            "another waiting job competes with the proposal for the machine, so a lightly loaded "
+                            "machine runs the base rule unchanged) or cheap (pays, and the next event is expected "
+                            "within a tenth of the proposal's requested time)")
         p.add_argument("--history-features", action="store_true",
                        help="also observe the recent arrivals (time since the last, counts in the last 10 min and "
                             "hour, the last 32's requests): 27 features instead of 21")

@@ -31,8 +31,8 @@ class InspectorEnvConfig(BaseRuleEnvConfig):
     0 here so that run records written before the guard keep their meaning; `schedrl train inspector` sets 24 h."""
     reject_where: str = "any"
     """Where a rejection is offered (`mask.WHERE`): `any` (wherever the guard allows) or `pays` (only where another
-    waiting job competes with the proposal: `mask.rejection_can_pay`). `any` here so that run records written before
-    it keep their meaning; `schedrl train inspector` sets `pays`."""
+    waiting job competes with the proposal: `mask.rejection_can_pay`) or `cheap`; `any` is also what run records written
+    before it mean."""
 
     def check_backfill(self) -> None:
         check_choices(self, backfill=BACKFILLS)

@@ -40,7 +40,7 @@ def test_ppo_learns_to_reject_the_blocking_job(tmp_path, ray_session):
                      batch_size=256, minibatch_size=64, epochs=6, lr=3e-3, entropy_coeff=0.0, hidden=None,
                      initial_reject=None,
                      # the blocking job is proposed alone on an idle machine: a rejection that pays only through jobs
-                     # not yet submitted, which `pays` (the training default) never offers
+                     # not yet submitted, which `pays` never offers
                      reject_where="any")
     env, settings = agent.configure(args)
     prepared = agent.prepare(env, settings, {}, log=lambda line: None).env_config

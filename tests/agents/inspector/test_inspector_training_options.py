@@ -31,10 +31,10 @@ def test_no_ppo_stops_after_one_iteration_on_the_smallest_batch():
     assert spec.settings.ppo is False and spec.settings.only_iterations == 1
     assert spec.stop.iterations == 1
     assert spec.settings.train_batch_size_per_learner == 256 and spec.settings.num_epochs == 1
-    assert spec.env.reject_where == "pays"  # the training default
-    plain = plan_of("--teacher", "hindsight", "--iterations", "2", "--reject-where", "any")
+    assert spec.env.reject_where == "any"  # the training default, as before the option
+    plain = plan_of("--teacher", "hindsight", "--iterations", "2", "--reject-where", "pays")
     assert plain.settings.ppo is True and plain.settings.only_iterations is None and plain.stop.iterations == 2
-    assert plain.env.reject_where == "any" and plain.settings.teacher_fit_decisions == 16384
+    assert plain.env.reject_where == "pays" and plain.settings.teacher_fit_decisions == 16384
 
 
 def test_no_ppo_runs_ppo_at_learning_rate_0_and_the_anchor_swaps_the_learner():
