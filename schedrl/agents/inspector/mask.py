@@ -102,7 +102,7 @@ class RejectMask:
     starvation_wait: float = 0.0
     """Seconds after which a proposal cannot be rejected (0: no guard)."""
     where: str = "any"
-    """`any` or `pays` (`WHERE`)."""
+    """`any`, `pays` or `cheap` (`WHERE`)."""
 
     def __post_init__(self) -> None:
         if self.where not in WHERE:
