@@ -30,6 +30,8 @@ BENCHMARKS = {
     "leaderboard": ("bench_leaderboard.py", ["--quick"]),
     "slurm": ("bench_slurm.py", ["--quick"]),
     "slurm-report": ("bench_slurm_report.py", ["--quick"]),
+    "bound": ("bench_bound.py", ["--quick"]),
+    "slurm-backfill": ("bench_slurm_backfill.py", ["--quick"]),
 }
 """name -> (script, its arguments under --quick)."""
 

@@ -40,7 +40,8 @@ LAYERS: tuple[Layer, ...] = (
           "SWF I/O, cleaning + report, catalog, generators, samplers, augmentation; sacct/sinfo import; numpy "
           "and numba", ray_free=True),
     Layer("sim", ("sim",), ("base", "workload"),
-          "the compiled event-driven simulator; SimConfig and its presets", ray_free=True),
+          "the compiled event-driven simulator; SimConfig and its presets; Slurm's backfill parameters as "
+          "`scontrol show config` gives them (slurmconf.py)", ray_free=True),
     Layer("metrics", ("metrics",), ("base", "workload", "sim"),
           "per-job and aggregate metrics", ray_free=True),
     Layer("dtsim", ("dtsim",), ("base",),
@@ -67,8 +68,13 @@ LAYERS: tuple[Layer, ...] = (
           "what the inspector and rlbackfill share"),
     Layer("registration", ("registration.py",), ("agents",),
           "registers every agent's env with gymnasium (`import schedrl` runs it)"),
+    Layer("bound", ("bound",), ("base", "workload", "sim", "metrics", "heuristics", "scenarios"),
+          "the offline optimum of a window (`schedrl bound`): the clairvoyant problem and its replay through the "
+          "metric code, solver-free lower bounds, the CP-SAT model (OR-Tools, imported lazily), the serial "
+          "schedule-generation scheme, windows warm-started from the heuristics, the share of the gap a method "
+          "closes", ray_free=True),
     Layer("eval", ("eval",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "zoo",
-                              "agents"),
+                              "agents", "bound"),
           "evaluate (checkpoints' tables), compare, methods, crosstrace, paired, leaderboard, select, plots, tuned "
           "(a tuned rule's held-out table); policies resolved by name, object or checkpoint"),
     Layer("training", ("training",), ("base", "workload", "metrics", "scenarios", "agents", "eval"),
@@ -77,7 +83,7 @@ LAYERS: tuple[Layer, ...] = (
           "the Slurm adapter: queue snapshots, a policy's order as bonuses, guard, lock, lease, audit log, shadow "
           "report, go-live gate, live watchdog, replay"),
     Layer("cli", ("cli",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "predict",
-                            "envs", "zoo", "agents", "registration", "eval", "training", "slurm"),
+                            "envs", "zoo", "agents", "registration", "bound", "eval", "training", "slurm"),
           "thin: parse, call, print (one module per subcommand)"),
     Layer("entry points", ("__init__.py", "__main__.py", "api.py", "dtsim/__main__.py", "predict/__main__.py"),
           ("base", "workload", "predict", "registration", "eval", "cli"),

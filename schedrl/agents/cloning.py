@@ -146,3 +146,25 @@ def clone_on_learners(algorithm, fit) -> dict[str, float]:
     stats = [result.get() for result in results][0]
     algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group, inference_only=True)
     return stats
+
+
+def progress_log(algorithm, echo: bool = True):
+    """A `log(line)` for a warm start inside a training trial: each line appended to the trial directory's
+    `trial_keys.WARM_START_LOG` (the driver prints it: `training.callbacks.ProgressLine`) and, with `echo`, printed.
+    Outside a Tune trial (no trial directory) it only prints."""
+    from pathlib import Path
+
+    from schedrl.agents.trial_keys import WARM_START_LOG
+
+    storage = getattr(algorithm, "_storage", None)
+    where = getattr(storage, "trial_fs_path", None)
+    path = Path(where) / WARM_START_LOG if where else None
+
+    def log(line: str) -> None:
+        if echo:
+            print(line, flush=True)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a") as f:
+                f.write(line.rstrip("\n") + "\n")
+    return log

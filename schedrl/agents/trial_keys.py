@@ -21,6 +21,10 @@ VALIDATION_SCORE = "schedrl_validation_score"
 top-level keys (`training.driver.checkpoint_config` keeps the best by it)."""
 WARM_START_RESULT = "warm_start"
 """`result[RESULT_KEY]` key of the first result: what `Agent.warm_start` did (teacher, agreement, seconds)."""
+WARM_START_LOG = "warm_start.log"
+"""A file in the trial's directory where a long warm start writes its progress lines (the inspector's teacher: one a
+DAgger round); the driver's progress callback prints them as they come (a trial's own stdout does not reach the
+terminal)."""
 INFO_METRIC = "metric_value"
 """Env `info` key every agent's env sets on an episode's last step: the objective's raw value."""
 

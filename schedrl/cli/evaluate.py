@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from schedrl.cli.options import (
+    SLURM_OPTIONS,
     add_scenario_option, add_sim_options, add_trace_options, given, parse_list, parse_starts, scenario_with_options,
 )
 
@@ -96,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if args.scenario is not None:
         return on_scenario(args, policies)
+    slurm = [d for d in ("slurm_config", *SLURM_OPTIONS) if getattr(args, d, None) is not None]
+    if slurm:  # the run record's semantics are rebuilt from a few options: Slurm's parameters are not among them
+        raise UsageError(f"--{slurm[0].replace('_', '-')}: evaluate takes Slurm's parameters over a scenario "
+                         "(--scenario FILE with sim: {backfill: slurm, ...}), not over a run record")
     methods = len(policies) > 1 or args.metrics is not None or args.shares or args.kiviat is not None \
         or args.bars is not None
     if methods and args.policies is not None:

@@ -36,6 +36,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                                      "across loads and settings"),
     "predict": ("schedrl.cli.forward", "train or evaluate a predictor of jobs' remaining run time on an SWF trace"),
     "hindsight": ("schedrl.cli.hindsight", "how much rejecting or choosing backfills could gain with perfect knowledge of the future"),
+    "bound": ("schedrl.cli.bound", "how far from perfect: the offline optimum of a scenario's windows, bounded from both sides"),
     "leaderboard": ("schedrl.cli.leaderboard", "score every heuristic and shipped policy on every scenario against its reference"),
     "slurm": ("schedrl.cli.slurm", "let a policy order a Slurm partition's queue (or shadow it), report, reset"),
     "bench": ("schedrl.cli.bench", "run the speed benchmarks of a source checkout"),
@@ -43,7 +44,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("data", ("traces", "scenarios")),
-    ("simulate and compare", ("simulate", "compare", "leaderboard", "hindsight")),
+    ("simulate and compare", ("simulate", "compare", "leaderboard", "hindsight", "bound")),
     ("train", ("train", "recipes", "tune", "tuned", "select")),
     ("evaluate and ship", ("evaluate", "export", "distill", "zoo")),
     ("deploy", ("slurm",)),
@@ -121,7 +122,8 @@ AT_LEAST_ONE = frozenset({
     "iterations", "jobs", "sequences", "eval_sequences", "eval_jobs", "checkpoint_every", "envs_per_runner",
     "validate_every", "trial_cpus", "validation_jobs", "windows", "window_jobs", "nodes", "procs", "batch_size",
     "minibatch_size", "epochs", "sequence_length", "hidden", "cycles", "every", "slots", "res_slot", "simu_len",
-    "candidates", "decisions_per_update", "check_jobs", "top", "depth"})
+    "candidates", "decisions_per_update", "check_jobs", "top", "depth", "bf_interval", "bf_resolution", "bf_window",
+    "bf_max_job_test"})
 """Integer options that count something there must be at least one of; every other integer option is >= 0."""
 
 

@@ -67,6 +67,20 @@ def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False
     parser.add_argument("--allocation", choices=ALLOCATIONS, default=None, help="resource 0 counts procs or whole nodes (default: procs)")
     parser.add_argument("--no-kill", action="store_true", help="let jobs run past their requested time")
     parser.add_argument("--window", type=int, default=0, help="list discipline: visible jobs at the queue front (0: all)")
+    slurm = parser.add_argument_group("--backfill slurm (Slurm's backfill scheduler; Slurm's defaults unless given)")
+    slurm.add_argument("--slurm-config", default=None, metavar="FILE",
+                       help="a saved `scontrol show config` (or slurm.conf's SchedulerParameters line): the site's "
+                            "bf_interval, bf_resolution, bf_window, bf_max_job_test; the options below override it")
+    slurm.add_argument("--bf-interval", type=int, default=None, metavar="S", help="seconds between passes (30)")
+    slurm.add_argument("--bf-resolution", type=int, default=None, metavar="S",
+                       help="seconds reservations are rounded down to (60)")
+    slurm.add_argument("--bf-window", type=int, default=None, metavar="MIN", help="minutes ahead jobs are reserved (1440)")
+    slurm.add_argument("--bf-max-job-test", type=int, default=None, metavar="N", help="jobs tested per pass (500)")
+    slurm.add_argument("--node-procs", type=int, default=None, metavar="N",
+                       help="procs per node: a reservation holds whole nodes (0: only its own procs; the default)")
+    slurm.add_argument("--policy-top", type=int, default=None, metavar="K",
+                       help="pick-and-wait: the policy's top K tested first at every pass, a pick that cannot start "
+                            "reserved, not held (the Slurm adapter's interface; 0, the default: held)")
 
 
 def _items(text: str, what: str, flag: str) -> list[str]:
@@ -104,15 +118,48 @@ def parse_list(text: str, allowed=None, what: str = "value", option: str | None 
 
 def sim_config(args: argparse.Namespace, backfill: str | None = None) -> SimConfig:
     """SimConfig from the options; --preset supplies defaults that explicit options override."""
+    from schedrl.cli.main import UsageError
+
     base = SimConfig.rlscheduler() if args.preset == "rlscheduler" else SimConfig()
-    return SimConfig(
-        discipline=args.discipline or base.discipline,
-        backfill=backfill if backfill is not None else args.backfill,
-        event_order=args.event_order or base.event_order,
-        kill_at_limit=base.kill_at_limit and not args.no_kill,
-        allocation=args.allocation or base.allocation,
-        window=args.window,
-    )
+    backfill = backfill if backfill is not None else args.backfill
+    try:
+        return SimConfig(
+            discipline=args.discipline or base.discipline,
+            backfill=backfill,
+            event_order=args.event_order or base.event_order,
+            kill_at_limit=base.kill_at_limit and not args.no_kill,
+            allocation=args.allocation or base.allocation,
+            window=args.window,
+            **slurm_options(args, str(args.backfill or backfill or "")),
+        )
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+SLURM_OPTIONS = ("bf_interval", "bf_resolution", "bf_window", "bf_max_job_test", "node_procs", "policy_top")
+"""The `--backfill slurm` options (dests): each sets the `SimConfig` field of its name."""
+
+
+def slurm_options(args: argparse.Namespace, backfills: str) -> dict:
+    """The Slurm backfill fields `--slurm-config` and the `--bf-*` options give (explicit ones over the file's); a
+    UsageError where one is given but no backfilling in `backfills` (comma-separated) is `slurm`, or the file is bad."""
+    from schedrl.cli.main import UsageError
+    from schedrl.sim.slurmconf import read_config_file
+
+    given_ = [d for d in ("slurm_config", *SLURM_OPTIONS) if getattr(args, d, None) is not None]
+    if not given_:
+        return {}
+    if "slurm" not in [b.strip() for b in backfills.split(",")]:
+        raise UsageError(f"--{given_[0].replace('_', '-')} applies only to --backfill slurm")
+    out = {}
+    if getattr(args, "slurm_config", None) is not None:
+        try:
+            params = read_config_file(args.slurm_config)
+            out = {k: v for k, v in SimConfig.slurm(params).to_dict().items() if k in SLURM_OPTIONS[:4]}
+        except ValueError as e:
+            raise UsageError(f"--slurm-config {e}") from None
+    out.update({d: getattr(args, d) for d in SLURM_OPTIONS if getattr(args, d, None) is not None})
+    return out
 
 
 def workload_spec(args: argparse.Namespace) -> WorkloadSpec:
@@ -223,7 +270,7 @@ def given(args: argparse.Namespace, dest: str) -> bool:
 
 
 SIM_OPTIONS = {"discipline": "discipline", "backfill": "backfill", "event_order": "event_order",
-               "allocation": "allocation", "window": "window"}
+               "allocation": "allocation", "window": "window", **{d: d for d in SLURM_OPTIONS}}
 """Command-line option dest -> the `SimConfig` field it sets (`--no-kill` sets `kill_at_limit` off)."""
 
 
@@ -235,6 +282,9 @@ def scenario_overrides(args: argparse.Namespace, sequences: dict[str, str] | Non
             changes[dest] = getattr(args, dest)
     if given(args, "no_kill"):
         changes["kill_at_limit"] = not args.no_kill
+    if given(args, "slurm_config"):
+        file_fields = slurm_options(argparse.Namespace(slurm_config=args.slurm_config), "slurm")
+        changes.update({k: v for k, v in file_fields.items() if not given(args, k)})
     for dest, key in (sequences or {}).items():
         if given(args, dest):
             changes[key] = getattr(args, dest)

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(f"{args.policy} on {workload.name} jobs [{args.start}, {args.start + length}) "
-          f"{config.discipline}, backfill {config.backfill}: simulated in {elapsed:.3f} s")
+          f"{config.discipline}, backfill {config.backfill_text}: simulated in {elapsed:.3f} s")
     for key in ("avg_bsld", "avg_wait", "avg_turnaround", "avg_slowdown", "max_wait", "utilization",
                 "max_user_bsld", "killed", "requeued", "ready_share", "reserved_share", "backfilled_share"):
         value = getattr(metrics, key)

@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         args = recorded_args(args)
     elif args.recipe is not None:
         args = with_recipe(args)
-    elif args.iterations is None and args.time_budget is None:
+    elif args.iterations is None and args.time_budget is None and not getattr(args, "no_ppo", False):
         print(f"schedrl train: no --iterations or --time-budget given: training for {DEFAULT_TIME_BUDGET}",
               file=sys.stderr)
     try:

@@ -112,7 +112,10 @@ class Comparison:
         rows = []
         for b in self.backfills:
             best = self.best(b)
-            rows.append([b] + [self._cell(self.mean(b, p)) + ("*" if p == best else "") for p in self.policies])
+            # a slurm row names Slurm's parameters, which the title (every field but the backfilling) leaves out
+            label = replace(self.config, backfill=b, backfill_choice="first-fit", event_order="standard").backfill_text \
+                if b == "slurm" else b
+            rows.append([label] + [self._cell(self.mean(b, p)) + ("*" if p == best else "") for p in self.policies])
         return header, rows
 
     def to_text(self) -> str:

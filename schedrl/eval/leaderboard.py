@@ -317,7 +317,11 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
         if row["method"] in scores.semantics and scenario.comparison_semantics() is not None:
             row["semantics"] = scores.semantics[row["method"]].to_dict()
     seqs = scores.sequences
-    return {"scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
+    # issue 56: the offline optimum's two sides beside the reference, and each method's share of the gap (bound/gap.py)
+    from schedrl.bound.gap import committed_floor
+    floor = committed_floor(scenario, means[reference], means, starts=seqs.ids)
+    return {**({"optimum": floor} if floor is not None else {}),
+            "scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
             "metric": metric, "lower_is_better": lower, "reference": reference, "second_best": second,
             "sequences": {"ids": seqs.ids, "length": seqs.length, "overlapping": seqs.overlapping, "independent": k,
                           "kind": scenario.id_kind, **({"trace": seqs.source} if seqs.source else {})},
@@ -552,6 +556,9 @@ def to_markdown(result: dict) -> str:
         if b.get("not_run"):
             out += ["", "Cannot run here:", ""]
             out += [f"- {n['method']}: {n['why']}" for n in b["not_run"]]
+        if b.get("optimum"):  # issue 56: the offline bound's line (schedrl.bound.gap)
+            from schedrl.bound.gap import optimum_line
+            out += ["", optimum_line(b["optimum"])]
         out.append("")
     for s in result["skipped"]:
         out.append(f"- {s['scenario']}: skipped ({s['why']})")

@@ -542,7 +542,7 @@ class TraceScenario(Scenario):
         lines = [f"  trace:       {w.trace} (cleaning {w.cleaning_preset}"
                  + (f", augmented {w.augment} seed {w.augment_seed}" if w.augment else "") + ")",
                  f"  simulator:   {sim.discipline}" + (f" (window {sim.window})" if sim.window else "")
-                 + f", backfill {sim.backfill}, allocation {sim.allocation}, event order {sim.event_order}, "
+                 + f", backfill {sim.backfill_text}, allocation {sim.allocation}, event order {sim.event_order}, "
                  + ("walltime kill" if sim.kill_at_limit else "no walltime kill"),
                  f"  split:       training on the first {self.split.train_fraction:.0%}; validation the first "
                  f"{self.split.validation_share:.0%} of the rest, evaluation the remainder"]

@@ -12,6 +12,16 @@
   0 only; afterwards any queued job (FCFS order) that fits now and ends strictly before that shadow
   time starts. There is no extra-resources rule and the shadow time is not updated as jobs finish
   early, so it backfills less than EASY. Kept to reproduce RLScheduler's published tables.
+- `slurm`: Slurm's backfill scheduler (sched/backfill; the pass model `schedrl.slurm.passes` is its Python twin,
+  and `tests/sim/test_slurm_backfill.py` holds the two to the same schedules). Jobs start only at passes, every
+  `bf_interval` seconds on a grid from time 0, and only at a pass something changed before (an arrival or an end
+  since the last one, or at its instant when it started a job). A pass tests at most `bf_max_job_test` jobs: the
+  policy's picks, then the queue in submit order. Its plan is the running jobs' procs until their estimated ends;
+  a job starts if it fits now and the plan leaves its procs free through its estimate (both ends included); a job
+  that cannot is reserved from its earliest such start (if within `bf_window`), the reservation's start and end
+  rounded down to `bf_resolution` and its procs rounded up to whole nodes of `node_procs`, against every job
+  tested after it in the pass. So one short job reserved for the next minute can hold whole nodes while procs
+  sit idle, as Slurm does. Reservations last one pass: each pass plans afresh.
 
 Starting a backfill job never turns another queued job into a candidate: it only takes free
 resources, leaves the shadow time where it is and, if it runs past the shadow time, takes its
@@ -26,7 +36,10 @@ from __future__ import annotations
 import numpy as np
 from schedrl.jit import njit
 
-from schedrl.sim.state import BF_CONSERVATIVE, BF_EASY, BF_RLSCHEDULER, C_BACKFILL, HEAP_LEN, NOW, PROF_LEN, SHADOW, SHADOW_JOB
+from schedrl.sim.state import (
+    BF_CONSERVATIVE, BF_EASY, BF_RLSCHEDULER, BF_SLURM, C_BACKFILL, C_BF_RESOLUTION, C_BF_WINDOW, C_NODE_PROCS,
+    HEAP_LEN, NOW, PLAN_ON, PROF_LEN, SHADOW, SHADOW_JOB,
+)
 
 EPS = 1e-9
 
@@ -157,6 +170,89 @@ def _profile_reserve(s, p, j):
 
 
 @njit
+def _plan_split(prof_t, prof_f, p, t):
+    """`_profile_split` on the plan's arrays (make `t` a point; its index and the new length), without row views."""
+    k = 0
+    while k < p and prof_t[k] < t:
+        k += 1
+    if k < p and prof_t[k] == t:
+        return k, p
+    n_r = prof_f.shape[1]
+    for m in range(p, k, -1):
+        prof_t[m] = prof_t[m - 1]
+        for r in range(n_r):
+            prof_f[m, r] = prof_f[m - 1, r]
+    prof_t[k] = t
+    for r in range(n_r):
+        prof_f[k, r] = prof_f[k - 1, r]
+    return k, p + 1
+
+
+@njit
+def _slurm_earliest(s, p, j):
+    """Earliest plan point from which `j` fits through its whole estimate, both ends included (Slurm tests a node
+    over [start, start + limit]); inf if never (wider than the machine)."""
+    # the arrays bound once: every pass runs this for each job it tests
+    prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    n_r = need.shape[0]
+    dur = s.est[j]
+    k = 0
+    while k < p:
+        t0 = prof_t[k]
+        m = k
+        while m < p and prof_t[m] <= t0 + dur:
+            fits = True
+            for r in range(n_r):
+                if need[r] > prof_f[m, r] + EPS:
+                    fits = False
+                    break
+            if not fits:
+                break
+            m += 1
+        if m == p or prof_t[m] > t0 + dur:
+            return t0
+        # it does not fit at point m: neither does any start up to m, whose window covers m
+        k = m + 1
+    return np.inf
+
+
+@njit
+def _plan_take(s, p, begin, end, j, procs):
+    """Take `procs` of resource 0 (and `j`'s request of the others) from the plan over [begin, end)."""
+    prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    k0, p = _plan_split(prof_t, prof_f, p, begin)
+    k1, p = _plan_split(prof_t, prof_f, p, end)
+    for m in range(k0, k1):
+        prof_f[m, 0] -= procs
+        for r in range(1, need.shape[0]):
+            prof_f[m, r] -= need[r]
+    return p
+
+
+@njit
+def _slurm_test(s, j):
+    """Slurm's test of `j` in a pass: True if it may start now; otherwise it is reserved in the plan (if its earliest
+    start is within bf_window), its window rounded down to bf_resolution, its procs up to whole nodes."""
+    now = s.fv[NOW]
+    p = s.iv[PROF_LEN]
+    t0 = _slurm_earliest(s, p, j)
+    if t0 <= now and fits_now(s, j):
+        return True
+    if t0 > now + 60.0 * s.cfg[C_BF_WINDOW]:
+        return False
+    res = s.cfg[C_BF_RESOLUTION]
+    begin = max(np.floor(t0 / res) * res, now)
+    end = np.floor((t0 + s.est[j]) / res) * res
+    if end > begin:
+        procs = s.req[j, 0]
+        node = s.cfg[C_NODE_PROCS]
+        if node > 0:
+            procs = min(s.cap[0], np.ceil(procs / node - EPS) * node)
+        s.iv[PROF_LEN] = _plan_take(s, p, begin, end, j, procs)
+    return False
+
+
+@njit
 def easy_reservation(s, blocked):
     """EASY shadow time of `blocked` (spare capacity then in `s.extra`), recomputed only when stale."""
     if s.iv[SHADOW_JOB] != blocked:
@@ -167,8 +263,9 @@ def easy_reservation(s, blocked):
 
 @njit
 def forget_reservation(s):
-    """Time, the running jobs or their estimates changed: EASY's reservation must be recomputed."""
+    """Time, the running jobs or their estimates changed: EASY's reservation and Slurm's plan must be recomputed."""
     s.iv[SHADOW_JOB] = -1
+    s.iv[PLAN_ON] = 0
 
 
 @njit
@@ -180,6 +277,33 @@ def begin_pass(s, blocked):
     elif mode == BF_CONSERVATIVE:
         p = _profile_build(s)
         _, s.iv[PROF_LEN] = _profile_reserve(s, p, blocked)
+    elif mode == BF_SLURM:
+        slurm_plan(s)
+        if blocked >= 0:
+            _slurm_test(s, blocked)
+
+
+@njit
+def slurm_plan(s):
+    """Slurm's plan for this pass, built once: the running jobs' procs until their estimated ends."""
+    if s.iv[PLAN_ON] == 0:
+        s.iv[PROF_LEN] = _profile_build(s)
+        s.iv[PLAN_ON] = 1
+
+
+@njit
+def slurm_pick(s, j):
+    """The policy's pick `j` tested in Slurm's pass (`policy_top`): True if it may start now; else it is reserved."""
+    slurm_plan(s)
+    return _slurm_test(s, j)
+
+
+@njit
+def slurm_started(s, j):
+    """Job `j` started in Slurm's pass: it holds its own procs in the plan until its estimated end."""
+    if s.iv[PLAN_ON] == 1:
+        now = s.fv[NOW]
+        s.iv[PROF_LEN] = _plan_take(s, s.iv[PROF_LEN], now, now + s.est[j], j, s.req[j, 0])
 
 
 @njit
@@ -191,6 +315,8 @@ def qualifies(s, j):
     if mode == BF_CONSERVATIVE:
         t0, s.iv[PROF_LEN] = _profile_reserve(s, s.iv[PROF_LEN], j)
         return t0 == now and fits_now(s, j)
+    if mode == BF_SLURM:
+        return _slurm_test(s, j)
     if not fits_now(s, j):
         return False
     if mode == BF_RLSCHEDULER:
@@ -200,9 +326,13 @@ def qualifies(s, j):
 
 @njit
 def on_backfill(s, j):
-    """Bookkeeping when backfill job `j` starts: under EASY, one running past the shadow time takes extra resources."""
-    if s.cfg[C_BACKFILL] == BF_EASY and s.fv[NOW] + s.est[j] > s.fv[SHADOW]:
+    """Bookkeeping when backfill job `j` starts: under EASY, one running past the shadow time takes extra resources;
+    in Slurm's plan it holds its own procs until its estimated end."""
+    mode = s.cfg[C_BACKFILL]
+    if mode == BF_EASY and s.fv[NOW] + s.est[j] > s.fv[SHADOW]:
         s.extra[:] -= s.req[j]
+    elif mode == BF_SLURM:
+        slurm_started(s, j)
 
 
 @njit

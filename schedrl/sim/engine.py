@@ -10,12 +10,15 @@ from __future__ import annotations
 import numpy as np
 from schedrl.jit import njit
 
-from schedrl.sim.backfill import begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies
+from schedrl.sim.backfill import (
+    EPS, begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies, slurm_pick, slurm_started,
+)
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
 from schedrl.sim.state import (
-    BF_DONE, BF_NONE, C_BACKFILL, C_BF_POLICY, C_DISCIPLINE, C_EVENT_ORDER, C_KILL, C_WINDOW, DECIDE_BACKFILL,
-    DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD, LAST_RESERVED, LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED,
-    N_CAND, N_DONE, N_STARTS, NEXT_ARRIVAL, NOW, ORDER_RLSCHEDULER, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN,
+    BF_DONE, BF_NONE, BF_SLURM, C_BACKFILL, C_BF_INTERVAL, C_BF_MAX_JOB_TEST, C_BF_POLICY, C_DISCIPLINE,
+    C_EVENT_ORDER, C_KILL, C_POLICY_TOP, C_WINDOW, DECIDE_BACKFILL, DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD,
+    LAST_RESERVED, LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED, N_CAND, N_DONE, N_SIDE, N_STARTS, NEXT_ARRIVAL,
+    NOW, ORDER_RLSCHEDULER, PASS_EDGE, PASS_PICKS, PASS_STARTS, PASS_T, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN,
     QUEUED, RESERVED, RUNNING,
 )
 
@@ -61,13 +64,30 @@ def _arrive(s):
 
 
 @njit
+def _next_pass(s, t_event):
+    """Slurm's next pass that can start anything: the first grid point at or after the next event, or the next grid
+    point when the last pass started a job and an event fell on its instant (as the pass model counts changes)."""
+    interval = float(s.cfg[C_BF_INTERVAL])
+    last = s.fv[PASS_T]
+    if s.iv[N_STARTS] > s.iv[PASS_STARTS] and (s.iv[PASS_EDGE] == 1 or t_event == last):
+        return last + interval
+    t = np.ceil(t_event / interval) * interval
+    if t < t_event:
+        t += interval
+    return t if t > last else last + interval
+
+
+@njit
 def process_events(s):
-    """Advance time to the next event(s). Returns False when no event is left."""
+    """Advance time to the next event(s) (under `slurm`, to the next pass, with every event up to it). Returns False
+    when no event is left."""
     n = s.submit.shape[0]
     has_run = s.iv[HEAP_LEN] > 0
     has_arr = s.iv[NEXT_ARRIVAL] < n
+    slurm = s.cfg[C_BACKFILL] == BF_SLURM
     if not has_run and not has_arr:
-        return False
+        if not (slurm and s.iv[Q_LEN] > 0 and s.iv[N_STARTS] > s.iv[PASS_STARTS] and s.iv[PASS_EDGE] == 1):
+            return False
     t_run = s.heap_t[0] if has_run else np.inf
     t_arr = s.submit[s.iv[NEXT_ARRIVAL]] if has_arr else np.inf
     if s.cfg[C_EVENT_ORDER] == ORDER_RLSCHEDULER:
@@ -79,16 +99,33 @@ def process_events(s):
             _complete(s, heap_pop(s))
             s.fv[NOW] = max(s.fv[NOW], t_run)
     else:
-        # completions are processed before arrivals at the same instant so freed resources are visible
         t = min(t_run, t_arr)
+        if slurm:
+            t = _next_pass(s, t)
+            s.iv[PASS_EDGE] = 0
+        # completions are processed before arrivals at the same instant so freed resources are visible
         while s.iv[HEAP_LEN] > 0 and s.heap_t[0] <= t:
+            if slurm and s.heap_t[0] == t:
+                s.iv[PASS_EDGE] = 1
             _complete(s, heap_pop(s))
         while s.iv[NEXT_ARRIVAL] < n and s.submit[s.iv[NEXT_ARRIVAL]] <= t:
+            if slurm and s.submit[s.iv[NEXT_ARRIVAL]] == t:
+                s.iv[PASS_EDGE] = 1
             _arrive(s)
         s.fv[NOW] = max(s.fv[NOW], t)
+        if slurm:
+            s.fv[PASS_T] = t
+            s.iv[PASS_STARTS] = s.iv[N_STARTS]
+            s.iv[PASS_PICKS] = 0
     s.iv[BF_DONE] = 0
     forget_reservation(s)
     return True
+
+
+@njit
+def _pass_full(s):
+    """Under `slurm`: the pass has tested bf_max_job_test jobs already (every start in it was one)."""
+    return s.cfg[C_BACKFILL] == BF_SLURM and s.iv[N_STARTS] - s.iv[PASS_STARTS] >= s.cfg[C_BF_MAX_JOB_TEST]
 
 
 @njit
@@ -106,17 +143,43 @@ def _backfill_pass(s, blocked):
     stop = s.iv[Q_LEN]
     while stop > 0 and (s.queue[stop - 1] == blocked or not fits_now(s, s.queue[stop - 1])):
         stop -= 1
-    if stop > 0:
+    # Slurm tests at most bf_max_job_test jobs a pass: those started in it, the blocked one, then the queue's
+    slurm = s.cfg[C_BACKFILL] == BF_SLURM
+    budget = s.iv[Q_LEN]
+    if slurm:
+        if s.cfg[C_POLICY_TOP] > 0:  # the policy's picks were this pass's first tests
+            budget = s.cfg[C_BF_MAX_JOB_TEST] - s.iv[PASS_PICKS]
+        else:
+            budget = s.cfg[C_BF_MAX_JOB_TEST] - (s.iv[N_STARTS] - s.iv[PASS_STARTS]) - 1
+    if stop > 0 and budget > 0:
         begin_pass(s, blocked)
+    else:
+        stop = 0
+    if slurm:
+        # the narrowest job from each position on: once none fits the procs free now (in fact, or in the plan,
+        # whose reservations rounded down to cover now hold procs too), the pass can start nothing more, and each
+        # job tested costs a reservation in the plan
+        low = np.inf
+        for q in range(stop - 1, -1, -1):
+            if s.queue[q] != blocked:
+                low = min(low, s.req[s.queue[q], 0])
+            s.work[q] = low
+    removed = 0
     n_cand = 0
+    tested = 0
     k = 0
-    while k < stop:
+    while k < stop and tested < budget:
+        if slurm and s.work[k + removed] > min(s.free[0], s.prof_f[0, 0]) + EPS:
+            break
         j = s.queue[k]
+        if j != blocked:
+            tested += 1
         if j != blocked and qualifies(s, j):
             if first_fit:
                 # starting removes j from the queue: position k now holds the next job
                 start_job(s, j, MODE_BACKFILLED)
                 stop -= 1
+                removed += 1
                 continue
             s.cand[n_cand] = j
             n_cand += 1
@@ -133,6 +196,8 @@ def advance(s):
     n = s.submit.shape[0]
     if s.cfg[C_DISCIPLINE] == LIST:
         return _advance_list(s, n)
+    if s.cfg[C_POLICY_TOP] > 0:
+        return _advance_top(s, n)
     while True:
         if s.iv[N_DONE] == n:
             return FINISHED
@@ -147,8 +212,32 @@ def advance(s):
             if not process_events(s):
                 return STUCK
             continue
-        if s.iv[Q_LEN] > 0:
+        if s.iv[Q_LEN] > 0 and not _pass_full(s):
             return DECIDE_PICK
+        if not process_events(s):
+            return FINISHED if s.iv[N_DONE] == n else STUCK
+
+
+@njit
+def _restore_side(s):
+    """The end of a pass under `policy_top`: the policy's reserved picks wait in the queue again."""
+    for k in range(s.iv[N_SIDE]):
+        queue_insert(s, s.cand[k])
+    s.iv[N_SIDE] = 0
+
+
+@njit
+def _advance_top(s, n):
+    # Slurm with the policy's top K: at each pass up to K picks (`apply_pick` tests each), then the queue in submit
+    # order (`_backfill_pass` with no blocked job), then the next pass
+    while True:
+        if s.iv[N_DONE] == n:
+            _restore_side(s)
+            return FINISHED
+        if s.iv[Q_LEN] > 0 and s.iv[PASS_PICKS] < min(s.cfg[C_POLICY_TOP], s.cfg[C_BF_MAX_JOB_TEST]):
+            return DECIDE_PICK
+        _backfill_pass(s, -1)
+        _restore_side(s)
         if not process_events(s):
             return FINISHED if s.iv[N_DONE] == n else STUCK
 
@@ -160,7 +249,7 @@ def _advance_list(s, n):
             return FINISHED
         phase = s.iv[PHASE]
         if phase == PH_PICK:
-            if s.iv[Q_LEN] > 0 and s.iv[RESERVED] < 0:
+            if s.iv[Q_LEN] > 0 and s.iv[RESERVED] < 0 and not _pass_full(s):
                 return DECIDE_PICK
             s.iv[PHASE] = PH_BACKFILL
         elif phase == PH_BACKFILL:
@@ -195,6 +284,18 @@ def apply_pick(s, j):
             s.iv[BF_DONE] = 0
             on_block(s, j)
         return OK
+    if s.cfg[C_POLICY_TOP] > 0:
+        if s.iv[PASS_PICKS] >= min(s.cfg[C_POLICY_TOP], s.cfg[C_BF_MAX_JOB_TEST]):
+            return WRONG_PHASE
+        s.iv[PASS_PICKS] += 1
+        if slurm_pick(s, j):
+            start_job(s, j, MODE_READY)
+            slurm_started(s, j)
+        else:  # reserved in this pass; the rest of the pass is tested without it, and it waits for the next
+            queue_remove(s, j)
+            s.cand[s.iv[N_SIDE]] = j
+            s.iv[N_SIDE] += 1
+        return OK
     if s.iv[HELD] >= 0:
         return WRONG_PHASE
     if fits_now(s, j):
@@ -224,6 +325,7 @@ def apply_defer(s):
         return WRONG_PHASE
     if s.iv[Q_LEN] == 0:
         return WRONG_PHASE
+    _restore_side(s)
     if not process_events(s):
         return NO_EVENT
     if s.cfg[C_DISCIPLINE] == LIST:

@@ -28,19 +28,24 @@ MODE_NAMES = ("none", "ready", "reserved", "backfilled")
 DECIDE_PICK, DECIDE_BACKFILL, FINISHED = 1, 2, 3
 
 # iv slots (SHADOW_JOB: the blocked job EASY's reservation was computed for, -1 when stale;
-# PROF_LEN: points in the conservative profile during a backfill pass)
+# PROF_LEN: points in the conservative profile, or Slurm's plan, during a backfill pass;
+# PASS_STARTS: N_STARTS when Slurm's current pass began; PASS_EDGE: 1 when an event fell on that pass's instant;
+# PLAN_ON: 1 once the pass's plan is built; PASS_PICKS: the policy's picks in the pass (`policy_top`); N_SIDE: its
+# picks reserved in the pass, set aside in `cand` until the pass ends)
 (Q_LEN, HEAP_LEN, NEXT_ARRIVAL, HELD, N_DONE, SEQ, N_CAND, PHASE, RESERVED, LAST_RESERVED, BF_DONE, N_STARTS, RAND_POS,
- SHADOW_JOB, PROF_LEN) = range(15)
-N_IV = 15
-# fv slots (SHADOW: the blocked job's shadow time; under EASY valid for job iv[SHADOW_JOB] only)
-NOW, SHADOW = 0, 1
-N_FV = 2
-# cfg slots
-C_DISCIPLINE, C_BACKFILL, C_EVENT_ORDER, C_KILL, C_WINDOW, C_BF_POLICY = range(6)
-N_CFG = 6
+ SHADOW_JOB, PROF_LEN, PASS_STARTS, PASS_EDGE, PLAN_ON, PASS_PICKS, N_SIDE) = range(20)
+N_IV = 20
+# fv slots (SHADOW: the blocked job's shadow time; under EASY valid for job iv[SHADOW_JOB] only; PASS_T: the time of
+# Slurm's last pass)
+NOW, SHADOW, PASS_T = 0, 1, 2
+N_FV = 3
+# cfg slots (C_BF_*: Slurm's parameters, seconds except C_BF_WINDOW, minutes)
+(C_DISCIPLINE, C_BACKFILL, C_EVENT_ORDER, C_KILL, C_WINDOW, C_BF_POLICY, C_BF_INTERVAL, C_BF_RESOLUTION, C_BF_WINDOW,
+ C_BF_MAX_JOB_TEST, C_NODE_PROCS, C_POLICY_TOP) = range(12)
+N_CFG = 12
 # codes
 PICK_AND_WAIT, LIST = 0, 1
-BF_NONE, BF_EASY, BF_CONSERVATIVE, BF_RLSCHEDULER = 0, 1, 2, 3
+BF_NONE, BF_EASY, BF_CONSERVATIVE, BF_RLSCHEDULER, BF_SLURM = 0, 1, 2, 3, 4
 ORDER_STANDARD, ORDER_RLSCHEDULER = 0, 1
 # list-discipline phases
 PH_IDLE, PH_PICK, PH_BACKFILL = 0, 1, 2
@@ -119,6 +124,12 @@ def config_codes(config: SimConfig) -> np.ndarray:
     cfg[C_KILL] = int(config.kill_at_limit)
     cfg[C_WINDOW] = config.window
     cfg[C_BF_POLICY] = int(config.backfill_choice == "policy")
+    cfg[C_BF_INTERVAL] = config.bf_interval
+    cfg[C_BF_RESOLUTION] = config.bf_resolution
+    cfg[C_BF_WINDOW] = config.bf_window
+    cfg[C_BF_MAX_JOB_TEST] = config.bf_max_job_test
+    cfg[C_NODE_PROCS] = config.node_procs
+    cfg[C_POLICY_TOP] = config.policy_top
     return cfg
 
 
@@ -162,5 +173,6 @@ def new_state(submit, run, est, limit, req, cap, config: SimConfig) -> SimArrays
     state.iv[RESERVED] = -1
     state.iv[LAST_RESERVED] = -1
     state.iv[SHADOW_JOB] = -1
+    state.fv[PASS_T] = -np.inf
     state.fv[NOW] = state.submit[0] if n else 0.0
     return state

@@ -94,12 +94,9 @@ class SlurmClient:
 
     def config(self) -> dict[str, str]:
         """`scontrol show config` as name -> value."""
-        out = {}
-        for line in self.run(["scontrol", "show", "config"]).stdout.splitlines():
-            name, sep, value = line.partition("=")
-            if sep:
-                out[name.strip()] = value.strip()
-        return out
+        from schedrl.sim.slurmconf import parse_show_config
+
+        return parse_show_config(self.run(["scontrol", "show", "config"]).stdout)
 
     def set_nice(self, changes: Sequence[tuple[int, int]]) -> dict[int, str]:
         """Set each job's nice value (`(job, nice)` pairs) in one scontrol process (`update`)."""

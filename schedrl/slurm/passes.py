@@ -29,45 +29,11 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable
 
 import numpy as np
 
-DEFAULT_INTERVAL_S = 30.0
-DEFAULT_RESOLUTION_S = 60.0
-DEFAULT_WINDOW_S = 1440 * 60.0
-DEFAULT_MAX_JOB_TEST = 500
-
-
-@dataclass(frozen=True)
-class BackfillParams:
-    """The backfill scheduler's parameters (slurm.conf's SchedulerParameters; Slurm's defaults where absent)."""
-
-    interval_s: float = DEFAULT_INTERVAL_S
-    """bf_interval: seconds between passes."""
-    resolution_s: float = DEFAULT_RESOLUTION_S
-    """bf_resolution: the grain of the plan's times (reservations' starts and ends are rounded down to it)."""
-    window_s: float = DEFAULT_WINDOW_S
-    """bf_window (minutes in slurm.conf): how far ahead jobs are reserved."""
-    max_job_test: int = DEFAULT_MAX_JOB_TEST
-    """bf_max_job_test: jobs tested per pass."""
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, str]) -> "BackfillParams":
-        """From `scontrol show config`'s SchedulerParameters (`bf_interval=1,bf_resolution=60,...`)."""
-        text = config.get("SchedulerParameters") or ""
-        values = {}
-        for item in text.split(","):
-            key, _, value = item.strip().partition("=")
-            values[key] = value
-        def number(key, default, scale=1.0):
-            try:
-                return float(values[key]) * scale if values.get(key) else default
-            except ValueError:
-                return default
-        return cls(number("bf_interval", DEFAULT_INTERVAL_S), max(number("bf_resolution", DEFAULT_RESOLUTION_S), 1.0),
-                   number("bf_window", DEFAULT_WINDOW_S, 60.0), int(number("bf_max_job_test", DEFAULT_MAX_JOB_TEST)))
-
+from schedrl.sim.slurmconf import BackfillParams
 
 Key = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
 """(pass time, pending job indices, starts so far) -> each pending job's priority at that pass (higher first; ties:

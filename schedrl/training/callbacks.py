@@ -218,8 +218,11 @@ class ProgressLine(Callback):
         self.describe, self.metric_of, self.single, self.log = describe, metric_of, single, log
         self.max_failures = max_failures
         """Tune's retries per trial (for the line a restarted trial prints)."""
+        self._warm_lines: dict[str, int] = {}
+        """Bytes of each trial's warm-start log already printed (`on_step_end`)."""
 
     def on_trial_result(self, iteration, trials, trial, result, **info):
+        self.warm_start_lines([trial])  # its last lines before the first iteration's
         runners = result.get("env_runners", {})
         steps = runners.get("num_env_steps_sampled", 0)
         dt = result.get("time_this_iter_s", 0) or 1e-9
@@ -239,6 +242,33 @@ class ProgressLine(Callback):
         if val.get("continued_envs"):  # envs of restarted/resumed runners that picked up where training was
             line += f" | {val['continued_envs']} envs continued"
         self.log(line + f" | {result.get('time_total_s', 0):6.0f}s")
+
+    def on_step_end(self, iteration, trials, **info):
+        self.warm_start_lines(trials)
+
+    def warm_start_lines(self, trials) -> None:
+        """Print a warm start's progress lines (`trial_keys.WARM_START_LOG` in the trial's directory) as they come."""
+        from pathlib import Path
+
+        from schedrl.agents.trial_keys import WARM_START_LOG
+
+        seen = self._warm_lines
+        for trial in trials:
+            where = getattr(trial, "path", None)
+            if where is None:
+                continue
+            path = Path(where) / WARM_START_LOG
+            try:
+                with path.open("rb") as f:
+                    f.seek(seen.get(trial.trial_id, 0))
+                    data = f.read()
+            except OSError:
+                continue
+            done = data.rfind(b"\n") + 1  # whole lines only; a line being written waits for the next step
+            seen[trial.trial_id] = seen.get(trial.trial_id, 0) + done
+            head = "" if self.single else f"{trial.trial_id} "
+            for line in data[:done].decode("utf-8", "replace").splitlines():
+                self.log(head + line)
 
     def on_trial_complete(self, iteration, trials, trial, **info):
         if not self.single:

@@ -109,7 +109,14 @@ def train_plan(args: argparse.Namespace, scenario=None, eval_starts: list[int] |
     env, settings = agent.configure(options)
     RunProtocol.checked(agent.name, agent.judge(env), scenario)  # the agent trains on what the scenario says
     budget = parse_duration(options.time_budget, "--time-budget")
-    if options.iterations is None and budget is None:
+    iterations = options.iterations
+    only = getattr(settings, "only_iterations", None)  # e.g. the inspector's --no-ppo: its one iteration
+    if only is not None:
+        if iterations is not None and iterations != only:
+            raise ValueError(f"--iterations {iterations}: this run trains nothing after its warm start (--no-ppo) "
+                             f"and stops after {only}")
+        iterations = only
+    if iterations is None and budget is None:
         budget = parse_duration(DEFAULT_TIME_BUDGET, "--time-budget")
     # validation on the scenario's fixed sequences (the same for every seed) unless the command line sets its own
     from_scenario = scenario is not None and not (options.given("validation_sequences")
@@ -130,7 +137,7 @@ def train_plan(args: argparse.Namespace, scenario=None, eval_starts: list[int] |
     if trial_cpus is None:  # the env runners the agent settled on (its machine defaults included) leave the rest
         trial_cpus = auto = default_trial_cpus(settings.num_env_runners)
     spec = single_run(args.agent, env, settings, getattr(options, "model", None),
-                      StopSpec(iterations=options.iterations, time_budget=budget), TrainingOptions(**training),
+                      StopSpec(iterations=iterations, time_budget=budget), TrainingOptions(**training),
                       evaluate, resources=ResourceSpec(cpus_for_main_process=float(trial_cpus)))
     return TrainPlan(replace(spec, scenario=scenario), options, auto)
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from schedrl.agents.baserule.config import (TRAIN_SEQUENCE_LENGTH, TUNED_PREFIX, BaseRuleEnvConfig, base_label,
                                             check_base, make_base)
 from schedrl.agents.dictconfig import check_choices
+from schedrl.agents.inspector.mask import WHERE
 from schedrl.sim.config import BACKFILLS
 
 __all__ = ["InspectorEnvConfig", "TRAIN_SEQUENCE_LENGTH", "TUNED_PREFIX", "base_label", "check_base", "make_base"]
@@ -28,6 +29,10 @@ class InspectorEnvConfig(BaseRuleEnvConfig):
     starvation_wait: float = 0.0
     """Starvation guard, seconds (0: off): a proposal that has waited this long cannot be rejected (`env.reject_allowed`).
     0 here so that run records written before the guard keep their meaning; `schedrl train inspector` sets 24 h."""
+    reject_where: str = "any"
+    """Where a rejection is offered (`mask.WHERE`): `any` (wherever the guard allows) or `pays` (only where another
+    waiting job competes with the proposal: `mask.rejection_can_pay`) or `cheap`; `any` is also what run records written
+    before it mean."""
 
     def check_backfill(self) -> None:
         check_choices(self, backfill=BACKFILLS)
@@ -36,3 +41,4 @@ class InspectorEnvConfig(BaseRuleEnvConfig):
         super().__post_init__()
         if not self.starvation_wait >= 0:
             raise ValueError(f"starvation_wait must be >= 0 seconds (0: off); got {self.starvation_wait}")
+        check_choices(self, reject_where=WHERE)

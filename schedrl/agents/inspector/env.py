@@ -9,9 +9,10 @@ import numpy as np
 
 from schedrl.agents.baserule.env import BaseRuleEnv, relative
 from schedrl.agents.inspector.config import InspectorEnvConfig
+from schedrl.agents.inspector.mask import RejectMask, reject_allowed
 from schedrl.agents.inspector.observation import Observer
 from schedrl.envs.masked_discrete import MaskedDiscrete
-from schedrl.sim import DECIDE_PICK, FINISHED, Simulator
+from schedrl.sim import DECIDE_PICK, FINISHED
 from schedrl.workload.workload import Workload
 
 __all__ = ["ACCEPT", "InspectorEnv", "OBS_ACTION_MASK", "OBS_FEATURES", "REJECT", "reject_allowed", "relative"]
@@ -22,22 +23,14 @@ OBS_FEATURES = "features"
 OBS_ACTION_MASK = "action_mask"
 
 
-def reject_allowed(sim: Simulator, proposal: int = -1, starvation_wait: float = 0.0) -> bool:
-    """A rejection waits for the next event: with no job running and none to arrive there is none (a deadlock), so
-    such a point is always accepted. The starvation guard (`starvation_wait` > 0 seconds): a proposal that has
-    waited that long is always accepted, so a policy cannot win on the mean by holding back a few jobs for ever."""
-    if not sim.has_event:
-        return False
-    return starvation_wait <= 0 or proposal < 0 or sim.now - sim.state.submit[proposal] < starvation_wait
-
-
 class InspectorEnv(BaseRuleEnv):
     """At every scheduling point the base heuristic proposes a job; accept (0) starts it (or holds it, as the base
     would, when it does not fit; backfilling then runs around it), reject (1) starts nothing and moves to the next
     arrival or completion, where the base proposes again.
 
     Observation: `features` (the `observation.FEATURES`, in [0, 1]) and `action_mask` (accept is always allowed;
-    reject only where an event is left to wait for, `reject_allowed`). Reward: 0 until the sequence is scheduled,
+    reject only where `mask.RejectMask` allows: an event left to wait for, the starvation guard, and with
+    `reject_where="pays"` another waiting job the proposal competes with). Reward: 0 until the sequence is scheduled,
     then its metric relative to the base heuristic alone on the same sequence (`baserule.env.relative`; the base's
     value is computed once per sequence and cached). `info`: `metric_value`, `base_value`, `rejections` on the last
     step.
@@ -54,6 +47,7 @@ class InspectorEnv(BaseRuleEnv):
             OBS_FEATURES: gym.spaces.Box(0.0, 1.0, (self.observer.size,), np.float32),
             OBS_ACTION_MASK: gym.spaces.Box(0.0, 1.0, (2,), np.float32)})
         self.action_space = MaskedDiscrete(2)
+        self.reject_mask = RejectMask.of(self.config)
         self.proposal = -1
         self._mask = np.ones(2, np.float32)
 
@@ -66,8 +60,7 @@ class InspectorEnv(BaseRuleEnv):
 
     def _observe(self) -> dict[str, np.ndarray]:
         self.proposal = int(self.base.pick(self.sim))
-        self._mask = np.array([1.0, float(reject_allowed(self.sim, self.proposal, self.config.starvation_wait))],
-                              np.float32)
+        self._mask = np.array([1.0, float(self.reject_mask.allows(self.sim, self.proposal))], np.float32)
         self.action_space.set_mask(self._mask)
         return {OBS_FEATURES: self.observer.build(self.sim, self.proposal), OBS_ACTION_MASK: self._mask.copy()}
 

@@ -15,7 +15,7 @@ import torch
 
 from schedrl.agents.baserule.policy import BaseRulePolicy
 from schedrl.agents.inspector.config import make_base
-from schedrl.agents.inspector.env import reject_allowed
+from schedrl.agents.inspector.mask import RejectMask
 from schedrl.agents.inspector.observation import Observer
 from schedrl.sim.simulator import Simulator
 
@@ -26,14 +26,17 @@ class InspectorPolicy(BaseRulePolicy):
 
     def __init__(self, module, env_config: Mapping[str, Any], name: str | None = None):
         super().__init__(module, env_config, name)
-        self.starvation_wait = float(self.env_config.get("starvation_wait", 0.0))
-        """The guard the policy was trained with (`InspectorEnvConfig.starvation_wait`; 0 in records before it)."""
+        self.reject_mask = RejectMask.of(self.env_config)
+        """Where the policy was trained to be asked (the env's mask: `InspectorEnvConfig.starvation_wait` and
+        `reject_where`; no guard and `any` in records before them)."""
+        self.starvation_wait = self.reject_mask.starvation_wait
         self.observer = Observer(self.norm, bool(self.env_config.get("history_features", False)))
         self._proposed: tuple[Simulator, int] | None = None
         self._base_for: Simulator | None = None
-        self.totals = {"inspections": 0, "rejections": 0, "guarded": 0}
-        """Counts over every simulation this policy ran: points where a rejection was allowed, rejections, and points
-        the starvation guard accepted without asking the network (`schedrl inspector score` reports them)."""
+        self.totals = {"inspections": 0, "rejections": 0, "guarded": 0, "masked": 0}
+        """Counts over every simulation this policy ran: points where a rejection was allowed, rejections, points the
+        starvation guard accepted without asking the network, and points `reject_where="pays"` did (no other waiting
+        job the proposal competes with) (`schedrl inspector score` reports them)."""
 
     def _propose(self, sim: Simulator) -> int:
         if self._base_for is not sim:  # a fresh base per simulation (the `random` heuristic's stream restarts)
@@ -49,8 +52,9 @@ class InspectorPolicy(BaseRulePolicy):
     def defer(self, sim: Simulator) -> bool:
         """True: reject the base's proposal (nothing starts until the next event); never where no event is left."""
         j = self._propose(sim)
-        if not reject_allowed(sim, j, self.starvation_wait):
-            self.totals["guarded"] += int(sim.has_event)
+        if not self.reject_mask.allows(sim, j):
+            self.totals["guarded"] += int(sim.has_event and self.reject_mask.guarded(sim, j))
+            self.totals["masked"] += int(sim.has_event and not self.reject_mask.guarded(sim, j))
             self._proposed = (sim, j)
             return False
         self.totals["inspections"] += 1

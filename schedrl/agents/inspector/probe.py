@@ -22,7 +22,6 @@ from schedrl.numbers import finite_options
 
 def reject_probabilities(policy, sim_config, sequences) -> np.ndarray:
     """The policy's reject probability at each point where the base alone would decide, on each sequence."""
-    from schedrl.agents.inspector.env import reject_allowed
     from schedrl.sim import Simulator
 
     out = []
@@ -30,7 +29,7 @@ def reject_probabilities(policy, sim_config, sequences) -> np.ndarray:
     class Asked:
         def defer(self, sim):
             j = policy._propose(sim)
-            if reject_allowed(sim, j, policy.starvation_wait):
+            if policy.reject_mask.allows(sim, j):
                 out.append(1.0 / (1.0 + np.exp(-policy.reject_logit(policy.observer.build(sim, j)))))
             return False
 

@@ -180,18 +180,22 @@ def objective(metric: str, wait_bound: float, wait_penalty: float) -> Callable:
     return value
 
 
-def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer, starvation_wait: float,
+def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer, starvation_wait,
                  act: Callable[[np.ndarray, np.ndarray], int] | None, demos: Demonstrations, start: int = 0,
                  wait_penalty: float = 0.0) -> WindowResult:
     """Schedule one window with the base proposing and `act(features, mask)` deciding (None: the teacher's own
-    choice), labelling every decision where a rejection is allowed with the teacher's choice into `demos`."""
+    choice), labelling every decision where a rejection is allowed with the teacher's choice into `demos`.
+    `starvation_wait`: the env's `mask.RejectMask` (or its guard in seconds, the mask `any`): where it forbids a
+    rejection the proposal is accepted and nothing is labelled, so the student is never taught a rejection its mask
+    forbids."""
     from schedrl.agents.inspector.config import make_base
-    from schedrl.agents.inspector.env import reject_allowed
+    from schedrl.agents.inspector.mask import RejectMask
     from schedrl.heuristics import hindsight as hs
     from schedrl.metrics import summarize
     from schedrl.sim import DECIDE_PICK, FINISHED, Simulator
 
-    value_of = objective(metric, starvation_wait, wait_penalty)
+    mask = starvation_wait if isinstance(starvation_wait, RejectMask) else RejectMask(float(starvation_wait))
+    value_of = objective(metric, mask.starvation_wait, wait_penalty)
     base_value = summarize(make_base(base).run(Simulator(jobs, sim_config))).value(metric)
     scale = max(abs(base_value), 1e-9)
     teacher = hs.HindsightInspector(base, metric, depth=depth, objective=value_of if wait_penalty > 0 else None)
@@ -206,7 +210,7 @@ def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer,
             sim.backfill(int(sim.candidates[0]))
             continue
         j = int(proposer.pick(sim))
-        if not reject_allowed(sim, j, starvation_wait):
+        if not mask.allows(sim, j):
             r.guarded += int(sim.has_event)
             sim.pick(j)
             continue
@@ -319,10 +323,42 @@ def greedy(module) -> Callable[[np.ndarray, np.ndarray], int]:
     return act
 
 
+def fit_sample(gathered: int, cap: int, rng) -> np.ndarray:
+    """Which of the `gathered` decisions a round's fit uses (sorted indices): all where `cap` is 0 or not exceeded,
+    else a uniform draw of `cap` of them, so the fit still follows DAgger's aggregate (every round's states in
+    proportion) while costing at most `cap` x epochs however many rounds ran."""
+    if cap <= 0 or gathered <= cap:
+        return np.arange(gathered)
+    return np.sort(rng.choice(gathered, size=cap, replace=False)).astype(np.int64)
+
+
+def policy_digest(module) -> str:
+    """sha256 of the policy network's parameters (`pi`, in order): what the warm start hands on, so a run with
+    `--no-ppo` can be checked to have checkpointed exactly it."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in module.pi.parameters():
+        h.update(p.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
+def round_line(row: Mapping[str, Any], of: int) -> str:
+    """The progress line of one DAgger round (`dagger`'s report row): who drove, what was labelled, the quick score
+    (the driver's schedules against the base's on the round's windows), the fit, the time."""
+    who = "teacher" if row["driver"] == "teacher" else "student"
+    return (f"teacher round {row['round']}/{of - 1}: {row['decisions']:,} decisions labelled on {row['windows']} windows "
+            f"({row['labelled_reject']:.1%} reject; {who} drove, {-100 * row['vs_base']:+.1f}% vs the base there, "
+            f"rejecting {row['taken_reject']:.1%}); fit on {row['fitted']:,} of {row['gathered']:,}: loss "
+            f"{row['fit_loss']:.4f}, agreement {row['fit_agreement']:.1%}; {row['label_seconds']:.0f} s labelling, "
+            f"{row['fit_seconds']:.0f} s fitting, {row['elapsed']:.0f} s in all")
+
+
 def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: Callable[[str], None] = print) -> dict:
     """DAgger of the hindsight teacher into `module`'s policy (see the module); returns the report."""
     from schedrl.agents.cloning import clone
     from schedrl.agents.inspector.config import InspectorEnvConfig
+    from schedrl.agents.inspector.mask import RejectMask
     from schedrl.agents.inspector.observation import Normalisation, Observer
 
     t0 = time.perf_counter()
@@ -333,6 +369,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
     observer = Observer(norm, cfg.history_features)
     depth, windows = int(spec["depth"]), int(spec["windows"])
     rounds, epochs = int(spec["rounds"]), int(spec["epochs"])
+    fit_cap = int(spec.get("fit_decisions") or 0)
     budget = spec.get("seconds")
     rng = np.random.default_rng(1_000_003 + int(spec.get("seed") or 0))
     demos = Demonstrations()
@@ -351,13 +388,18 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
             src = srcs[(r * windows + i) % len(srcs)]
             start, jobs = src.window(rng, cfg.sequence_length)
             results.append(label_window(jobs, src.sim_config, cfg.base, cfg.metric, depth, observer,
-                                        cfg.starvation_wait, act, demos, start, float(spec.get("wait_penalty", 0.0))))
+                                        RejectMask.of(cfg), act, demos, start, float(spec.get("wait_penalty", 0.0))))
         label_seconds = time.perf_counter() - t1
         obs, labels, gaps = demos.arrays()
         weights = label_weights(labels, gaps, str(spec.get("weights", "balanced")), float(spec.get("floor", 1e-3)))
-        stats = clone(module, obs, labels, np.zeros(len(labels), np.float32), value_net=None, epochs=epochs,
-                      minibatch=256, lr=float(spec.get("lr", 1e-3)), seed=int(spec.get("seed") or 0) + r,
-                      weights=weights)
+        rows = fit_sample(len(labels), fit_cap, rng)
+        if len(rows):
+            stats = clone(module, {k: v[rows] for k, v in obs.items()}, labels[rows], np.zeros(len(rows), np.float32),
+                          value_net=None, epochs=epochs, minibatch=256, lr=float(spec.get("lr", 1e-3)),
+                          seed=int(spec.get("seed") or 0) + r, weights=weights[rows])
+        else:  # no point of these windows offered a rejection (the mask): nothing to fit yet
+            stats = {"agreement": float("nan"), "agreement_before": float("nan"), "cross_entropy": float("nan"),
+                     "clone_seconds": 0.0}
         if r == 0:
             untrained = stats["agreement_before"]
         rel = float(np.mean([(w.base - w.value) / max(abs(w.base), 1e-9) for w in results]))
@@ -368,15 +410,12 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
                "agreement_driving": sum(w.agree for w in results) / max(decisions, 1),
                "vs_base": rel, "slowdown": float(np.mean([w.value for w in results])), "cut": 0,
                "guarded": sum(w.guarded for w in results), "label_seconds": label_seconds,
-               "fit_agreement": stats["agreement"], "gathered": len(demos)}
+               "fit_agreement": stats["agreement"], "fit_loss": stats["cross_entropy"], "fitted": len(rows),
+               "fit_seconds": stats["clone_seconds"], "gathered": len(demos), "elapsed": time.perf_counter() - t0}
         if act is None:
             teacher_value = row["slowdown"]
         report_rounds.append(row)
-        log(f"teacher round {r} ({row['driver']} drives): {len(results)} windows, {decisions} decisions labelled "
-            f"({row['labelled_reject']:.1%} reject), {'teacher' if act is None else 'student'} "
-            f"{-100 * rel:+.1f}% vs the base on them, guard accepted {row['guarded']}; fit on {len(demos)}: "
-            f"agreement {stats['agreement']:.1%}; {label_seconds:.0f} s labelling, {time.perf_counter() - t0:.0f} s "
-            f"in all")
+        log(round_line(row, rounds + 1))
     threshold, thresholds = spec.get("threshold", 0.0), []
     if threshold == "auto":
         threshold, thresholds = choose_threshold(module, cfg, srcs, rng, int(spec.get("threshold_windows", 4)),
@@ -385,6 +424,7 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
     if float(threshold):
         shift_reject(module, float(threshold))
     return {"teacher": f"hindsight depth {depth}", "sources": [src.name for src in srcs],
+            "policy_digest": policy_digest(module),
             "decisions": len(demos), "threshold": float(threshold),
             "thresholds": thresholds,
             "episodes": sum(x["windows"] for x in report_rounds), "teacher_value": teacher_value,
@@ -395,11 +435,13 @@ def dagger(module, env_config: Mapping[str, Any], spec: Mapping[str, Any], log: 
 
 
 def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
-    """DAgger of the teacher into `algorithm`'s module on its learner(s), then the env runners are synced."""
-    from schedrl.agents.cloning import clone_on_learners
+    """DAgger of the teacher into `algorithm`'s module on its learner(s), then the env runners are synced; a line per
+    round in the trial's warm-start log, which `schedrl train` prints as it comes (`cloning.progress_log`)."""
+    from schedrl.agents.cloning import clone_on_learners, progress_log
 
     env_config = dict(algorithm.config.env_config)
-    return clone_on_learners(algorithm, lambda module: dagger(module, env_config, spec))
+    log = progress_log(algorithm)
+    return clone_on_learners(algorithm, lambda module: dagger(module, env_config, spec, log=log))
 
 
 __all__ = ["Demonstrations", "TEACHERS", "check_teacher", "dagger", "label_window", "warm_start"]

@@ -38,7 +38,10 @@ def test_ppo_learns_to_reject_the_blocking_job(tmp_path, ray_session):
                      window=0, sequence_length=len(jobs), train_fraction=1.0, validation_share=0.25,
                      num_env_runners=0, envs_per_runner=4, num_gpus_per_learner=0.0, seed=0, runner_resources=None,
                      batch_size=256, minibatch_size=64, epochs=6, lr=3e-3, entropy_coeff=0.0, hidden=None,
-                     initial_reject=None)
+                     initial_reject=None,
+                     # the blocking job is proposed alone on an idle machine: a rejection that pays only through jobs
+                     # not yet submitted, which `pays` never offers
+                     reject_where="any")
     env, settings = agent.configure(args)
     prepared = agent.prepare(env, settings, {}, log=lambda line: None).env_config
     sequence = prepared.workload()  # the trace read back: one window, start 0

@@ -237,7 +237,7 @@ def test_train_with_the_teacher_records_its_warm_start(tmp_path, ray_session):
     out = tmp_path / "run"
     code = main(["train", "inspector", "--iterations", "1", "--batch-size", "256", "--sequence-length", "64",
                  "--teacher", "hindsight", "--teacher-depth", "2", "--teacher-windows", "1", "--teacher-rounds", "1",
-                 "--teacher-epochs", "2", "--teacher-threshold", "0.5", "--lr", "1e-8",
+                 "--teacher-epochs", "2", "--teacher-threshold", "0.5", "--lr", "1e-8", "--reject-where", "any",
                  "--validation-sequences", "1", "--validation-jobs", "128", "--eval-sequences", "1", "--eval-jobs",
                  "128", "--trial-cpus", "1", "--out", str(out)])
     assert code == 0

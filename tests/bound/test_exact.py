@@ -1,0 +1,121 @@
+"""CP-SAT against the brute force (every order of the serial schedule-generation scheme) on tiny windows, and the
+lower bounds never above the optimum."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from instances import brute_force, make_workload, random_problem
+
+from schedrl.bound.lower import load_bound, mean_busy_times, trivial_bound
+from schedrl.bound.problem import infeasible, objective, window_problem
+from schedrl.bound.sgs import serial
+from schedrl.sim import SimConfig
+
+pytest.importorskip("ortools")
+
+
+def test_the_serial_scheme_goes_back_into_holes():
+    # job 1 holds 2 of 3 procs over [0, 10); job 2 (3 procs) must wait for it; job 3 (1 proc, 5 s) placed last fits
+    # in the hole beside job 1 before job 2, which plain list scheduling in order would not use
+    wl = make_workload([0, 0, 0], [10, 10, 5], [10, 10, 5], [2, 3, 1], 3)
+    p = window_problem(wl, SimConfig(), "wait")
+    assert serial(p, [0, 1, 2]).tolist() == [0, 10, 0]
+    assert serial(p, [1, 0, 2]).tolist() == [10, 0, 10]
+
+
+def test_the_lp_schedule_by_hand():
+    # one machine: job 0 (length 4) at 0, job 1 (length 1, heavier per unit) at 1 preempts it
+    mean = mean_busy_times(np.array([0.0, 1.0]), np.array([4.0, 1.0]), np.array([1.0, 1.0]))
+    assert mean[1] == pytest.approx(1.5)
+    assert mean[0] == pytest.approx((1 * 0.5 + 3 * 3.5) / 4)
+
+
+@pytest.mark.parametrize("metric", ["bsld", "wait"])
+def test_cpsat_finds_the_brute_force_optimum(metric):
+    from schedrl.bound.windows import bound_window
+
+    rng = np.random.default_rng(11 if metric == "bsld" else 12)
+    sizes = [5, 6, 6, 7]
+    for n in sizes:
+        p = random_problem(rng, n, metric, capacity=4)
+        best, arg = brute_force(p)
+        assert infeasible(p, arg) is None
+        fcfs = serial(p, np.argsort(p.release, kind="stable"))  # a feasible (poor) warm start
+        w = bound_window(p, {"order": _Sched(fcfs + p.origin)}, time_limit=20, workers=1)
+        assert w.status == "OPTIMAL", w
+        assert w.upper == pytest.approx(best, rel=1e-9, abs=1e-9)
+        assert w.lower == pytest.approx(best, rel=1e-9, abs=1e-9)
+        assert trivial_bound(p) <= load_bound(p) + 1e-12 and load_bound(p) <= best + 1e-9
+        assert objective(p, w.schedule - p.origin) == pytest.approx(best, rel=1e-9, abs=1e-9)
+
+
+def test_the_load_bound_beats_the_trivial_one_on_an_overloaded_window_and_stays_below_the_optimum():
+    # five 2-proc, 20 s jobs at once on a 2-proc machine: waits 0, 20, 40, 60, 80 at best
+    wl = make_workload([0] * 5, [20] * 5, [20] * 5, [2] * 5, 2)
+    p = window_problem(wl, SimConfig(), "wait")
+    assert brute_force(p)[0] == 40.0
+    assert load_bound(p) == pytest.approx(40.0)  # exact here: the machine is one job wide
+    q = window_problem(wl, SimConfig(), "bsld")
+    assert 1.0 < load_bound(q) <= brute_force(q)[0] + 1e-12
+
+
+def test_time_limit_zero_keeps_the_best_warm_start_and_the_solver_free_bounds():
+    from schedrl.bound.windows import bound_window
+
+    p = random_problem(np.random.default_rng(5), 6, "wait")
+    a = serial(p, range(p.n))
+    b = serial(p, range(p.n - 1, -1, -1))
+    w = bound_window(p, {"a": _Sched(a + p.origin), "b": _Sched(b + p.origin)}, time_limit=0)
+    assert w.status == "not run" and set(w.lowers) == {"trivial", "load"}
+    assert w.upper == min(objective(p, a), objective(p, b))
+    with pytest.raises(ValueError, match="the schedule of bad is not one of the window's offline problem: job"):
+        bound_window(p, {"bad": _Sched(np.full(p.n, p.origin - 1.0))}, time_limit=0)
+
+
+class _Sched:
+    """A schedule as `bound_window` reads one: its start times (trace clock)."""
+
+    def __init__(self, start):
+        self.start = np.asarray(start, dtype=np.float64)
+
+
+def test_the_slices_bound_stays_below_the_optimum():
+    from schedrl.bound.decompose import slice_lower, slices
+
+    rng = np.random.default_rng(21)
+    for metric in ("bsld", "wait"):
+        for _ in range(3):
+            p = random_problem(rng, 6, metric, capacity=3)
+            best, _ = brute_force(p)
+            assert [len(s) for s in slices(p, 4)] == [4, 2]
+            assert trivial_bound(p) <= slice_lower(p, 4, time_limit=10, workers=1) <= best + 1e-9
+
+
+def test_fixed_jobs_hold_their_capacity():
+    from schedrl.bound import cpsat
+
+    wl = make_workload([0, 5], [10, 10], [10, 10], [2, 1], 3)
+    p = window_problem(wl, SimConfig(), "wait")
+    alone = cpsat.solve(p, np.array([0, 5]), 0.0, time_limit=5, workers=1)
+    assert alone.start.tolist() == [0, 5] and alone.status == "OPTIMAL"
+    # a placed 2-proc job over [0, 20): the 2-proc job waits for it, the 1-proc one fits beside
+    fixed = (np.array([0]), np.array([20]), np.array([[2]]))
+    held = cpsat.solve(p, np.array([20, 5]), 10.0, time_limit=5, workers=1, fixed=fixed)
+    assert held.start.tolist() == [20, 5] and held.lower == pytest.approx(10.0)
+
+
+def test_a_second_resource_in_hundredths_is_a_second_cumulative():
+    from schedrl.bound.windows import bound_window
+
+    rng = np.random.default_rng(31)
+    for metric in ("bsld", "wait"):
+        base = random_problem(rng, 6, metric, capacity=4)
+        bb = np.round(rng.uniform(0.5, 2.0, base.n), 2)  # MRSch's burst buffer: hundredths
+        wl = base.workload.with_resources({"bb": bb}, capacity={"bb": 2.5})
+        p = window_problem(wl, SimConfig(), metric)
+        assert p.resources == ("procs", "bb") and p.capacity.tolist() == [4, 250]
+        assert p.demand[:, 1].tolist() == [int(round(100 * b)) for b in bb]
+        best, _ = brute_force(p)
+        w = bound_window(p, {"order": _Sched(serial(p, range(p.n)) + p.origin)}, time_limit=20, workers=1)
+        assert w.status == "OPTIMAL" and w.upper == pytest.approx(best, rel=1e-9, abs=1e-9)

@@ -1,0 +1,112 @@
+"""`schedrl bound` on the command line: a tiny trace bounded to its optimum, the saved schedules, and one `error:` line
+for each bad input (a job wider than the machine, a time limit of 0, a window too large for the memory)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from schedrl.cli.main import main
+
+pytest.importorskip("ortools")
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        status = main(list(args))
+    except SystemExit as e:
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def one_error(status: int, err: str, text: str) -> None:
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("schedrl bound: error: ") and text in lines[0], lines[0]
+
+
+def swf(tmp_path, rows, procs=4):
+    path = tmp_path / "tiny.swf"
+    lines = [f"{i + 1} {s} 0 {r} {p} -1 -1 {p} {q} -1 1 1 1 1 1 1 -1 -1" for i, (s, r, q, p) in enumerate(rows)]
+    path.write_text(f"; MaxProcs: {procs}\n; MaxNodes: {procs}\n" + "\n".join(lines) + "\n")
+    return path
+
+
+ROWS = [(0, 30, 40, 3), (1, 20, 30, 2), (2, 5, 10, 2), (3, 40, 50, 1), (5, 8, 10, 4), (6, 12, 20, 1)]
+
+
+def test_a_tiny_trace_is_bounded_to_its_optimum_and_its_schedules_saved(capsys, tmp_path):
+    path = swf(tmp_path, ROWS)
+    status, out, err = cli(capsys, "bound", "--trace", str(path), "--starts", "0", "--jobs", "6", "--time-limit", "10",
+                           "--workers", "1", "--json", "--out", str(tmp_path / "b.json"),
+                           "--schedules", str(tmp_path / "s"))
+    assert status == 0, err
+    (result,) = json.loads(out)
+    (w,) = result["windows"]
+    assert w["status"] == "OPTIMAL" and w["gap"] == pytest.approx(0.0, abs=1e-12)
+    assert w["upper"] <= min(w["warm"].values())
+    assert "window 1/1 (start 0, 6 jobs): best found" in err
+    assert json.loads((tmp_path / "b.json").read_text())[0]["windows"][0]["upper"] == w["upper"]
+    rows = (tmp_path / "s" / "tiny.swf" / "window-0.csv").read_text().splitlines()
+    assert rows[1] == "job_id,submit,start,end" and len(rows) == 2 + len(ROWS)
+
+
+def test_a_job_wider_than_the_machine_is_one_error_line(capsys, tmp_path):
+    path = swf(tmp_path, [*ROWS[:-1], (6, 12, 20, 4)], procs=4)
+    path.write_text(path.read_text().replace("12 4 -1 -1 4", "12 9 -1 -1 9"))
+    status, _, err = cli(capsys, "bound", "--trace", str(path), "--starts", "0", "--jobs", "6", "--cleaning", "none")
+    one_error(status, err, "requests 9 procs, more than the machine's 4")
+
+
+@pytest.mark.parametrize("limit", ["0", "-1", "nan"])
+def test_a_time_limit_that_is_not_positive_is_one_error_line(capsys, tmp_path, limit):
+    status, _, err = cli(capsys, "bound", "--trace", str(swf(tmp_path, ROWS)), "--starts", "0", "--jobs", "6",
+                         "--time-limit", limit)
+    one_error(status, err, "--time-limit must be a positive number of seconds")
+
+
+def test_a_window_too_large_for_the_memory_is_one_error_line(capsys, tmp_path, monkeypatch):
+    from schedrl.bound import windows
+
+    monkeypatch.setattr(windows, "BYTES_PER_JOB", 2**50)
+    status, _, err = cli(capsys, "bound", "--trace", str(swf(tmp_path, ROWS)), "--starts", "0", "--jobs", "6")
+    one_error(status, err, "a window of 6 jobs needs about")
+
+
+def test_windows_outside_the_trace_and_missing_options_are_one_error_line(capsys, tmp_path):
+    path = str(swf(tmp_path, ROWS))
+    status, _, err = cli(capsys, "bound", "--trace", path, "--starts", "3", "--jobs", "6")
+    one_error(status, err, "--starts 3: a window of 6 jobs must lie in the trace's 6 jobs")
+    status, _, err = cli(capsys, "bound", "--trace", path)
+    one_error(status, err, "--trace needs --starts")
+    status, _, err = cli(capsys, "bound")
+    one_error(status, err, "give --scenario NAME")
+    status, _, err = cli(capsys, "bound", "--scenario", "rlschert-vasp", "--sequences", "1")
+    one_error(status, err, "runs on the discrete-time cluster")
+
+
+def test_a_deterministic_limit_gives_the_same_bounds_twice(capsys, tmp_path):
+    path = str(swf(tmp_path, ROWS * 1))
+    runs = []
+    for _ in range(2):
+        status, out, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--work", "2",
+                               "--json")
+        assert status == 0, err
+        runs.append([(w["upper"], w["lower"], w["status"]) for w in json.loads(out)[0]["windows"]])
+    assert runs[0] == runs[1] and json.loads(out)[0]["work"] == 2.0
+    status, _, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--work", "0")
+    one_error(status, err, "--work must be a positive number of work units")
+
+
+def test_a_policy_warm_starts_the_window_and_a_bad_one_is_one_error_line(capsys, tmp_path):
+    path = str(swf(tmp_path, ROWS))
+    status, out, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--time-limit", "5",
+                           "--workers", "1", "--policy", "wfp3-rlscheduler", "--json")
+    assert status == 0, err
+    warm = json.loads(out)[0]["windows"][0]["warm"]
+    assert any("wfp3-rlscheduler" in label.lower() for label in warm), list(warm)
+    status, _, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--policy", "nope")
+    one_error(status, err, "--policy nope:")

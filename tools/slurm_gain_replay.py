@@ -1,0 +1,163 @@
+"""Does a simulated gain survive on Slurm? A policy live on a private Slurm against Slurm's own order on the same jobs,
+beside the simulator's predicted gain for those jobs under `--backfill slurm` and under EASY (issue 59, item 4).
+
+Two partitions of one 256-CPU node each replay the same trace window at once in compressed time (scale 4e-4, as the
+live tests): on `debug` the adapter runs the policy live (its top K first through SiteFactor), on `other` Slurm keeps
+its own order (priority/multifactor with the age weight alone: submit order in 40 s of replay). The measured gain is
+the policy's mean wait against Slurm's own on the same jobs, with a 95% t interval over 10 groups of consecutive
+jobs; the predicted gains are the simulator's, the policy against FCFS on the jobs as Slurm ran them on `other`
+(slurmctld's millisecond submits and run times), under `SimConfig.slurm(bf_interval=1, bf_resolution=60,
+node_procs=256)` with the policy's pick held (the pick-and-wait discipline) and with its top 16 first at each pass
+(`policy_top`, the adapter's interface), and under EASY, on the same groups. Needs what the Slurm tests need
+(tests/slurm_cluster.py). `--analyse` reads a replay's OUT again (its slurmctld.log and submitted.json).
+
+    python tools/slurm_gain_replay.py OUT [--first 37600] [--jobs 500] [--policy sjf] [--analyse]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "slurm")]
+
+CONF = ("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\nPriorityWeightAge=1000\n"
+        "DebugFlags=Backfill")
+SCALE = 4e-4
+GROUPS = 10
+MS = 1000
+
+
+def arm(ctld, submitted: dict[int, str], sequence) -> dict[int, tuple[float, float, float]]:
+    """Trace job id -> (submit, start, end) in epoch seconds, for the jobs slurmctld's log has whole."""
+    out = {}
+    for job in sequence.job_id:
+        i = int(submitted.get(int(job), -1))
+        if i in ctld.submit and i in ctld.start and i in ctld.end:
+            out[int(job)] = (ctld.submit[i], ctld.start[i], ctld.end[i])
+    return out
+
+
+def by_partition(log: Path, sequence) -> list[dict[int, str]]:
+    """Each arm's trace job id -> Slurm id from slurmctld's log alone (a replay from before submitted.json): the
+    partition each job started in, and within a partition, Slurm's ids in submission order (one thread submits an
+    arm's jobs in trace order)."""
+    import re
+
+    found = {"debug": set(), "other": set()}
+    for line in log.read_text(errors="replace").splitlines():
+        m = re.search(r"Started JobId=(\d+) in (\w+)", line) or re.search(r"Allocate JobId=(\d+) NodeList=n(\d)", line)
+        if m:
+            part = m.group(2)
+            found[{"1": "debug", "2": "other"}.get(part, part)].add(int(m.group(1)))
+    ids = [int(j) for j in sequence.job_id]
+    return [dict(zip(ids, (str(i) for i in sorted(found[p])))) for p in ("debug", "other")]
+
+
+def gain(policy_wait: np.ndarray, base_wait: np.ndarray) -> tuple[float, float, float]:
+    """The policy's mean wait against the base's, in %, with a 95% t interval over GROUPS groups of jobs."""
+    from schedrl.eval.paired import t975
+
+    groups = np.array_split(np.arange(len(base_wait)), GROUPS)
+    diff = np.array([policy_wait[g].mean() - base_wait[g].mean() for g in groups])
+    base = float(base_wait.mean())
+    half = t975(len(diff) - 1) * float(diff.std(ddof=1)) / math.sqrt(len(diff))
+    mean = float(diff.mean())
+    return 100 * mean / base, 100 * (mean - half) / base, 100 * (mean + half) / base
+
+
+def simulated_waits(submit, run, cpus, limit, policy: str, config) -> np.ndarray:
+    """Each job's wait (seconds) under `policy` and `config` (Slurm's parameters in seconds), on a millisecond
+    workload (a workload holds whole units; slurmctld's log has milliseconds)."""
+    from schedrl.heuristics import get_heuristic
+    from schedrl.sim import Simulator
+    from schedrl.workload import Workload
+    from schedrl.workload.fields import FIELD_NAMES
+
+    n = len(submit)
+    columns = {name: np.full(n, -1) for name in FIELD_NAMES}
+    columns.update(job_id=np.arange(1, n + 1), submit=np.round(submit * MS), run=np.round(run * MS),
+                   time_req=limit * MS, procs_req=cpus, procs_alloc=cpus, status=np.ones(n))
+    workload = Workload(columns, max_procs=256, max_nodes=1)
+    if config.backfill == "slurm":
+        config = replace(config, bf_interval=config.bf_interval * MS, bf_resolution=config.bf_resolution * MS,
+                         bf_window=config.bf_window * MS)
+    schedule = get_heuristic(policy).run(Simulator(workload, config))
+    return (schedule.start - workload.submit) / MS
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out")
+    parser.add_argument("--first", type=int, default=37_600)
+    parser.add_argument("--jobs", type=int, default=500)
+    parser.add_argument("--policy", default="sjf")
+    parser.add_argument("--analyse", action="store_true", help="analyse OUT's replay again; run nothing")
+    args = parser.parse_args(argv)
+    import test_slurm_live as live
+    from slurm_cluster import private_slurm
+    from slurm_replay import replay
+
+    from schedrl.sim import SimConfig
+    from schedrl.slurm.model import check
+    from schedrl.slurm.passes import CtldTimes
+
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    sequence = live.read_swf(live.resolve_trace("default"))[args.first:args.first + args.jobs]
+    if not args.analyse:
+        with private_slurm(cpus=256, nodes=2, accounting=True,
+                           partitions={"debug": "Nodes=n1 MaxTime=INFINITE", "other": "Nodes=n2 MaxTime=INFINITE"},
+                           scheduler_parameters="bf_interval=1,sched_interval=1,bf_resolution=60",
+                           extra_conf=CONF) as cluster:
+            adapter = live.AdapterProcess(cluster, out, "live", "debug", args.policy, "--force")
+            runs = [replay(cluster, sequence, "debug", SCALE), replay(cluster, sequence, "other", SCALE)]
+            for run in runs:
+                run.finished(1800)
+            adapter.stop()
+            shutil.copy(cluster.logs / "slurmctld.log", out / "slurmctld.log")
+        (out / "submitted.json").write_text(json.dumps([run.submitted for run in runs]))
+    ctld = CtldTimes.read(out / "slurmctld.log")
+    submitted = [{int(k): v for k, v in m.items()} for m in json.loads((out / "submitted.json").read_text())] \
+        if (out / "submitted.json").exists() else by_partition(out / "slurmctld.log", sequence)
+    policy_arm, own_arm = (arm(ctld, m, sequence) for m in submitted)
+    jobs = [int(j) for j in sequence.job_id if int(j) in policy_arm and int(j) in own_arm]
+    row = {int(j): k for k, j in enumerate(sequence.job_id)}
+    own = np.array([own_arm[j] for j in jobs])
+    pol = np.array([policy_arm[j] for j in jobs])
+    measured = gain(pol[:, 1] - pol[:, 0], own[:, 1] - own[:, 0])
+    origin = math.floor(float(own[:, 0].min()) / 60) * 60
+    submit, run = own[:, 0] - origin, np.maximum(own[:, 2] - own[:, 1], 0.0)
+    cpus = np.array([int(sequence.procs_req[row[j]]) for j in jobs])
+    limit = np.array([60.0 * max(1, math.ceil(float(sequence.time_req[row[j]]) / 60.0)) for j in jobs])
+    result = {"jobs": len(jobs), "policy": args.policy, "first": args.first,
+              "measured_mean_wait_s": {"policy": float((pol[:, 1] - pol[:, 0]).mean()),
+                                       "slurm_own": float((own[:, 1] - own[:, 0]).mean())},
+              "measured_gain_pct": measured}
+    order = np.argsort(submit, kind="stable")  # the simulator takes jobs in submit order
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    slurm = SimConfig.slurm(bf_interval=1, bf_resolution=60, node_procs=256)
+    for label, config in (("slurm", slurm), ("slurm_top16", replace(slurm, policy_top=16)),
+                          ("easy", SimConfig(backfill="easy"))):
+        waits = {p: simulated_waits(submit[order], run[order], cpus[order], limit[order], p, config)[back]
+                 for p in (args.policy, "fcfs")}
+        result[f"predicted_gain_pct_{label}"] = gain(waits[args.policy], waits["fcfs"])
+        result[f"predicted_mean_wait_s_{label}"] = {p: float(w.mean()) for p, w in waits.items()}
+        fit = check(waits["fcfs"] + submit, own[:, 1] - origin)
+        result[f"model_of_slurm_own_{label}"] = {"median_start_error_s": fit.mae_s, "tau": fit.tau}
+    (out / "gain.json").write_text(json.dumps(result, indent=2))
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
