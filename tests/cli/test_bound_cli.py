@@ -61,11 +61,13 @@ def test_a_job_wider_than_the_machine_is_one_error_line(capsys, tmp_path):
     one_error(status, err, "requests 9 procs, more than the machine's 4")
 
 
-@pytest.mark.parametrize("limit", ["0", "-1", "nan"])
-def test_a_time_limit_that_is_not_positive_is_one_error_line(capsys, tmp_path, limit):
+@pytest.mark.parametrize("limit, message", [("0", "--time-limit must be a positive number of seconds"),
+                                            ("-1", "--time-limit must be a positive number of seconds"),
+                                            ("nan", "argument --time-limit: must be a finite number")])
+def test_a_time_limit_that_is_not_positive_is_one_error_line(capsys, tmp_path, limit, message):
     status, _, err = cli(capsys, "bound", "--trace", str(swf(tmp_path, ROWS)), "--starts", "0", "--jobs", "6",
                          "--time-limit", limit)
-    one_error(status, err, "--time-limit must be a positive number of seconds")
+    one_error(status, err, message)
 
 
 def test_a_window_too_large_for_the_memory_is_one_error_line(capsys, tmp_path, monkeypatch):
