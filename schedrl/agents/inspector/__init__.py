@@ -15,6 +15,6 @@ ENV_ID = "schedrl/Inspector-v0"
 ENVS = {ENV_ID: ("schedrl.agents.inspector.env:InspectorEnv", None)}
 AGENT = "schedrl.agents.inspector.agent:InspectorAgent"
 COMMANDS = {"inspector": ("schedrl.cli.inspector",
-                          "look inside a trained inspector (`probe`), score policies with waits and "
-                          "utilisation (`score`), check a policy does no harm on the real traces (`harm`)")}
+                          "look inside a trained inspector (`probe`), score policies (`score`), check they do no "
+                          "harm (`harm`)")}
 """`schedrl inspector probe ...` (`probe.main`)."""
