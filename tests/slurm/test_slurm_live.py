@@ -382,7 +382,7 @@ def slurm_bin(name: str) -> str:
     return shutil.which(name, path=f"/usr/bin{os.pathsep}/usr/local/bin{os.pathsep}{os.environ.get('PATH', '')}")
 
 
-def schedrl_slurm(cluster, *argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def schedrl_slurm(cluster, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "schedrl", "slurm", *argv], env=cluster.env(), capture_output=True,
                           text=True, timeout=timeout)
 
