@@ -1,4 +1,4 @@
-"""docs/reference/bound.md shows the committed bounds as `python -m schedrl.bound.gap docs/bounds.json` renders them."""
+"""docs/experiments/bound.md shows the committed bounds as `python -m schedrl.bound.gap` renders them."""
 
 from __future__ import annotations
 
@@ -17,6 +17,6 @@ def test_the_bound_page_table_is_the_committed_json():
     path = REPO / "docs" / "bounds.json"
     if not path.is_file():
         pytest.skip("no docs/bounds.json committed")
-    page = (REPO / "docs" / "reference" / "bound.md").read_text()
+    page = (REPO / "docs" / "experiments" / "bound.md").read_text()
     shown = re.search(r"<!-- bound:table:start -->\n(.*?)<!-- bound:table:end -->", page, re.S).group(1)
     assert shown == floor_table(json.loads(path.read_text()))
