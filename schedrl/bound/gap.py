@@ -105,7 +105,7 @@ def _method(means: Mapping[str, float], rule: str) -> str | None:
 
 
 def floor_table(entries, rules=("F1", "SJF")) -> str:
-    """The committed bounds as the markdown table of docs/reference/bound.md: per scenario its windows, how many were
+    """The committed bounds as the markdown table of docs/experiments/bound.md: per scenario its windows, how many were
     solved or closed, the mean reference, best found and proven lower bound (and by how much it beats the trivial
     one), the gap, the seconds per window, and the share of the gap `rules` close (or "open" with both sides)."""
     head = ("| scenario | metric | windows (jobs) | solved / within 10% | reference | best found | lower bound "
@@ -171,7 +171,7 @@ def closed_table(closed: Mapping[str, Any], top: int = 8) -> str:
 
 
 if __name__ == "__main__":
-    # python -m schedrl.bound.gap [docs/bounds.json]: the table of docs/reference/bound.md;
+    # python -m schedrl.bound.gap [docs/bounds.json]: the table of docs/experiments/bound.md;
     # python -m schedrl.bound.gap docs/bounds.json docs/leaderboard.json SCENARIO: the board on its closed windows
     import sys
 
