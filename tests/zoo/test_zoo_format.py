@@ -64,7 +64,8 @@ def test_every_zoo_policy_loads_without_ray_and_the_default_traces_evaluates_wit
                           env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     if default:
-        assert done.stdout.splitlines()[1].split()[-1] == "RL" and "warning" not in done.stderr
+        # the table names the policy (issue 54), not "RL"
+        assert done.stdout.splitlines()[1].split()[-1] == default and "warning" not in done.stderr
 
 
 def test_rllibs_keys_are_the_ones_the_networks_use():
