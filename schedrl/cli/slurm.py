@@ -4,11 +4,11 @@ the way back to Slurm's own order (`reset`). The adapter is `schedrl.slurm`; doc
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
 from schedrl.duration import parse_duration
+from schedrl.numbers import finite_float
 
 
 def _duration(text: str) -> float:
@@ -48,12 +48,7 @@ def _number(low: float | None = None, *, above: bool = False):
     """A finite number (at least `low`, or above it with `above`): `nan`, `inf` and out-of-range values are refused at
     parse time, identically wherever the option appears."""
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number; got {text}")
+        value = finite_float(text)  # the finite-only float every option shares (`schedrl.numbers`)
         if low is not None and (value <= low if above else value < low):
             raise argparse.ArgumentTypeError(f"must be {'>' if above else '>='} {low:g}; got {text}")
         return value
