@@ -67,3 +67,16 @@ def run_cli(*args: str, env: Mapping[str, str] | None = None, cwd: Path | str | 
             os.chdir(old_cwd)
     return subprocess.CompletedProcess([sys.executable, "-m", entry, *map(str, args)], code, out.getvalue(),
                                        err.getvalue())
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    """`schedrl ARGS` through `schedrl.cli.main.main` in this process, output read from pytest's `capsys`: (exit
+    status, stdout, stderr); argparse's own rejections exit through SystemExit, whose code is the status."""
+    from schedrl.cli.main import main
+
+    try:
+        status = main(list(args))
+    except SystemExit as e:
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err

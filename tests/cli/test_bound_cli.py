@@ -7,18 +7,9 @@ import json
 
 import pytest
 
-from schedrl.cli.main import main
+from cli_process import cli
 
 pytest.importorskip("ortools")
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        status = main(list(args))
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def one_error(status: int, err: str, text: str) -> None:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from schedrl.cli.main import main
 from schedrl.heuristics import get_heuristic
 from schedrl.metrics import Metrics, summarize
 from schedrl.sim import SimConfig, Simulator
@@ -22,6 +21,7 @@ from schedrl.workload.catalog import load_trace
 from schedrl.workload.cleaning import CleaningRules
 from schedrl.workload.sampling import sequence
 from schedrl.workload.workload import Workload
+from cli_process import cli
 
 JOBS = 128
 STARTS = [0, 300, 900]
@@ -40,16 +40,6 @@ def library_metrics(workload: Workload, policy: str, start: int, jobs: int = JOB
     """The reference: one heuristic on one sequence, run through the library without the CLI."""
     schedule = get_heuristic(policy).run(Simulator(sequence(workload, start, jobs), SimConfig(**config)))
     return summarize(schedule)
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    """Run `schedrl ARGS` in-process: (exit status, stdout, stderr); argparse's own rejections exit via SystemExit."""
-    try:
-        status = main(list(args))
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def cli_json(capsys, *args: str) -> dict:

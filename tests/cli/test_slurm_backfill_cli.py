@@ -7,22 +7,13 @@ import json
 
 import pytest
 
-from schedrl.cli.main import main
 from schedrl.heuristics import get_heuristic
 from schedrl.metrics import summarize
 from schedrl.sim import SimConfig, Simulator
 from schedrl.workload.catalog import load_trace
 from schedrl.workload.cleaning import CleaningRules
 from schedrl.workload.sampling import sequence
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        status = main(list(args))
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
+from cli_process import cli
 
 
 def test_slurm_config_and_options_reach_the_simulator(capsys, tmp_path):

@@ -11,7 +11,6 @@ import sys
 import numpy as np
 import pytest
 
-from schedrl.cli.main import main
 from schedrl.heuristics import get_heuristic
 from schedrl.heuristics.keys import LINEAR_TERMS
 from schedrl.heuristics.tuned import STARTS, FitSettings, RuleError, TunedRule, fit, load_rule, normalisation, scores
@@ -21,6 +20,7 @@ from schedrl.workload.catalog import load_trace
 from schedrl.workload.fields import FIELD_NAMES
 from schedrl.workload.sampling import sequence
 from shared_traces import shared_trace
+from cli_process import cli
 
 STARTS_DEFAULT = [0, 5_000, 20_000, 31_000]
 
@@ -143,15 +143,6 @@ def test_a_rule_of_another_trace_is_refused(default, tmp_path):
     with pytest.raises(RuleError, match=r"rule\.json: fitted on trace SDSC-SP2 \(sha256 2bb635f4b579\), not "
                                         r"default .*its feature normalisation is that trace's"):
         rule.run(Simulator(sequence(default, 0, 64)))
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        status = main(list(args))
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def assert_one_error(status: int, err: str, pattern: str) -> None:
