@@ -29,6 +29,13 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--add", action="store_true", help="with --out: also add it to the zoo as zoo:NAME")
     p.add_argument("--replace", action="store_true", help="with --add: replace a zoo policy of the same name")
     add_force(p, "--out's files")
+    from schedrl.cli.options import needs
+
+    exported = "the tree is added to the zoo from where --out exports it: --add, --name and --replace need --out DIR"
+    needs(p, "--add", "--out", exported)
+    needs(p, "--name", "--out", exported)
+    needs(p, "--replace", "--add", "it replaces a zoo policy of the same name when adding")
+    needs(p, "--force", "--out", "it lets --out replace files schedrl did not write")
     p.set_defaults(run=run)
     return p
 
@@ -63,10 +70,6 @@ def run(args: argparse.Namespace) -> int:
     from schedrl.zoo import manifest
     from schedrl.zoo.store import CARD_FILE, POLICY_FILE, WEIGHTS_FILE, ZooError
 
-    if (args.add or args.name or args.replace) and not args.out:
-        raise UsageError("--add, --name and --replace need --out DIR (where the tree is exported)")
-    if args.replace and not args.add:
-        raise UsageError("--replace applies with --add only")
     if args.jobs is not None and args.jobs < 2:
         raise UsageError(f"--jobs must be >= 2; got {args.jobs}")
     name = args.name or (Path(args.out).expanduser().resolve().name if args.out else None)
