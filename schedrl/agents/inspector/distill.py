@@ -67,18 +67,13 @@ class Distilled:
 
 
 def check_distillable(policy) -> None:
-    """TreeError (one line) for a policy this cannot distil: only the inspector's accept/reject is a tree here."""
-    record = getattr(policy, "record", None)
-    agent = getattr(record, "agent", None)
-    if agent == "inspector" and isinstance(policy, InspectorPolicy):
-        if getattr(policy.module, "architecture", {}).get("network") == NETWORK:
-            raise TreeError(f"{policy.name} is a distilled tree already: distil the policy it came from")
-        return
-    if record is not None and record.sim_config is None:
-        raise TreeError(f"{policy.name} ({agent}) schedules the discrete-time cluster: its decisions are slots of a "
-                        "canvas, not accept/reject of a proposal; only an inspector can be distilled into a tree")
-    raise TreeError(f"{policy.name} is {'a ' + agent + ' policy' if agent else 'not a trained policy'}: only an "
-                    "inspector's accept/reject (`schedrl train inspector`) can be distilled into a tree")
+    """TreeError (one line) for an inspector policy this cannot distil (a tree already). Which agents can be distilled
+    at all is the `Distillable` capability's question, asked by `schedrl distill` (cli/distill.py)."""
+    if not isinstance(policy, InspectorPolicy) or getattr(policy, "record", None) is None:
+        raise TreeError(f"{getattr(policy, 'name', policy)!r} is not a trained inspector: only an inspector's "
+                        "accept/reject (`schedrl train inspector`) can be distilled into a tree")
+    if getattr(policy.module, "architecture", {}).get("network") == NETWORK:
+        raise TreeError(f"{policy.name} is a distilled tree already: distil the policy it came from")
 
 
 def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: int = 8, jobs: int | None = None,
