@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from schedrl.agents.inspector.policy import InspectorPolicy
-from schedrl.agents.inspector.tree import MAX_DEPTH, NETWORK, DecisionTree, TreeError, Units, feature_names, fit
+from schedrl.agents.inspector.tree import (MAX_DEPTH, NETWORK, DecisionTree, TreeError, Units, feature_names, fit,
+                                           tree_network)
 
 MAX_ROUNDS, MAX_WINDOWS = 50, 1000
 """Bounds on `--rounds` and `--windows` (each window is a whole simulation per round)."""
@@ -149,17 +150,10 @@ def _validation(policy, tree: DecisionTree, judge) -> dict[str, Any]:
            "lower_is_better": lower_is_better(metric), "heuristics": val.get("heuristics") or {}}
     if not val.get("starts") or judge is None:
         return out
-    scored = InspectorPolicy(tree_module(policy, tree), record.env_config)
+    scored = InspectorPolicy(tree_network(tree.architecture()), record.env_config)
     values = judge.score_policy(scored, judge.load(), list(val["starts"]), int(val["length"]))
     return {**out, "score": float(np.mean(values)), "per_sequence": [float(v) for v in values],
             "sequences": len(values)}
-
-
-def tree_module(policy, tree: DecisionTree):
-    """`tree` as the network of `policy`'s kind (what an exported tree loads as)."""
-    from schedrl.agents.inspector.tree import tree_network
-
-    return tree_network({"network": NETWORK, "features": list(tree.features), "tree": tree.to_dict()})
 
 
 def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, command: list[str],
@@ -177,7 +171,7 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     record = policy.record.to_dict()
     record = {**record, "model": f"tree-d{distilled.depth}", "command": list(command)}
     record.pop("train_args", None)
-    architecture = {"network": NETWORK, "features": list(tree.features), "tree": tree.to_dict(),
+    architecture = {**tree.architecture(),
                     "distilled_from": {"policy": source or policy.name, **distilled.source, "dagger": distilled.rounds}}
     tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in tree.arrays().items()}
     validation = _validation(policy, tree, judge)

@@ -8,7 +8,7 @@ and is evaluated by this module's code, so no estimator is pickled and no learni
 Its readable form (`to_dict`, nested `if`/`then`/`else` on feature names) is what an exported tree's policy.json
 holds; `TreeNetwork` is the same tree as tensors (weights.safetensors), loaded in place of the inspector's network,
 and refuses a file whose two forms disagree. `text` prints it with each threshold in the feature's unit ("the
-proposal's requested time > 2 h 10 min"); `path` says which tests decided one observation.
+proposal's requested time > 2 h 10 min").
 """
 
 from __future__ import annotations
@@ -92,17 +92,6 @@ class DecisionTree:
         """True: reject."""
         return bool(self.reject[self.leaf_of(x)])
 
-    def path(self, x: np.ndarray) -> list[tuple[int, bool]]:
-        """The inner nodes one observation passes, each with whether it went right (its feature above the
-        threshold); the leaf last, with its decision."""
-        node, out = 0, []
-        while self.feature[node] != LEAF:
-            above = bool(x[self.feature[node]] > self.threshold[node])
-            out.append((node, above))
-            node = int(self.right[node] if above else self.left[node])
-        out.append((node, bool(self.reject[node])))
-        return out
-
     @property
     def depth(self) -> int:
         def down(node: int) -> int:
@@ -122,6 +111,10 @@ class DecisionTree:
             return {"decide": REJECT if self.reject[node] else ACCEPT, **stats}
         return {"if": {"feature": self.features[self.feature[node]], "above": float(self.threshold[node])},
                 "then": self.to_dict(int(self.right[node])), "else": self.to_dict(int(self.left[node])), **stats}
+
+    def architecture(self) -> dict[str, Any]:
+        """The exported architecture of this tree (what `tree_network` builds the inspector's `pi` from)."""
+        return {"network": NETWORK, "features": list(self.features), "tree": self.to_dict()}
 
     @classmethod
     def from_dict(cls, tree: Mapping[str, Any], features: Sequence[str], where: str = "the tree") -> "DecisionTree":
@@ -218,12 +211,6 @@ class DecisionTree:
 
         show(0, "")
         return "\n".join(lines)
-
-    def explain(self, x: np.ndarray, units: "Units") -> str:
-        """One decision as the tests that made it: "queued jobs > 14 and ... -> reject"."""
-        steps = self.path(x)
-        tests = [self.test_text(node, above, units) for node, above in steps[:-1]]
-        return (" and ".join(tests) or "always") + f" -> {REJECT if steps[-1][1] else ACCEPT}"
 
 
 @dataclass(frozen=True)
