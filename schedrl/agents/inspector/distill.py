@@ -119,8 +119,8 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
         if not features:
             raise TreeError(f"{policy.name} met no decision where a rejection is allowed on {windows} training "
                             f"windows of {length} jobs: nothing to distil")
-        tree = fit(np.stack(features), np.asarray(labels, np.float64), names, depth, min_leaf=min_leaf)
         x, y = np.stack(features), np.asarray(labels)
+        tree = fit(x, y.astype(np.float64), names, depth, min_leaf=min_leaf)
         agree = float(np.mean([tree.decide(row) == label for row, label in zip(x, y)]))
         row = {"round": r, "acting": "policy" if r == 0 else "tree", "decisions": len(labelling.labels),
                "labelled": len(labels), "policy_rejects": float(np.mean(labelling.labels)) if labelling.labels else 0.0,
