@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -59,8 +60,6 @@ def real_traces(exclude: set[str] = frozenset()) -> list[str]:
 
 def trained_traces(record) -> set[str]:
     """Lower-case names of the traces a policy's run trained on: its own and its teacher's scenarios'."""
-    from pathlib import Path
-
     names = {Path(str(record.env_config.get("trace", ""))).name.lower()}
     for scenario in (record.settings or {}).get("teacher_scenarios") or ():
         from schedrl.scenarios import get_scenario
@@ -240,7 +239,8 @@ def harm(spec: str, traces: list[str] | None = None, presets=SEMANTICS, *, windo
     from schedrl.agents import get_agent
     from schedrl.eval.policies import resolve_policy
 
-    policy = resolve_policy(spec)
+    # an exported policy's directory, as the help says (a bare path is not one of resolve_policy's names)
+    policy = resolve_policy(f"checkpoint:{spec}" if ":" not in spec and Path(spec).is_dir() else spec)
     record = getattr(policy, "record", None)
     if record is None or record.sim_config is None:
         raise ValueError(f"{spec} is not a trained policy of the event simulator (checkpoint:PATH or zoo:NAME)")
@@ -320,8 +320,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
     from schedrl.agents.checkpoint import CheckpointError
     from schedrl.outputs import Out, claim
     from schedrl.sim.config import PRESETS
