@@ -80,7 +80,11 @@ def test_groups_are_corrected_for_their_number_and_only_worse_counts():
     from schedrl.eval.inspector_harm import benjamini_hochberg, check_groups, paired_p
 
     assert benjamini_hochberg([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.5])
-    assert paired_p(np.zeros(5), 5) == 1.0 and paired_p(np.full(5, 2.0), 5) == 0.0
+    assert paired_p(np.zeros(5), 5) == 1.0
+    # equal differences have no spread for a t test: the sign test's p, and no evidence at all from one independent
+    # window (two overlapping windows hold the same jobs: the harm check once flagged such users at p = 0)
+    assert paired_p(np.full(5, 2.0), 5) == pytest.approx(2 * 0.5 ** 5) and paired_p(np.full(8, 2.0), 8) < 0.01
+    assert paired_p(np.full(2, 0.5), 1) == 1.0 and paired_p(np.array([0.5, 0.7]), 1) == 1.0
     # ten windows; user 1 always 10% worse under the policy, user 2 always better, user 3 noise around 0
     rng = np.random.default_rng(0)
     windows = [{1: (110.0 + rng.normal(0, 1), 100.0), 2: (90.0, 100.0), 3: (100.0 + rng.normal(0, 5), 100.0)}
@@ -88,5 +92,7 @@ def test_groups_are_corrected_for_their_number_and_only_worse_counts():
     out = check_groups(windows, "bsld", lambda m: m)
     assert out["compared"] == 3 and [w["group"] for w in out["worse"]] == [1]
     assert out["worse"][0]["difference_pct"] == pytest.approx(10.0, abs=1.0)
-    # one independent window (the windows overlap): no test but where every window's difference is the same
+    # one independent window (the windows overlap): no evidence, even where every window's difference is the same
     assert check_groups(windows, "bsld", lambda m: 1)["worse"] == []
+    same = [{1: (101.0, 100.0)}, {1: (101.0, 100.0)}]
+    assert check_groups(same, "bsld", lambda m: 1)["worse"] == [] and check_groups(same, "bsld", lambda m: m)["worse"] == []
