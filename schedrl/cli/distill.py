@@ -30,6 +30,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                                                                 "tries, 1-8 (default 1)")
     p.add_argument("--starvation-wait", metavar="DUR", default=None,
                    help="replace the policy's starvation guard: a proposal waiting this long is accepted (24h; 0: off)")
+    p.add_argument("--features", metavar="NAME,NAME", default=None,
+                   help="the only features the tree may test (default: all; docs/guides/distill.md lists them)")
     p.add_argument("--reject-where", choices=("any", "pays", "cheap"), default=None,
                    help="replace where the policy may reject (docs/agents/inspector.md)")
     p.add_argument("--out", metavar="DIR", help="export the tree as a policy to DIR")
@@ -98,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             guard["reject_where"] = args.reject_where
         distilled = agent.distill(policy, depth=args.depth, rounds=args.rounds, windows=args.windows, jobs=args.jobs,
                                   seed=args.seed, log=log, guard=guard,
+                                  allowed=None if args.features is None else [f.strip() for f in args.features.split(",")],
                                   teacher_depth=args.teacher_depth if args.teacher == "hindsight" else 0)
         print(f"# the tree of {args.policy} (depth {distilled.tree.depth}, {distilled.tree.leaves} leaves)\n")
         print(distilled.text())

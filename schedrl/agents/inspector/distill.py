@@ -15,7 +15,7 @@ named features) and weights.safetensors the same numbers as tensors.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,14 +114,14 @@ def check_distillable(policy) -> None:
 
 def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: int = 8, jobs: int | None = None,
             seed: int = 0, min_leaf: int = 5, log: Callable[[str], None] = print, teacher_depth: int = 0,
-            guard: Mapping[str, Any] | None = None) -> Distilled:
+            guard: Mapping[str, Any] | None = None, allowed: Sequence[str] | None = None) -> Distilled:
     """DAgger of `policy`'s decisions into a tree of at most `depth` levels (see the module).
 
     `teacher_depth` > 0: the hindsight teacher of that depth labels the decisions instead of the policy's network
     (balanced by their value gaps, as `teacher.py` weighs them), so the tree learns the teacher; the policy gives only
     the frame (base rule, normalisation, semantics, training zone). `guard`: env config values that replace the
     policy's where a rejection is allowed (`starvation_wait`, `reject_where`), for the labelling, the tree and its
-    export."""
+    export. `allowed`: the only features the tree may test (None: all)."""
     from schedrl.agents.inspector.config import InspectorEnvConfig
     from schedrl.agents.inspector.teacher import sources
     from schedrl.metrics import summarize
@@ -155,7 +155,8 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
                     source={"trace": cfg.trace, "training_zone": [int(own.lo), int(own.hi)], "jobs": length,
                             "windows": windows, "rounds": rounds, "seed": seed, "min_leaf": min_leaf,
                             **({"teacher": f"hindsight depth {teacher_depth}"} if teacher_depth else {}),
-                            **({"guard": guard} if guard else {})})
+                            **({"guard": guard} if guard else {}),
+                            **({"features": list(allowed)} if allowed is not None else {})})
     gaps: list[float] = []
     labeller = "the teacher" if teacher_depth else "the policy"
     t0 = time.perf_counter()
@@ -176,7 +177,7 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
                             f"windows of {length} jobs: nothing to distil")
         x, y = np.stack(features), np.asarray(labels)
         weights = label_weights(y.astype(np.int64), np.asarray(gaps)) if teacher_depth else None
-        tree = fit(x, y.astype(np.float64), names, depth, weights=weights, min_leaf=min_leaf)
+        tree = fit(x, y.astype(np.float64), names, depth, weights=weights, min_leaf=min_leaf, allowed=allowed)
         agree = float(np.mean([tree.decide(row) == label for row, label in zip(x, y)]))
         row = {"round": r, "acting": "policy" if r == 0 else "tree", "decisions": len(labelling.labels),
                "labelled": len(labels), "policy_rejects": float(np.mean(labelling.labels)) if labelling.labels else 0.0,

@@ -262,12 +262,18 @@ def feature_names(history: bool) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------- fitting (CART)
 def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weights: np.ndarray | None = None,
-        min_leaf: int = 5) -> DecisionTree:
+        min_leaf: int = 5, allowed: Sequence[str] | None = None) -> DecisionTree:
     """A tree of at most `depth` levels splitting `x` (decisions x features) to predict `y` (1: reject), each split
     the one that lowers the weighted Gini impurity most (thresholds halfway between neighbouring values, in float32
-    as the observation is); children deciding alike are merged, so every test printed changes a decision."""
+    as the observation is); children deciding alike are merged, so every test printed changes a decision.
+    `allowed`: the only features a split may test (None: every one)."""
     if not 1 <= depth <= MAX_DEPTH:
         raise TreeError(f"a tree's depth must be in 1..{MAX_DEPTH}; got {depth}")
+    unknown = sorted(set(allowed or ()) - set(features))
+    if unknown or (allowed is not None and not allowed):
+        raise TreeError(f"--features must name features among {', '.join(features)}; got "
+                        f"{', '.join(unknown) or 'none'}")
+    columns = np.array([i for i, name in enumerate(features) if allowed is None or name in allowed], np.int64)
     x = np.asarray(x, np.float32)
     y = np.asarray(y, np.float64)
     w = np.ones(len(y)) if weights is None else np.asarray(weights, np.float64)
@@ -283,7 +289,7 @@ def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weigh
         rows.append([LEAF, 0.0, -1, -1, share > 0.5, float(len(idx)), share])
         if level >= depth or share in (0.0, 1.0) or len(idx) < 2 * min_leaf:
             return node
-        best = _best_split(x[idx], y[idx], w[idx], min_leaf)
+        best = _best_split(x[idx], y[idx], w[idx], min_leaf, columns)
         if best is None:
             return node
         f, threshold = best
@@ -303,12 +309,14 @@ def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weigh
     return DecisionTree._of(tuple(features), *cols)
 
 
-def _best_split(x: np.ndarray, y: np.ndarray, w: np.ndarray, min_leaf: int) -> tuple[int, float] | None:
+def _best_split(x: np.ndarray, y: np.ndarray, w: np.ndarray, min_leaf: int,
+                columns: np.ndarray | None = None) -> tuple[int, float] | None:
     total_w, total_r = w.sum(), (w * y).sum()
     parent = _gini(total_r, total_w)
     best, gain_best = None, 1e-12
     n = len(y)
-    for f in range(x.shape[1]):
+    for f in (range(x.shape[1]) if columns is None else columns):
+        f = int(f)
         order = np.argsort(x[:, f], kind="stable")
         v = x[order, f]
         cw, cr = np.cumsum(w[order]), np.cumsum((w * y)[order])
