@@ -99,7 +99,7 @@ class Distilled:
     source: dict[str, Any] = field(default_factory=dict)
 
     def text(self) -> str:
-        return self.tree.text(self.units)
+        return self.tree.text(self.units, labeller(self.source))
 
 
 def check_distillable(policy) -> None:
@@ -195,6 +195,12 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
     return out
 
 
+def labeller(source: Mapping[str, Any]) -> str:
+    """Who labelled a tree's decisions, as its leaves say it (`distilled_from` / `Distilled.source`): the policy, or
+    the hindsight teacher, whose labels are weighed by their value gaps."""
+    return f"the {source['teacher']} teacher (weighed by value gaps)" if source.get("teacher") else "the policy"
+
+
 GUARD_KEYS = ("starvation_wait", "reject_where")
 """The env config values `distill(guard=...)` may replace: where a rejection is allowed."""
 MAX_TEACHER_DEPTH = 8
@@ -265,6 +271,16 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     return exported
 
 
+def guard_text(env_config: Mapping[str, Any]) -> str:
+    """The card's sentence on where the tree may reject (its starvation guard and mask), empty for none."""
+    from schedrl.agents.inspector.tree import duration
+
+    wait, where = float(env_config.get("starvation_wait") or 0.0), env_config.get("reject_where") or "any"
+    said = [f"a proposal that has waited {duration(wait)} is always accepted"] if wait > 0 else []
+    said += [f"rejections only where `{where}` allows them"] if where != "any" else []
+    return f" Guard: {'; '.join(said)}." if said else ""
+
+
 def tree_card(exported) -> str | None:
     """What `schedrl zoo show` prints of an exported tree (None for a trained network): where it came from and the
     tree as nested if/else lines in its features' units."""
@@ -276,11 +292,14 @@ def tree_card(exported) -> str | None:
     source = arch.get("distilled_from") or {}
     last = (source.get("dagger") or [{}])[-1]
     lines = ["## The tree", "",
-             f"Distilled from `{source.get('policy', '?')}` by DAgger ({len(source.get('dagger') or [])} rounds of "
+             (f"Taught by the {source['teacher']} teacher in the frame of `{source.get('policy', '?')}` (its base rule, "
+              "normalisation and semantics; its network not asked)" if source.get("teacher") else
+              f"Distilled from `{source.get('policy', '?')}`") +
+             f" by DAgger ({len(source.get('dagger') or [])} rounds of "
              f"{source.get('windows')} windows of {source.get('jobs')} jobs from {source.get('trace')}'s training "
-             f"zone): depth {tree.depth}, {tree.leaves} leaves; it decided like the policy on "
+             f"zone): depth {tree.depth}, {tree.leaves} leaves; it decided like {labeller(source)} on "
              f"{100 * last.get('fit_agreement', float('nan')):.1f}% of the {last.get('labelled', 0):,} labelled "
              "decisions. A proposal is the base rule's; the tree is asked only where a rejection is allowed (an event "
-             "to wait for, the starvation guard not reached).", "", "```",
-             tree.text(Units(float(norm.get("time_scale", 1.0)))), "```"]
+             "to wait for, the starvation guard not reached)." + guard_text(exported.record.get("env_config") or {}),
+             "", "```", tree.text(Units(float(norm.get("time_scale", 1.0))), labeller(source)), "```"]
     return "\n".join(lines)

@@ -194,15 +194,16 @@ class DecisionTree:
         name = self.features[self.feature[node]]
         return units.condition(name, float(self.threshold[node]), above)
 
-    def text(self, units: "Units") -> str:
-        """Nested if/else lines, thresholds in the features' units."""
+    def text(self, units: "Units", labeller: str = "the policy") -> str:
+        """Nested if/else lines, thresholds in the features' units; each leaf says how many of the labelled decisions
+        reached it and what share `labeller` rejected."""
         lines: list[str] = []
 
         def show(node: int, indent: str) -> None:
             if self.feature[node] == LEAF:
                 lines.append(f"{indent}-> {REJECT if self.reject[node] else ACCEPT} "
                              f"({self.samples[node]:,.0f} decisions, {100 * self.reject_share[node]:.0f}% rejected "
-                             "by the policy)")
+                             f"by {labeller})")
                 return
             lines.append(f"{indent}if {self.test_text(node, True, units)}:")
             show(int(self.right[node]), indent + "    ")
