@@ -2,7 +2,8 @@
 
 Greedy decisions (the more probable of accept and reject). The base heuristic and the normalisation come from the
 run's env config, so the policy runs on any trace (with the same resources). `Simulator.run` asks `defer` first at
-every scheduling point; where it answers True the simulator moves to the next event and asks again.
+every scheduling point; where it answers True the simulator moves to the next event and asks again. `explain` says
+why, for people: a distilled tree's tests with their values (the Slurm adapter's audit log, `schedrl slurm explain`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,28 @@ class InspectorPolicy(BaseRulePolicy):
         self.totals["rejections"] += 1
         self._proposed = None
         return True
+
+    def explain(self, sim: Simulator, proposal: int) -> dict[str, Any]:
+        """Why `proposal` (the base's) is accepted or rejected at this point, changing nothing: `decide` (accept or
+        reject), `by` (`tree`: `path` holds its tests with this point's values, as `schedrl zoo show` prints them;
+        `network`: no path; `guard` or `mask`: a rejection is not allowed here, `path` says why)."""
+        from schedrl.agents.inspector.tree import ACCEPT, REJECT, Units, duration
+
+        j = int(proposal)
+        if not self.reject_mask.allows(sim, j):
+            if self.reject_mask.guarded(sim, j):
+                why = (f"it has waited {duration(sim.now - float(sim.state.submit[j]))}, past the policy's starvation "
+                       f"guard ({duration(self.starvation_wait)}): accepted without asking")
+                return {"decide": ACCEPT, "by": "guard", "path": [why]}
+            why = ("no job is running: a rejection would wait for nothing" if not sim.has_event else
+                   f"a rejection cannot pay here (the policy rejects only where {self.reject_mask.where!r} allows)")
+            return {"decide": ACCEPT, "by": "mask", "path": [why + ": accepted without asking"]}
+        x = self.observer.build(sim, j)
+        tree = getattr(self.module, "tree", None)
+        if tree is None:
+            return {"decide": REJECT if self.reject_logit(x) > 0.0 else ACCEPT, "by": "network", "path": []}
+        return {"decide": REJECT if tree.decide(x) else ACCEPT, "by": "tree",
+                "path": tree.path_text(x, Units(float(self.norm.time_scale)))}
 
     def pick(self, sim: Simulator) -> int:
         """The base's proposal at this point (the one `defer` just accepted)."""

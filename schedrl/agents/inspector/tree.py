@@ -8,7 +8,8 @@ and is evaluated by this module's code, so no estimator is pickled and no learni
 Its readable form (`to_dict`, nested `if`/`then`/`else` on feature names) is what an exported tree's policy.json
 holds; `TreeNetwork` is the same tree as tensors (weights.safetensors), loaded in place of the inspector's network,
 and refuses a file whose two forms disagree. `text` prints it with each threshold in the feature's unit ("the
-proposal's requested time > 2 h 10 min").
+proposal's requested time > 2 h 10 min"); `path` says which tests decided one observation, with its values (the
+Slurm adapter's explanations).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.duration import format_duration as duration
 from schedrl.agents.inspector.observation import BSLD_FLOOR, FEATURES, HISTORY_FEATURES, QUEUE_SCALE
 
 NETWORK = "inspector-tree"
@@ -91,6 +93,16 @@ class DecisionTree:
     def decide(self, x: np.ndarray) -> bool:
         """True: reject."""
         return bool(self.reject[self.leaf_of(x)])
+
+    def path(self, x: np.ndarray) -> list[tuple[int, bool]]:
+        """The inner nodes one observation passes, each with whether it went right (its feature above the
+        threshold)."""
+        node, out = 0, []
+        while self.feature[node] != LEAF:
+            above = bool(x[self.feature[node]] > self.threshold[node])
+            out.append((node, above))
+            node = int(self.right[node] if above else self.left[node])
+        return out
 
     @property
     def depth(self) -> int:
@@ -213,6 +225,17 @@ class DecisionTree:
         show(0, "")
         return "\n".join(lines)
 
+    def path_text(self, x: np.ndarray, units: "Units") -> list[str]:
+        """One decision as the lines of `text` it went through, each test with the observation's value ("time until
+        the proposal could start (by requested times) > 2 h 47 min (here 6 h)"), the leaf last ("-> reject")."""
+        lines = []
+        for node, above in self.path(x):
+            f = int(self.feature[node])
+            name = self.features[f]
+            here = "" if MEANINGS.get(name, ("",))[0] == _FLAG else f" (here {units.value(name, float(x[f]))})"
+            lines.append(self.test_text(node, above, units) + here)
+        return lines + [f"-> {REJECT if self.decide(x) else ACCEPT}"]
+
 
 @dataclass(frozen=True)
 class Units:
@@ -243,18 +266,6 @@ class Units:
         if kind == _FLAG:
             return words if above else words.replace(" fits ", " does not fit ")
         return f"{words} {'>' if above else '<='} {self.value(name, threshold)}"
-
-
-def duration(seconds: float) -> str:
-    """Seconds as people read a wait: 45 s, 12 min, 2 h 10 min, 3 d 4 h."""
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min"
-    if s < 86400:
-        return f"{s // 3600} h" + (f" {s % 3600 // 60} min" if s % 3600 // 60 else "")
-    return f"{s // 86400} d" + (f" {s % 86400 // 3600} h" if s % 86400 // 3600 else "")
 
 
 def feature_names(history: bool) -> tuple[str, ...]:
