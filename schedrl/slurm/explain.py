@@ -200,7 +200,7 @@ def entry_lines(entry: dict, policy: str) -> list[str]:
     lines += [f"    {line}" for line in entry.get("path", ())]
     if "agree" in entry:
         lines.append("    the tree and the network agree" if entry["agree"] else
-                     f"    the tree and the network disagree: the network {decide}s, and decided")
+                     f"    the network disagrees with the tree, and decides: {decide}")
     lines += [f"    site: {line}" for line in entry.get("overrides", ())]
     return lines
 
