@@ -80,8 +80,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("training", ("training",), ("base", "workload", "metrics", "scenarios", "agents", "eval"),
           "sweep files and SweepSpec, the one Tune driver, callbacks (validation, progress, restarts), reports"),
     Layer("slurm", ("slurm",), ("base", "workload", "sim", "metrics", "agents", "eval"),
-          "the Slurm adapter: queue snapshots, a policy's order as bonuses, guard, lock, lease, audit log, shadow "
-          "report, go-live gate, live watchdog, replay"),
+          "the Slurm adapter: queue snapshots, a policy's order as bonuses, guard, lock, lease, audit log and why "
+          "each moved job was placed, shadow report, go-live gate, live watchdog, replay"),
     Layer("cli", ("cli",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "predict",
                             "envs", "zoo", "agents", "registration", "bound", "eval", "training", "slurm"),
           "thin: parse, call, print (one module per subcommand)"),

@@ -1,5 +1,6 @@
 """`schedrl slurm`: a policy ordering a Slurm partition's queue (`run`), its shadow log's report (`report`), why it
-moved a job (`explain`), and the way back to Slurm's own order (`reset`). The adapter is `schedrl.slurm`; docs/slurm.md is the site's guide."""
+moved a job (`explain`), and the way back to Slurm's own order (`reset`). The adapter is `schedrl.slurm`;
+docs/slurm.md is the site's guide."""
 
 from __future__ import annotations
 
