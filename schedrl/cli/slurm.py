@@ -270,6 +270,10 @@ def _explain_with(policy, args):
     if not isinstance(beside, Explaining):
         raise ValueError(f"--explain-with {args.explain_with}: not a policy that explains its decisions (a "
                          "distilled tree, `schedrl distill`, does)")
+    ours, theirs = getattr(policy, "base_name", None), getattr(beside, "base_name", None)
+    if ours != theirs:  # a path through another base's proposals would explain decisions never made
+        raise ValueError(f"--explain-with {args.explain_with} inspects the proposals of base rule {theirs}, "
+                         f"{args.policy} those of {ours}: distil the tree from this policy (`schedrl distill`)")
     return beside
 
 
