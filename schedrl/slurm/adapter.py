@@ -538,7 +538,7 @@ class Adapter:
         self.previous = order
         record.update(order=order, guard=first)
         if self.mode != "shadow":
-            decisions = ranked.decisions if ranked.order is not None else []
+            decisions = ranked.decisions if ranked.order is not None else None  # no new decision to explain
             record.update(self._enforce(snap, order, frozenset(first), prio, record.get("sprio"), decisions))
         record = self._log(record)
         if self.watchdog is not None and self.log is not None and self.watchdog.due(len(self.log.seen)):
@@ -588,7 +588,7 @@ class Adapter:
                      + (f" (all in {self.options.log})" if self.log is not None else ""))
 
     def _enforce(self, snap: Snapshot, order: list[int], guarded: frozenset[int], prio=None,
-                 problem: str | None = None, decisions: list[dict] = ()) -> dict:
+                 problem: str | None = None, decisions: list[dict] | None = None) -> dict:
         """The changes that put `order` first, within the site's bounds (`mechanism.protect`, the bands' ceiling):
         printed (dry run) or applied (live), and why (`_explain`)."""
         lease, field = self.lease, self.bands.field
@@ -657,10 +657,13 @@ class Adapter:
         return {"changes": len(changes), "applied": granted - len(refused), "refused": len(refused),
                 "applied_at": time.time(), **extra}
 
-    def _explain(self, placed: tuple, decisions: list[dict], granted: int, refused: dict[int, str]) -> None:
-        """Why each job this cycle moved was placed (`explain`): written to the audit log (live) or said (dry run)."""
+    def _explain(self, placed: tuple, decisions: list[dict] | None, granted: int, refused: dict[int, str]) -> None:
+        """Why each job this cycle moved was placed (`explain`): written to the audit log (live) or said (dry run);
+        nothing where the policy failed or was too slow (`decisions` None: the last order kept, decided before)."""
         from schedrl.slurm.explain import placement, say_entries, write
 
+        if decisions is None:
+            return
         where = placement(*placed, granted, refused, SIGN[self.options.handle], self.bands.ceiling,
                           self.options.starvation_limit_s)
         entries, left_out = self.explainer.entries(where, decisions)

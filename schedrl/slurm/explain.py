@@ -20,7 +20,8 @@ proposal: `order.rank`), and a job the site's bounds or guard placed otherwise t
 Compact by design: a job's entry is written when it first has one and again only when what decided it changes (the
 decision, the tests passed, the overrides; not the values, which move every cycle); at most `MAX_JOBS` entries a
 record (`left_out` counts the rest) and `MAX_PATH` lines a path. Live mode only, as every audit record; a dry run
-prints the entries it would write.
+prints the entries it would write. A cycle whose policy failed or ran out of time keeps the last order and writes
+nothing here (its cycle line says why).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 
 from cli_process import run_cli
 from fake_slurm import FakeSlurm
+from schedrl.slurm.explain import site_lines
 from schedrl.slurm.order import rank
 from schedrl.slurm.snapshot import Machine, QueueJob, Snapshot
 from schedrl.eval.policies import resolve_policy
@@ -139,6 +140,25 @@ def test_the_audit_log_explains_each_moved_job_once_and_explain_prints_it(tmp_pa
     assert "put first by the site's starvation guard" in guard and "site: it has waited 1" in guard
 
 
+def test_a_cycle_whose_policy_fails_keeps_the_order_and_explains_nothing(tmp_path):
+    slurm = FakeSlurm()
+    _queue(slurm)
+    policy = tree_policy()
+    a = adapter(slurm, tmp_path, policy, top=6)
+    a.cycle()
+
+    def broken(sim):
+        raise RuntimeError("out of memory")
+
+    policy.defer = broken
+    slurm.add(16, 8, 60, slurm.now)  # a new job, ahead in Slurm's order of the deferred one
+    record = a.cycle()
+    assert record["problem"].startswith("the policy failed: RuntimeError: out of memory")
+    audit = tmp_path / "state" / "fake.audit.jsonl"
+    assert [r["cycle"] for r in map(json.loads, audit.read_text().splitlines()) if r.get("kind") == "explain"] == [1]
+    a.stop()
+
+
 def test_the_bounded_handle_is_named_where_it_overrides_the_tree(tmp_path):
     slurm = FakeSlurm(config={"PriorityWeightQOS": "1000", "PriorityWeightAge": "1000",
                               "PriorityWeightJobSize": "1000"})
@@ -157,6 +177,17 @@ def test_the_bounded_handle_is_named_where_it_overrides_the_tree(tmp_path):
     assert kept and all(entries[job]["rank"] > 1 for job in kept)
 
 
+def test_a_move_the_bonus_cannot_carry_is_named_with_the_lead_it_could_not_close():
+    """Slurm's order 1, 2, 3 (priorities without bonuses 5,000, 100, 90); the policy wants 3, 1, 2 and the bonuses
+    (at most 2,000) lift 3 to 2,090 only: job 1 keeps its lead, and the line says by how much."""
+    base = {1: 5000.0, 2: 100.0, 3: 90.0}
+    final = {1: 5000.0 + 1000, 2: 100.0, 3: 90.0 + 2000}
+    lines = site_lines([1, 2, 3], [3, 1, 2], [3, 1, 2], base, final, 2000)
+    assert lines == {3: [("capped", "1 job(s) the policy put behind it keep a higher priority (job 1's is 4,910 "
+                                    "higher without bonuses): a bonus is at most 2,000 (--max-bonus)")]}
+    assert site_lines([1, 2, 3], [3, 1, 2], [3, 1, 2], base, {1: 5000.0, 2: 100.0, 3: 5090.0}, 5000) == {}
+
+
 def test_a_dry_run_says_what_it_would_explain(tmp_path):
     slurm = FakeSlurm()
     _queue(slurm)
@@ -170,6 +201,7 @@ def test_a_dry_run_says_what_it_would_explain(tmp_path):
 
 @pytest.mark.parametrize("setup, message", [
     ("missing", "error: --state-dir {state}: no such directory"),
+    ("file", "error: --state-dir {state}: not a directory"),
     ("empty", "error: --state-dir {state} holds no audit log (*.audit.jsonl)"),
     ("unknown", "error: job 12: no change or decision of the adapter is recorded for it in {state}"),
     ("corrupt", "error: {state}/c.audit.jsonl:2: not a JSON record"),
@@ -183,9 +215,11 @@ def test_every_bad_input_of_explain_is_one_error_line(tmp_path, setup, message):
                                   "path": ["-> accept"]}]})
     second = {"corrupt": "{not json", "no-jobs": json.dumps({"time": NOW, "kind": "explain", "jobs": 3}),
               "no-time": json.dumps({"kind": "explain", "jobs": [{"job": 12}]})}.get(setup)
-    if setup != "missing":
+    if setup == "file":
+        state.write_text("")
+    elif setup != "missing":
         state.mkdir()
-    if setup not in ("missing", "empty"):
+    if setup not in ("missing", "empty", "file"):
         (state / "c.audit.jsonl").write_text(first + "\n" + (second + "\n" if second else ""))
     done = run_cli("slurm", "explain", "12", "--state-dir", str(state))
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
