@@ -35,7 +35,7 @@ def network(accept: float, reject: float, reject_where: str = "any") -> Inspecto
 
 def check(policy) -> dict:
     shared_trace("NASA-iPSC-1993-3.1-cln.swf.gz")
-    return harm(policy, ["NASA-iPSC"], ["rlscheduler"], windows=4, jobs=256, seed=97)
+    return harm(policy, ["NASA-iPSC"], ["rlscheduler"], windows=6, jobs=256, seed=97)
 
 
 def test_the_base_rule_itself_does_no_harm():
@@ -96,3 +96,23 @@ def test_groups_are_corrected_for_their_number_and_only_worse_counts():
     assert check_groups(windows, "bsld", lambda m: 1)["worse"] == []
     same = [{1: (101.0, 100.0)}, {1: (101.0, 100.0)}]
     assert check_groups(same, "bsld", lambda m: 1)["worse"] == [] and check_groups(same, "bsld", lambda m: m)["worse"] == []
+
+
+def test_a_row_with_too_few_independent_windows_is_undecided_not_passed_or_failed():
+    """A small trace whose drawn windows overlap (2 independent of 20) gives an interval that bounds nothing: the
+    row is undecided on (b), neither a pass nor a miss of it, and the policy's verdict rests on the other rows."""
+    from schedrl.eval.inspector_harm import misses, to_markdown, verdict
+
+    def row(trace, independent, upper, undecided):
+        return {"trace": trace, "preset": "standard", "best": "f1", "independent": independent, "undecided": undecided,
+                "paired": {"difference_pct": 0.2, "ci95_pct": [-99.9, upper], "better": 13, "equal": 0, "worse": 7},
+                "light": {"ok": True, "difference_pct": None, "windows": 0}, "upper_pct": upper, "base_upper_pct": 0.0,
+                "bound_ok": not undecided and upper <= 10.0, "users": {"worse": [], "compared": 9},
+                "classes": {"worse": [], "compared": 2}, "groups_ok": True,
+                "starve": {"max_wait_mean_ratio": 1.0, "max_wait_max_ratio": 1.0, "utilisation_change": 0.0, "ok": True},
+                "passes": not undecided and upper <= 10.0}
+    small, big = row("theta-cqgym", 2, 137523.1, True), row("SDSC-SP2", 20, -5.0, False)
+    assert misses(small) == [] and verdict(small) == "undecided (2 independent windows)" and verdict(big) == "passes"
+    text = to_markdown({"policy": "p", "agent": "inspector", "trained_on": ["x"], "windows": 20, "jobs": 1024,
+                        "seed": 97, "presets": ["standard"], "rows": [small, big], "passes": True, "seconds": 1.0})
+    assert "1 of 2 trace x semantics rows pass all four checks (1 undecided: under 6 independent windows" in text
