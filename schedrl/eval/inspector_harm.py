@@ -135,9 +135,27 @@ def benjamini_hochberg(p: list[float]) -> list[float]:
     return out.tolist()
 
 
+def site_base(workload, config, names: list[str], metric: str, *, windows: int, jobs: int, seed: int) -> dict:
+    """The base rule a site would choose from its own log: of `names`, the best mean `metric` on `windows` windows
+    of `jobs` jobs drawn (with `seed`) from `workload`, the log's history part."""
+    from schedrl.heuristics import get_heuristic
+    from schedrl.metrics import lower_is_better, summarize
+    from schedrl.sim import Simulator
+    from schedrl.workload.sampling import choose_starts, sequence
+
+    length = min(jobs, len(workload))
+    starts = choose_starts(workload, length, windows, seed, warn=lambda m: None)
+    means = {name: float(np.mean([summarize(get_heuristic(name).run(Simulator(sequence(workload, s, length), config)))
+                                  .value(metric) for s in starts])) for name in names}
+    chosen = (min if lower_is_better(metric) else max)(names, key=lambda h: means[h])
+    return {"chosen": chosen, "history_jobs": len(workload), "windows": len(starts), "jobs": length, "means": means}
+
+
 def check_trace(policy, record, trace: str, preset: str, *, windows: int, jobs: int, seed: int,
-                heuristics: list[str]) -> dict:
-    """The four checks on one trace under one preset (see the module)."""
+                heuristics: list[str], history: float = 0.0) -> dict:
+    """The four checks on one trace under one preset (see the module). `history` > 0: the site's base (`site_base`)
+    is chosen on that share of the trace (its first jobs) and the policy runs over it; the checks' windows are drawn
+    from the rest."""
     from dataclasses import replace
 
     from schedrl.eval import paired
@@ -152,6 +170,13 @@ def check_trace(policy, record, trace: str, preset: str, *, windows: int, jobs: 
     base = str(record.env_config.get("base", "f1")).lower()
     config = replace(SimConfig.preset(preset), backfill=record.sim_config.backfill)
     workload = WorkloadSpec(trace, cleaning_for(preset), preset).load()
+    chosen_base = None
+    if history > 0:
+        cut = int(history * len(workload))
+        chosen_base = site_base(workload[:cut], config, list(dict.fromkeys([base, *heuristics])), metric,
+                                windows=windows, jobs=jobs, seed=seed + 1)
+        workload, base = workload[cut:], chosen_base["chosen"]
+        policy = policy.with_base(base)
     length = min(jobs, len(workload))
     starts = choose_starts(workload, length, windows, seed, warn=lambda m: None)
     n = len(starts)
@@ -239,14 +264,15 @@ def check_trace(policy, record, trace: str, preset: str, *, windows: int, jobs: 
             "bound_ok": bound_ok,
             "users": user_check, "classes": class_check, "groups_ok": groups_ok,
             "starve": starve, "base_starve": base_starve,
-            "undecided": undecided,
+            "undecided": undecided, "site_base": chosen_base,
             "passes": light_ok and bound_ok and groups_ok and starve["ok"], "counts": counts,
             "per_window": {name: v for name, v in values.items()}}
 
 
 def harm(spec: str, traces: list[str] | None = None, presets=SEMANTICS, *, windows: int = 20, jobs: int = 1024,
-         seed: int = 97, progress: Callable[[str], None] = lambda line: None) -> dict:
-    """The checks of one policy (`checkpoint:PATH`, `zoo:NAME`, an exported directory) on each trace x preset."""
+         seed: int = 97, history: float = 0.0, progress: Callable[[str], None] = lambda line: None) -> dict:
+    """The checks of one policy (`checkpoint:PATH`, `zoo:NAME`, an exported directory) on each trace x preset;
+    `history` > 0: over each trace's own best base rule, chosen on that share of it (`check_trace`)."""
     from schedrl.agents import get_agent
     from schedrl.eval.policies import resolve_policy
 
@@ -256,6 +282,10 @@ def harm(spec: str, traces: list[str] | None = None, presets=SEMANTICS, *, windo
     record = getattr(policy, "record", None)
     if record is None or record.sim_config is None:
         raise ValueError(f"{spec} is not a trained policy of the event simulator (checkpoint:PATH or zoo:NAME)")
+    if history and not callable(getattr(policy, "with_base", None)):
+        raise ValueError(f"--site-base: {spec} does not run over a base rule it could change")
+    if not 0.0 <= history < 1.0:
+        raise ValueError(f"--site-base must be a share of the trace in [0, 1), got {history}")
     agent = get_agent(record.agent)
     heuristics = [b.policy for b in agent.baselines(agent.env_config_class.from_dict(dict(record.env_config)))
                   if b.policy != "tuned"]
@@ -271,16 +301,17 @@ def harm(spec: str, traces: list[str] | None = None, presets=SEMANTICS, *, windo
         for preset in presets:
             t1 = time.perf_counter()
             row = check_trace(policy, record, trace, preset, windows=windows, jobs=jobs, seed=seed,
-                              heuristics=heuristics)
+                              heuristics=heuristics, history=history)
             rows.append(row)
             n = row["counts"]
             said = f", {n['rejections']:,} rejections of {n['inspections']:,} inspections" if n and \
                 "inspections" in n else ""
-            progress(f"{trace} ({preset}): {verdict(row)}; "
+            over = f" over {row['base'].upper()} (the site's)" if row["site_base"] else ""
+            progress(f"{trace} ({preset}){over}: {verdict(row)}; "
                      f"{row['paired']['difference_pct']:+.1f}% vs {row['best']}{said}, {time.perf_counter() - t1:.0f} s")
     decided = [r for r in rows if not r["undecided"]]
     return {"policy": spec, "agent": record.agent, "trained_on": sorted(own), "windows": windows, "jobs": jobs,
-            "seed": seed, "presets": list(presets), "rows": rows,
+            "seed": seed, "presets": list(presets), "rows": rows, "history": history,
             "passes": bool(decided) and all(r["passes"] for r in decided),
             "seconds": time.perf_counter() - t0}
 
@@ -302,8 +333,10 @@ def misses(row: dict) -> list[str]:
 
 
 def to_markdown(r: dict) -> str:
+    site = (f"; over each trace's own best heuristic, chosen on its first {100 * r['history']:.0f}% (the site's "
+            "log), the windows drawn from the rest") if r.get("history") else ""
     lines = [f"{r['policy']} ({r['agent']}; trained on {', '.join(r['trained_on'])}): {r['windows']} windows of "
-             f"{r['jobs']} jobs per trace (seed {r['seed']}), each trace under {' and '.join(r['presets'])}", "",
+             f"{r['jobs']} jobs per trace (seed {r['seed']}), each trace under {' and '.join(r['presets'])}{site}", "",
              "| trace | semantics | best heuristic | vs it (95% interval) | b/e/w | (a) light windows: vs base | "
              "(b) upper end <= +10% (the base's) | (c) users / classes worse | (d) longest wait (mean, max) / "
              "utilisation (the base's where it misses too) | verdict |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -317,7 +350,8 @@ def to_markdown(r: dict) -> str:
         base_upper = "–" if row["base_upper_pct"] is None else f"{row['base_upper_pct']:+.1f}%"
         s = row["starve"]
         lines.append(
-            f"| {row['trace']} | {row['preset']} | {row['best']} | {c['difference_pct']:+.1f}%{ci} | "
+            f"| {row['trace']}{' (over ' + row['base'].upper() + ')' if row.get('site_base') else ''} | "
+            f"{row['preset']} | {row['best']} | {c['difference_pct']:+.1f}%{ci} | "
             f"{c['better']}/{c['equal']}/{c['worse']} | {light_text}{'' if light['ok'] else ' ✗'} | "
             f"{upper}{'' if row['bound_ok'] else ' ✗'} ({base_upper}) | {len(row['users']['worse'])} of {row['users']['compared']} / "
             f"{len(row['classes']['worse'])} of {row['classes']['compared']}{'' if row['groups_ok'] else ' ✗'} | "
@@ -350,6 +384,9 @@ def add_arguments(p) -> None:
     p.add_argument("--windows", type=int, default=20, help="windows per trace (default 20)")
     p.add_argument("--jobs", type=int, default=1024, help="jobs per window (default 1024)")
     p.add_argument("--seed", type=int, default=97, help="the windows' draw (default 97)")
+    p.add_argument("--site-base", type=float, default=0.0, metavar="SHARE",
+                   help="run the policy over each trace's best heuristic, chosen on its first SHARE (e.g. 0.4; the "
+                        "checks then use the rest)")
     p.add_argument("--json", default=None, metavar="FILE", help="also write the result here")
     p.add_argument("--force", action="store_true", help="replace --json's file even where schedrl did not write it")
 
@@ -373,6 +410,7 @@ def run(args) -> int:
             raise ValueError("--traces names no trace")
         outputs = claim("inspector harm", [Out("--json", Path(args.json))], force=args.force) if args.json else None
         result = harm(args.policy, traces, presets, windows=args.windows, jobs=args.jobs, seed=args.seed,
+                      history=args.site_base,
                       progress=lambda m: print(f"schedrl inspector harm: {m}", file=sys.stderr, flush=True))
     except (ValueError, CheckpointError, TraceError, FileNotFoundError, KeyError) as e:
         print(f"schedrl inspector harm: error: {e}", file=sys.stderr)

@@ -116,3 +116,19 @@ def test_a_row_with_too_few_independent_windows_is_undecided_not_passed_or_faile
     text = to_markdown({"policy": "p", "agent": "inspector", "trained_on": ["x"], "windows": 20, "jobs": 1024,
                         "seed": 97, "presets": ["standard"], "rows": [small, big], "passes": True, "seconds": 1.0})
     assert "1 of 2 trace x semantics rows pass all four checks (1 undecided: under 6 independent windows" in text
+
+
+def test_the_site_base_is_chosen_on_the_traces_history_and_the_checks_run_on_the_rest():
+    """`--site-base 0.4`: the base is the heuristic best on windows of the trace's first 40% (the site's log), the
+    policy runs over it, and the checks' windows come from the other 60% only."""
+    shared_trace("NASA-iPSC-1993-3.1-cln.swf.gz")
+    policy = network(10.0, 0.0)  # never rejects: the policy is its base, whichever that is
+    r = harm(policy, ["NASA-iPSC"], ["rlscheduler"], windows=6, jobs=256, seed=97, history=0.4)
+    (row,) = r["rows"]
+    site = row["site_base"]
+    assert row["base"] == site["chosen"] and site["chosen"] == min(site["means"], key=site["means"].get)
+    assert row["means"]["policy"] == row["means"][site["chosen"]]
+    assert site["history_jobs"] > 0 and site["windows"] == 6
+    assert "(the site's log)" in to_markdown(r) and f"(over {site['chosen'].upper()})" in to_markdown(r)
+    with pytest.raises(ValueError, match="--site-base must be a share"):
+        harm(policy, ["NASA-iPSC"], ["rlscheduler"], windows=2, jobs=64, history=1.5)

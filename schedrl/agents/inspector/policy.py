@@ -39,6 +39,19 @@ class InspectorPolicy(BaseRulePolicy):
         starvation guard accepted without asking the network, and points `reject_where="pays"` did (no other waiting
         job the proposal competes with) (`schedrl inspector score` reports them)."""
 
+    def with_base(self, base: str) -> "InspectorPolicy":
+        """This policy over another base rule (a heuristic's name): the same network or tree, guard and mask, asked
+        about that rule's proposals (`schedrl inspector harm --site-base`: a site's own best rule)."""
+        from dataclasses import is_dataclass, replace
+
+        out = type(self)(self.module, {**self.env_config, "base": base}, self.name)
+        record = getattr(self, "record", None)
+        if record is not None:
+            env = {**record.env_config, "base": base}
+            out.record = replace(record, env_config=env) if is_dataclass(record) else \
+                type(record)(**{**vars(record), "env_config": env})
+        return out
+
     def _propose(self, sim: Simulator) -> int:
         if self._base_for is not sim:  # a fresh base per simulation (the `random` heuristic's stream restarts)
             self.base, self._base_for = make_base(self.base_name), sim
