@@ -138,7 +138,7 @@ def benjamini_hochberg(p: list[float]) -> list[float]:
 def site_base(workload, config, names: list[str], metric: str, *, windows: int, jobs: int, seed: int) -> dict:
     """The base rule a site would choose from its own log: of `names`, the best mean `metric` on `windows` windows
     of `jobs` jobs drawn (with `seed`) from `workload`, the log's history part."""
-    from schedrl.heuristics import get_heuristic
+    from schedrl.heuristics.hindsight import make_base as get_heuristic  # a heuristic's name or tuned:FILE
     from schedrl.metrics import lower_is_better, summarize
     from schedrl.sim import Simulator
     from schedrl.workload.sampling import choose_starts, sequence
@@ -159,7 +159,7 @@ def check_trace(policy, record, trace: str, preset: str, *, windows: int, jobs: 
     from dataclasses import replace
 
     from schedrl.eval import paired
-    from schedrl.heuristics import get_heuristic
+    from schedrl.heuristics.hindsight import make_base as get_heuristic  # a heuristic's name or tuned:FILE
     from schedrl.metrics import job_metrics, lower_is_better, summarize
     from schedrl.scenarios.drawing import independent_windows
     from schedrl.scenarios.workload import WorkloadSpec, cleaning_for
@@ -167,7 +167,8 @@ def check_trace(policy, record, trace: str, preset: str, *, windows: int, jobs: 
     from schedrl.workload.sampling import choose_starts, sequence
 
     metric = str(record.env_config.get("metric", "bsld"))
-    base = str(record.env_config.get("base", "f1")).lower()
+    base = str(record.env_config.get("base", "f1"))
+    base = base if base.startswith("tuned:") else base.lower()
     config = replace(SimConfig.preset(preset), backfill=record.sim_config.backfill)
     workload = WorkloadSpec(trace, cleaning_for(preset), preset).load()
     chosen_base = None
