@@ -40,101 +40,196 @@ class LPBound:
     slots: int
 
 
-def grid(problem: Problem, horizon: int, slots: int) -> np.ndarray:
-    """Slot boundaries: the distinct arrivals (at most `slots` of them, evenly among the arrivals' order), then slots
-    after the last arrival growing geometrically to `horizon` (the backlog's tail, where coarser slots cost little)."""
-    arrivals = np.unique(problem.release)
+def grid(problem: Problem, horizon: int, slots: int, until: int | None = None) -> np.ndarray:
+    """Slot boundaries (any grid keeps the bound valid; a finer one tightens it where the machine is busy): the
+    distinct arrivals (at most `slots` of them, evenly among the arrivals' order); then `slots` / 2 even slots from the
+    last arrival to `until` (a schedule's last completion: where the backlog drains); then slots growing geometrically
+    to `horizon`."""
+    arrivals = np.unique(problem.release).astype(np.float64)
     if len(arrivals) > slots:
         arrivals = np.unique(arrivals[np.linspace(0, len(arrivals) - 1, slots).round().astype(np.int64)])
-    step = float(np.median(np.diff(arrivals))) if len(arrivals) > 1 else float(max(1, problem.duration.max()))
-    step = max(step, 1.0)
-    tail, at = [], float(arrivals[-1])
+    last = float(arrivals[-1])
+    edges = [arrivals]
+    if until is not None and until > last:
+        edges.append(np.linspace(last, float(min(until, horizon)), max(2, slots // 2 + 1))[1:])
+        last = float(min(until, horizon))
+    step = float(np.median(np.diff(np.concatenate(edges)))) if sum(map(len, edges)) > 1 else 1.0
+    step = max(step, 1.0, float(np.median(problem.duration)))
+    tail, at = [], last
     while at < horizon:
         at = min(float(horizon), at + step)
         tail.append(at)
         step *= 1.15
-    return np.unique(np.concatenate([arrivals.astype(np.float64), tail]))
+    return np.unique(np.concatenate(edges + [np.asarray(tail, np.float64)]))
 
 
-def lp_bound(problem: Problem, upper: float, slots: int = 512, time_limit: float = 60.0) -> LPBound:
+class _Rows:
+    """A sparse LP assembled block by block: rows of A_ub x <= b_ub and A_eq x = b_eq."""
+
+    def __init__(self) -> None:
+        self.ub: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.b_ub: list[np.ndarray] = []
+        self.eq: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.b_eq: list[np.ndarray] = []
+        self.n_ub = self.n_eq = 0
+
+    def add(self, rows, cols, vals, rhs, equal: bool = False) -> None:
+        """Rows numbered 0.. within the block (`rhs` one value per row)."""
+        rhs = np.asarray(rhs, dtype=np.float64)
+        offset = self.n_eq if equal else self.n_ub
+        entry = (np.asarray(rows, np.int64) + offset, np.asarray(cols, np.int64), np.asarray(vals, np.float64))
+        (self.eq if equal else self.ub).append(entry)
+        (self.b_eq if equal else self.b_ub).append(rhs)
+        if equal:
+            self.n_eq += len(rhs)
+        else:
+            self.n_ub += len(rhs)
+
+    def matrix(self, which, shape_cols: int):
+        from scipy.sparse import coo_matrix
+
+        blocks = self.eq if which == "eq" else self.ub
+        rows = self.n_eq if which == "eq" else self.n_ub
+        if not blocks:
+            return None, None
+        r, c, v = (np.concatenate([b[i] for b in blocks]) for i in range(3))
+        rhs = np.concatenate(self.b_eq if which == "eq" else self.b_ub)
+        return coo_matrix((v, (r, c)), shape=(rows, shape_cols)).tocsr(), rhs
+
+
+def _ranges(first: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, index) of every element of the ranges [first_i, first_i + counts_i)."""
+    owner = np.repeat(np.arange(len(first)), counts)
+    offsets = np.arange(owner.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    return owner, np.repeat(first, counts) + offsets
+
+
+def lp_bound(problem: Problem, upper: float, slots: int = 512, time_limit: float = 60.0, starts: bool = False,
+             wide: bool = True, until: int | None = None) -> LPBound:
     """The LP's lower bound on the window's mean metric (module docstring). `upper`: a schedule's metric, which only
-    narrows each job's slots (a better schedule completes every job before its latest start plus its duration)."""
+    narrows each job's slots (a better schedule completes every job before its latest start plus its duration);
+    `until` (that schedule's last completion) where the even slots after the last arrival end (`grid`). `wide`: at
+    most m jobs wider than capacity / (m + 1) run at once (m = 1, 2, 3). `starts`: each job's start slot as a
+    distribution too, which ties its time in each slot to where it starts (non-preemption, fractionally)."""
     from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
 
     from schedrl.bound.cpsat import latest_starts
 
     t0 = time.perf_counter()
     n = problem.n
     run = np.flatnonzero(problem.duration > 0)  # jobs of no duration start at their arrival, at no cost
-    a = problem.release.astype(np.float64)
-    p = problem.duration.astype(np.float64)
-    deadline = latest_starts(problem, upper).astype(np.float64) + p
-    bounds = grid(problem, int(deadline[run].max()) if run.size else 1, slots)
+    nz = run.size
+    floor = 1.0 if problem.metric == "bsld" else 0.0
+    if nz == 0:
+        return LPBound(lower=floor, status="optimal", seconds=0.0, columns=0, rows=0, slots=0)
+    a = problem.release[run].astype(np.float64)
+    p = problem.duration[run].astype(np.float64)
+    latest = latest_starts(problem, upper)[run].astype(np.float64)
+    deadline = latest + p
+    bounds = grid(problem, int(deadline.max()), slots, until)
     lo_k, hi_k = bounds[:-1], bounds[1:]
     K = len(lo_k)
-    # columns y[j, k] for each job and slot it may run in (part of the slot in [a_j, deadline_j))
-    first = np.searchsorted(hi_k, a[run], side="right")  # the first slot ending after a_j
-    last = np.searchsorted(lo_k, deadline[run], side="left")  # slots starting before the deadline
-    counts = np.maximum(last - first, 0)
-    job = np.repeat(np.arange(run.size), counts)
-    slot = np.concatenate([np.arange(f, f + c) for f, c in zip(first, counts)]) if run.size else np.zeros(0, int)
-    jj = run[job]
-    lo = np.maximum(lo_k[slot], a[jj])
-    room = np.minimum(hi_k[slot], deadline[jj]) - lo
-    cap = np.minimum(room, p[jj])  # the most j can run in the slot
+    # y[j, k]: the time j runs in slot k, for the slots meeting [a_j, deadline_j)
+    first = np.searchsorted(hi_k, a, side="right")
+    last = np.searchsorted(lo_k, deadline, side="left")
+    job, slot = _ranges(first, np.maximum(last - first, 0))
+    lo = np.maximum(lo_k[slot], a[job])
+    room = np.minimum(hi_k[slot], deadline[job]) - lo
+    cap = np.minimum(room, p[job])  # the most j can run in the slot
     m = job.size
-    # objective terms: per job, the lower bound on its start S_j >= (1/p) sum (y lo + s) - p/2, s >= cap y - cap^2/2
-    # variables: y (m), s (m), z (run.size)
-    nz = run.size
-    metric = problem.metric
-    if metric == "bsld":
+    Y, S, Z = 0, m, 2 * m  # column offsets: y, s (the tangent epigraph), z (each job's term)
+    columns = 2 * m + nz
+    if problem.metric == "bsld":
         d = problem.divisor[run].astype(np.float64)
-        base = a[run] + problem.slack[run] + p[run] / 2.0  # z >= 1 + (M - base) / d
+        base = a + problem.slack[run]  # z >= 1 + (S - base) / d
     else:
         d = np.ones(nz)
-        base = a[run] + p[run] / 2.0  # z >= M - base, z >= 0
-    c = np.concatenate([np.zeros(2 * m), np.ones(nz)])
-    rows, cols, vals, rhs_ub = [], [], [], []
-    r = 0
-    # (1) epigraph: (1/(p d)) sum_k (lo y + s) - z <= base / d - (1 if bsld else 0)
-    rows += [job + r, job + r, np.arange(nz) + r]
-    cols += [np.arange(m), m + np.arange(m), 2 * m + np.arange(nz)]
-    vals += [lo / (p[jj] * d[job]), 1.0 / (p[jj] * d[job]), -np.ones(nz)]
-    rhs_ub.append(base / d - (1.0 if metric == "bsld" else 0.0))
-    r += nz
-    # (2) s >= cap y - cap^2 / 2:  cap y - s <= cap^2 / 2
-    rows += [np.arange(m) + r, np.arange(m) + r]
-    cols += [np.arange(m), m + np.arange(m)]
-    vals += [cap, -np.ones(m)]
-    rhs_ub.append(cap ** 2 / 2.0)
-    r += m
-    # (3) capacity per resource and slot
-    for res in range(problem.demand.shape[1]):
-        q = problem.demand[jj, res].astype(np.float64)
+        base = a  # z >= S - base
+    lp = _Rows()
+    # S_j >= (1/p) sum_k (lo y + s) - p / 2, so z >= floor + ((1/p) sum (lo y + s) - p/2 - base) / d
+    lp.add(np.concatenate([job, job, np.arange(nz)]), np.concatenate([Y + np.arange(m), S + np.arange(m), Z +
+                                                                     np.arange(nz)]),
+           np.concatenate([lo / (p[job] * d[job]), 1.0 / (p[job] * d[job]), -np.ones(nz)]),
+           (base + p / 2.0) / d - floor)
+    # s >= cap y - cap^2 / 2
+    lp.add(np.concatenate([np.arange(m)] * 2), np.concatenate([Y + np.arange(m), S + np.arange(m)]),
+           np.concatenate([cap, -np.ones(m)]), cap ** 2 / 2.0)
+    length = hi_k - lo_k
+    for r in range(problem.demand.shape[1]):
+        q = problem.demand[run, r].astype(np.float64)[job]
         used = q > 0
-        rows.append(r + slot[used])
-        cols.append(np.flatnonzero(used))
-        vals.append(q[used])
-        rhs_ub.append(problem.capacity[res] * (hi_k - lo_k))
-        r += K
-    A_ub = coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, 2 * m + nz))
-    # (4) each job runs its duration
-    A_eq = coo_matrix((np.ones(m), (job, np.arange(m))), shape=(nz, 2 * m + nz))
-    var_bounds = np.zeros((2 * m + nz, 2))
-    var_bounds[:, 1] = np.inf
-    var_bounds[:m, 1] = np.minimum(room, p[jj])
-    var_bounds[2 * m:, 0] = 1.0 if metric == "bsld" else 0.0
-    res_ = linprog(c, A_ub=A_ub.tocsr(), b_ub=np.concatenate(rhs_ub), A_eq=A_eq.tocsr(), b_eq=p[run],
-                   bounds=var_bounds, method="highs", options={"time_limit": float(time_limit)})
+        lp.add(slot[used], Y + np.flatnonzero(used), q[used], problem.capacity[r] * length)
+        if wide:
+            for k in (1, 2, 3):
+                big = q > problem.capacity[r] / (k + 1)
+                if big.any():
+                    lp.add(slot[big], Y + np.flatnonzero(big), np.ones(int(big.sum())), k * length)
+    lp.add(job, Y + np.arange(m), np.ones(m), p, equal=True)  # each job runs its duration
+    col_lo = np.zeros(columns)
+    col_hi = np.full(columns, np.inf)
+    col_hi[Y:Y + m] = cap
+    col_lo[Z:Z + nz] = floor
+    if starts:
+        columns = _start_rows(lp, problem, run, a, p, latest, lo_k, hi_k, job, slot, cap, base, d, floor, columns)
+        col_lo = np.concatenate([col_lo, np.zeros(columns - len(col_lo))])
+        col_hi = np.concatenate([col_hi, np.ones(columns - len(col_hi))])
+    A_ub, b_ub = lp.matrix("ub", columns)
+    A_eq, b_eq = lp.matrix("eq", columns)
+    c = np.zeros(columns)
+    c[Z:Z + nz] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=np.stack([col_lo, col_hi], axis=1),
+                  method="highs", options={"time_limit": float(time_limit)})
     seconds = time.perf_counter() - t0
-    floor = 1.0 if metric == "bsld" else 0.0
-    if res_.status != 0:
-        return LPBound(lower=floor, status=str(res_.message).split(".")[0][:60], seconds=seconds,
-                       columns=2 * m + nz, rows=r + nz, slots=K)
-    # HiGHS's dual bound would be the safe side; the primal optimum of an LP solved to optimality equals it up to
-    # its tolerances, taken off here relative to the value
-    total = float(res_.fun) + floor * (n - nz)
-    value = total / n * (1 - 1e-7)
-    return LPBound(lower=max(floor, value), status="optimal", seconds=seconds, columns=2 * m + nz, rows=r + nz,
-                   slots=K)
+    shape = dict(columns=columns, rows=lp.n_ub + lp.n_eq, slots=K)
+    if res.status != 0:
+        return LPBound(lower=floor, status=str(res.message).split(".")[0][:60], seconds=seconds, **shape)
+    # the primal optimum of an LP solved to optimality equals its dual bound up to HiGHS's tolerances (1e-7),
+    # taken off here relative to the value
+    total = float(res.fun) + floor * (n - nz)
+    return LPBound(lower=max(floor, total / n * (1 - 1e-6)), status="optimal", seconds=seconds, **shape)
+
+
+def _start_rows(lp: _Rows, problem: Problem, run, a, p, latest, lo_k, hi_k, job, slot, cap, base, d, floor,
+                columns: int) -> int:
+    """x[j, k] = 1 where j starts in slot k: sum_k x = 1; S_j >= sum_k x max(lo_k, a_j); and j's time in slot m at
+    least what every start in slot k surely runs there ([end of k's starts, start of k + p)) and at most what some
+    start could. Returns the new column count."""
+    nz = run.size
+    sfirst = np.searchsorted(hi_k, a, side="right")
+    slast = np.searchsorted(lo_k, latest, side="right")  # slots starting at or before the latest start
+    sj, sk = _ranges(sfirst, np.maximum(slast - sfirst, 0))
+    X = columns
+    mx = sj.size
+    s_lo = np.maximum(lo_k[sk], a[sj])
+    s_hi = np.minimum(hi_k[sk], latest[sj] + 1)  # starts in [s_lo, s_hi)
+    lp.add(sj, X + np.arange(mx), np.ones(mx), np.ones(nz), equal=True)
+    lp.add(np.concatenate([sj, np.arange(nz)]), np.concatenate([X + np.arange(mx), np.arange(nz) + 2 * len(job)]),
+           np.concatenate([s_lo / d[sj], -np.ones(nz)]), base / d - floor)
+    # linking, job by job: y[j, m] >= sum_k sure(k, m) x[j, k], y[j, m] <= sum_k maybe(k, m) x[j, k]
+    ycol = np.arange(len(job))
+    r_sure, c_sure, v_sure, r_may, c_may, v_may = [], [], [], [], [], []
+    ybounds = np.searchsorted(job, np.arange(nz + 1))
+    xbounds = np.searchsorted(sj, np.arange(nz + 1))
+    for j in range(nz):
+        ys = slice(ybounds[j], ybounds[j + 1])
+        xs = slice(xbounds[j], xbounds[j + 1])
+        ylo, yhi = lo_k[slot[ys]], hi_k[slot[ys]]
+        klo, khi = s_lo[xs], s_hi[xs]
+        sure = np.clip(np.minimum(klo[:, None] + p[j], yhi[None, :]) - np.maximum(khi[:, None] - 1, ylo[None, :]),
+                       0, None)
+        may = np.clip(np.minimum(khi[:, None] - 1 + p[j], yhi[None, :]) - np.maximum(klo[:, None], ylo[None, :]),
+                      0, None)
+        may = np.minimum(may, cap[ys][None, :])
+        for mat, rr, cc, vv in ((sure, r_sure, c_sure, v_sure), (may, r_may, c_may, v_may)):
+            kk, mm = np.nonzero(mat)
+            rr.append(ycol[ys][mm])
+            cc.append(X + xbounds[j] + kk)
+            vv.append(mat[kk, mm])
+    m = len(job)
+    # sum_k sure x - y <= 0
+    lp.add(np.concatenate(r_sure + [np.arange(m)]), np.concatenate(c_sure + [np.arange(m)]),
+           np.concatenate(v_sure + [-np.ones(m)]), np.zeros(m))
+    # y - sum_k maybe x <= 0
+    lp.add(np.concatenate(r_may + [np.arange(m)]), np.concatenate(c_may + [np.arange(m)]),
+           np.concatenate([-v for v in v_may] + [np.ones(m)]), np.zeros(m))
+    return columns + mx
