@@ -186,6 +186,34 @@ def closed_table(closed: Mapping[str, Any], top: int = 8) -> str:
     return "\n".join(lines) + "\n"
 
 
+METRIC_WORDS = {"bsld": "bounded slowdown", "wait": "wait"}
+
+
+def plain_answer(entry: Mapping[str, Any], best: tuple[str, float] | None = None) -> str:
+    """README's one-sentence answer to "how far from perfect?" from a scenario's committed bound: where the bound is
+    closed, how many times the optimum the reference is and the share of that gap `best` (label, its mean on the same
+    windows) closes; where it is open, that it is open and by how much, with what the best schedule found already
+    says (the reference is at least reference / best found times the optimum)."""
+    s, name = entry["summary"], entry["name"]
+    ref_label = entry.get("reference")
+    ref = (entry.get("methods") or {}).get(ref_label) if ref_label else None
+    what = f"the offline optimum's mean {METRIC_WORDS.get(entry['metric'], entry['metric'])} on `{name}`'s windows"
+    sides = f"between {s['lower']:,.3g} and {s['upper']:,.3g}"
+    link = "([the offline bound](docs/reference/bound.md))"
+    if not s["closed"] or ref is None:
+        tail = "" if ref is None else (f", so {ref_label}'s {ref:,.3g} is at least {ref / s['upper']:,.0f} times "
+                                       f"the optimum")
+        return (f"Not yet known to within 10%: {what} lies {sides}, a gap of {100 * s['gap']:.0f}% that the proven "
+                f"lower bound leaves open{tail} {link}.")
+    line = (f"Within {100 * s['gap']:.0f}%: {what} lies {sides}, so {ref_label}'s {ref:,.3g} is "
+            f"{ref / s['upper']:,.0f} to {ref / s['lower']:,.0f} times the optimum")
+    if best is not None:
+        closes = share(ref, best[1], s["upper"])
+        if closes is not None:
+            line += f", and {best[0]} closes {100 * closes:.1f}% of {ref_label}'s gap to it"
+    return line + f" {link}."
+
+
 if __name__ == "__main__":
     # python -m schedrl.bound.gap [docs/bounds.json]: the table of docs/experiments/bound.md;
     # python -m schedrl.bound.gap docs/bounds.json docs/leaderboard.json SCENARIO: the board on its closed windows

@@ -120,3 +120,19 @@ def test_an_open_bound_publishes_the_shares_on_its_closed_windows_alone(tmp_path
     path.write_text(json.dumps([{**entry, "windows": [windows[1], {**windows[1], "start": 5}][::-1]}]))
     assert "subset" not in committed_floor(Scenario(), means["F1"], means, starts=[5, 9], path=path,
                                            per_window=per_window, reference_label="F1")
+
+
+def test_the_plain_answer_says_open_or_places_the_reference():
+    from schedrl.bound.gap import plain_answer
+
+    entry = {"name": "default", "metric": "bsld", "reference": "F1", "methods": {"F1": 246.0},
+             "summary": {"upper": 2.0, "lower": 1.2, "gap": 0.4, "closed": False}}
+    assert plain_answer(entry) == (
+        "Not yet known to within 10%: the offline optimum's mean bounded slowdown on `default`'s windows lies between "
+        "1.2 and 2, a gap of 40% that the proven lower bound leaves open, so F1's 246 is at least 123 times the "
+        "optimum ([the offline bound](docs/reference/bound.md)).")
+    closed = {**entry, "summary": {"upper": 2.0, "lower": 1.9, "gap": 0.05, "closed": True}}
+    assert plain_answer(closed, best=("P", 124.0)) == (
+        "Within 5%: the offline optimum's mean bounded slowdown on `default`'s windows lies between 1.9 and 2, so "
+        "F1's 246 is 123 to 129 times the optimum, and P closes 50.0% of F1's gap to it "
+        "([the offline bound](docs/reference/bound.md)).")
