@@ -68,12 +68,14 @@ def test_time_limit_zero_keeps_the_best_warm_start_and_the_solver_free_bounds():
     b = serial(p, range(p.n - 1, -1, -1))
     offline = offline_starts(p)
     assert set(offline) == {"offline SGS by run time", "offline SGS by area"}
-    w = bound_window(p, {"a": _Sched(a + p.origin), "b": _Sched(b + p.origin)}, time_limit=0, lp_slots=0)
+    w = bound_window(p, {"a": _Sched(a + p.origin), "b": _Sched(b + p.origin)}, time_limit=0, lagrange_slots=0)
     assert w.status == "not run" and set(w.lowers) == {"trivial", "load"}
     assert set(w.warm) == {"a", "b"} | set(offline)
     assert w.upper == min(objective(p, a), objective(p, b), *(objective(p, s) for s in offline.values()))
-    with_lp = bound_window(p, {"a": _Sched(a + p.origin)}, time_limit=0)
-    assert set(with_lp.lowers) == {"trivial", "load", "lp"} and with_lp.lower <= brute_force(p)[0] + 1e-9
+    priced = bound_window(p, {"a": _Sched(a + p.origin)}, time_limit=0)
+    assert set(priced.lowers) == {"trivial", "load", "lagrange"} and priced.lower <= brute_force(p)[0] + 1e-9
+    both = bound_window(p, {"a": _Sched(a + p.origin)}, time_limit=0, lp_slots=64)
+    assert set(both.lowers) == {"trivial", "load", "lagrange", "lp"} and both.lower <= brute_force(p)[0] + 1e-9
     with pytest.raises(ValueError, match="the schedule of bad is not one of the window's offline problem: job"):
         bound_window(p, {"bad": _Sched(np.full(p.n, p.origin - 1.0))}, time_limit=0)
 
@@ -170,3 +172,33 @@ def test_the_lp_bound_sees_the_backlog_on_a_machine_one_job_wide():
     q = window_problem(wl, SimConfig(), "bsld")
     best = brute_force(q)[0]
     assert 1.0 < lp_bound(q, best, slots=64, until=100).lower <= best + 1e-9
+
+
+@pytest.mark.parametrize("metric", ["bsld", "wait"])
+def test_the_lagrangian_bound_stays_below_the_optimum(metric):
+    # every price vector gives a bound: coarse and fine price slots, few and many steps, the optimum and a poor
+    # schedule as the upper side, on windows small enough for the brute force
+    from schedrl.bound.lagrange import lagrangian_bound
+
+    rng = np.random.default_rng(61 if metric == "bsld" else 62)
+    beat = 0
+    for n in (4, 5, 6, 6, 7, 7):
+        p = random_problem(rng, n, metric, capacity=int(rng.integers(2, 5)))
+        best, arg = brute_force(p)
+        poor = objective(p, serial(p, np.argsort(-p.duration, kind="stable")))
+        for upper in (best, poor):
+            for slots, steps in ((2, 5), (64, 200)):
+                b = lagrangian_bound(p, upper, slots=slots, iterations=steps, until=int((arg + p.duration).max()))
+                assert trivial_bound(p) <= b.lower <= best + 1e-9, (n, upper, slots, b, best)
+                beat += b.lower > trivial_bound(p) + 1e-6
+    assert beat > 0
+
+
+def test_the_lagrangian_bound_prices_the_backlog():
+    # five 2-proc, 20 s jobs at once on a 2-proc machine: mean wait 40 at best; each job whole, priced per slot
+    from schedrl.bound.lagrange import lagrangian_bound
+
+    wl = make_workload([0] * 5, [20] * 5, [20] * 5, [2] * 5, 2)
+    p = window_problem(wl, SimConfig(), "wait")
+    b = lagrangian_bound(p, 40.0, slots=64, iterations=2000, until=100)
+    assert 35.0 <= b.lower <= 40.0 + 1e-9
