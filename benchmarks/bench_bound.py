@@ -10,8 +10,9 @@ Solver choice: random windows of a few jobs on a 4-processor machine (run times 
 time-indexed model has few periods); the seconds each solver takes to prove the optimum (or its limit) and the two
 optima, which must agree. The time-indexed MILP has one binary per job and start second (scipy's HiGHS); a real
 window's horizon is 10^5-10^6 s, so it cannot be built there at all: the measurement is on the windows where both run.
-LP variants: the LP lower bound (`schedrl.bound.lp`) by slots, with and without the start-slot linking, on the first
-window of each `--lp-sizes`: bound, seconds, columns and rows.
+Relaxations (`--only lp`): the LP lower bound (`schedrl.bound.lp`) by slots, with and without the start-slot
+linking, and the Lagrangian one (`schedrl.bound.lagrange`) by price slots and steps, on the first window of each
+`--lp-sizes`: bound, seconds, and the LP's columns and rows.
 Run: `python benchmarks/bench_bound.py [--sizes 64,128,256,512,1024] [--time-limit 30] [--windows 2] [--only lp]`.
 """
 
@@ -75,13 +76,13 @@ def _windows(name: str, size: int, count: int):
 
 
 def sizes_table(sizes, windows: int, time_limit: float, workers: int, name: str = "default",
-                lp_slots: int = 128) -> None:
-    from schedrl.bound.windows import bound_window, rule_makers, warm_schedules
+                lp_slots: int = 0) -> None:
+    from schedrl.bound.windows import LAGRANGE_SLOTS, bound_window, rule_makers, warm_schedules
 
-    print(f"{name}'s evaluation windows, CP-SAT {time_limit:g} s with {workers} workers per window, LP {lp_slots} "
-          f"slots")
+    print(f"{name}'s evaluation windows, CP-SAT {time_limit:g} s with {workers} workers per window, Lagrangian "
+          f"{LAGRANGE_SLOTS} slots, LP {lp_slots} slots")
     print(f"{'jobs':>5s} {'start':>6s} {'rules':>9s} {'offline':>9s} {'best':>9s} {'load':>7s} {'cp-sat':>7s} "
-          f"{'lp':>7s} {'gap':>7s} {'status':>9s} {'seconds':>8s}")
+          f"{'lagrange':>8s} {'lp':>7s} {'gap':>7s} {'status':>9s} {'seconds':>8s}")
     for size in sizes:
         gaps, secs = [], []
         for start, problem, jobs, scenario in _windows(name, size, windows):
@@ -92,29 +93,40 @@ def sizes_table(sizes, windows: int, time_limit: float, workers: int, name: str 
             rules = min(v for k, v in w.warm.items() if not k.startswith("offline"))
             offline = min(v for k, v in w.warm.items() if k.startswith("offline"))
             print(f"{size:5d} {start:6d} {rules:9.4f} {offline:9.4f} {w.upper:9.4f} {w.lowers['load']:7.4f} "
-                  f"{w.lowers.get('cp-sat', float('nan')):7.4f} {w.lowers.get('lp', float('nan')):7.4f} "
+                  f"{w.lowers.get('cp-sat', float('nan')):7.4f} {w.lowers.get('lagrange', float('nan')):8.4f} "
+                  f"{w.lowers.get('lp', float('nan')):7.4f} "
                   f"{100 * w.gap:6.1f}% {w.status.lower():>9s} {w.seconds:8.1f}", flush=True)
         print(f"{size:5d}  mean gap {100 * np.mean(gaps):.1f}%, {np.mean(secs):.1f} s per window", flush=True)
 
 
-def lp_table(sizes, name: str = "default", variants=("64", "128", "256", "64+starts", "128+starts")) -> None:
-    """The LP bound's variants on each size's first window, from the best offline serial schedule (no CP-SAT: the
-    same horizon at any load): bound, seconds, columns, rows."""
+def lp_table(sizes, name: str = "default",
+             variants=("lp 64", "lp 128", "lp 256", "lp 64+starts", "lp 128+starts", "lagrange 128",
+                       "lagrange 256", "lagrange 128+3000")) -> None:
+    """The relaxations' variants on each size's first window, from the best offline serial schedule (no CP-SAT: the
+    same horizon at any load): bound, seconds, columns and rows (the LP), or steps (the Lagrangian: `slots+steps`,
+    default 300)."""
+    from schedrl.bound.lagrange import lagrangian_bound
     from schedrl.bound.lp import lp_bound
     from schedrl.bound.problem import objective
     from schedrl.bound.windows import offline_starts
 
-    print(f"{name}'s first evaluation window: the LP bound's variants (from the best offline serial schedule)")
-    print(f"{'jobs':>5s} {'variant':>11s} {'upper':>8s} {'lp':>8s} {'seconds':>8s} {'columns':>9s} {'rows':>9s}")
+    print(f"{name}'s first evaluation window: the relaxations' variants (from the best offline serial schedule)")
+    print(f"{'jobs':>5s} {'variant':>17s} {'upper':>8s} {'bound':>8s} {'seconds':>8s} {'columns':>9s} {'rows':>9s}")
     for size in sizes:
         for _, problem, _, _ in _windows(name, size, 1):
             best = min(offline_starts(problem).values(), key=lambda s: objective(problem, s))
             upper = objective(problem, best)
+            until = int((best + problem.duration).max())
             for variant in variants:
-                slots, _, starts = variant.partition("+")
-                b = lp_bound(problem, upper, slots=int(slots), starts=bool(starts), time_limit=600,
-                             until=int((best + problem.duration).max()))
-                print(f"{size:5d} {variant:>11s} {upper:8.4f} {b.lower:8.4f} {b.seconds:8.1f} {b.columns:9,d} "
+                kind, _, rest = variant.partition(" ")
+                slots, _, extra = rest.partition("+")
+                if kind == "lagrange":
+                    g = lagrangian_bound(problem, upper, slots=int(slots), iterations=int(extra or 300), until=until)
+                    print(f"{size:5d} {variant:>17s} {upper:8.4f} {g.lower:8.4f} {g.seconds:8.1f} "
+                          f"{g.iterations:>9d} steps", flush=True)
+                    continue
+                b = lp_bound(problem, upper, slots=int(slots), starts=bool(extra), time_limit=600, until=until)
+                print(f"{size:5d} {variant:>17s} {upper:8.4f} {b.lower:8.4f} {b.seconds:8.1f} {b.columns:9,d} "
                       f"{b.rows:9,d}" + ("" if b.status == "optimal" else f" ({b.status})"), flush=True)
 
 
@@ -154,8 +166,8 @@ def main() -> None:
     parser.add_argument("--solver-jobs", default="8,10,12", help="jobs of the solver-choice windows")
     parser.add_argument("--repeats", type=int, default=2, help="solver-choice windows per size and metric")
     parser.add_argument("--scenario", default="default", help="the sizes' and LP's windows (default default)")
-    parser.add_argument("--lp-slots", type=int, default=128, help="the LP bound's slots in the sizes table")
-    parser.add_argument("--lp-sizes", default="256,1024", help="window sizes of the LP variants' table")
+    parser.add_argument("--lp-slots", type=int, default=0, help="the LP bound's slots in the sizes table (0: none)")
+    parser.add_argument("--lp-sizes", default="256,1024", help="window sizes of the relaxations' table")
     parser.add_argument("--only", choices=("solver", "sizes", "lp"), help="one of the three tables")
     parser.add_argument("--quick", action="store_true", help="tiny budgets: a check that the benchmark runs")
     args = parser.parse_args()
