@@ -10,6 +10,8 @@ Solver choice: random windows of a few jobs on a 4-processor machine (run times 
 time-indexed model has few periods); the seconds each solver takes to prove the optimum (or its limit) and the two
 optima, which must agree. The time-indexed MILP has one binary per job and start second (scipy's HiGHS); a real
 window's horizon is 10^5-10^6 s, so it cannot be built there at all: the measurement is on the windows where both run.
+Orders (`--only orders`): the serial scheme over clairvoyant orders (true run time, area, arrival plus a multiple of
+the run time) on the first window of each `--lp-sizes`: the metric and the seconds.
 Relaxations (`--only lp`): the LP lower bound (`schedrl.bound.lp`) by slots, with and without the start-slot
 linking, and the Lagrangian one (`schedrl.bound.lagrange`) by price slots and steps, on the first window of each
 `--lp-sizes`: bound, seconds, and the LP's columns and rows.
@@ -130,6 +132,24 @@ def lp_table(sizes, name: str = "default",
                       f"{b.rows:9,d}" + ("" if b.status == "optimal" else f" ({b.status})"), flush=True)
 
 
+def orders_table(sizes, name: str = "default") -> None:
+    """The serial scheme over clairvoyant orders of each size's first window: the metric and the seconds (the two
+    `schedrl.bound.windows.OFFLINE_ORDERS` and the arrival-based ones measured against them)."""
+    from schedrl.bound.problem import objective
+    from schedrl.bound.sgs import profile_serial
+
+    print(f"{name}'s first evaluation window: the serial scheme over clairvoyant orders")
+    print(f"{'jobs':>5s} {"order":>27s} {'metric':>10s} {'seconds':>8s}")
+    for size in sizes:
+        for _, p, _, _ in _windows(name, size, 1):
+            keys = {"arrival": p.release, "run time": p.duration, "area": p.duration * p.demand.sum(axis=1)}
+            keys.update({f"arrival + {k} x run time": p.release + k * p.duration for k in (1, 5, 10)})
+            for label, key in keys.items():
+                t0 = time.perf_counter()
+                start = profile_serial(p, np.lexsort((p.release, key)))
+                print(f"{size:5d} {label:>27s} {objective(p, start):10.4f} {time.perf_counter() - t0:8.2f}", flush=True)
+
+
 def solver_table(jobs, repeats: int, time_limit: float) -> None:
     import sys
     from pathlib import Path
@@ -168,7 +188,7 @@ def main() -> None:
     parser.add_argument("--scenario", default="default", help="the sizes' and LP's windows (default default)")
     parser.add_argument("--lp-slots", type=int, default=0, help="the LP bound's slots in the sizes table (0: none)")
     parser.add_argument("--lp-sizes", default="256,1024", help="window sizes of the relaxations' table")
-    parser.add_argument("--only", choices=("solver", "sizes", "lp"), help="one of the three tables")
+    parser.add_argument("--only", choices=("solver", "sizes", "lp", "orders"), help="one of the four tables")
     parser.add_argument("--quick", action="store_true", help="tiny budgets: a check that the benchmark runs")
     args = parser.parse_args()
     if args.quick:
@@ -181,6 +201,8 @@ def main() -> None:
                     args.scenario, args.lp_slots)
     if args.only in (None, "lp"):
         lp_table([int(s) for s in args.lp_sizes.split(",")], args.scenario)
+    if args.only in (None, "orders"):
+        orders_table([int(s) for s in args.lp_sizes.split(",")], args.scenario)
 
 
 if __name__ == "__main__":
