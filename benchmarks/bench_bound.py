@@ -139,7 +139,7 @@ def orders_table(sizes, name: str = "default") -> None:
     from schedrl.bound.sgs import profile_serial
 
     print(f"{name}'s first evaluation window: the serial scheme over clairvoyant orders")
-    print(f"{'jobs':>5s} {"order":>27s} {'metric':>10s} {'seconds':>8s}")
+    print(f"{'jobs':>5s} {'order':>27s} {'metric':>10s} {'seconds':>8s}")
     for size in sizes:
         for _, p, _, _ in _windows(name, size, 1):
             keys = {"arrival": p.release, "run time": p.duration, "area": p.duration * p.demand.sum(axis=1)}
