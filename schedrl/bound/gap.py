@@ -197,14 +197,13 @@ def plain_answer(entry: Mapping[str, Any], best: tuple[str, float] | None = None
     s, name = entry["summary"], entry["name"]
     ref_label = entry.get("reference")
     ref = (entry.get("methods") or {}).get(ref_label) if ref_label else None
-    what = f"the offline optimum's mean {METRIC_WORDS.get(entry['metric'], entry['metric'])} on `{name}`'s windows"
-    sides = f"between {s['lower']:,.3g} and {s['upper']:,.3g}"
+    what = f"on `{name}`'s windows the offline optimum's mean {METRIC_WORDS.get(entry['metric'], entry['metric'])}"
+    sides = f"between {s['lower']:,.3g} (proven) and {s['upper']:,.3g} (the best schedule found)"
     link = "([the offline bound](docs/reference/bound.md))"
     if not s["closed"] or ref is None:
         tail = "" if ref is None else (f", so {ref_label}'s {ref:,.3g} is at least {ref / s['upper']:,.0f} times "
                                        f"the optimum")
-        return (f"Not yet known to within 10%: {what} lies {sides}, a gap of {100 * s['gap']:.0f}% that the proven "
-                f"lower bound leaves open{tail} {link}.")
+        return f"Not yet known to within 10%: {what} lies {sides}, a gap of {100 * s['gap']:.0f}%{tail} {link}."
     line = (f"Within {100 * s['gap']:.0f}%: {what} lies {sides}, so {ref_label}'s {ref:,.3g} is "
             f"{ref / s['upper']:,.0f} to {ref / s['lower']:,.0f} times the optimum")
     if best is not None:

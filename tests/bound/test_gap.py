@@ -128,11 +128,11 @@ def test_the_plain_answer_says_open_or_places_the_reference():
     entry = {"name": "default", "metric": "bsld", "reference": "F1", "methods": {"F1": 246.0},
              "summary": {"upper": 2.0, "lower": 1.2, "gap": 0.4, "closed": False}}
     assert plain_answer(entry) == (
-        "Not yet known to within 10%: the offline optimum's mean bounded slowdown on `default`'s windows lies between "
-        "1.2 and 2, a gap of 40% that the proven lower bound leaves open, so F1's 246 is at least 123 times the "
-        "optimum ([the offline bound](docs/reference/bound.md)).")
+        "Not yet known to within 10%: on `default`'s windows the offline optimum's mean bounded slowdown lies between "
+        "1.2 (proven) and 2 (the best schedule found), a gap of 40%, so F1's 246 is at least 123 times the optimum "
+        "([the offline bound](docs/reference/bound.md)).")
     closed = {**entry, "summary": {"upper": 2.0, "lower": 1.9, "gap": 0.05, "closed": True}}
     assert plain_answer(closed, best=("P", 124.0)) == (
-        "Within 5%: the offline optimum's mean bounded slowdown on `default`'s windows lies between 1.9 and 2, so "
-        "F1's 246 is 123 to 129 times the optimum, and P closes 50.0% of F1's gap to it "
+        "Within 5%: on `default`'s windows the offline optimum's mean bounded slowdown lies between 1.9 (proven) and 2 "
+        "(the best schedule found), so F1's 246 is 123 to 129 times the optimum, and P closes 50.0% of F1's gap to it "
         "([the offline bound](docs/reference/bound.md)).")
