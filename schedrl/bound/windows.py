@@ -256,7 +256,8 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                   reference=scenario.reference, methods=baselines,
                   extra={"sha256": scenario.sha256(), "part": part, "sim": scenario.sim.to_dict(),
                          "sequences": {"count": len(rows), "jobs": length, "subsample": sequences is not None
-                                       or length < seqs.length}, "work": work},
+                                       or length < seqs.length}, "work": work,
+                         "lagrange_slots": lagrange_slots, "lp_slots": lp_slots},
                   keep=keep, slices=slices)
 
 
@@ -285,7 +286,8 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
             progress(_line(name, i, len(starts), rows[-1], metric))
     return result(rows, name=name, metric=metric, time_limit=time_limit, workers=workers, reference=None,
                   methods=list(makers), extra={"sim": config.to_dict(), "sequences": {"count": len(rows),
-                                                                                    "jobs": length}, "work": work},
+                                                                                    "jobs": length}, "work": work,
+                                               "lagrange_slots": lagrange_slots, "lp_slots": lp_slots},
                   keep=keep, slices=slices)
 
 
