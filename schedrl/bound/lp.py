@@ -191,17 +191,21 @@ def lp_bound(problem: Problem, upper: float, slots: int = 512, time_limit: float
 
 def _start_rows(lp: _Rows, problem: Problem, run, a, p, latest, lo_k, hi_k, job, slot, cap, base, d, floor,
                 columns: int) -> int:
-    """x[j, k] = 1 where j starts in slot k: sum_k x = 1; S_j >= sum_k x max(lo_k, a_j); and j's time in slot m at
-    least what every start in slot k surely runs there ([end of k's starts, start of k + p)) and at most what some
-    start could. Returns the new column count."""
+    """x[j, k] = 1 where j starts in slot k: sum_k x = 1; S_j >= sum_k x (j's earliest start in slot k); and j's time in
+    slot m at least what every start in slot k surely runs there ([k's last start, k's first start + p)) and at most
+    what some start could. Starts are whole seconds (`Problem`): a slot's are ceil(max(lo, a_j)) to
+    min(ceil(hi) - 1, latest_j), and a slot holding none gets no column. Returns the new column count."""
     nz = run.size
     sfirst = np.searchsorted(hi_k, a, side="right")
     slast = np.searchsorted(lo_k, latest, side="right")  # slots starting at or before the latest start
     sj, sk = _ranges(sfirst, np.maximum(slast - sfirst, 0))
+    s_lo = np.ceil(np.maximum(lo_k[sk], a[sj]))  # the slot's first whole start for j
+    s_last = np.minimum(np.ceil(hi_k[sk]) - 1, latest[sj])  # and its last
+    keep = s_last >= s_lo
+    sj, sk, s_lo, s_last = sj[keep], sk[keep], s_lo[keep], s_last[keep]
+    s_hi = s_last + 1  # starts in [s_lo, s_hi), whole seconds
     X = columns
     mx = sj.size
-    s_lo = np.maximum(lo_k[sk], a[sj])
-    s_hi = np.minimum(hi_k[sk], latest[sj] + 1)  # starts in [s_lo, s_hi)
     lp.add(sj, X + np.arange(mx), np.ones(mx), np.ones(nz), equal=True)
     lp.add(np.concatenate([sj, np.arange(nz)]), np.concatenate([X + np.arange(mx), np.arange(nz) + 2 * len(job)]),
            np.concatenate([s_lo / d[sj], -np.ones(nz)]), base / d - floor)
