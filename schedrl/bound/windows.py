@@ -36,7 +36,7 @@ earlier if one fits (`schedrl.bound.sgs.profile_serial`). On `default`'s first 1
 order gives a mean bsld of 2.07, where the best of the rules' 36 schedules gives 12.4 (docs/experiments/bound.md)."""
 LP_SLOTS = 0
 """The time slots of the LP lower bound (`schedrl.bound.lp`), 0: not run. The Lagrangian bound dominates it where both
-were measured (1.2525 in 2.9 s against 1.2226 in 10.9 s with 128 slots each on `default`'s first 1,024-job window;
+were measured (1.2525 in 2.4 s against 1.2226 in 4.8 s with 128 slots each on `default`'s first 1,024-job window;
 docs/experiments/bound.md)."""
 LAGRANGE_SLOTS = 128
 """The price slots of the Lagrangian lower bound (`schedrl.bound.lagrange`): one per arrival up to this many."""
