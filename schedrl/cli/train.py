@@ -11,7 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from schedrl.cli.options import parse_starts, scenario_with_options
+from schedrl.cli.options import add_slurm_options, parse_starts, scenario_with_options, slurm_options
 from schedrl.outputs import add_force
 from schedrl.scenarios.workload import CLEANING_PRESETS
 from schedrl.training.single import DEFAULT_TIME_BUDGET
@@ -112,6 +112,9 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the interrupted run in --out with the options it was started with")
     add_force(p, "--out's files")
+    add_slurm_options(p, policy_top=False)
+    # the site's Slurm as the agent's env config takes it (`slurm`): from --scenario, else from the options above
+    p.set_defaults(slurm=None)
 
 
 def build_plan(args: argparse.Namespace):
@@ -119,7 +122,10 @@ def build_plan(args: argparse.Namespace):
     `--scenario` resolved once into the `Scenario` it passes down."""
     from schedrl.training.single import SCENARIO_SEQUENCES, train_plan
 
-    return train_plan(args, scenario_with_options(args, SCENARIO_SEQUENCES), parse_starts(args.eval_starts),
+    scenario = scenario_with_options(args, SCENARIO_SEQUENCES)
+    if scenario is None:
+        args.slurm = slurm_options(args, str(getattr(args, "backfill", None) or "")) or None
+    return train_plan(args, scenario, parse_starts(args.eval_starts),
                       log=lambda line: print(f"schedrl train: {line}", file=sys.stderr))
 
 
