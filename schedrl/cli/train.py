@@ -31,7 +31,10 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
         sub.add_argument("--help-all", action="help", help="every option, the agent's own described")
         add_common_arguments(sub)
         agent.add_arguments(sub.add_argument_group(f"{agent_name} options"))
-        sub.set_defaults(run=run)
+        if takes_slurm(sub):
+            add_slurm_options(sub, policy_top=False)
+        # the site's Slurm as the agent's env config takes it (`slurm`): from --scenario, else from the options above
+        sub.set_defaults(run=run, slurm=None)
     return p
 
 
@@ -112,9 +115,17 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the interrupted run in --out with the options it was started with")
     add_force(p, "--out's files")
-    add_slurm_options(p, policy_top=False)
-    # the site's Slurm as the agent's env config takes it (`slurm`): from --scenario, else from the options above
-    p.set_defaults(slurm=None)
+
+
+def takes_slurm(parser: argparse.ArgumentParser) -> bool:
+    """Whether an agent's `--backfill` can be `slurm` (its env config then carries the site's Slurm, `slurm`): such an
+    agent's `train` also takes `--slurm-config` and the `--bf-*` options."""
+    backfill = next((a for a in parser._actions if "--backfill" in a.option_strings), None)
+    if backfill is None:
+        return False
+    # the values it takes: its choices, else those its metavar names (rl-backfill's `easy|rlscheduler`), else any
+    named = backfill.choices or (backfill.metavar.split("|") if backfill.metavar else None)
+    return named is None or "slurm" in named
 
 
 def build_plan(args: argparse.Namespace):
