@@ -38,7 +38,7 @@ from schedrl.jit import njit
 
 from schedrl.sim.state import (
     BF_CONSERVATIVE, BF_EASY, BF_RLSCHEDULER, BF_SLURM, C_BACKFILL, C_BF_RESOLUTION, C_BF_WINDOW, C_NODE_PROCS,
-    HEAP_LEN, NOW, PLAN_ON, PROF_LEN, SHADOW, SHADOW_JOB,
+    HEAP_LEN, NOW, PLAN_ON, PLAN_TAKES, PROF_LEN, SHADOW, SHADOW_JOB,
 )
 
 EPS = 1e-9
@@ -264,6 +264,7 @@ def _slurm_earliest(s, p, j):
 def _plan_take(s, p, begin, end, j, procs):
     """Take `procs` of resource 0 (and `j`'s request of the others) from the plan over [begin, end)."""
     prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    s.iv[PLAN_TAKES] += 1
     k0, p = _plan_split(prof_t, prof_f, p, begin)
     k1, p = _plan_split(prof_t, prof_f, p, end)
     for m in range(k0, k1):
@@ -294,6 +295,25 @@ def _slurm_test(s, j):
             procs = min(s.cap[0], np.ceil(procs / node - EPS) * node)
         s.iv[PROF_LEN] = _plan_take(s, p, begin, end, j, procs)
     return False
+
+
+@njit
+def slurm_may_start(s, j):
+    """Whether `_slurm_test` would start `j` now: it fits now and the plan leaves its procs free from now through its
+    estimate. The plan and the free procs only shrink during a pass, so a job that may not start now will not in this
+    pass either."""
+    if not fits_now(s, j):
+        return False
+    prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    # the plan's first point is now: `_slurm_earliest` returns now exactly when every point through now + est fits
+    end = prof_t[0] + s.est[j]
+    p = s.iv[PROF_LEN]
+    m = 0
+    while m < p and prof_t[m] <= end:
+        if not _plan_fits(prof_f, m, need):
+            return False
+        m += 1
+    return True
 
 
 @njit
