@@ -21,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import shutil
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -46,6 +48,22 @@ def arm(ctld, submitted: dict[int, str], sequence) -> dict[int, tuple[float, flo
         if i in ctld.submit and i in ctld.start and i in ctld.end:
             out[int(job)] = (ctld.submit[i], ctld.start[i], ctld.end[i])
     return out
+
+
+def wait_done(log: Path, runs, timeout_s: float) -> None:
+    """Until every job the replays submitted has ended by slurmctld's log (`_job_complete: JobId=N done`): squeue (what
+    `Replay.finished` polls) forgets a job MinJobAge (300 s here) after it ends, which a slower replay outlives."""
+    deadline = time.monotonic() + timeout_s
+    for run in runs:
+        run.thread.join(max(deadline - time.monotonic(), 0.0))
+    while True:
+        done = set(re.findall(r"_job_complete: JobId=(\d+) done", log.read_text(errors="replace")))
+        missing = {i for run in runs for i in run.submitted.values()} - done
+        if not missing and not any(run.thread.is_alive() for run in runs):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(missing)} replayed jobs had not ended within {timeout_s:g} s")
+        time.sleep(2.0)
 
 
 def by_partition(log: Path, sequence) -> list[dict[int, str]]:
@@ -125,11 +143,13 @@ def main(argv: list[str]) -> int:
                            extra_conf=CONF) as cluster:
             adapter = live.AdapterProcess(cluster, out, "live", "debug", args.policy, "--force")
             runs = [replay(cluster, sequence, "debug", args.scale), replay(cluster, sequence, "other", args.scale)]
-            for run in runs:
-                run.finished(1800 + float(sequence.submit[-1] - sequence.submit[0]) * args.scale)
-            adapter.stop()
-            shutil.copy(cluster.logs / "slurmctld.log", out / "slurmctld.log")
-        (out / "submitted.json").write_text(json.dumps([run.submitted for run in runs]))
+            try:
+                wait_done(cluster.logs / "slurmctld.log", runs,
+                          1800 + float(sequence.submit[-1] - sequence.submit[0]) * args.scale)
+            finally:  # what ran is kept for `--analyse` even where the wait failed
+                adapter.stop()
+                shutil.copy(cluster.logs / "slurmctld.log", out / "slurmctld.log")
+                (out / "submitted.json").write_text(json.dumps([run.submitted for run in runs]))
     ctld = CtldTimes.read(out / "slurmctld.log")
     submitted = [{int(k): v for k, v in m.items()} for m in json.loads((out / "submitted.json").read_text())] \
         if (out / "submitted.json").exists() else by_partition(out / "slurmctld.log", sequence)
