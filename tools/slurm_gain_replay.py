@@ -1,17 +1,19 @@
 """Does a simulated gain survive on Slurm? A policy live on a private Slurm against Slurm's own order on the same jobs,
 beside the simulator's predicted gain for those jobs under `--backfill slurm` and under EASY (issue 59, item 4).
 
-Two partitions of one 256-CPU node each replay the same trace window at once in compressed time (scale 4e-4, as the
-live tests): on `debug` the adapter runs the policy live (its top K first through SiteFactor), on `other` Slurm keeps
+Two partitions of one 256-CPU node each replay the same trace window at once in compressed time (`--scale`, 4e-4 as
+the live tests by default; a larger scale replays more slowly, so that waits are long against Slurm's 1-s passes): on
+`debug` the adapter runs the policy live (its top K first through SiteFactor), on `other` Slurm keeps
 its own order (priority/multifactor with the age weight alone: submit order in 40 s of replay). The measured gain is
-the policy's mean wait against Slurm's own on the same jobs, with a 95% t interval over 10 groups of consecutive
-jobs; the predicted gains are the simulator's, the policy against FCFS on the jobs as Slurm ran them on `other`
+the policy's mean wait against Slurm's own on the same jobs, with a 95% t interval over `--groups` groups of consecutive
+jobs (10 by default); the predicted gains are the simulator's, the policy against FCFS on the jobs as Slurm ran them on `other`
 (slurmctld's millisecond submits and run times), under `SimConfig.slurm(bf_interval=1, bf_resolution=60,
 node_procs=256)` with the policy's pick held (the pick-and-wait discipline) and with its top 16 first at each pass
 (`policy_top`, the adapter's interface), and under EASY, on the same groups. Needs what the Slurm tests need
 (tests/slurm_cluster.py). `--analyse` reads a replay's OUT again (its slurmctld.log and submitted.json).
 
-    python tools/slurm_gain_replay.py OUT [--first 37600] [--jobs 500] [--policy sjf] [--analyse]
+    python tools/slurm_gain_replay.py OUT [--first 37600] [--jobs 500] [--policy sjf] [--scale 4e-4] [--groups 10]
+                                          [--analyse]
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import shutil
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -46,6 +50,22 @@ def arm(ctld, submitted: dict[int, str], sequence) -> dict[int, tuple[float, flo
     return out
 
 
+def wait_done(log: Path, runs, timeout_s: float) -> None:
+    """Until every job the replays submitted has ended by slurmctld's log (`_job_complete: JobId=N done`): squeue (what
+    `Replay.finished` polls) forgets a job MinJobAge (300 s here) after it ends, which a slower replay outlives."""
+    deadline = time.monotonic() + timeout_s
+    for run in runs:
+        run.thread.join(max(deadline - time.monotonic(), 0.0))
+    while True:
+        done = set(re.findall(r"_job_complete: JobId=(\d+) done", log.read_text(errors="replace")))
+        missing = {i for run in runs for i in run.submitted.values()} - done
+        if not missing and not any(run.thread.is_alive() for run in runs):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(missing)} replayed jobs had not ended within {timeout_s:g} s")
+        time.sleep(2.0)
+
+
 def by_partition(log: Path, sequence) -> list[dict[int, str]]:
     """Each arm's trace job id -> Slurm id from slurmctld's log alone (a replay from before submitted.json): the
     partition each job started in, and within a partition, Slurm's ids in submission order (one thread submits an
@@ -62,11 +82,12 @@ def by_partition(log: Path, sequence) -> list[dict[int, str]]:
     return [dict(zip(ids, (str(i) for i in sorted(found[p])))) for p in ("debug", "other")]
 
 
-def gain(policy_wait: np.ndarray, base_wait: np.ndarray) -> tuple[float, float, float]:
-    """The policy's mean wait against the base's, in %, with a 95% t interval over GROUPS groups of jobs."""
+def gain(policy_wait: np.ndarray, base_wait: np.ndarray, groups: int = GROUPS) -> tuple[float, float, float]:
+    """The policy's mean wait against the base's, in %, with a 95% t interval over `groups` groups of consecutive
+    jobs."""
     from schedrl.eval.paired import t975
 
-    groups = np.array_split(np.arange(len(base_wait)), GROUPS)
+    groups = np.array_split(np.arange(len(base_wait)), groups)
     diff = np.array([policy_wait[g].mean() - base_wait[g].mean() for g in groups])
     base = float(base_wait.mean())
     half = t975(len(diff) - 1) * float(diff.std(ddof=1)) / math.sqrt(len(diff))
@@ -100,6 +121,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--first", type=int, default=37_600)
     parser.add_argument("--jobs", type=int, default=500)
     parser.add_argument("--policy", default="sjf")
+    parser.add_argument("--scale", type=float, default=SCALE, help="replay time per trace second (default 4e-4)")
+    parser.add_argument("--groups", type=int, default=GROUPS, help="groups of consecutive jobs of the intervals (10)")
     parser.add_argument("--analyse", action="store_true", help="analyse OUT's replay again; run nothing")
     args = parser.parse_args(argv)
     import test_slurm_live as live
@@ -119,12 +142,14 @@ def main(argv: list[str]) -> int:
                            scheduler_parameters="bf_interval=1,sched_interval=1,bf_resolution=60",
                            extra_conf=CONF) as cluster:
             adapter = live.AdapterProcess(cluster, out, "live", "debug", args.policy, "--force")
-            runs = [replay(cluster, sequence, "debug", SCALE), replay(cluster, sequence, "other", SCALE)]
-            for run in runs:
-                run.finished(1800)
-            adapter.stop()
-            shutil.copy(cluster.logs / "slurmctld.log", out / "slurmctld.log")
-        (out / "submitted.json").write_text(json.dumps([run.submitted for run in runs]))
+            runs = [replay(cluster, sequence, "debug", args.scale), replay(cluster, sequence, "other", args.scale)]
+            try:
+                wait_done(cluster.logs / "slurmctld.log", runs,
+                          1800 + float(sequence.submit[-1] - sequence.submit[0]) * args.scale)
+            finally:  # what ran is kept for `--analyse` even where the wait failed
+                adapter.stop()
+                shutil.copy(cluster.logs / "slurmctld.log", out / "slurmctld.log")
+                (out / "submitted.json").write_text(json.dumps([run.submitted for run in runs]))
     ctld = CtldTimes.read(out / "slurmctld.log")
     submitted = [{int(k): v for k, v in m.items()} for m in json.loads((out / "submitted.json").read_text())] \
         if (out / "submitted.json").exists() else by_partition(out / "slurmctld.log", sequence)
@@ -133,12 +158,12 @@ def main(argv: list[str]) -> int:
     row = {int(j): k for k, j in enumerate(sequence.job_id)}
     own = np.array([own_arm[j] for j in jobs])
     pol = np.array([policy_arm[j] for j in jobs])
-    measured = gain(pol[:, 1] - pol[:, 0], own[:, 1] - own[:, 0])
+    measured = gain(pol[:, 1] - pol[:, 0], own[:, 1] - own[:, 0], args.groups)
     origin = math.floor(float(own[:, 0].min()) / 60) * 60
     submit, run = own[:, 0] - origin, np.maximum(own[:, 2] - own[:, 1], 0.0)
     cpus = np.array([int(sequence.procs_req[row[j]]) for j in jobs])
     limit = np.array([60.0 * max(1, math.ceil(float(sequence.time_req[row[j]]) / 60.0)) for j in jobs])
-    result = {"jobs": len(jobs), "policy": args.policy, "first": args.first,
+    result = {"jobs": len(jobs), "policy": args.policy, "first": args.first, "scale": args.scale, "groups": args.groups,
               "measured_mean_wait_s": {"policy": float((pol[:, 1] - pol[:, 0]).mean()),
                                        "slurm_own": float((own[:, 1] - own[:, 0]).mean())},
               "measured_gain_pct": measured}
@@ -150,7 +175,7 @@ def main(argv: list[str]) -> int:
                           ("easy", SimConfig(backfill="easy"))):
         waits = {p: simulated_waits(submit[order], run[order], cpus[order], limit[order], p, config)[back]
                  for p in (args.policy, "fcfs")}
-        result[f"predicted_gain_pct_{label}"] = gain(waits[args.policy], waits["fcfs"])
+        result[f"predicted_gain_pct_{label}"] = gain(waits[args.policy], waits["fcfs"], args.groups)
         result[f"predicted_mean_wait_s_{label}"] = {p: float(w.mean()) for p, w in waits.items()}
         fit = check(waits["fcfs"] + submit, own[:, 1] - origin)
         result[f"model_of_slurm_own_{label}"] = {"median_start_error_s": fit.mae_s, "tau": fit.tau}

@@ -67,6 +67,12 @@ def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False
     parser.add_argument("--allocation", choices=ALLOCATIONS, default=None, help="resource 0 counts procs or whole nodes (default: procs)")
     parser.add_argument("--no-kill", action="store_true", help="let jobs run past their requested time")
     parser.add_argument("--window", type=int, default=0, help="list discipline: visible jobs at the queue front (0: all)")
+    add_slurm_options(parser)
+
+
+def add_slurm_options(parser: argparse.ArgumentParser, policy_top: bool = True) -> None:
+    """`--slurm-config` and the `--bf-*` options (`SLURM_OPTIONS`; `--policy-top` only where `policy_top`: the Slurm
+    adapter's interface, which training does not take)."""
     slurm = parser.add_argument_group("--backfill slurm (Slurm's backfill scheduler; Slurm's defaults unless given)")
     slurm.add_argument("--slurm-config", default=None, metavar="FILE",
                        help="a saved `scontrol show config` (or slurm.conf's SchedulerParameters line): the site's "
@@ -78,6 +84,8 @@ def add_sim_options(parser: argparse.ArgumentParser, backfill_many: bool = False
     slurm.add_argument("--bf-max-job-test", type=int, default=None, metavar="N", help="jobs tested per pass (500)")
     slurm.add_argument("--node-procs", type=int, default=None, metavar="N",
                        help="procs per node: a reservation holds whole nodes (0: only its own procs; the default)")
+    if not policy_top:
+        return
     slurm.add_argument("--policy-top", type=int, default=None, metavar="K",
                        help="pick-and-wait: the policy's top K tested first at every pass, a pick that cannot start "
                             "reserved, not held (the Slurm adapter's interface; 0, the default: held)")

@@ -11,7 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from schedrl.cli.options import parse_starts, scenario_with_options
+from schedrl.cli.options import add_slurm_options, parse_starts, scenario_with_options, slurm_options
 from schedrl.outputs import add_force
 from schedrl.scenarios.workload import CLEANING_PRESETS
 from schedrl.training.single import DEFAULT_TIME_BUDGET
@@ -31,7 +31,10 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
         sub.add_argument("--help-all", action="help", help="every option, the agent's own described")
         add_common_arguments(sub)
         agent.add_arguments(sub.add_argument_group(f"{agent_name} options"))
-        sub.set_defaults(run=run)
+        if takes_slurm(sub):
+            add_slurm_options(sub, policy_top=False)
+        # the site's Slurm as the agent's env config takes it (`slurm`): from --scenario, else from the options above
+        sub.set_defaults(run=run, slurm=None)
     return p
 
 
@@ -114,12 +117,26 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     add_force(p, "--out's files")
 
 
+def takes_slurm(parser: argparse.ArgumentParser) -> bool:
+    """Whether an agent's `--backfill` can be `slurm` (its env config then carries the site's Slurm, `slurm`): such an
+    agent's `train` also takes `--slurm-config` and the `--bf-*` options."""
+    backfill = next((a for a in parser._actions if "--backfill" in a.option_strings), None)
+    if backfill is None:
+        return False
+    # the values it takes: its choices, else those its metavar names (rl-backfill's `easy|rlscheduler`), else any
+    named = backfill.choices or (backfill.metavar.split("|") if backfill.metavar else None)
+    return named is None or "slurm" in named
+
+
 def build_plan(args: argparse.Namespace):
     """What the options run and say first (`training/single.py:train_plan`; ValueError on a bad value), with
     `--scenario` resolved once into the `Scenario` it passes down."""
     from schedrl.training.single import SCENARIO_SEQUENCES, train_plan
 
-    return train_plan(args, scenario_with_options(args, SCENARIO_SEQUENCES), parse_starts(args.eval_starts),
+    scenario = scenario_with_options(args, SCENARIO_SEQUENCES)
+    if scenario is None:
+        args.slurm = slurm_options(args, str(getattr(args, "backfill", None) or "")) or None
+    return train_plan(args, scenario, parse_starts(args.eval_starts),
                       log=lambda line: print(f"schedrl train: {line}", file=sys.stderr))
 
 

@@ -557,7 +557,8 @@ class TraceScenario(Scenario):
         w, sim = self.workload, self.sim
         values: dict[str, Any] = dict(
             trace=w.trace, preset=w.preset, augment=w.augment, augment_seed=w.augment_seed, metric=self.metric,
-            backfill=sim.backfill, window=sim.window or None, train_fraction=self.split.train_fraction,
+            backfill=sim.backfill, slurm=sim.slurm_site or None, window=sim.window or None,
+            train_fraction=self.split.train_fraction,
             eval_sequences=self.evaluation.count, eval_jobs=self.evaluation.jobs,
             # all of the held-out part validates where the evaluation has a trace of its own: the agent's own final
             # table keeps its default share of it
@@ -574,6 +575,9 @@ class TraceScenario(Scenario):
         for key in ("discipline", "window", "allocation", "event_order", "kill_at_limit"):
             if getattr(sim, key) != getattr(self.sim, key):
                 problems.append(f"{key} {getattr(sim, key)!r} (the scenario's: {getattr(self.sim, key)!r})")
+        if sim.backfill == "slurm" and sim.slurm_site != self.sim.slurm_site:
+            # a policy trained on a site's Slurm trains under its parameters, not Slurm's defaults
+            problems.append(f"Slurm's {sim.slurm_site} (the scenario's: {self.sim.slurm_site})")
         if not problems:  # the split only where the semantics agree (it loads the data)
             problems = self._split_problems(judge)
         if problems:

@@ -114,6 +114,13 @@ STANDARD: list[dict] = [
          "SDSC-SP2 (PWA, 128 procs), SchedGym semantics, no backfilling, bounded slowdown.", "F1", (4, 13)),
     _rls("hpc2n", "HPC2N", "none",
          "HPC2N (PWA, 240 procs), SchedGym semantics, no backfilling, bounded slowdown.", "F1", (10, 44)),
+    {**_rls("hpc2n-slurm", "HPC2N", "slurm",
+            "HPC2N (PWA, 240 procs in 120 nodes of 2) under Slurm's backfill scheduler with Slurm's defaults (a pass "
+            "every 30 s, reservations on a 60-s grid holding whole nodes, 500 jobs a pass, a day ahead), bounded "
+            "slowdown; our standard semantics otherwise (walltime kill, processor allocation, the default cleaning): "
+            "what a site running Slurm out of the box schedules.", "F1+SLURM", (10, 44), workload={"trace": "HPC2N"},
+            paper="schedrl's own (issue 59): a site running Slurm's defaults, on HPC2N's jobs"),
+     "sim": {"backfill": "slurm", "node_procs": 2}},
     _dras("dras-sdsc-sp2", "SDSC-SP2", 10,
           "DRAS on SDSC-SP2: list scheduling from a 10-job window with EASY backfilling, average wait.", "F1+EASY",
           (3, 11)),

@@ -38,7 +38,7 @@ from schedrl.jit import njit
 
 from schedrl.sim.state import (
     BF_CONSERVATIVE, BF_EASY, BF_RLSCHEDULER, BF_SLURM, C_BACKFILL, C_BF_RESOLUTION, C_BF_WINDOW, C_NODE_PROCS,
-    HEAP_LEN, NOW, PLAN_ON, PROF_LEN, SHADOW, SHADOW_JOB,
+    HEAP_LEN, NOW, PLAN_ON, PLAN_TAKES, PROF_LEN, SHADOW, SHADOW_JOB,
 )
 
 EPS = 1e-9
@@ -116,19 +116,52 @@ def rlscheduler_shadow(s, blocked):
 
 
 @njit
+def _sort_running(s):
+    """The running jobs by estimated end, at least `now` (an overdue job may end any moment), in place and in the order
+    `_running_by_estimated_end` gives (stable): ends ascending in `s.work[:h]`, their jobs in `s.iwork[:h]`; returns h.
+    A plan is built once a pass, so a few running jobs are sorted by insertion, without allocating."""
+    h = s.iv[HEAP_LEN]
+    work, iwork = s.work, s.iwork
+    if h > 32:
+        order, h = _running_by_estimated_end(s, True)
+        ends, jobs = work[:h][order], iwork[:h][order]
+        work[:h] = ends
+        iwork[:h] = jobs
+        return h
+    now = s.fv[NOW]
+    for k in range(h):
+        j = s.heap_j[k]
+        e = max(s.start[j] + s.est[j], now)
+        m = k
+        while m > 0 and work[m - 1] > e:
+            work[m] = work[m - 1]
+            iwork[m] = iwork[m - 1]
+            m -= 1
+        work[m] = e
+        iwork[m] = j
+    return h
+
+
+@njit
 def _profile_build(s):
-    order, h = _running_by_estimated_end(s, True)
-    s.prof_t[0] = s.fv[NOW]
-    s.prof_f[0] = s.free
+    """The free capacity from now on as the running jobs end (by their estimates): `s.prof_t`/`s.prof_f`; its length."""
+    h = _sort_running(s)
+    prof_t, prof_f, free, req = s.prof_t, s.prof_f, s.free, s.req
+    n_r = free.shape[0]
+    prof_t[0] = s.fv[NOW]
+    for r in range(n_r):
+        prof_f[0, r] = free[r]
     p = 1
     for k in range(h):
-        t = s.work[order[k]]
-        j = s.iwork[order[k]]
-        if t > s.prof_t[p - 1]:
-            s.prof_t[p] = t
-            s.prof_f[p] = s.prof_f[p - 1]
+        t = s.work[k]
+        j = s.iwork[k]
+        if t > prof_t[p - 1]:
+            prof_t[p] = t
+            for r in range(n_r):
+                prof_f[p, r] = prof_f[p - 1, r]
             p += 1
-        s.prof_f[p - 1] += s.req[j]
+        for r in range(n_r):
+            prof_f[p - 1, r] += req[j, r]
     return p
 
 
@@ -172,9 +205,14 @@ def _profile_reserve(s, p, j):
 @njit
 def _plan_split(prof_t, prof_f, p, t):
     """`_profile_split` on the plan's arrays (make `t` a point; its index and the new length), without row views."""
-    k = 0
-    while k < p and prof_t[k] < t:
-        k += 1
+    # the first point at or after t, by bisection (the points are increasing)
+    k, hi = 0, p
+    while k < hi:
+        mid = (k + hi) // 2
+        if prof_t[mid] < t:
+            k = mid + 1
+        else:
+            hi = mid
     if k < p and prof_t[k] == t:
         return k, p
     n_r = prof_f.shape[1]
@@ -189,37 +227,44 @@ def _plan_split(prof_t, prof_f, p, t):
 
 
 @njit
+def _plan_fits(prof_f, m, need):
+    """Whether `need` fits the plan's free capacity at point `m` (the test `fits_in` makes, without a row view)."""
+    for r in range(need.shape[0]):
+        if need[r] > prof_f[m, r] + EPS:
+            return False
+    return True
+
+
+@njit
 def _slurm_earliest(s, p, j):
     """Earliest plan point from which `j` fits through its whole estimate, both ends included (Slurm tests a node
     over [start, start + limit]); inf if never (wider than the machine)."""
     # the arrays bound once: every pass runs this for each job it tests
     prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
-    n_r = need.shape[0]
     dur = s.est[j]
     k = 0
-    while k < p:
+    while True:
+        # the first point from k where j fits at all; then whether it fits through the window from there
+        while k < p and not _plan_fits(prof_f, k, need):
+            k += 1
+        if k == p:
+            return np.inf
         t0 = prof_t[k]
-        m = k
-        while m < p and prof_t[m] <= t0 + dur:
-            fits = True
-            for r in range(n_r):
-                if need[r] > prof_f[m, r] + EPS:
-                    fits = False
-                    break
-            if not fits:
-                break
+        end = t0 + dur
+        m = k + 1
+        while m < p and prof_t[m] <= end and _plan_fits(prof_f, m, need):
             m += 1
-        if m == p or prof_t[m] > t0 + dur:
+        if m == p or prof_t[m] > end:
             return t0
         # it does not fit at point m: neither does any start up to m, whose window covers m
         k = m + 1
-    return np.inf
 
 
 @njit
 def _plan_take(s, p, begin, end, j, procs):
     """Take `procs` of resource 0 (and `j`'s request of the others) from the plan over [begin, end)."""
     prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    s.iv[PLAN_TAKES] += 1
     k0, p = _plan_split(prof_t, prof_f, p, begin)
     k1, p = _plan_split(prof_t, prof_f, p, end)
     for m in range(k0, k1):
@@ -250,6 +295,25 @@ def _slurm_test(s, j):
             procs = min(s.cap[0], np.ceil(procs / node - EPS) * node)
         s.iv[PROF_LEN] = _plan_take(s, p, begin, end, j, procs)
     return False
+
+
+@njit
+def slurm_may_start(s, j):
+    """Whether `_slurm_test` would start `j` now: it fits now and the plan leaves its procs free from now through its
+    estimate. The plan and the free procs only shrink during a pass, so a job that may not start now will not in this
+    pass either."""
+    if not fits_now(s, j):
+        return False
+    prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    # the plan's first point is now: `_slurm_earliest` returns now exactly when every point through now + est fits
+    end = prof_t[0] + s.est[j]
+    p = s.iv[PROF_LEN]
+    m = 0
+    while m < p and prof_t[m] <= end:
+        if not _plan_fits(prof_f, m, need):
+            return False
+        m += 1
+    return True
 
 
 @njit

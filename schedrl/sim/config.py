@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from typing import Mapping
 
 DISCIPLINES = ("pick-and-wait", "list")
 BACKFILLS = ("none", "easy", "conservative", "rlscheduler", "slurm")
@@ -10,6 +11,9 @@ EVENT_ORDERS = ("standard", "rlscheduler")
 ALLOCATIONS = ("procs", "nodes")
 SLURM_DEFAULTS = {"bf_interval": 30, "bf_resolution": 60, "bf_window": 1440, "bf_max_job_test": 500}
 """Slurm's defaults for the backfill scheduler's parameters (slurm.conf(5), SchedulerParameters)."""
+SLURM_SITE = (*SLURM_DEFAULTS, "node_procs")
+"""A site's Slurm: the `backfill: slurm` fields an agent's env config carries (its `slurm` entry), so that a policy
+trained on a scenario of that site trains under them (`policy_top` is the adapter's interface, not the site's)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,11 @@ class SimConfig:
         return [f"{f.name} {getattr(self, f.name)!r} vs {getattr(other, f.name)!r}" for f in fields(self)
                 if getattr(self, f.name) != getattr(other, f.name)]
 
+    @property
+    def slurm_site(self) -> dict[str, int]:
+        """Under `backfill: slurm`, the site's fields (`SLURM_SITE`) and their values; otherwise empty."""
+        return {name: getattr(self, name) for name in SLURM_SITE} if self.backfill == "slurm" else {}
+
     @classmethod
     def from_dict(cls, data) -> "SimConfig":
         known = {f.name for f in fields(cls)}
@@ -158,3 +167,21 @@ PRESETS: dict[str, dict] = {
                     "allocation": "nodes"},
 }
 """Named simulator semantics: preset name -> SimConfig fields it sets."""
+
+
+def check_slurm_site(backfill: str, values: Mapping[str, int] | None) -> dict[str, int]:
+    """An env config's `slurm` entry checked (a site's `SLURM_SITE` fields, applied over Slurm's defaults under
+    `backfill: slurm`): ValueError naming an unknown key, a value that is not a whole number of Slurm's unit, or an
+    entry given under another backfilling."""
+    values = dict(values or {})
+    unknown = sorted(set(values) - set(SLURM_SITE))
+    if unknown:
+        raise ValueError(f"slurm: unknown key(s) {', '.join(map(str, unknown))}; the keys are {', '.join(SLURM_SITE)}")
+    if values and backfill != "slurm":
+        raise ValueError(f"slurm: {', '.join(values)} given, but they apply only to backfill slurm (backfill is "
+                         f"{backfill!r})")
+    try:
+        SimConfig(backfill="slurm", **values)
+    except ValueError as e:
+        raise ValueError(f"slurm: {e}") from None
+    return values

@@ -11,15 +11,16 @@ import numpy as np
 from schedrl.jit import njit
 
 from schedrl.sim.backfill import (
-    EPS, begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies, slurm_pick, slurm_started,
+    begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies, slurm_may_start, slurm_pick,
+    slurm_started,
 )
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
 from schedrl.sim.state import (
     BF_DONE, BF_NONE, BF_SLURM, C_BACKFILL, C_BF_INTERVAL, C_BF_MAX_JOB_TEST, C_BF_POLICY, C_DISCIPLINE,
     C_EVENT_ORDER, C_KILL, C_POLICY_TOP, C_WINDOW, DECIDE_BACKFILL, DECIDE_PICK, DONE, FINISHED, HEAP_LEN, HELD,
     LAST_RESERVED, LIST, MODE_BACKFILLED, MODE_READY, MODE_RESERVED, N_CAND, N_DONE, N_SIDE, N_STARTS, NEXT_ARRIVAL,
-    NOW, ORDER_RLSCHEDULER, PASS_EDGE, PASS_PICKS, PASS_STARTS, PASS_T, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE, Q_LEN,
-    QUEUED, RESERVED, RUNNING,
+    NOW, ORDER_RLSCHEDULER, PASS_EDGE, PASS_PICKS, PASS_STARTS, PASS_T, PH_BACKFILL, PH_IDLE, PH_PICK, PHASE,
+    PLAN_TAKES, Q_LEN, QUEUED, RESERVED, RUNNING,
 )
 
 STUCK = -1  # no event left but jobs remain: a job can never fit (wider than the machine)
@@ -129,6 +130,15 @@ def _pass_full(s):
 
 
 @njit
+def _slurm_witness(s, q, stop, blocked):
+    """Under `slurm`: the first queue position from `q` (before `stop`) whose job may still start in this pass, or
+    `stop` if none may."""
+    while q < stop and (s.queue[q] == blocked or not slurm_may_start(s, s.queue[q])):
+        q += 1
+    return q
+
+
+@njit
 def _backfill_pass(s, blocked):
     """Backfill around `blocked`; True when the policy must choose among the candidates in `s.cand`.
 
@@ -155,22 +165,21 @@ def _backfill_pass(s, blocked):
         begin_pass(s, blocked)
     else:
         stop = 0
-    if slurm:
-        # the narrowest job from each position on: once none fits the procs free now (in fact, or in the plan,
-        # whose reservations rounded down to cover now hold procs too), the pass can start nothing more, and each
-        # job tested costs a reservation in the plan
-        low = np.inf
-        for q in range(stop - 1, -1, -1):
-            if s.queue[q] != blocked:
-                low = min(low, s.req[s.queue[q], 0])
-            s.work[q] = low
-    removed = 0
+    # under `slurm`, a witness: the first position from k whose job may still start in this pass. Once there is none,
+    # the rest of the pass could only reserve (each job tested costs a reservation in the plan), so it stops; the plan
+    # and the free procs only shrink in a pass, so the witness only moves on, checked again when either changes
+    witness = -1
+    takes = 0
     n_cand = 0
     tested = 0
     k = 0
     while k < stop and tested < budget:
-        if slurm and s.work[k + removed] > min(s.free[0], s.prof_f[0, 0]) + EPS:
-            break
+        if slurm:
+            if witness < k:
+                witness = _slurm_witness(s, k, stop, blocked)
+            if witness >= stop:
+                break
+            takes = s.iv[PLAN_TAKES]
         j = s.queue[k]
         if j != blocked:
             tested += 1
@@ -179,11 +188,14 @@ def _backfill_pass(s, blocked):
                 # starting removes j from the queue: position k now holds the next job
                 start_job(s, j, MODE_BACKFILLED)
                 stop -= 1
-                removed += 1
+                if slurm:
+                    witness = -1 if witness == k else _slurm_witness(s, witness - 1, stop, blocked)
                 continue
             s.cand[n_cand] = j
             n_cand += 1
         k += 1
+        if slurm and s.iv[PLAN_TAKES] != takes:
+            witness = _slurm_witness(s, max(witness, k), stop, blocked)
     s.iv[N_CAND] = n_cand
     if n_cand == 0:
         s.iv[BF_DONE] = 1

@@ -31,10 +31,10 @@ DECIDE_PICK, DECIDE_BACKFILL, FINISHED = 1, 2, 3
 # PROF_LEN: points in the conservative profile, or Slurm's plan, during a backfill pass;
 # PASS_STARTS: N_STARTS when Slurm's current pass began; PASS_EDGE: 1 when an event fell on that pass's instant;
 # PLAN_ON: 1 once the pass's plan is built; PASS_PICKS: the policy's picks in the pass (`policy_top`); N_SIDE: its
-# picks reserved in the pass, set aside in `cand` until the pass ends)
+# picks reserved in the pass, set aside in `cand` until the pass ends; PLAN_TAKES: changes to the plan, counted)
 (Q_LEN, HEAP_LEN, NEXT_ARRIVAL, HELD, N_DONE, SEQ, N_CAND, PHASE, RESERVED, LAST_RESERVED, BF_DONE, N_STARTS, RAND_POS,
- SHADOW_JOB, PROF_LEN, PASS_STARTS, PASS_EDGE, PLAN_ON, PASS_PICKS, N_SIDE) = range(20)
-N_IV = 20
+ SHADOW_JOB, PROF_LEN, PASS_STARTS, PASS_EDGE, PLAN_ON, PASS_PICKS, N_SIDE, PLAN_TAKES) = range(21)
+N_IV = 21
 # fv slots (SHADOW: the blocked job's shadow time; under EASY valid for job iv[SHADOW_JOB] only; PASS_T: the time of
 # Slurm's last pass)
 NOW, SHADOW, PASS_T = 0, 1, 2

@@ -149,6 +149,7 @@ class BaseRuleAgent(Agent):
     def configure(self, args: argparse.Namespace):
         env = self.env_config_class(trace=args.trace, cleaning=cleaning_for(args.preset, args.cleaning),
                                     preset=args.preset, base=args.base, metric=args.metric, backfill=args.backfill,
+                                    slurm=getattr(args, "slurm", None) or {},
                                     window=args.window, sequence_length=args.sequence_length,
                                     train_fraction=args.train_fraction, validation_share=args.validation_share,
                                     **self.env_options(args))

@@ -9,7 +9,7 @@ from typing import Mapping
 from schedrl.agents.dictconfig import DictConfig, check_choices
 from schedrl.heuristics.hindsight import TUNED_PREFIX
 from schedrl.metrics import METRICS
-from schedrl.sim.config import PRESETS, SimConfig
+from schedrl.sim.config import PRESETS, SimConfig, check_slurm_site
 from schedrl.workload.workload import Workload
 
 TRAIN_SEQUENCE_LENGTH = 256
@@ -44,7 +44,7 @@ class BaseRuleEnvConfig(DictConfig):
     redeclared field keeps its place). Unknown keys are rejected by `from_dict`."""
 
     tuple_fields = {"starts": int}
-    dict_fields = {"norm": float}
+    dict_fields = {"norm": float, "slurm": None}
 
     trace: str = "default"
     """Catalog name or SWF path of the workload."""
@@ -58,6 +58,9 @@ class BaseRuleEnvConfig(DictConfig):
     """Objective: the episode's reward is its value relative to the base's on the same sequence."""
     backfill: str = "none"
     """Backfilling (`SimConfig.backfill`)."""
+    slurm: Mapping[str, int] = field(default_factory=dict)
+    """Under backfill slurm, the site's Slurm (`SimConfig` fields of `schedrl.sim.config.SLURM_SITE`: bf_interval,
+    bf_resolution, bf_window, bf_max_job_test, node_procs) over Slurm's defaults; a scenario's are given here."""
     window: int = 0
     """0: pick-and-wait (RLScheduler's discipline: one proposal at a time, held until it fits); N > 0: list
     scheduling from the first N waiting jobs (DRAS's discipline: proposals start until one does not fit, which is
@@ -82,6 +85,7 @@ class BaseRuleEnvConfig(DictConfig):
 
         check_choices(self, metric=METRICS, preset=PRESETS)
         self.check_backfill()
+        object.__setattr__(self, "slurm", check_slurm_site(self.backfill, self.slurm))
         CleaningRules.preset(self.cleaning)
         object.__setattr__(self, "base", check_base(self.base))
         if self.window < 0:
@@ -96,7 +100,8 @@ class BaseRuleEnvConfig(DictConfig):
     def base_sim_config(self) -> SimConfig:
         """The base's own semantics: the discipline `window` gives, with the env's backfilling (first fit)."""
         discipline = "list" if self.window > 0 else "pick-and-wait"
-        return SimConfig.preset(self.preset, discipline=discipline, window=self.window, backfill=self.backfill)
+        return SimConfig.preset(self.preset, discipline=discipline, window=self.window, backfill=self.backfill,
+                                **self.slurm)
 
     def sim_config(self) -> SimConfig:
         """The semantics the policy decides under (the base's, unless the agent says otherwise)."""

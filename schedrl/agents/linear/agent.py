@@ -78,6 +78,7 @@ class LinearAgent(Agent):
 
     def configure(self, options: AgentOptions):
         env = LinearEnvConfig(trace=options.trace, cleaning=options.cleaning or "default", backfill=options.backfill,
+                              slurm=getattr(options, "slurm", None) or {},
                               sequence_length=options.sequence_length, train_fraction=options.train_fraction,
                               validation_share=options.validation_share)
         settings = LinearSettings(lr=options.lr, train_batch_size_per_learner=options.batch_size,

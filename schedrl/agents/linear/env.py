@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import gymnasium as gym
@@ -16,6 +16,7 @@ from schedrl.envs.simulator_env import SimulatorEnv
 from schedrl.metrics import summarize
 from schedrl.scenarios.split import VALIDATION_SHARE, Split, training_end
 from schedrl.sim import DECIDE_PICK, FINISHED, SimConfig, Simulator
+from schedrl.sim.config import check_slurm_site
 from schedrl.workload.workload import Workload
 
 SLOTS = 32
@@ -31,6 +32,7 @@ class LinearEnvConfig(DictConfig):
 
     dict_label = "linear env"
     tuple_fields = {"starts": int}
+    dict_fields = {"slurm": None}
 
     trace: str = "default"
     """Catalog name or SWF path."""
@@ -38,6 +40,9 @@ class LinearEnvConfig(DictConfig):
     """Trace cleaning preset."""
     backfill: str = "none"
     """Backfilling while the picked job waits."""
+    slurm: Mapping[str, int] = field(default_factory=dict)
+    """Under backfill slurm, the site's Slurm (`SimConfig` fields of `schedrl.sim.config.SLURM_SITE`: bf_interval,
+    bf_resolution, bf_window, bf_max_job_test, node_procs) over Slurm's defaults; a scenario's are given here."""
     sequence_length: int = 128
     """Jobs per episode."""
     starts: tuple[int, ...] = ()
@@ -58,9 +63,10 @@ class LinearEnvConfig(DictConfig):
         if self.backfill not in BACKFILLS:
             raise ValueError(f"backfill must be one of {', '.join(BACKFILLS)}; got {self.backfill!r}")
         CleaningRules.preset(self.cleaning)
+        object.__setattr__(self, "slurm", check_slurm_site(self.backfill, self.slurm))
 
     def sim_config(self) -> SimConfig:
-        return SimConfig.preset("standard", discipline="pick-and-wait", backfill=self.backfill)
+        return SimConfig.preset("standard", discipline="pick-and-wait", backfill=self.backfill, **self.slurm)
 
     def workload(self) -> Workload:
         from schedrl.workload.catalog import load_trace

@@ -132,6 +132,7 @@ class RLSchedulerAgent(Agent):
             raise ValueError(f"unknown model {options.model!r}; choose one of {', '.join(self.models)}")
         env = RLSchedulerEnvConfig(trace=options.trace, cleaning=cleaning, preset=options.preset,
                                    metric=options.metric, backfill=options.backfill,
+                                   slurm=getattr(options, "slurm", None) or {},
                                    sequence_length=options.sequence_length,
                                    reward_baseline=options.reward_baseline, dense_reward=options.dense_reward,
                                    key_features=parse_key_features(options.key_features),

@@ -7,7 +7,7 @@ from typing import ClassVar, Mapping
 
 from schedrl.agents.dictconfig import DictConfig, check_choices
 from schedrl.metrics import METRICS
-from schedrl.sim.config import BACKFILLS, PRESETS
+from schedrl.sim.config import BACKFILLS, PRESETS, check_slurm_site
 
 REWARD_BASELINES = ("none", "sjf", "f1", "wfp3", "unicep", "fcfs")
 """`reward_baseline` values: none, or the heuristic the final reward is measured against."""
@@ -27,7 +27,7 @@ class RLSchedulerEnvConfig(DictConfig):
 
     dict_label = "RLScheduler env"
     tuple_fields = {"starts": int, "train_starts": int, "key_features": str}
-    dict_fields = {"norm": None}
+    dict_fields = {"norm": None, "slurm": None}
 
     DERIVED_FIELDS: ClassVar[tuple[str, ...]] = ("train_starts", "filter_phase1_episodes", "filter_phase1_iterations")
     """Filled in from the data by `RLSchedulerAgent.prepare` (trajectory filtering); never set by hand."""
@@ -41,7 +41,10 @@ class RLSchedulerEnvConfig(DictConfig):
     metric: str = "bsld"
     """Objective rewarded at the end of an episode: bsld, wait, turnaround, slowdown, utilization, fairness."""
     backfill: str = "none"
-    """Backfilling during the waits: none, easy, conservative or rlscheduler."""
+    """Backfilling during the waits: none, easy, conservative, rlscheduler or slurm."""
+    slurm: Mapping[str, int] = field(default_factory=dict)
+    """Under backfill slurm, the site's Slurm (`SimConfig` fields of `schedrl.sim.config.SLURM_SITE`: bf_interval,
+    bf_resolution, bf_window, bf_max_job_test, node_procs) over Slurm's defaults; a scenario's are given here."""
     sequence_length: int = TRAIN_SEQUENCE_LENGTH
     """Jobs per episode."""
     starts: tuple[int, ...] = ()
@@ -79,6 +82,7 @@ class RLSchedulerEnvConfig(DictConfig):
 
     def __post_init__(self) -> None:
         check_choices(self, metric=METRICS, preset=PRESETS, backfill=BACKFILLS)
+        object.__setattr__(self, "slurm", check_slurm_site(self.backfill, self.slurm))
         from schedrl.workload.cleaning import CleaningRules
 
         CleaningRules.preset(self.cleaning)  # raises ValueError naming the valid presets

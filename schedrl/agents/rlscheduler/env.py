@@ -28,7 +28,7 @@ INFO_JOB = "job"
 
 def sim_config_for(config: RLSchedulerEnvConfig) -> SimConfig:
     """Pick-and-wait simulator semantics for an env config (its `preset`, see `SimConfig.preset`)."""
-    return SimConfig.preset(config.preset, discipline="pick-and-wait", backfill=config.backfill)
+    return SimConfig.preset(config.preset, discipline="pick-and-wait", backfill=config.backfill, **config.slurm)
 
 
 def load_env_workload(config: RLSchedulerEnvConfig) -> Workload:
