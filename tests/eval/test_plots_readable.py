@@ -169,6 +169,35 @@ def test_methods_bars_and_kiviat(saved, tmp_path):
         check_readable(fig)
 
 
+def titles_over_labels(fig) -> list[str]:
+    """The titles (the figure's and each panel's) that touch a tick label of any panel (within 8 pixels: closer, the
+    two read as one line)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if not hasattr(fig.canvas, "get_renderer"):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    titles = [t for t in [fig._suptitle, *(ax.title for ax in fig.axes)] if t is not None and t.get_text().strip()]
+    labels = [label for ax in fig.axes if ax.get_visible() for label in tick_labels(ax)]
+    return [f"title {title.get_text()!r} touches the label {label.get_text()!r}" for title in titles for label in labels
+            if title.get_window_extent(renderer).padded(8).overlaps(label.get_window_extent(renderer))]
+
+
+def test_the_kiviat_names_a_hidden_ring_and_keeps_its_title_clear(saved, tmp_path):
+    """DRAS's kiviats: four heuristics on one ring hid three of them, and the title sat on the top axis's label."""
+    from schedrl.eval.methods import kiviat
+
+    table = methods_table()
+    table.methods["F1+EASY"] = list(table.methods["SJF+EASY"])
+    kiviat(table, tmp_path / "kiviat.png")
+    (fig,) = saved
+    check_readable(fig)
+    assert not titles_over_labels(fig), titles_over_labels(fig)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "F1+EASY (on SJF+EASY's ring)" in labels and "dras-pg" in labels, labels
+
+
 def test_dtsim_sweep_plot(saved, tmp_path):
     from schedrl.dtsim.sweep import Cell, SweepResult, plot
 
