@@ -214,6 +214,26 @@ def test_dtsim_sweep_plot(saved, tmp_path):
     assert len(set(firsts)) == len(result.methods) and firsts[-1] - firsts[0] < 0.1, firsts
 
 
+def test_the_sweep_plot_reads_close_methods_apart_against_sjf(saved, tmp_path):
+    """RLSchert's job-rate figure: four methods within a few percent lay on one line; the lower panel divides each by
+    SJF on the same sequences, and a far-off cell is written at the edge instead of stretching the axis."""
+    from schedrl.dtsim.sweep import RATIO_RANGE, Cell, SweepResult, plot
+
+    values = [0.3, 0.7, 0.95]
+    result = SweepResult("job_rate", values, ["tetris", "sjf", "saf", "RLSchert"], settings={"sequences": 2, "seed": 0})
+    result.cells = {"sjf": [Cell((10.0, 12.0)) for _ in values], "saf": [Cell((9.9, 11.7)) for _ in values],
+                    "tetris": [Cell((13.0, 14.0)), Cell((13.0, 14.0)), Cell((30.0, 40.0))],
+                    "RLSchert": [Cell((9.0, 11.0)) for _ in values]}
+    plot(result, str(tmp_path / "sweep.png"))
+    (fig,) = saved
+    check_readable(fig)
+    upper, lower = fig.axes
+    assert lower.get_ylabel() == "x sjf (same sequences)"
+    low, high = lower.get_ylim()
+    assert high == RATIO_RANGE[1] and low < 20 / 22 < 1 < high, (low, high)
+    assert [t.get_text() for t in lower.texts] == [f"{70 / 22:.2f}x"], "the far-off cell is written at the edge"
+
+
 def test_mrsch_goal_plot(saved, tmp_path):
     from schedrl.agents.mrsch.goals import plot_goals
 
