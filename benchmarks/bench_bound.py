@@ -1,15 +1,21 @@
 """The offline bound (`schedrl bound`, `schedrl.bound`): seconds per window and the gap between its two sides, by
 window size; and the solver choice, CP-SAT against a time-indexed MILP solved by HiGHS, on small windows.
 
-Window size: the first N jobs of `default`'s first evaluation windows (bsld), each bounded with `--time-limit`
-seconds of CP-SAT (`--workers` threads) from the best heuristic's schedule: the best warm start, the best found, the
-proven lower bound, the gap (best found - lower bound) / best found, the status and the seconds.
+Window size: the first N jobs of a scenario's first evaluation windows (`default`: bsld), each bounded with
+`--time-limit` seconds of CP-SAT (`--workers` threads) from the best warm start, then the LP: the best of the rules'
+schedules, the best offline serial schedule, the best found, the load-based, CP-SAT's and the LP's lower bounds, the
+gap (best found - largest lower bound) / best found, the status and the seconds.
 
 Solver choice: random windows of a few jobs on a 4-processor machine (run times around bsld's 10 s bound, so a
 time-indexed model has few periods); the seconds each solver takes to prove the optimum (or its limit) and the two
 optima, which must agree. The time-indexed MILP has one binary per job and start second (scipy's HiGHS); a real
 window's horizon is 10^5-10^6 s, so it cannot be built there at all: the measurement is on the windows where both run.
-Run: `python benchmarks/bench_bound.py [--sizes 64,128,256,512,1024] [--time-limit 30] [--windows 2]`.
+Orders (`--only orders`): the serial scheme over clairvoyant orders (true run time, area, arrival plus a multiple of
+the run time) on the first window of each `--lp-sizes`: the metric and the seconds.
+Relaxations (`--only lp`): the LP lower bound (`schedrl.bound.lp`) by slots, with and without the start-slot
+linking, and the Lagrangian one (`schedrl.bound.lagrange`) by price slots and steps, on the first window of each
+`--lp-sizes`: bound, seconds, and the LP's columns and rows.
+Run: `python benchmarks/bench_bound.py [--sizes 64,128,256,512,1024] [--time-limit 30] [--windows 2] [--only lp]`.
 """
 
 from __future__ import annotations
@@ -56,30 +62,92 @@ def time_indexed_milp(problem, time_limit: float) -> tuple[float, float, str]:
     return objective(problem, start), seconds, "optimal" if res.status == 0 else res.message
 
 
-def sizes_table(sizes, windows: int, time_limit: float, workers: int) -> None:
+def _windows(name: str, size: int, count: int):
+    """(start, problem, workload) of the first `count` evaluation windows of scenario `name`, cut to `size` jobs."""
     from schedrl.bound.problem import window_problem
-    from schedrl.bound.windows import bound_window, rule_makers, warm_schedules
     from schedrl.scenarios import get_scenario, scoring
     from schedrl.workload.sampling import sequence
 
-    scenario = get_scenario("default")
+    scenario = get_scenario(name)
     data = scoring.load(scenario)
     seqs = scoring.sequences(scenario, data, "evaluation")
-    print(f"default's evaluation windows (bsld), CP-SAT {time_limit:g} s with {workers} workers per window")
-    print(f"{'jobs':>5s} {'start':>6s} {'best warm':>10s} {'best found':>11s} {'lower':>8s} {'gap':>7s} "
-          f"{'status':>9s} {'seconds':>8s}")
+    source = seqs.data if seqs.data is not None else data
+    for start in seqs.ids[:count]:
+        jobs = sequence(source, int(start), size)
+        yield int(start), window_problem(jobs, scenario.sim, scenario.metric), jobs, scenario
+
+
+def sizes_table(sizes, windows: int, time_limit: float, workers: int, name: str = "default",
+                lp_slots: int = 0) -> None:
+    from schedrl.bound.windows import LAGRANGE_SLOTS, bound_window, rule_makers, warm_schedules
+
+    print(f"{name}'s evaluation windows, CP-SAT {time_limit:g} s with {workers} workers per window, Lagrangian "
+          f"{LAGRANGE_SLOTS} slots, LP {lp_slots} slots")
+    print(f"{'jobs':>5s} {'start':>6s} {'rules':>9s} {'offline':>9s} {'best':>9s} {'load':>7s} {'cp-sat':>7s} "
+          f"{'lagrange':>8s} {'lp':>7s} {'gap':>7s} {'status':>9s} {'seconds':>8s}")
     for size in sizes:
         gaps, secs = [], []
-        for start in seqs.ids[:windows]:
-            jobs = sequence(data, int(start), size)
-            problem = window_problem(jobs, scenario.sim, scenario.metric)
+        for start, problem, jobs, scenario in _windows(name, size, windows):
             w = bound_window(problem, warm_schedules(jobs, scenario.sim, rule_makers(scenario.sim)), time_limit,
-                             workers=workers, start=int(start))
+                             workers=workers, start=start, lp_slots=lp_slots)
             gaps.append(w.gap)
             secs.append(w.seconds)
-            print(f"{size:5d} {int(start):6d} {min(w.warm.values()):10.4f} {w.upper:11.4f} {w.lower:8.4f} "
+            rules = min(v for k, v in w.warm.items() if not k.startswith("offline"))
+            offline = min(v for k, v in w.warm.items() if k.startswith("offline"))
+            print(f"{size:5d} {start:6d} {rules:9.4f} {offline:9.4f} {w.upper:9.4f} {w.lowers['load']:7.4f} "
+                  f"{w.lowers.get('cp-sat', float('nan')):7.4f} {w.lowers.get('lagrange', float('nan')):8.4f} "
+                  f"{w.lowers.get('lp', float('nan')):7.4f} "
                   f"{100 * w.gap:6.1f}% {w.status.lower():>9s} {w.seconds:8.1f}", flush=True)
         print(f"{size:5d}  mean gap {100 * np.mean(gaps):.1f}%, {np.mean(secs):.1f} s per window", flush=True)
+
+
+def lp_table(sizes, name: str = "default",
+             variants=("lp 64", "lp 128", "lp 256", "lp 64+starts", "lp 128+starts", "lagrange 128",
+                       "lagrange 256", "lagrange 128+3000")) -> None:
+    """The relaxations' variants on each size's first window, from the best offline serial schedule (no CP-SAT: the
+    same horizon at any load): bound, seconds, columns and rows (the LP), or steps (the Lagrangian: `slots+steps`,
+    default 300)."""
+    from schedrl.bound.lagrange import lagrangian_bound
+    from schedrl.bound.lp import lp_bound
+    from schedrl.bound.problem import objective
+    from schedrl.bound.windows import offline_starts
+
+    print(f"{name}'s first evaluation window: the relaxations' variants (from the best offline serial schedule)")
+    print(f"{'jobs':>5s} {'variant':>17s} {'upper':>8s} {'bound':>8s} {'seconds':>8s} {'columns':>9s} {'rows':>9s}")
+    for size in sizes:
+        for _, problem, _, _ in _windows(name, size, 1):
+            best = min(offline_starts(problem).values(), key=lambda s: objective(problem, s))
+            upper = objective(problem, best)
+            until = int((best + problem.duration).max())
+            for variant in variants:
+                kind, _, rest = variant.partition(" ")
+                slots, _, extra = rest.partition("+")
+                if kind == "lagrange":
+                    g = lagrangian_bound(problem, upper, slots=int(slots), iterations=int(extra or 300), until=until)
+                    print(f"{size:5d} {variant:>17s} {upper:8.4f} {g.lower:8.4f} {g.seconds:8.1f} "
+                          f"{g.iterations:>9d} steps", flush=True)
+                    continue
+                b = lp_bound(problem, upper, slots=int(slots), starts=bool(extra), time_limit=600, until=until)
+                print(f"{size:5d} {variant:>17s} {upper:8.4f} {b.lower:8.4f} {b.seconds:8.1f} {b.columns:9,d} "
+                      f"{b.rows:9,d}" + ("" if b.status == "optimal" else f" ({b.status})"), flush=True)
+
+
+def orders_table(sizes, name: str = "default") -> None:
+    """The serial scheme over clairvoyant orders of each size's first window: the metric and the seconds (the two
+    `schedrl.bound.windows.OFFLINE_ORDERS` and the arrival-based ones measured against them)."""
+    from schedrl.bound.problem import objective
+    from schedrl.bound.sgs import profile_serial
+
+    print(f"{name}'s first evaluation window: the serial scheme over clairvoyant orders")
+    print(f"{'jobs':>5s} {'order':>27s} {'metric':>10s} {'seconds':>8s}")
+    for size in sizes:
+        for _, p, _, _ in _windows(name, size, 1):
+            keys = {"arrival": p.release, "run time": p.duration, "area": p.duration * p.demand.sum(axis=1)}
+            keys.update({f"arrival + {k} x run time": p.release + k * p.duration for k in (1, 5, 10)})
+            for label, key in keys.items():
+                t0 = time.perf_counter()
+                start = profile_serial(p, np.lexsort((p.release, key)))
+                print(f"{size:5d} {label:>27s} {objective(p, start):10.4f} {time.perf_counter() - t0:8.2f}", flush=True)
 
 
 def solver_table(jobs, repeats: int, time_limit: float) -> None:
@@ -117,15 +185,24 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (default 2)")
     parser.add_argument("--solver-jobs", default="8,10,12", help="jobs of the solver-choice windows")
     parser.add_argument("--repeats", type=int, default=2, help="solver-choice windows per size and metric")
-    parser.add_argument("--only", choices=("solver", "sizes"), help="one of the two tables")
+    parser.add_argument("--scenario", default="default", help="the sizes' and LP's windows (default default)")
+    parser.add_argument("--lp-slots", type=int, default=0, help="the LP bound's slots in the sizes table (0: none)")
+    parser.add_argument("--lp-sizes", default="256,1024", help="window sizes of the relaxations' table")
+    parser.add_argument("--only", choices=("solver", "sizes", "lp", "orders"), help="one of the four tables")
     parser.add_argument("--quick", action="store_true", help="tiny budgets: a check that the benchmark runs")
     args = parser.parse_args()
     if args.quick:
         args.sizes, args.windows, args.time_limit, args.solver_jobs, args.repeats = "32", 1, 2.0, "5", 1
-    if args.only != "sizes":
+        args.lp_sizes = "32"
+    if args.only in (None, "solver"):
         solver_table([int(s) for s in args.solver_jobs.split(",")], args.repeats, min(args.time_limit, 60.0))
-    if args.only != "solver":
-        sizes_table([int(s) for s in args.sizes.split(",")], args.windows, args.time_limit, args.workers)
+    if args.only in (None, "sizes"):
+        sizes_table([int(s) for s in args.sizes.split(",")], args.windows, args.time_limit, args.workers,
+                    args.scenario, args.lp_slots)
+    if args.only in (None, "lp"):
+        lp_table([int(s) for s in args.lp_sizes.split(",")], args.scenario)
+    if args.only in (None, "orders"):
+        orders_table([int(s) for s in args.lp_sizes.split(",")], args.scenario)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 (`parse_duration`: `90s`, `20m`, `1.5h`, `2d`, a YAML number of seconds) and what Slurm prints in sacct, sinfo,
 squeue and slurm.conf (`parse_slurm_duration`: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`, `D-HH:MM`, `D-HH:MM:SS`, with an
 optional `.fraction` of a second). Slurm's words for no limit (`UNLIMITED`, `INFINITE`, `Partition_Limit`, ...)
-are not durations: each reader decides what they mean where it meets them (`SLURM_NO_LIMIT`)."""
+are not durations: each reader decides what they mean where it meets them (`SLURM_NO_LIMIT`). `format_duration`
+writes one for people (a distilled tree's thresholds, the Slurm adapter's explanations)."""
 
 from __future__ import annotations
 
@@ -72,3 +73,15 @@ def parse_slurm_duration(text: str) -> float:
         raise ValueError(f"not a Slurm duration: {text!r} (a fraction follows seconds only)")
     frac = float("0." + fraction) if fraction else 0.0
     return ((int(days or 0) * 24 + hours) * 60 + minutes) * 60 + seconds + frac
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds as people read a wait: 45 s, 12 min, 2 h 10 min, 3 d 4 h."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min"
+    if s < 86400:
+        return f"{s // 3600} h" + (f" {s % 3600 // 60} min" if s % 3600 // 60 else "")
+    return f"{s // 86400} d" + (f" {s % 86400 // 3600} h" if s % 86400 // 3600 else "")

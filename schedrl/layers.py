@@ -70,9 +70,10 @@ LAYERS: tuple[Layer, ...] = (
           "registers every agent's env with gymnasium (`import schedrl` runs it)"),
     Layer("bound", ("bound",), ("base", "workload", "sim", "metrics", "heuristics", "scenarios"),
           "the offline optimum of a window (`schedrl bound`): the clairvoyant problem and its replay through the "
-          "metric code, solver-free lower bounds, the CP-SAT model (OR-Tools, imported lazily), the serial "
-          "schedule-generation scheme, windows warm-started from the heuristics, the share of the gap a method "
-          "closes", ray_free=True),
+          "metric code, solver-free lower bounds, the Lagrangian and LP lower bounds (numpy; SciPy's HiGHS), the "
+          "CP-SAT model (OR-Tools, imported lazily), the serial schedule-generation scheme (and the clairvoyant "
+          "orders' warm starts), windows warm-started from the heuristics, the share of the gap a method closes",
+          ray_free=True),
     Layer("eval", ("eval",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "zoo",
                               "agents", "bound"),
           "evaluate (checkpoints' tables), compare, methods, crosstrace, paired, leaderboard, select, plots, tuned "
@@ -80,8 +81,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("training", ("training",), ("base", "workload", "metrics", "scenarios", "agents", "eval"),
           "sweep files and SweepSpec, the one Tune driver, callbacks (validation, progress, restarts), reports"),
     Layer("slurm", ("slurm",), ("base", "workload", "sim", "metrics", "agents", "eval"),
-          "the Slurm adapter: queue snapshots, a policy's order as bonuses, guard, lock, lease, audit log, shadow "
-          "report, go-live gate, live watchdog, replay"),
+          "the Slurm adapter: queue snapshots, a policy's order as bonuses, guard, lock, lease, audit log and why "
+          "each moved job was placed, shadow report, go-live gate, live watchdog, replay"),
     Layer("cli", ("cli",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "predict",
                             "envs", "zoo", "agents", "registration", "bound", "eval", "training", "slurm"),
           "thin: parse, call, print (one module per subcommand)"),

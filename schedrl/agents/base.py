@@ -51,6 +51,25 @@ class SchedulingPolicy(Protocol):
     def pick(self, sim) -> int: ...
 
 
+@runtime_checkable
+class Inspecting(Protocol):
+    """A policy that may reject its base rule's proposal (the inspector, a distilled tree): `Simulator.run` asks
+    `defer(sim)` first at a pick point (True: nothing starts now), and `pick(sim)` is the proposal. The Slurm adapter
+    ranks its queue by the same two questions (`schedrl.slurm.order.rank`: a rejected proposal is deferred)."""
+
+    def defer(self, sim) -> bool: ...
+
+    def pick(self, sim) -> int: ...
+
+
+@runtime_checkable
+class Explaining(Protocol):
+    """A policy that says why it accepts or rejects a proposal, changing nothing (the Slurm adapter's audit log,
+    `schedrl slurm explain`): `explain(sim, proposal)` -> {"decide": "accept"|"reject", "by": ..., "path": [lines]}."""
+
+    def explain(self, sim, proposal: int) -> Mapping[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Prepared:
     """The result of `Agent.prepare`: an env config ready for every trial."""
@@ -293,9 +312,12 @@ class Distillable(Protocol):
     accept/reject as a decision tree)."""
 
     def distill(self, policy, *, depth: int, rounds: int, windows: int, jobs: int | None, seed: int,
-                log: Callable[[str], None]) -> Any:
+                log: Callable[[str], None], teacher_depth: int = 0, guard: Mapping[str, Any] | None = None,
+                allowed: Iterable[str] | None = None) -> Any:
         """The readable model of `policy`'s decisions, fitted on its training zone (`.text()` prints it, `.depth`);
-        ValueError (one line) for a policy of this agent it cannot distil."""
+        ValueError (one line) for a policy of this agent it cannot distil. `teacher_depth` > 0: the agent's hindsight
+        teacher of that depth labels the decisions instead of the policy; `guard`: env config values (where a decision
+        may change) that replace the policy's; `allowed`: the only inputs the readable model may use."""
 
     def export_distilled(self, distilled, policy, out_dir, name: str, command: list[str], source: str) -> Any:
         """Write it as an exported policy of this agent (`schedrl.zoo.store.Exported`), runnable as `zoo:NAME`."""
@@ -319,5 +341,6 @@ def env_for_trace(env_config, trace: str, cleaning: str | None = None):
     return replace(env_config, **changes)
 
 
-__all__ = ["Agent", "AgentOptions", "Baseline", "DTSimSweep", "Exportable", "GeneratedJudge", "Judge", "Log",
-           "OnlineLearning", "Prepared", "SchedulingPolicy", "TraceJudge", "WarmStart", "capable", "env_for_trace", "held_out_after"]
+__all__ = ["Agent", "AgentOptions", "Baseline", "DTSimSweep", "Explaining", "Exportable", "GeneratedJudge",
+           "Inspecting", "Judge", "Log", "OnlineLearning", "Prepared", "SchedulingPolicy", "TraceJudge", "WarmStart",
+           "capable", "env_for_trace", "held_out_after"]

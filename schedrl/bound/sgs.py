@@ -45,3 +45,45 @@ def serial(problem: Problem, order) -> np.ndarray:
         start[j] = earliest_start(problem, start, placed, int(j))
         placed[j] = True
     return start
+
+
+def profile_serial(problem: Problem, order) -> np.ndarray:
+    """The same schedule as `serial` over `order`, built on a resource profile (breakpoints and the free capacity after
+    each): each job scans the profile once from its arrival, so a window of 1,024 jobs takes a second, not minutes."""
+    times = [0]  # breakpoints: free[i] holds on [times[i], times[i + 1])
+    free = [problem.capacity.astype(np.int64).copy()]
+    start = np.zeros(problem.n, np.int64)
+    for j in order:
+        j = int(j)
+        a, p, q = int(problem.release[j]), int(problem.duration[j]), problem.demand[j]
+        if p == 0:
+            start[j] = a
+            continue
+        i = max(0, int(np.searchsorted(times, a, side="right")) - 1)
+        t = a
+        while True:
+            # does [t, t + p) fit? scan from interval i (the one holding t)
+            k, ok = i, True
+            while k < len(times) and times[k] < t + p:
+                if (free[k] < q).any():
+                    ok = False
+                    break
+                k += 1
+            if ok:
+                break
+            i = k + 1  # the first interval after the one too full
+            t = times[i] if i < len(times) else None
+            if t is None:
+                raise AssertionError("unreachable: the last interval of the profile has the whole machine free")
+        start[j] = t
+        # split the profile at t and t + p, then take q off the intervals in between
+        for edge in (t, t + p):
+            k = int(np.searchsorted(times, edge, side="right")) - 1
+            if times[k] != edge:
+                times.insert(k + 1, edge)
+                free.insert(k + 1, free[k].copy())
+        k = int(np.searchsorted(times, t))
+        while times[k] < t + p:
+            free[k] = free[k] - q
+            k += 1
+    return start

@@ -16,6 +16,7 @@ from schedrl.bound import cpsat
 from schedrl.bound.gap import GAP_CLOSED
 from schedrl.bound.lower import load_bound, trivial_bound
 from schedrl.bound.problem import Problem, infeasible, replay, window_problem
+from schedrl.bound.sgs import profile_serial
 from schedrl.sim import SimConfig, Simulator
 from schedrl.workload.workload import Workload
 
@@ -28,6 +29,21 @@ WARM_RULES = ("fcfs", "sjf", "saf", "wfp3", "unicep", "f1")
 backfilling; under the scenario's discipline and under `list`), beside the scenario's baselines: any feasible schedule
 is a schedule of the offline problem. SAF under `list` with backfilling is often the best of them on bsld (a mean of
 18.9-21.8 on three of `default`'s windows, where the best under the scenario's own pick-and-wait was 41.8-66.0)."""
+OFFLINE_ORDERS = ("run time", "area")
+"""Clairvoyant warm starts no online rule can make: the serial schedule-generation scheme over the jobs by true run
+time, and by area (run time x demand), each placed at its earliest feasible start, in a hole before jobs placed
+earlier if one fits (`schedrl.bound.sgs.profile_serial`). On `default`'s first 1,024-job evaluation window the run-time
+order gives a mean bsld of 2.07, where the best of the rules' 36 schedules gives 12.4 (docs/experiments/bound.md)."""
+LP_SLOTS = 0
+"""The time slots of the LP lower bound (`schedrl.bound.lp`), 0: not run. The Lagrangian bound dominates it where both
+were measured (1.2525 in 2.4 s against 1.2226 in 4.8 s with 128 slots each on `default`'s first 1,024-job window;
+docs/experiments/bound.md)."""
+LAGRANGE_SLOTS = 128
+"""The price slots of the Lagrangian lower bound (`schedrl.bound.lagrange`): one per arrival up to this many."""
+LAGRANGE_ITERATIONS = 300
+"""Its subgradient steps per window."""
+LP_TIME_LIMIT = 300.0
+"""HiGHS's limit per window for the LP; past it the LP gives no bound (the others stand)."""
 
 
 @dataclass
@@ -111,14 +127,25 @@ def rule_makers(config: SimConfig, rules=WARM_RULES) -> dict[str, tuple[Callable
     return out
 
 
+def offline_starts(problem: Problem) -> dict[str, np.ndarray]:
+    """label -> start times (the window's clock) of the serial scheme over each `OFFLINE_ORDERS` order."""
+    keys = {"run time": problem.duration, "area": problem.duration * problem.demand.sum(axis=1)}
+    return {f"offline SGS by {name}": profile_serial(problem, np.lexsort((problem.release, keys[name])))
+            for name in OFFLINE_ORDERS}
+
+
 def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *, workers: int = 2, seed: int = 0,
                  start: int = 0, slices: int | None = None, log: Callable[[str], None] | None = None,
-                 work: float | None = None) -> WindowBound:
+                 work: float | None = None, lp_slots: int = LP_SLOTS,
+                 lagrange_slots: int = LAGRANGE_SLOTS) -> WindowBound:
     """The window's best schedule and largest lower bound: the warm schedules (`Schedule`s of the window, each
-    replayed and checked feasible), then CP-SAT from the best of them for `time_limit` seconds (0: the warm starts
-    and the solver-free bounds only). With `slices` and a window larger than that, half the time goes to the sum of
-    the slices' own bounds (`schedrl.bound.decompose.slice_lower`), half to the whole window. `work`: CP-SAT's
-    deterministic limit instead of the wall clock (`schedrl.bound.cpsat.solve`; not with `slices`)."""
+    replayed and checked feasible) and the offline orders (`offline_starts`), then CP-SAT from the best of them for
+    `time_limit` seconds (0: the warm starts and the solver-free bounds only), then, within the best schedule's
+    horizon, the Lagrangian lower bound with `lagrange_slots` price slots (`schedrl.bound.lagrange`; 0: none) and the
+    LP lower bound with `lp_slots` slots (`schedrl.bound.lp`; 0: none). With `slices` and a window larger than
+    that, half the time goes to the sum of the slices' own bounds (`schedrl.bound.decompose.slice_lower`), half to
+    the whole window. `work`: CP-SAT's deterministic limit instead of the wall clock (`schedrl.bound.cpsat.solve`;
+    not with `slices`)."""
     t0 = time.perf_counter()
     values, starts = {}, {}
     for label, sched in warm.items():
@@ -130,6 +157,9 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
         starts[label] = s
     if not values:
         raise ValueError("no warm start: give at least one heuristic or policy")
+    for label, s in offline_starts(problem).items():
+        values[label] = replay(problem, s)
+        starts[label] = s
     best = min(values, key=values.get)
     upper, source, schedule = values[best], best, starts[best]
     lowers = {"trivial": trivial_bound(problem), "load": load_bound(problem)}
@@ -147,6 +177,24 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
             value = replay(problem, solved.start)  # the solver's schedule, checked and scored by our code
             if value < upper:
                 upper, source, schedule = value, "cp-sat", solved.start
+    until = int((schedule + problem.duration).max())
+    if lagrange_slots > 0:
+        from schedrl.bound.lagrange import lagrangian_bound
+
+        priced = lagrangian_bound(problem, upper, slots=lagrange_slots, iterations=LAGRANGE_ITERATIONS, until=until)
+        lowers["lagrange"] = priced.lower
+        if log is not None:
+            log(f"lagrange: {priced.iterations} steps in {priced.seconds:.1f} s ({priced.slots} slots), bound "
+                f"{priced.lower:,.4f}")
+    if lp_slots > 0:
+        from schedrl.bound.lp import lp_bound
+
+        relaxed = lp_bound(problem, upper, slots=lp_slots, time_limit=LP_TIME_LIMIT, until=until)
+        if relaxed.status == "optimal":
+            lowers["lp"] = relaxed.lower
+        if log is not None:
+            log(f"lp {relaxed.status} in {relaxed.seconds:.1f} s ({relaxed.columns:,} columns, {relaxed.rows:,} "
+                f"rows, {relaxed.slots} slots), bound {relaxed.lower:,.4f}")
     lower_source = max(lowers, key=lowers.get)
     lower = lowers[lower_source]
     if lower > upper * (1 + 1e-9) + 1e-9:
@@ -169,7 +217,8 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                    jobs: int | None = None, workers: int = 2, seed: int = 0,
                    policies: Mapping[str, Callable[[], Any]] | None = None,
                    progress: Callable[[str], None] | None = None, keep: bool = False,
-                   slices: int | None = None, work: float | None = None) -> dict[str, Any]:
+                   slices: int | None = None, work: float | None = None, lp_slots: int = LP_SLOTS,
+                lagrange_slots: int = LAGRANGE_SLOTS) -> dict[str, Any]:
     """Every window of the scenario's `part` (the first `sequences`; each cut to its first `jobs` jobs) bounded, with
     its baselines, the warm-start rules and `policies` (label -> factory, run under the scenario's semantics) as
     warm starts. A JSON-ready dict (`summary` of the windows, the scenario's reference and baselines' means on them)."""
@@ -198,7 +247,8 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
         workload = sequence(source, int(start), length)
         problem = window_problem(workload, scenario.sim, scenario.metric)
         rows.append(bound_window(problem, warm_schedules(workload, scenario.sim, makers), time_limit,
-                                 workers=workers, seed=seed, start=int(start), slices=slices, work=work))
+                                 workers=workers, seed=seed, start=int(start), slices=slices, work=work,
+                                 lp_slots=lp_slots, lagrange_slots=lagrange_slots))
         if progress is not None:
             progress(_line(scenario.name, i, len(seqs.ids), rows[-1], scenario.metric))
     baselines = [b.name(scenario.sim) for b in scenario.baselines] + list(policies or {})
@@ -206,7 +256,8 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                   reference=scenario.reference, methods=baselines,
                   extra={"sha256": scenario.sha256(), "part": part, "sim": scenario.sim.to_dict(),
                          "sequences": {"count": len(rows), "jobs": length, "subsample": sequences is not None
-                                       or length < seqs.length}, "work": work},
+                                       or length < seqs.length}, "work": work,
+                         "lagrange_slots": lagrange_slots, "lp_slots": lp_slots},
                   keep=keep, slices=slices)
 
 
@@ -214,7 +265,8 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
                 name: str, workers: int = 2, seed: int = 0,
                 policies: Mapping[str, Callable[[], Any]] | None = None,
                 progress: Callable[[str], None] | None = None, keep: bool = False,
-                slices: int | None = None, work: float | None = None) -> dict[str, Any]:
+                slices: int | None = None, work: float | None = None, lp_slots: int = LP_SLOTS,
+                lagrange_slots: int = LAGRANGE_SLOTS) -> dict[str, Any]:
     """The windows of `workload` at `starts` (each `length` jobs) bounded under `config`'s semantics for `metric`,
     warm-started from the rules (`WARM_RULES`) and `policies`."""
     from schedrl.workload.sampling import sequence
@@ -228,12 +280,14 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
         window = sequence(workload, int(start), length)
         problem = window_problem(window, config, metric)
         rows.append(bound_window(problem, warm_schedules(window, config, makers), time_limit, workers=workers,
-                                 seed=seed, start=int(start), slices=slices, work=work))
+                                 seed=seed, start=int(start), slices=slices, work=work, lp_slots=lp_slots,
+                                 lagrange_slots=lagrange_slots))
         if progress is not None:
             progress(_line(name, i, len(starts), rows[-1], metric))
     return result(rows, name=name, metric=metric, time_limit=time_limit, workers=workers, reference=None,
                   methods=list(makers), extra={"sim": config.to_dict(), "sequences": {"count": len(rows),
-                                                                                    "jobs": length}, "work": work},
+                                                                                    "jobs": length}, "work": work,
+                                               "lagrange_slots": lagrange_slots, "lp_slots": lp_slots},
                   keep=keep, slices=slices)
 
 

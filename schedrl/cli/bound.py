@@ -41,6 +41,10 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--slices", type=int, default=None, metavar="N",
                    help="windows larger than N jobs: half the time to the sum of N-job time slices' own lower bounds "
                         "(docs/reference/bound.md; default: one solve of the whole window)")
+    p.add_argument("--lagrange-slots", type=int, default=None, metavar="N",
+                   help="price slots of the Lagrangian lower bound (default 128; 0: none; docs/reference/bound.md)")
+    p.add_argument("--lp-slots", type=int, default=None, metavar="N",
+                   help="time slots of the LP lower bound (default 0: none; the Lagrangian's dominates it)")
     p.add_argument("--seed", type=int, default=0, help="CP-SAT's random seed (default 0)")
     p.add_argument("--policy", action="append", metavar="SPEC", default=None,
                    help="a policy whose schedule also warm-starts the solver (a heuristic, tuned:FILE, zoo:NAME, "
@@ -107,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
     outs += [Out("--schedules", Path(args.schedules), kind="dir")] if args.schedules else []
     claimed = claim("bound", outs, force=args.force) if outs else None
     policies = _policies(args.policy)
+    from schedrl.bound.windows import LAGRANGE_SLOTS, LP_SLOTS
+
+    lp_slots = LP_SLOTS if args.lp_slots is None else args.lp_slots
+    lagrange_slots = LAGRANGE_SLOTS if args.lagrange_slots is None else args.lagrange_slots
     say = lambda m: print(f"schedrl bound: {m}", file=sys.stderr, flush=True)  # noqa: E731
     results = []
     try:
@@ -118,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
                 results.append(bound_scenario(scenario, args.time_limit, part=args.part, sequences=args.sequences,
                                               jobs=args.jobs, workers=args.workers, seed=args.seed,
                                               policies=policies, progress=say, keep=bool(args.schedules),
-                                              slices=args.slices, work=args.work))
+                                              slices=args.slices, work=args.work, lp_slots=lp_slots,
+                                       lagrange_slots=lagrange_slots))
         else:
             workload = load_workload(args)
             starts = parse_starts(args.starts)
@@ -130,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
             results.append(bound_trace(workload, starts, length, sim_config(args), args.metric or "bsld",
                                        args.time_limit, name=str(args.trace), workers=args.workers, seed=args.seed,
                                        policies=policies, progress=say, keep=bool(args.schedules),
-                                       slices=args.slices, work=args.work))
+                                       slices=args.slices, work=args.work, lp_slots=lp_slots,
+                                       lagrange_slots=lagrange_slots))
     except ValueError as e:
         raise UsageError(str(e)) from None
     if claimed is not None:

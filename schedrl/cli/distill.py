@@ -24,6 +24,16 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--jobs", type=int, default=None, help="jobs per window (default: the policy's training episodes' "
                                                           "length)")
     p.add_argument("--seed", type=int, default=0, help="seed of the windows' draw (default 0)")
+    p.add_argument("--teacher", choices=("policy", "hindsight"), default="policy",
+                   help="who labels the decisions: the policy (default) or the hindsight teacher (the policy frames)")
+    p.add_argument("--teacher-depth", type=int, default=1, help="with --teacher hindsight: rejections in a row it "
+                                                                "tries, 1-8 (default 1)")
+    p.add_argument("--starvation-wait", metavar="DUR", default=None,
+                   help="replace the policy's starvation guard: a proposal waiting this long is accepted (24h; 0: off)")
+    p.add_argument("--features", metavar="NAME,NAME", default=None,
+                   help="the only features the tree may test (default: all; docs/guides/distill.md lists them)")
+    p.add_argument("--reject-where", choices=("any", "pays", "cheap"), default=None,
+                   help="replace where the policy may reject (docs/agents/inspector.md)")
     p.add_argument("--out", metavar="DIR", help="export the tree as a policy to DIR")
     p.add_argument("--name", help="the exported policy's name (default: the --out directory's name)")
     p.add_argument("--add", action="store_true", help="with --out: also add it to the zoo as zoo:NAME")
@@ -81,8 +91,17 @@ def run(args: argparse.Namespace) -> int:
             manifest.check_new(name, replace=args.replace)
         policy = load_policy(args.policy)
         agent = _distillable(policy, args.policy)
+        guard = {}
+        if args.starvation_wait is not None:
+            from schedrl.duration import parse_duration_or_off
+
+            guard["starvation_wait"] = parse_duration_or_off(args.starvation_wait, "--starvation-wait")
+        if args.reject_where is not None:
+            guard["reject_where"] = args.reject_where
         distilled = agent.distill(policy, depth=args.depth, rounds=args.rounds, windows=args.windows, jobs=args.jobs,
-                                  seed=args.seed, log=log)
+                                  seed=args.seed, log=log, guard=guard,
+                                  allowed=None if args.features is None else [f.strip() for f in args.features.split(",")],
+                                  teacher_depth=args.teacher_depth if args.teacher == "hindsight" else 0)
         print(f"# the tree of {args.policy} (depth {distilled.tree.depth}, {distilled.tree.leaves} leaves)\n")
         print(distilled.text())
         if not args.out:

@@ -1,5 +1,6 @@
-"""`schedrl slurm`: a policy ordering a Slurm partition's queue (`run`), its shadow log's report (`report`), and
-the way back to Slurm's own order (`reset`). The adapter is `schedrl.slurm`; docs/slurm.md is the site's guide."""
+"""`schedrl slurm`: a policy ordering a Slurm partition's queue (`run`), its shadow log's report (`report`), why it
+moved a job (`explain`), and the way back to Slurm's own order (`reset`). The adapter is `schedrl.slurm`;
+docs/slurm.md is the site's guide."""
 
 from __future__ import annotations
 
@@ -119,6 +120,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     r.add_argument("--slurmctld-log", type=Path,
                    help="slurmctld's log (SlurmctldDebug=info): the watchdog replays on its times")
     r.add_argument("--cluster", help="name for the lock and state files (default: slurm.conf's ClusterName)")
+    r.add_argument("--explain-with", metavar="TREE",
+                   help="a distilled tree beside an inspector: its path explains each decision (`slurm explain`)")
     r.add_argument("--force", action="store_true",
                    help="go live without a shadow report that passes the gate (docs/slurm.md, the go-live gate)")
     _gate_options(r)
@@ -163,6 +166,16 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     rp.add_argument("--no-wait", action="store_true", help="return once every job is submitted")
     rp.add_argument("--json", action="store_true", help="the outcome (and trace id -> Slurm id) as JSON")
     rp.set_defaults(run=run_replay)
+
+    e = actions.add_parser("explain", help="why the live adapter moved a job: the policy's decision path, the site's "
+                                           "overrides",
+                           description="Prints what the audit log of a state directory records for one job, oldest "
+                                       "first: each change of its site factor (or nice value) and each cycle's "
+                                       "explanation of its place: the tests of the tree that decided it, with their "
+                                       "values, and where the site's guard or bounds overrode the policy.")
+    e.add_argument("job", type=_count(1), metavar="JOBID", help="the Slurm job id")
+    e.add_argument("--state-dir", type=Path, default=defaults.state_dir, help="the adapter's state directory")
+    e.set_defaults(run=run_explain)
 
     z = actions.add_parser("reset", help="give every pending job the adapter changed its own site factor back",
                            description="Returns every pending job to Slurm's own ordering: the site factors (or nice "
@@ -221,11 +234,12 @@ def run_adapter(args) -> int:
                                  watch_jobs=args.watch_jobs, watch_metric=args.watch_metric,
                                  slurmctld_log=args.slurmctld_log)
         policy = resolve_policy(args.policy)
+        beside = _explain_with(policy, args) if args.explain_with else None
     except ValueError as e:
         raise UsageError(str(e)) from None
     _claim_outputs(args, "slurm run")
     say = _printer()
-    adapter = Adapter(policy, options, say=say, policy_name=args.policy)
+    adapter = Adapter(policy, options, say=say, policy_name=args.policy, explain_with=beside)
     try:
         if mode == "live":  # the go-live gate: a shadow report of this policy that passes, unless --force
             # said once the adapter has started: a refusal after the gate is the only line
@@ -239,6 +253,41 @@ def run_adapter(args) -> int:
         print(f"schedrl slurm: the watchdog rolled {args.policy} back to shadow: {rolled_back} (exit status "
               f"{EXIT_ROLLED_BACK})", file=sys.stderr)
         return EXIT_ROLLED_BACK
+    return 0
+
+
+def _explain_with(policy, args):
+    """The policy of --explain-with, where it can explain the decisions of `--policy` (ValueError otherwise)."""
+    from schedrl.agents.base import Explaining, Inspecting
+    from schedrl.eval.policies import resolve_policy
+
+    if args.shadow:
+        raise ValueError("--explain-with explains the changes a live cycle (or a dry run) makes; --shadow makes none")
+    if not isinstance(policy, Inspecting):
+        raise ValueError(f"--explain-with: {args.policy} does not inspect a base rule's proposals (an inspector "
+                         "does), so there is no decision of its to explain")
+    beside = resolve_policy(args.explain_with)
+    if not isinstance(beside, Explaining):
+        raise ValueError(f"--explain-with {args.explain_with}: not a policy that explains its decisions (a "
+                         "distilled tree, `schedrl distill`, does)")
+    ours, theirs = getattr(policy, "base_name", None), getattr(beside, "base_name", None)
+    if ours != theirs:  # a path through another base's proposals would explain decisions never made
+        raise ValueError(f"--explain-with {args.explain_with} inspects the proposals of base rule {theirs}, "
+                         f"{args.policy} those of {ours}: distil the tree from this policy (`schedrl distill`)")
+    return beside
+
+
+def run_explain(args) -> int:
+    from schedrl.cli.main import UsageError
+    from schedrl.slurm.explain import ExplainError, job_history
+
+    try:
+        lines, found = job_history(args.state_dir, args.job)
+    except ExplainError as e:
+        raise UsageError(str(e)) from None
+    print(f"job {args.job}: {found} record(s) of the adapter in {args.state_dir}, oldest first")
+    for line in lines:
+        print(line)
     return 0
 
 

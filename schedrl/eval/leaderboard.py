@@ -319,7 +319,8 @@ def board(scenario: Scenario, entrants: Iterable[Entrant] = (), *, sequences: in
     seqs = scores.sequences
     # issue 56: the offline optimum's two sides beside the reference, and each method's share of the gap (bound/gap.py)
     from schedrl.bound.gap import committed_floor
-    floor = committed_floor(scenario, means[reference], means, starts=seqs.ids)
+    floor = committed_floor(scenario, means[reference], means, starts=seqs.ids, per_window=values,
+                            reference_label=reference)
     return {**({"optimum": floor} if floor is not None else {}),
             "scenario": scenario.name, "sha256": scenario.sha256(), "description": scenario.description,
             "metric": metric, "lower_is_better": lower, "reference": reference, "second_best": second,

@@ -3,7 +3,8 @@
 Each cycle reads squeue and sinfo (`snapshot.Snapshot`), puts the guard's starving jobs first (`guard`), asks the
 policy for its top K (`order.OrderWorker`), and, live, adds the bonuses to the site factors (or, `--handle nice`,
 the nice values) that make Slurm's own scheduler, its backfilling left on, start jobs in that order
-(`mechanism.NiceBands`), marking each job it changes (`marks`). Modes:
+(`mechanism.NiceBands`), marking each job it changes (`marks`), and writes why it placed each job it moved
+(`explain`: the decision path of a tree, the site's overrides) into the audit log. Modes:
 
 - `live`: holds the cluster's lock on Slurm's side (`lock.SlurmLock`, a held lock job, besides the state
   directory's flock), writes its lease before every batch of changes (`lease.Lease`), records every change
@@ -36,6 +37,7 @@ from schedrl.slurm import guard
 from schedrl.slurm.audit import AuditLog
 from schedrl.slurm.client import SlurmClient, SlurmError
 from schedrl.slurm.cyclelog import CycleLog
+from schedrl.slurm.explain import Explainer
 from schedrl.slurm.lease import Lease, LeaseError
 from schedrl.slurm import marks
 from schedrl.slurm.lock import LOCK_NAME, ClusterLock, LockError, LockLost, SlurmLock, lease_alive
@@ -274,12 +276,14 @@ class Adapter:
     """One partition's adapter: `start()`, then `cycle()` every interval (`run`), then `stop()`."""
 
     def __init__(self, policy, options: AdapterOptions, client: SlurmClient | None = None,
-                 say: Callable[[str], None] = print, policy_name: str | None = None):
+                 say: Callable[[str], None] = print, policy_name: str | None = None, explain_with=None):
         self.policy, self.options = policy, options
         self.client = client or SlurmClient()
         self.say = say
         self.policy_name = policy_name or getattr(policy, "name", type(policy).__name__)
-        self.worker = OrderWorker(policy, options.top, options.policy_timeout_s)
+        self.worker = OrderWorker(policy, options.top, options.policy_timeout_s, explain_with)
+        self.explainer = Explainer(self.policy_name)
+        """Why each moved job was placed (`explain`), written to the audit log (live) or said (dry run)."""
         self.limit = RateLimit(options.max_changes_per_minute)
         self.n = 0
         self.previous: list[int] = []
@@ -534,7 +538,8 @@ class Adapter:
         self.previous = order
         record.update(order=order, guard=first)
         if self.mode != "shadow":
-            record.update(self._enforce(snap, order, frozenset(first), prio, record.get("sprio")))
+            decisions = ranked.decisions if ranked.order is not None else None  # no new decision to explain
+            record.update(self._enforce(snap, order, frozenset(first), prio, record.get("sprio"), decisions))
         record = self._log(record)
         if self.watchdog is not None and self.log is not None and self.watchdog.due(len(self.log.seen)):
             self._watch()
@@ -583,9 +588,9 @@ class Adapter:
                      + (f" (all in {self.options.log})" if self.log is not None else ""))
 
     def _enforce(self, snap: Snapshot, order: list[int], guarded: frozenset[int], prio=None,
-                 problem: str | None = None) -> dict:
+                 problem: str | None = None, decisions: list[dict] | None = None) -> dict:
         """The changes that put `order` first, within the site's bounds (`mechanism.protect`, the bands' ceiling):
-        printed (dry run) or applied (live)."""
+        printed (dry run) or applied (live), and why (`_explain`)."""
         lease, field = self.lease, self.bands.field
         if prio is None:  # the bounds need every job's factors
             self.say(f"cycle {self.n}: {problem}; nothing changed this cycle")
@@ -619,9 +624,11 @@ class Adapter:
         lifted = [job for r, job in enumerate(order) if rank.get(job, len(wanted)) > r]
         changes = self.bands.plan(order, value_now, own, guarded)
         extra = {"bonus_order": order, "lifted": lifted} if lifted else {}
+        placed = (snap, slurm_order, wanted, order, base, value_now, own, changes, guarded)
         if self.mode == "dry-run":
             for c in changes:
                 self.say(f"would set job {c.job}: {field} {c.old} -> {c.new} ({c.why})")
+            self._explain(placed, decisions, len(changes), {})
             if lifted:
                 self.say(f"cycle {self.n}: {len(lifted)} job(s) put ahead of ranked ones they must not be passed by "
                          f"(a higher QOS, or fair share {self.bands.ceiling:,} or more higher): {_jobs(lifted)}")
@@ -639,6 +646,7 @@ class Adapter:
         except SlurmError as e:
             self.say(f"cycle {self.n}: {e}; the order may be partly applied (the lease names every job)")
             return {"changes": len(changes), "applied": 0, "problem": str(e), **extra}
+        self._explain(placed, decisions, granted, refused)
         if refused:
             self.say(f"cycle {self.n}: scontrol refused {len(refused)} of {granted} change(s): {_refusals(refused)}")
         if getattr(self.client, "marks_refused", 0) and not getattr(self, "_marks_said", False):
@@ -648,6 +656,21 @@ class Adapter:
                      "unmarked, the lock job still holds the cluster, and `reset` needs this state directory")
         return {"changes": len(changes), "applied": granted - len(refused), "refused": len(refused),
                 "applied_at": time.time(), **extra}
+
+    def _explain(self, placed: tuple, decisions: list[dict] | None, granted: int, refused: dict[int, str]) -> None:
+        """Why each job this cycle moved was placed (`explain`): written to the audit log (live) or said (dry run);
+        nothing where the policy failed or was too slow (`decisions` None: the last order kept, decided before)."""
+        from schedrl.slurm.explain import placement, say_entries, write
+
+        if decisions is None:
+            return
+        where = placement(*placed, granted, refused, SIGN[self.options.handle], self.bands.ceiling,
+                          self.options.starvation_limit_s)
+        entries, left_out = self.explainer.entries(where, decisions)
+        if self.mode == "dry-run":
+            say_entries(self.say, self.n, self.policy_name, entries, left_out)
+        elif self.audit is not None:
+            write(self.audit, self.n, self.policy_name, entries, left_out)
 
     def _log(self, record: dict) -> dict:
         if self.log is not None:

@@ -3,7 +3,8 @@ happens.
 
 A line: `{"time", "cluster", "partition", "job", "from", "to", "why", "pid", "host", "mode", "result"}` with
 `why` one of `rank N`, `guard`, `restore`, `reset`, and `result` `ok` or scontrol's refusal; an event that is not a
-change (the watchdog's rollback) is one line with `kind` and `what` instead of a job. Dry runs and shadow mode change
+change is one line with `kind` and `what` instead of a job: the watchdog's rollback (`watchdog`), and why the cycle
+placed the jobs it moved (`explain`: its fields are `explain.py`'s). Dry runs and shadow mode change
 nothing and write nothing here.
 """
 
@@ -48,7 +49,7 @@ class AuditLog:
             os.fsync(f.fileno())
 
     def note(self, kind: str, what: str, **fields) -> None:
-        """One line for an event that changes no job itself (`kind`: `watchdog`), appended and flushed."""
+        """One line for an event that changes no job itself (`kind`: `watchdog`, `explain`), appended and flushed."""
         line = json.dumps({"time": time.time(), "cluster": self.cluster, "partition": self.partition, "kind": kind,
                            "what": what, "pid": os.getpid(), "host": socket.gethostname(), **fields}) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -60,6 +61,10 @@ class AuditLog:
     def read(self) -> list[dict]:
         """The records, in order (a torn last line, from a killed adapter, is skipped); AuditError naming the line
         for anything else that is not one of its records."""
+        return [rec for _, rec in self.numbered()]
+
+    def numbered(self) -> list[tuple[int, dict]]:
+        """`read`'s records, each with its line number."""
         if not self.path.exists():
             return []
         out = []
@@ -79,5 +84,5 @@ class AuditLog:
                         from None
                 if not isinstance(rec, dict):
                     raise AuditError(f"{self.path}:{number}: not a JSON object: not an audit log of schedrl slurm")
-                out.append(rec)
+                out.append((number, rec))
         return out

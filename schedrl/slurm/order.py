@@ -1,7 +1,12 @@
 """A policy as an order over a partition's pending jobs: its pick, that job removed, its next pick, ... for the top K.
 
 `rank` asks the policy at a snapshot (`snapshot.simulator`) K times; the jobs it never picked keep Slurm's order
-behind them. The guard's jobs (`guard.starving`) are taken out first and go ahead of the policy's. `OrderWorker`
+behind them. The guard's jobs (`guard.starving`) are taken out first and go ahead of the policy's. A policy that
+inspects its base rule's proposals (`Inspecting`: the inspector, a distilled tree) is asked as the simulator asks it,
+`defer` then `pick`: a rejected proposal is deferred, set aside for this pass while the base proposes again among the
+rest, and the deferred jobs follow the accepted ones in the order they were proposed (at most `max_deferrals` a
+pass; past them the base's proposals are taken as they come). Each inspection's reason is kept (`Decision`) where the
+policy explains itself (`Explaining`), or where an explaining policy is given beside it (a tree beside its network). `OrderWorker`
 runs the policy in a thread with a time budget, so a policy that fails or hangs costs one cycle's order, never the
 adapter. `check_machine` refuses a policy trained for a machine size far from the partition's.
 """
@@ -10,11 +15,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
+from schedrl.agents.base import Explaining, Inspecting
 from schedrl.sim.queues import queue_remove
 from schedrl.sim.state import Q_LEN
 from schedrl.slurm.snapshot import Machine, QueueJob, Snapshot, simulator
@@ -44,8 +50,11 @@ def runnable(policy, name: str, cpus: int, nodes: int = 1) -> float:
                           f"{type(e).__name__}: {first}") from None
 
 
-def rank(policy, snapshot: Snapshot, k: int, first: Sequence[int] = ()) -> list[int]:
-    """Job ids of the policy's top `k` pending jobs in its order, after the jobs `first` (ids, kept in front)."""
+def rank(policy, snapshot: Snapshot, k: int, first: Sequence[int] = (), decisions: list[dict] | None = None,
+         explainer=None, max_deferrals: int | None = None) -> list[int]:
+    """Job ids of the policy's top `k` pending jobs in its order, after the jobs `first` (ids, kept in front); an
+    inspecting policy's deferred jobs after the ones it accepted (at most `max_deferrals`, default `k`). With
+    `decisions`, one dict per inspected proposal is appended to it (`decision`)."""
     order = [j for j in first if j in snapshot.jobs]
     if not snapshot.pending or len(order) >= k:
         return order[:k]
@@ -56,15 +65,40 @@ def rank(policy, snapshot: Snapshot, k: int, first: Sequence[int] = ()) -> list[
     for job in order:
         if job in position:
             queue_remove(state, position[job])
+    inspects = isinstance(policy, Inspecting)
+    limit = k if max_deferrals is None else max_deferrals
+    deferred: list[int] = []
     while len(order) < k and sim.state.iv[Q_LEN] > 0:
         queued = sim.queue
-        j = int(policy.pick(sim))
+        asked = inspects and len(deferred) < limit
+        rejected = asked and bool(policy.defer(sim))
+        j = int(policy.pick(sim))  # after a rejection: the proposal it rejected (nothing has changed since)
         if not (queued == j).any():
             raise ValueError(f"{getattr(policy, 'name', type(policy).__name__)} picked job index {j}, which is not "
                              "waiting in the queue")
-        order.append(int(ids[j]))
+        if inspects and decisions is not None:
+            decisions.append(decision(policy, explainer, sim, j, int(ids[j]), rejected, asked, limit))
+        (deferred if rejected else order).append(int(ids[j]))
         queue_remove(state, j)
-    return order
+    return (order + deferred)[:k]
+
+
+def decision(policy, explainer, sim, j: int, job: int, rejected: bool, asked: bool, limit: int) -> dict:
+    """Why the inspecting `policy` accepted or rejected job index `j` (id `job`): `{"job", "decide", "by", "path"}`,
+    from the policy's own `explain` or, where `explainer` is given (a tree beside a network), the explainer's path
+    (`by`: `tree-beside`) with `"agree"`: whether it decided as the policy did."""
+    decide = "reject" if rejected else "accept"
+    out: dict = {"job": job, "decide": decide, "by": "policy", "path": []}
+    if not asked:
+        out.update(by="limit", path=[f"the pass's {limit} deferrals are spent: accepted as the base rule proposes"])
+        return out
+    source = explainer if explainer is not None else policy
+    if isinstance(source, Explaining):
+        why = source.explain(sim, j)
+        out.update(by=str(why.get("by", "policy")), path=[str(line) for line in why.get("path", ())])
+        if explainer is not None:
+            out.update(by=f"{out['by']}-beside", agree=why.get("decide") == decide)
+    return out
 
 
 def warm_up(policy, cpus: int = 2, nodes: int = 1) -> float:
@@ -91,6 +125,8 @@ class Ranked:
     """Job ids, guard first; None when the policy failed or was too slow."""
     seconds: float
     problem: str | None = None
+    decisions: list[dict] = field(default_factory=list)
+    """An inspecting policy's decisions, one per proposal (`decision`)."""
 
 
 class OrderWorker:
@@ -98,8 +134,8 @@ class OrderWorker:
 
     A policy still busy from an earlier cycle is not asked again until it returns (its late answer is dropped)."""
 
-    def __init__(self, policy, k: int, timeout_s: float):
-        self.policy, self.k, self.timeout_s = policy, k, timeout_s
+    def __init__(self, policy, k: int, timeout_s: float, explainer=None):
+        self.policy, self.k, self.timeout_s, self.explainer = policy, k, timeout_s, explainer
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="schedrl-policy")
         self._busy: concurrent.futures.Future | None = None
 
@@ -107,7 +143,8 @@ class OrderWorker:
         t0 = time.perf_counter()
         if self._busy is not None and not self._busy.done():
             return Ranked(None, 0.0, f"the policy is still busy with an earlier cycle (over {self.timeout_s:g} s)")
-        self._busy = self._pool.submit(rank, self.policy, snapshot, self.k, first)
+        decisions: list[dict] = []
+        self._busy = self._pool.submit(rank, self.policy, snapshot, self.k, first, decisions, self.explainer)
         try:
             order = self._busy.result(timeout=self.timeout_s)
         except concurrent.futures.TimeoutError:
@@ -115,7 +152,7 @@ class OrderWorker:
         except Exception as e:  # any failure of the policy's own code costs this cycle's order only
             first_line = (str(e).splitlines() or [""])[0][:200]
             return Ranked(None, time.perf_counter() - t0, f"the policy failed: {type(e).__name__}: {first_line}")
-        return Ranked(order, time.perf_counter() - t0)
+        return Ranked(order, time.perf_counter() - t0, decisions=decisions)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

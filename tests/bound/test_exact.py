@@ -61,14 +61,21 @@ def test_the_load_bound_beats_the_trivial_one_on_an_overloaded_window_and_stays_
 
 
 def test_time_limit_zero_keeps_the_best_warm_start_and_the_solver_free_bounds():
-    from schedrl.bound.windows import bound_window
+    from schedrl.bound.windows import bound_window, offline_starts
 
     p = random_problem(np.random.default_rng(5), 6, "wait")
     a = serial(p, range(p.n))
     b = serial(p, range(p.n - 1, -1, -1))
-    w = bound_window(p, {"a": _Sched(a + p.origin), "b": _Sched(b + p.origin)}, time_limit=0)
+    offline = offline_starts(p)
+    assert set(offline) == {"offline SGS by run time", "offline SGS by area"}
+    w = bound_window(p, {"a": _Sched(a + p.origin), "b": _Sched(b + p.origin)}, time_limit=0, lagrange_slots=0)
     assert w.status == "not run" and set(w.lowers) == {"trivial", "load"}
-    assert w.upper == min(objective(p, a), objective(p, b))
+    assert set(w.warm) == {"a", "b"} | set(offline)
+    assert w.upper == min(objective(p, a), objective(p, b), *(objective(p, s) for s in offline.values()))
+    priced = bound_window(p, {"a": _Sched(a + p.origin)}, time_limit=0)
+    assert set(priced.lowers) == {"trivial", "load", "lagrange"} and priced.lower <= brute_force(p)[0] + 1e-9
+    both = bound_window(p, {"a": _Sched(a + p.origin)}, time_limit=0, lp_slots=64)
+    assert set(both.lowers) == {"trivial", "load", "lagrange", "lp"} and both.lower <= brute_force(p)[0] + 1e-9
     with pytest.raises(ValueError, match="the schedule of bad is not one of the window's offline problem: job"):
         bound_window(p, {"bad": _Sched(np.full(p.n, p.origin - 1.0))}, time_limit=0)
 
@@ -119,3 +126,69 @@ def test_a_second_resource_in_hundredths_is_a_second_cumulative():
         best, _ = brute_force(p)
         w = bound_window(p, {"order": _Sched(serial(p, range(p.n)) + p.origin)}, time_limit=20, workers=1)
         assert w.status == "OPTIMAL" and w.upper == pytest.approx(best, rel=1e-9, abs=1e-9)
+
+
+def test_the_profile_scheme_builds_the_serial_schemes_schedule():
+    from schedrl.bound.sgs import profile_serial
+
+    rng = np.random.default_rng(41)
+    for _ in range(200):
+        p = random_problem(rng, int(rng.integers(1, 9)), "bsld", capacity=int(rng.integers(1, 6)))
+        order = rng.permutation(p.n)
+        assert profile_serial(p, order).tolist() == serial(p, order).tolist()
+
+
+def _relaxations(p, upper, until):
+    """Every variant of the two relaxations on one window: the LP by slots (coarse: 3; one per arrival: 64), with and
+    without the start slots and the even slots up to `until`; the Lagrangian by price slots and steps."""
+    from schedrl.bound.lagrange import lagrangian_bound
+    from schedrl.bound.lp import lp_bound
+
+    for slots in (3, 64):
+        for starts, end in ((False, None), (True, None), (False, until), (True, until)):
+            b = lp_bound(p, upper, slots=slots, starts=starts, until=end)
+            assert b.status == "optimal"
+            yield ("lp", slots, starts, end), b.lower
+    for slots, steps in ((2, 5), (64, 200)):
+        yield ("lagrange", slots, steps), lagrangian_bound(p, upper, slots=slots, iterations=steps, until=until).lower
+
+
+@pytest.mark.parametrize("metric", ["bsld", "wait"])
+def test_the_relaxations_stay_below_the_optimum(metric):
+    # the LP's and the Lagrangian's every variant, with the optimum itself as the upper side (the tightest horizon)
+    # and with a poor schedule's, on windows small enough for the brute force
+    rng = np.random.default_rng(51 if metric == "bsld" else 52)
+    beat = {"lp": 0, "lagrange": 0}
+    for n in (4, 5, 6, 7):
+        p = random_problem(rng, n, metric, capacity=int(rng.integers(2, 5)))
+        best, arg = brute_force(p)
+        poor = objective(p, serial(p, np.argsort(-p.duration, kind="stable")))
+        for upper in (best, poor):
+            for variant, lower in _relaxations(p, upper, int((arg + p.duration).max())):
+                assert trivial_bound(p) <= lower <= best + 1e-9, (n, upper, variant, lower, best)
+                beat[variant[0]] += lower > trivial_bound(p) + 1e-6
+    assert min(beat.values()) > 0  # neither bound is the trivial one everywhere
+
+
+def test_the_lp_bound_sees_the_backlog_on_a_machine_one_job_wide():
+    # five 2-proc, 20 s jobs at once on a 2-proc machine: waits 0, 20, 40, 60, 80 (mean 40); even slots of 3.125 s
+    # up to the schedule's end at 100 s bring the LP within the slots' width of it
+    from schedrl.bound.lp import lp_bound
+
+    wl = make_workload([0] * 5, [20] * 5, [20] * 5, [2] * 5, 2)
+    p = window_problem(wl, SimConfig(), "wait")
+    assert 40.0 - 3.125 <= lp_bound(p, 40.0, slots=64, until=100).lower <= 40.0 + 1e-9
+    assert lp_bound(p, 40.0, slots=64).lower < 40.0 - 10  # without `until`, the tail's coarse slots lose a lot
+    q = window_problem(wl, SimConfig(), "bsld")
+    best = brute_force(q)[0]
+    assert 1.0 < lp_bound(q, best, slots=64, until=100).lower <= best + 1e-9
+
+
+def test_the_lagrangian_bound_prices_the_backlog():
+    # five 2-proc, 20 s jobs at once on a 2-proc machine: mean wait 40 at best; each job whole, priced per slot
+    from schedrl.bound.lagrange import lagrangian_bound
+
+    wl = make_workload([0] * 5, [20] * 5, [20] * 5, [2] * 5, 2)
+    p = window_problem(wl, SimConfig(), "wait")
+    b = lagrangian_bound(p, 40.0, slots=64, iterations=2000, until=100)
+    assert 35.0 <= b.lower <= 40.0 + 1e-9

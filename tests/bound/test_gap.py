@@ -84,3 +84,55 @@ def test_the_boards_line():
         "method's share of the gap to it is published.")
     assert optimum_line(gap_shares(1.1, 1.0, 3.0, {"F1": 3.0, "SJF": 2.05})).endswith(
         "(gap 9.1%); share of the reference's gap to it closed: F1 0.0%, SJF 50.0%.")
+
+
+def test_an_open_bound_publishes_the_shares_on_its_closed_windows_alone(tmp_path):
+    import json
+
+    from schedrl.bound.gap import committed_floor, optimum_line
+
+    class Scenario:
+        name = "x"
+
+        def sha256(self):
+            return "abc"
+
+    windows = [{"start": 5, "upper": 2.0, "lower": 1.9, "gap": 0.05}, {"start": 9, "upper": 10.0, "lower": 1.0,
+                                                                        "gap": 0.9}]
+    entry = {"name": "x", "sha256": "abc", "part": "evaluation", "sequences": {"subsample": False},
+             "summary": {"upper": 6.0, "lower": 1.45}, "windows": windows}
+    path = tmp_path / "bounds.json"
+    path.write_text(json.dumps([entry]))
+    per_window = {"F1": [4.0, 50.0], "SJF": [3.0, 40.0]}
+    means = {k: sum(v) / 2 for k, v in per_window.items()}
+    floor = committed_floor(Scenario(), means["F1"], means, starts=[5, 9], path=path, per_window=per_window,
+                            reference_label="F1")
+    assert floor["status"] == "open" and floor["methods"]["SJF"]["share"] is None
+    sub = floor["subset"]
+    assert (sub["windows"], sub["of"], sub["upper"], sub["lower"]) == (1, 2, 2.0, 1.9)
+    assert sub["methods"]["SJF"]["share"] == pytest.approx(0.5)  # (4 - 3) / (4 - 2) on the closed window
+    line = optimum_line(floor)
+    assert "open at 10%" in line and line.endswith("share of the reference's gap to it closed there: F1 0.0%, "
+                                                   "SJF 50.0%.")
+    assert "On the 1 of its 2 windows whose own gap is within 10% alone" in line
+    # without the board's per-window values, or with no window within 10%, there is no subset
+    assert "subset" not in committed_floor(Scenario(), means["F1"], means, starts=[5, 9], path=path)
+    path.write_text(json.dumps([{**entry, "windows": [windows[1], {**windows[1], "start": 5}][::-1]}]))
+    assert "subset" not in committed_floor(Scenario(), means["F1"], means, starts=[5, 9], path=path,
+                                           per_window=per_window, reference_label="F1")
+
+
+def test_the_plain_answer_says_open_or_places_the_reference():
+    from schedrl.bound.gap import plain_answer
+
+    entry = {"name": "default", "metric": "bsld", "reference": "F1", "methods": {"F1": 246.0},
+             "summary": {"upper": 2.0, "lower": 1.2, "gap": 0.4, "closed": False}}
+    assert plain_answer(entry) == (
+        "Not yet known to within 10%: on `default`'s windows the offline optimum's mean bounded slowdown lies between "
+        "1.2 (proven) and 2 (the best schedule found), a gap of 40%, so F1's 246 is at least 123 times the optimum "
+        "([the offline bound](docs/reference/bound.md)).")
+    closed = {**entry, "summary": {"upper": 2.0, "lower": 1.9, "gap": 0.05, "closed": True}}
+    assert plain_answer(closed, best=("P", 124.0)) == (
+        "Within 5%: on `default`'s windows the offline optimum's mean bounded slowdown lies between 1.9 (proven) and 2 "
+        "(the best schedule found), so F1's 246 is 123 to 129 times the optimum, and P closes 50.0% of F1's gap to it "
+        "([the offline bound](docs/reference/bound.md)).")

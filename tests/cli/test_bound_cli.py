@@ -103,3 +103,19 @@ def test_a_policy_warm_starts_the_window_and_a_bad_one_is_one_error_line(capsys,
     assert any("wfp3-rlscheduler" in label.lower() for label in warm), list(warm)
     status, _, err = cli(capsys, "bound", "--trace", path, "--starts", "0", "--jobs", "6", "--policy", "nope")
     one_error(status, err, "--policy nope:")
+
+
+def test_the_relaxations_slots_are_chosen_on_the_command_line(capsys, tmp_path):
+    path = swf(tmp_path, ROWS)
+    args = ("bound", "--trace", str(path), "--starts", "0", "--jobs", "6", "--time-limit", "5", "--workers", "1",
+            "--json")
+    status, out, err = cli(capsys, *args, "--lp-slots", "16")
+    assert status == 0, err
+    (result,) = json.loads(out)
+    assert (result["lagrange_slots"], result["lp_slots"]) == (128, 16)
+    assert {"lagrange", "lp"} <= set(result["windows"][0]["lowers"])
+    status, out, err = cli(capsys, *args, "--lagrange-slots", "0")
+    assert status == 0, err
+    assert not {"lagrange", "lp"} & set(json.loads(out)[0]["windows"][0]["lowers"])
+    status, _, err = cli(capsys, *args, "--lagrange-slots", "-1")
+    one_error(status, err, "--lagrange-slots")

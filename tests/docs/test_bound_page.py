@@ -20,3 +20,15 @@ def test_the_bound_page_table_is_the_committed_json():
     page = (REPO / "docs" / "experiments" / "bound.md").read_text()
     shown = re.search(r"<!-- bound:table:start -->\n(.*?)<!-- bound:table:end -->", page, re.S).group(1)
     assert shown == floor_table(json.loads(path.read_text()))
+
+
+def test_the_readme_answer_is_the_committed_bound():
+    from schedrl.bound.gap import plain_answer, read_bounds
+
+    path = REPO / "docs" / "bounds.json"
+    if not path.is_file():
+        pytest.skip("no docs/bounds.json committed")
+    readme = " ".join((REPO / "README.md").read_text().split())
+    said = re.search(r"\*\*How far from perfect\?\*\* (.*?\))\.", readme)
+    assert said is not None, "README's **How far from perfect?** sentence is missing"
+    assert said.group(1) + "." == plain_answer(read_bounds(path)["default"])

@@ -30,7 +30,7 @@ COMMANDS = commands()
 
 
 def test_the_guide_has_every_slurm_action():
-    assert {c[1] for c in COMMANDS if c[0] == "slurm"} == {"run", "report", "reset", "replay"}
+    assert {c[1] for c in COMMANDS if c[0] == "slurm"} == {"run", "report", "reset", "replay", "explain"}
     assert {c[0] for c in COMMANDS} >= {"traces", "compare", "tuned", "train", "evaluate", "slurm"}
 
 

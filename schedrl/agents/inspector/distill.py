@@ -15,7 +15,7 @@ named features) and weights.safetensors the same numbers as tensors.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 
 from schedrl.agents.inspector.policy import InspectorPolicy
+from schedrl.agents.inspector.teacher import label_weights
 from schedrl.agents.inspector.tree import (MAX_DEPTH, NETWORK, DecisionTree, TreeError, Units, feature_names, fit,
                                            tree_network)
+from schedrl.sim.simulator import Simulator
 
 MAX_ROUNDS, MAX_WINDOWS = 50, 1000
 """Bounds on `--rounds` and `--windows` (each window is a whole simulation per round)."""
@@ -52,6 +54,39 @@ class _Labelling(InspectorPolicy):
         return 1.0 if tree_rejects else -1.0
 
 
+class _Taught(_Labelling):
+    """The hindsight teacher labels every decision where a rejection is allowed (`teacher.py`'s labels: reject where
+    a rejection's finished sequence beats accepting, in hindsight, each weighed by the value gap); the policy's network
+    is not asked. The tree (once there is one) makes the decision, as in `_Labelling`."""
+
+    def __init__(self, policy: InspectorPolicy, tree: DecisionTree | None, depth: int):
+        super().__init__(policy, tree)
+        from schedrl.heuristics.hindsight import HindsightInspector
+
+        self.teacher = HindsightInspector(policy.base_name, str(policy.env_config.get("metric", "bsld")), depth=depth)
+        self.gaps: list[float] = []
+        self._at: tuple[Simulator, int] | None = None
+
+    def _propose(self, sim: Simulator) -> int:
+        j = super()._propose(sim)
+        self._at = (sim, j)
+        return j
+
+    def reject_logit(self, features: np.ndarray) -> float:
+        sim, j = self._at
+        values = self.teacher.option_values(sim, j)
+        best_reject = float(values[1:].min())
+        teacher_rejects = best_reject < values[0] - 1e-9 * max(1.0, abs(float(values[0])))
+        self.features.append(np.array(features, np.float32))
+        self.labels.append(teacher_rejects)
+        self.gaps.append(abs(float(values[0]) - best_reject) / max(abs(float(values[0])), 1e-9))
+        if self.tree is None:
+            return 1.0 if teacher_rejects else -1.0
+        tree_rejects = self.tree.decide(features)
+        self.disagree += int(tree_rejects != teacher_rejects)
+        return 1.0 if tree_rejects else -1.0
+
+
 @dataclass
 class Distilled:
     """A fitted tree with how it was made: `rounds` (one dict per DAgger round), the training zone it read, the
@@ -64,7 +99,7 @@ class Distilled:
     source: dict[str, Any] = field(default_factory=dict)
 
     def text(self) -> str:
-        return self.tree.text(self.units)
+        return self.tree.text(self.units, labeller(self.source))
 
 
 def check_distillable(policy) -> None:
@@ -78,15 +113,30 @@ def check_distillable(policy) -> None:
 
 
 def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: int = 8, jobs: int | None = None,
-            seed: int = 0, min_leaf: int = 5, log: Callable[[str], None] = print) -> Distilled:
-    """DAgger of `policy`'s decisions into a tree of at most `depth` levels (see the module)."""
+            seed: int = 0, min_leaf: int = 5, log: Callable[[str], None] = print, teacher_depth: int = 0,
+            guard: Mapping[str, Any] | None = None, allowed: Sequence[str] | None = None) -> Distilled:
+    """DAgger of `policy`'s decisions into a tree of at most `depth` levels (see the module).
+
+    `teacher_depth` > 0: the hindsight teacher of that depth labels the decisions instead of the policy's network
+    (balanced by their value gaps, as `teacher.py` weighs them), so the tree learns the teacher; the policy gives only
+    the frame (base rule, normalisation, semantics, training zone). `guard`: env config values that replace the
+    policy's where a rejection is allowed (`starvation_wait`, `reject_where`), for the labelling, the tree and its
+    export. `allowed`: the only features the tree may test (None: all)."""
     from schedrl.agents.inspector.config import InspectorEnvConfig
     from schedrl.agents.inspector.teacher import sources
     from schedrl.metrics import summarize
-    from schedrl.sim import Simulator
     from schedrl.zoo.card import machine_of
 
     check_distillable(policy)
+    guard = dict(guard or {})
+    unknown = sorted(set(guard) - set(GUARD_KEYS))
+    if unknown:
+        raise TreeError(f"distill can change only {', '.join(GUARD_KEYS)} of the policy's env config; got "
+                        f"{', '.join(unknown)}")
+    if guard:
+        policy = _guarded(policy, guard)
+    if not 0 <= teacher_depth <= MAX_TEACHER_DEPTH:
+        raise TreeError(f"--teacher-depth must be in 1..{MAX_TEACHER_DEPTH}; got {teacher_depth}")
     for name, value, top in (("depth", depth, MAX_DEPTH), ("rounds", rounds, MAX_ROUNDS),
                              ("windows", windows, MAX_WINDOWS)):
         if not 1 <= value <= top:
@@ -103,11 +153,16 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
     tree: DecisionTree | None = None
     out = Distilled(tree=None, depth=depth, units=Units(float(policy.norm.time_scale)),  # type: ignore[arg-type]
                     source={"trace": cfg.trace, "training_zone": [int(own.lo), int(own.hi)], "jobs": length,
-                            "windows": windows, "rounds": rounds, "seed": seed, "min_leaf": min_leaf})
+                            "windows": windows, "rounds": rounds, "seed": seed, "min_leaf": min_leaf,
+                            **({"teacher": f"hindsight depth {teacher_depth}"} if teacher_depth else {}),
+                            **({"guard": guard} if guard else {}),
+                            **({"features": list(allowed)} if allowed is not None else {})})
+    gaps: list[float] = []
+    labeller = "the teacher" if teacher_depth else "the policy"
     t0 = time.perf_counter()
     metric = cfg.metric
     for r in range(rounds):
-        labelling = _Labelling(policy, tree)
+        labelling = _Taught(policy, tree, teacher_depth) if teacher_depth else _Labelling(policy, tree)
         values = []
         for _ in range(windows):
             _, window = own.window(rng, length)
@@ -116,11 +171,13 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
             values.append(summarize(sim.run(labelling)).value(metric))
         features += labelling.features
         labels += labelling.labels
+        gaps += getattr(labelling, "gaps", [])
         if not features:
             raise TreeError(f"{policy.name} met no decision where a rejection is allowed on {windows} training "
                             f"windows of {length} jobs: nothing to distil")
         x, y = np.stack(features), np.asarray(labels)
-        tree = fit(x, y.astype(np.float64), names, depth, min_leaf=min_leaf)
+        weights = label_weights(y.astype(np.int64), np.asarray(gaps)) if teacher_depth else None
+        tree = fit(x, y.astype(np.float64), names, depth, weights=weights, min_leaf=min_leaf, allowed=allowed)
         agree = float(np.mean([tree.decide(row) == label for row, label in zip(x, y)]))
         row = {"round": r, "acting": "policy" if r == 0 else "tree", "decisions": len(labelling.labels),
                "labelled": len(labels), "policy_rejects": float(np.mean(labelling.labels)) if labelling.labels else 0.0,
@@ -128,13 +185,38 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
                "leaves": tree.leaves, f"mean_{metric}": float(np.mean(values)),
                "seconds": time.perf_counter() - t0}
         out.rounds.append(row)
-        acted = "the policy" if r == 0 else f"the tree ({labelling.disagree} of {len(labelling.labels)} decisions " \
-                                            "unlike the policy's)"
-        log(f"distill round {r + 1}/{rounds}: {len(labelling.labels):,} decisions labelled with {acted} acting "
-            f"({len(labels):,} in all, {100 * row['policy_rejects']:.1f}% rejected by the policy); tree depth "
+        acted = labeller if r == 0 else f"the tree ({labelling.disagree} of {len(labelling.labels)} decisions " \
+                                        f"unlike {labeller}'s)"
+        log(f"distill round {r + 1}/{rounds}: {len(labelling.labels):,} decisions labelled by {labeller} with {acted} "
+            f"acting ({len(labels):,} in all, {100 * row['policy_rejects']:.1f}% rejected by {labeller}); tree depth "
             f"{tree.depth}, {tree.leaves} leaves, agrees on {100 * agree:.1f}% of them; {metric} "
             f"{row[f'mean_{metric}']:.2f} on the round's {windows} windows; {row['seconds']:.0f} s")
     out.tree = tree
+    return out
+
+
+def labeller(source: Mapping[str, Any]) -> str:
+    """Who labelled a tree's decisions, as its leaves say it (`distilled_from` / `Distilled.source`): the policy, or
+    the hindsight teacher, whose labels are weighed by their value gaps."""
+    return f"the {source['teacher']} teacher (weighed by value gaps)" if source.get("teacher") else "the policy"
+
+
+GUARD_KEYS = ("starvation_wait", "reject_where")
+"""The env config values `distill(guard=...)` may replace: where a rejection is allowed."""
+MAX_TEACHER_DEPTH = 8
+"""The hindsight teacher's largest depth (`heuristics.hindsight.MAX_DEPTH`)."""
+
+
+def _guarded(policy: InspectorPolicy, guard: Mapping[str, Any]) -> InspectorPolicy:
+    """`policy` with `guard`'s values in its env config (its record's too, so the export keeps them)."""
+    from dataclasses import replace
+
+    from schedrl.agents.inspector.mask import RejectMask
+
+    env = {**policy.env_config, **guard}
+    RejectMask.of(env)  # ValueError (one line) on a reject_where it does not know
+    out = InspectorPolicy(policy.module, env, policy.name)
+    out.record = replace(policy.record, env_config=env)
     return out
 
 
@@ -168,6 +250,8 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     from schedrl.zoo import card, store
 
     tree = distilled.tree
+    if distilled.source.get("guard"):
+        policy = _guarded(policy, distilled.source["guard"])
     record = policy.record.to_dict()
     record = {**record, "model": f"tree-d{distilled.depth}", "command": list(command)}
     record.pop("train_args", None)
@@ -187,6 +271,16 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     return exported
 
 
+def guard_text(env_config: Mapping[str, Any]) -> str:
+    """The card's sentence on where the tree may reject (its starvation guard and mask), empty for none."""
+    from schedrl.agents.inspector.tree import duration
+
+    wait, where = float(env_config.get("starvation_wait") or 0.0), env_config.get("reject_where") or "any"
+    said = [f"a proposal that has waited {duration(wait)} is always accepted"] if wait > 0 else []
+    said += [f"rejections only where `{where}` allows them"] if where != "any" else []
+    return f" Guard: {'; '.join(said)}." if said else ""
+
+
 def tree_card(exported) -> str | None:
     """What `schedrl zoo show` prints of an exported tree (None for a trained network): where it came from and the
     tree as nested if/else lines in its features' units."""
@@ -198,11 +292,14 @@ def tree_card(exported) -> str | None:
     source = arch.get("distilled_from") or {}
     last = (source.get("dagger") or [{}])[-1]
     lines = ["## The tree", "",
-             f"Distilled from `{source.get('policy', '?')}` by DAgger ({len(source.get('dagger') or [])} rounds of "
+             (f"Taught by the {source['teacher']} teacher in the frame of `{source.get('policy', '?')}` (its base rule, "
+              "normalisation and semantics; its network not asked)" if source.get("teacher") else
+              f"Distilled from `{source.get('policy', '?')}`") +
+             f" by DAgger ({len(source.get('dagger') or [])} rounds of "
              f"{source.get('windows')} windows of {source.get('jobs')} jobs from {source.get('trace')}'s training "
-             f"zone): depth {tree.depth}, {tree.leaves} leaves; it decided like the policy on "
+             f"zone): depth {tree.depth}, {tree.leaves} leaves; it decided like {labeller(source)} on "
              f"{100 * last.get('fit_agreement', float('nan')):.1f}% of the {last.get('labelled', 0):,} labelled "
              "decisions. A proposal is the base rule's; the tree is asked only where a rejection is allowed (an event "
-             "to wait for, the starvation guard not reached).", "", "```",
-             tree.text(Units(float(norm.get("time_scale", 1.0)))), "```"]
+             "to wait for, the starvation guard not reached)." + guard_text(exported.record.get("env_config") or {}),
+             "", "```", tree.text(Units(float(norm.get("time_scale", 1.0))), labeller(source)), "```"]
     return "\n".join(lines)

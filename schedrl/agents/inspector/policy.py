@@ -2,7 +2,8 @@
 
 Greedy decisions (the more probable of accept and reject). The base heuristic and the normalisation come from the
 run's env config, so the policy runs on any trace (with the same resources). `Simulator.run` asks `defer` first at
-every scheduling point; where it answers True the simulator moves to the next event and asks again.
+every scheduling point; where it answers True the simulator moves to the next event and asks again. `explain` says
+why, for people: a distilled tree's tests with their values (the Slurm adapter's audit log, `schedrl slurm explain`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,19 @@ class InspectorPolicy(BaseRulePolicy):
         starvation guard accepted without asking the network, and points `reject_where="pays"` did (no other waiting
         job the proposal competes with) (`schedrl inspector score` reports them)."""
 
+    def with_base(self, base: str) -> "InspectorPolicy":
+        """This policy over another base rule (a heuristic's name): the same network or tree, guard and mask, asked
+        about that rule's proposals (`schedrl inspector harm --site-base`: a site's own best rule)."""
+        from dataclasses import is_dataclass, replace
+
+        out = type(self)(self.module, {**self.env_config, "base": base}, self.name)
+        record = getattr(self, "record", None)
+        if record is not None:
+            env = {**record.env_config, "base": base}
+            out.record = replace(record, env_config=env) if is_dataclass(record) else \
+                type(record)(**{**vars(record), "env_config": env})
+        return out
+
     def _propose(self, sim: Simulator) -> int:
         if self._base_for is not sim:  # a fresh base per simulation (the `random` heuristic's stream restarts)
             self.base, self._base_for = make_base(self.base_name), sim
@@ -64,6 +78,28 @@ class InspectorPolicy(BaseRulePolicy):
         self.totals["rejections"] += 1
         self._proposed = None
         return True
+
+    def explain(self, sim: Simulator, proposal: int) -> dict[str, Any]:
+        """Why `proposal` (the base's) is accepted or rejected at this point, changing nothing: `decide` (accept or
+        reject), `by` (`tree`: `path` holds its tests with this point's values, as `schedrl zoo show` prints them;
+        `network`: no path; `guard` or `mask`: a rejection is not allowed here, `path` says why)."""
+        from schedrl.agents.inspector.tree import ACCEPT, REJECT, Units, duration
+
+        j = int(proposal)
+        if not self.reject_mask.allows(sim, j):
+            if self.reject_mask.guarded(sim, j):
+                why = (f"it has waited {duration(sim.now - float(sim.state.submit[j]))}, past the policy's starvation "
+                       f"guard ({duration(self.starvation_wait)}): accepted without asking")
+                return {"decide": ACCEPT, "by": "guard", "path": [why]}
+            why = ("no job is running: a rejection would wait for nothing" if not sim.has_event else
+                   f"a rejection cannot pay here (the policy rejects only where {self.reject_mask.where!r} allows)")
+            return {"decide": ACCEPT, "by": "mask", "path": [why + ": accepted without asking"]}
+        x = self.observer.build(sim, j)
+        tree = getattr(self.module, "tree", None)
+        if tree is None:
+            return {"decide": REJECT if self.reject_logit(x) > 0.0 else ACCEPT, "by": "network", "path": []}
+        return {"decide": REJECT if tree.decide(x) else ACCEPT, "by": "tree",
+                "path": tree.path_text(x, Units(float(self.norm.time_scale)))}
 
     def pick(self, sim: Simulator) -> int:
         """The base's proposal at this point (the one `defer` just accepted)."""

@@ -8,7 +8,8 @@ and is evaluated by this module's code, so no estimator is pickled and no learni
 Its readable form (`to_dict`, nested `if`/`then`/`else` on feature names) is what an exported tree's policy.json
 holds; `TreeNetwork` is the same tree as tensors (weights.safetensors), loaded in place of the inspector's network,
 and refuses a file whose two forms disagree. `text` prints it with each threshold in the feature's unit ("the
-proposal's requested time > 2 h 10 min").
+proposal's requested time > 2 h 10 min"); `path` says which tests decided one observation, with its values (the
+Slurm adapter's explanations).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.duration import format_duration as duration
 from schedrl.agents.inspector.observation import BSLD_FLOOR, FEATURES, HISTORY_FEATURES, QUEUE_SCALE
 
 NETWORK = "inspector-tree"
@@ -91,6 +93,16 @@ class DecisionTree:
     def decide(self, x: np.ndarray) -> bool:
         """True: reject."""
         return bool(self.reject[self.leaf_of(x)])
+
+    def path(self, x: np.ndarray) -> list[tuple[int, bool]]:
+        """The inner nodes one observation passes, each with whether it went right (its feature above the
+        threshold)."""
+        node, out = 0, []
+        while self.feature[node] != LEAF:
+            above = bool(x[self.feature[node]] > self.threshold[node])
+            out.append((node, above))
+            node = int(self.right[node] if above else self.left[node])
+        return out
 
     @property
     def depth(self) -> int:
@@ -194,15 +206,16 @@ class DecisionTree:
         name = self.features[self.feature[node]]
         return units.condition(name, float(self.threshold[node]), above)
 
-    def text(self, units: "Units") -> str:
-        """Nested if/else lines, thresholds in the features' units."""
+    def text(self, units: "Units", labeller: str = "the policy") -> str:
+        """Nested if/else lines, thresholds in the features' units; each leaf says how many of the labelled decisions
+        reached it and what share `labeller` rejected."""
         lines: list[str] = []
 
         def show(node: int, indent: str) -> None:
             if self.feature[node] == LEAF:
                 lines.append(f"{indent}-> {REJECT if self.reject[node] else ACCEPT} "
                              f"({self.samples[node]:,.0f} decisions, {100 * self.reject_share[node]:.0f}% rejected "
-                             "by the policy)")
+                             f"by {labeller})")
                 return
             lines.append(f"{indent}if {self.test_text(node, True, units)}:")
             show(int(self.right[node]), indent + "    ")
@@ -211,6 +224,17 @@ class DecisionTree:
 
         show(0, "")
         return "\n".join(lines)
+
+    def path_text(self, x: np.ndarray, units: "Units") -> list[str]:
+        """One decision as the lines of `text` it went through, each test with the observation's value ("time until
+        the proposal could start (by requested times) > 2 h 47 min (here 6 h)"), the leaf last ("-> reject")."""
+        lines = []
+        for node, above in self.path(x):
+            f = int(self.feature[node])
+            name = self.features[f]
+            here = "" if MEANINGS.get(name, ("",))[0] == _FLAG else f" (here {units.value(name, float(x[f]))})"
+            lines.append(self.test_text(node, above, units) + here)
+        return lines + [f"-> {REJECT if self.decide(x) else ACCEPT}"]
 
 
 @dataclass(frozen=True)
@@ -244,30 +268,24 @@ class Units:
         return f"{words} {'>' if above else '<='} {self.value(name, threshold)}"
 
 
-def duration(seconds: float) -> str:
-    """Seconds as people read a wait: 45 s, 12 min, 2 h 10 min, 3 d 4 h."""
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min"
-    if s < 86400:
-        return f"{s // 3600} h" + (f" {s % 3600 // 60} min" if s % 3600 // 60 else "")
-    return f"{s // 86400} d" + (f" {s % 86400 // 3600} h" if s % 86400 // 3600 else "")
-
-
 def feature_names(history: bool) -> tuple[str, ...]:
     return FEATURES + (HISTORY_FEATURES if history else ())
 
 
 # ---------------------------------------------------------------------- fitting (CART)
 def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weights: np.ndarray | None = None,
-        min_leaf: int = 5) -> DecisionTree:
+        min_leaf: int = 5, allowed: Sequence[str] | None = None) -> DecisionTree:
     """A tree of at most `depth` levels splitting `x` (decisions x features) to predict `y` (1: reject), each split
     the one that lowers the weighted Gini impurity most (thresholds halfway between neighbouring values, in float32
-    as the observation is); children deciding alike are merged, so every test printed changes a decision."""
+    as the observation is); children deciding alike are merged, so every test printed changes a decision.
+    `allowed`: the only features a split may test (None: every one)."""
     if not 1 <= depth <= MAX_DEPTH:
         raise TreeError(f"a tree's depth must be in 1..{MAX_DEPTH}; got {depth}")
+    unknown = sorted(set(allowed or ()) - set(features))
+    if unknown or (allowed is not None and not allowed):
+        raise TreeError(f"--features must name features among {', '.join(features)}; got "
+                        f"{', '.join(unknown) or 'none'}")
+    columns = np.array([i for i, name in enumerate(features) if allowed is None or name in allowed], np.int64)
     x = np.asarray(x, np.float32)
     y = np.asarray(y, np.float64)
     w = np.ones(len(y)) if weights is None else np.asarray(weights, np.float64)
@@ -283,7 +301,7 @@ def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weigh
         rows.append([LEAF, 0.0, -1, -1, share > 0.5, float(len(idx)), share])
         if level >= depth or share in (0.0, 1.0) or len(idx) < 2 * min_leaf:
             return node
-        best = _best_split(x[idx], y[idx], w[idx], min_leaf)
+        best = _best_split(x[idx], y[idx], w[idx], min_leaf, columns)
         if best is None:
             return node
         f, threshold = best
@@ -303,12 +321,14 @@ def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weigh
     return DecisionTree._of(tuple(features), *cols)
 
 
-def _best_split(x: np.ndarray, y: np.ndarray, w: np.ndarray, min_leaf: int) -> tuple[int, float] | None:
+def _best_split(x: np.ndarray, y: np.ndarray, w: np.ndarray, min_leaf: int,
+                columns: np.ndarray | None = None) -> tuple[int, float] | None:
     total_w, total_r = w.sum(), (w * y).sum()
     parent = _gini(total_r, total_w)
     best, gain_best = None, 1e-12
     n = len(y)
-    for f in range(x.shape[1]):
+    for f in (range(x.shape[1]) if columns is None else columns):
+        f = int(f)
         order = np.argsort(x[:, f], kind="stable")
         v = x[order, f]
         cw, cr = np.cumsum(w[order]), np.cumsum((w * y)[order])

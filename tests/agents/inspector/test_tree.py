@@ -178,6 +178,40 @@ def test_distill_exports_a_tree_that_loads_as_a_policy_and_zoo_show_prints_it(tm
     assert "## The tree" in shown and ("-> reject" in shown or "-> accept" in shown)
 
 
+def test_the_hindsight_teacher_labels_and_the_guard_goes_into_the_export(tmp_path, monkeypatch):
+    """`--teacher hindsight`: every label is the teacher's own comparison of accepting and rejecting (checked against
+    `option_values` on the states it was given), and `--starvation-wait` changes where the tree may reject, in the
+    labelling and in the exported policy's env config."""
+    from schedrl.agents.checkpoint import load_exported
+    from schedrl.agents.inspector import distill as distilling
+    from schedrl.heuristics.hindsight import HindsightInspector
+
+    monkeypatch.setattr("schedrl.zoo.card.git_commit", lambda: "0" * 40)
+    asked: list[tuple[bool, bool]] = []
+    option_values = HindsightInspector.option_values
+
+    def checked(self, sim, j):
+        values = option_values(self, sim, j)
+        asked.append((float(values[1:].min()) < float(values[0]) - 1e-9 * max(1.0, abs(float(values[0]))),
+                      sim.now - sim.state.submit[j] < 3600.0))
+        return values
+    monkeypatch.setattr(HindsightInspector, "option_values", checked)
+    policy = _zoo_inspector_on_the_embedded_trace()
+    out = distilling.distill(policy, depth=2, rounds=2, windows=2, seed=3, log=lambda _: None, teacher_depth=1,
+                             guard={"starvation_wait": 3600.0})
+    assert out.source["teacher"] == "hindsight depth 1" and out.source["guard"] == {"starvation_wait": 3600.0}
+    labelled = out.rounds[-1]["labelled"]
+    assert len(asked) == labelled > 0
+    assert all(young for _, young in asked)  # the guard: a proposal waiting an hour or more is never asked about
+    assert out.rounds[0]["policy_rejects"] == pytest.approx(sum(r for r, _ in asked[:out.rounds[0]["decisions"]])
+                                                            / out.rounds[0]["decisions"])
+    distilling.export_tree(out, policy, tmp_path / "t", "taught", ["schedrl", "distill", "x"])
+    loaded = load_exported(tmp_path / "t")
+    assert loaded.env_config["starvation_wait"] == 3600.0 and loaded.reject_mask.starvation_wait == 3600.0
+    with pytest.raises(trees.TreeError, match="can change only"):
+        distilling.distill(policy, depth=2, rounds=1, windows=1, log=lambda _: None, guard={"base": "sjf"})
+
+
 def _workload():
     from schedrl.workload.catalog import load_trace
 
