@@ -228,17 +228,46 @@ def format_table(result: SweepResult) -> str:
 
 MARKERS = "osD^v<>ph*"
 """One marker per method of a sweep plot, so lines that meet stay told apart."""
+REFERENCES = ("sjf+kill", "sjf")
+"""The column the plot's lower panel divides by, the first present: `rlschert-vasp`'s reference heuristic (SJF+KILL,
+docs/scenarios.md), or SJF in a sweep without kills."""
+RATIO_RANGE = (0.5, 1.5)
+"""The lower panel's widest axis: a point beyond it is drawn at the edge with its value written, so one far-off cell
+does not squash the few percent between the others."""
+
+
+def relative(cells: Sequence[Cell], reference: Sequence[Cell]) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's mean over the reference's on the same sequences, and the standard error of that ratio from the
+    paired differences (nan where either cell is empty)."""
+    ratio, err = [], []
+    for c, r in zip(cells, reference):
+        if not c.values or not r.values or r.mean <= 0:
+            ratio.append(math.nan)
+            err.append(math.nan)
+            continue
+        diff = np.array(c.values) - np.array(r.values)
+        ratio.append(c.mean / r.mean)
+        err.append(float(np.std(diff, ddof=1) / np.sqrt(len(diff)) / r.mean) if len(diff) > 1 else 0.0)
+    return np.array(ratio), np.array(err)
 
 
 def plot(result: SweepResult, path: str) -> str:
     """Average slowdown against the swept value, one line per method (standard errors as bars), each shifted a little
-    sideways so that close ones stay visible; skipped cells leave gaps."""
+    sideways so that close ones stay visible; skipped cells leave gaps. Below it, where the sweep has SJF (with kills
+    where it kills), each method over SJF on the same sequences: the methods the upper panel piles on one line, a few
+    percent apart, read apart there."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 5))
+    reference = next((m for m in REFERENCES if m in result.methods), None)
+    if reference is None:
+        fig, ax = plt.subplots(figsize=(8, 5))
+        axes = [ax]
+    else:
+        fig, axes = plt.subplots(2, 1, figsize=(8, 8), sharex=True, height_ratios=(3, 2))
+    ax = axes[0]
     x = np.array(result.values, dtype=float)
     bases = list(dict.fromkeys(m.removesuffix("+kill") for m in result.methods))
     # methods close together would hide each other: each line is shifted a little sideways, with a marker of its own
@@ -246,20 +275,36 @@ def plot(result: SweepResult, path: str) -> str:
     shift = 0.5 * gap / max(len(result.methods), 1)
     for k, m in enumerate(result.methods):
         cells = result.cells[m]
-        y = np.array([c.mean for c in cells])
-        err = np.array([c.stderr for c in cells])
-        style = "--" if m.endswith("+kill") else "-"  # a heuristic and its +kill share a colour
-        ax.errorbar(x + (k - (len(result.methods) - 1) / 2) * shift, y, yerr=err, fmt=style + MARKERS[k % len(MARKERS)],
-                    markersize=4, linewidth=1.2, capsize=2, color=f"C{bases.index(m.removesuffix('+kill')) % 10}",
-                    label=m)
-    ax.set_xlabel(result.param)
-    ax.set_ylabel("average slowdown")
+        style = dict(fmt=("--" if m.endswith("+kill") else "-") + MARKERS[k % len(MARKERS)], markersize=4,
+                     linewidth=1.2, capsize=2, color=f"C{bases.index(m.removesuffix('+kill')) % 10}")  # +kill: same
+        at = x + (k - (len(result.methods) - 1) / 2) * shift
+        ax.errorbar(at, [c.mean for c in cells], yerr=[c.stderr for c in cells], label=m, **style)
+        if reference is not None:
+            ratio, err = relative(cells, result.cells[reference])
+            low, high = RATIO_RANGE
+            axes[1].errorbar(at, np.clip(ratio, low, high), yerr=np.where((ratio < low) | (ratio > high), 0, err),
+                             **style)
+            for xi, r in zip(at, ratio):
+                if r > high or r < low:
+                    axes[1].annotate(f"{r:.2f}x", (xi, high if r > high else low), textcoords="offset points",
+                                     xytext=(4, -10 if r > high else 4), fontsize="small", color=style["color"])
     s = result.settings
+    ax.set_ylabel("average slowdown")
     ax.set_title(f"average slowdown vs {result.param} ({s.get('sequences')} sequences, seed {s.get('seed')})",
                  fontsize="medium")
-    ax.set_xticks(x)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", ncol=2)
+    if reference is not None:
+        finite = [r for m in result.methods for r in relative(result.cells[m], result.cells[reference])[0]
+                  if np.isfinite(r)]
+        low = max(RATIO_RANGE[0], min(finite, default=1.0) - 0.02)
+        high = min(RATIO_RANGE[1], max(finite, default=1.0) + 0.02)
+        axes[1].set_ylim(low, high)
+        axes[1].axhline(1.0, color="grey", linewidth=0.8)
+        axes[1].set_ylabel(f"x {reference} (same sequences)")
+        axes[1].grid(alpha=0.3)
+    axes[-1].set_xlabel(result.param)
+    axes[-1].set_xticks(x)
     fig.tight_layout()
     from schedrl.outputs import save_figure
 

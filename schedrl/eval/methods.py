@@ -144,7 +144,9 @@ class MethodsTable:
 
 def kiviat(table: MethodsTable, path: str | Path, columns: list[str] | None = None) -> str:
     """Radar chart of the normalised columns (DRAS Fig. 6): on every axis the best method sits at 1, the others
-    at best/value (lower-is-better columns) or value/best (higher-is-better), so larger is better everywhere."""
+    at best/value (lower-is-better columns) or value/best (higher-is-better), so larger is better everywhere. A
+    method whose ring lies on another's (within 0.5% on every axis) says so in the legend, since it cannot be seen;
+    `bars` shows close methods apart."""
     from schedrl.eval.plots import pyplot
 
     columns = [c for c in (columns or table.columns) if c not in SHARES]
@@ -152,7 +154,9 @@ def kiviat(table: MethodsTable, path: str | Path, columns: list[str] | None = No
         raise ValueError(f"a Kiviat chart needs at least 3 metrics, got {len(columns)} ({', '.join(columns)})")
     plt = pyplot()
     angles = np.linspace(0, 2 * np.pi, len(columns), endpoint=False)
-    fig, ax = plt.subplots(figsize=(7, 7), subplot_kw={"projection": "polar"})
+    fig, ax = plt.subplots(figsize=(7, 7.4), subplot_kw={"projection": "polar"})
+    ax.set_theta_offset(np.pi / 2 + np.pi / len(columns))  # no axis straight up, under the title
+    rings: dict[str, np.ndarray] = {}
     for i, method in enumerate(table.methods):
         values = []
         for c in columns:
@@ -164,15 +168,20 @@ def kiviat(table: MethodsTable, path: str | Path, columns: list[str] | None = No
             else:
                 best = means.max()
                 values.append(v / best if best > 0 else 1.0)
-        closed = np.append(values, values[0])
+        ring = np.array(values)
+        # drawn earlier and the same everywhere: this ring hides under it
+        under = next((other for other, seen in rings.items() if np.allclose(ring, seen, rtol=0.005, atol=0)), None)
+        rings[method] = ring
         style = "-" if method in table.trained else "--"
-        ax.plot(np.append(angles, angles[0]), closed, style, linewidth=2 if method in table.trained else 1,
-                label=method, color=f"C{i % 10}")
+        ax.plot(np.append(angles, angles[0]), np.append(ring, ring[0]), style,
+                linewidth=2 if method in table.trained else 1, color=f"C{i % 10}",
+                label=method if under is None else f"{method} (on {under}'s ring)")
     ax.set_xticks(angles, [header(c) for c in columns])
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"{table.trace}: normalised metrics (1 = best method; larger is better)", fontsize="medium")
-    ax.legend(loc="upper right", bbox_to_anchor=(1.3, 1.1), fontsize="small")
-    fig.tight_layout()
+    ax.set_rlabel_position(180 / len(columns))  # the radial scale halfway between two axes, clear of their labels
+    fig.suptitle(f"{table.trace}: normalised metrics (1 = best method; larger is better)", fontsize="medium")
+    fig.legend(loc="lower center", ncol=min(3, len(table.methods)), fontsize="small", frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 0.95))
     from schedrl.outputs import save_figure
 
     save_figure(fig, path, dpi=100)

@@ -169,6 +169,35 @@ def test_methods_bars_and_kiviat(saved, tmp_path):
         check_readable(fig)
 
 
+def titles_over_labels(fig) -> list[str]:
+    """The titles (the figure's and each panel's) that touch a tick label of any panel (within 8 pixels: closer, the
+    two read as one line)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if not hasattr(fig.canvas, "get_renderer"):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    titles = [t for t in [fig._suptitle, *(ax.title for ax in fig.axes)] if t is not None and t.get_text().strip()]
+    labels = [label for ax in fig.axes if ax.get_visible() for label in tick_labels(ax)]
+    return [f"title {title.get_text()!r} touches the label {label.get_text()!r}" for title in titles for label in labels
+            if title.get_window_extent(renderer).padded(8).overlaps(label.get_window_extent(renderer))]
+
+
+def test_the_kiviat_names_a_hidden_ring_and_keeps_its_title_clear(saved, tmp_path):
+    """DRAS's kiviats: four heuristics on one ring hid three of them, and the title sat on the top axis's label."""
+    from schedrl.eval.methods import kiviat
+
+    table = methods_table()
+    table.methods["F1+EASY"] = list(table.methods["SJF+EASY"])
+    kiviat(table, tmp_path / "kiviat.png")
+    (fig,) = saved
+    check_readable(fig)
+    assert not titles_over_labels(fig), titles_over_labels(fig)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "F1+EASY (on SJF+EASY's ring)" in labels and "dras-pg" in labels, labels
+
+
 def test_dtsim_sweep_plot(saved, tmp_path):
     from schedrl.dtsim.sweep import Cell, SweepResult, plot
 
@@ -183,6 +212,26 @@ def test_dtsim_sweep_plot(saved, tmp_path):
     # the methods' points sit side by side at each value, not on top of each other
     firsts = sorted(float(line.get_xdata()[0]) for line in fig.axes[0].lines if len(line.get_xdata()) == len(values))
     assert len(set(firsts)) == len(result.methods) and firsts[-1] - firsts[0] < 0.1, firsts
+
+
+def test_the_sweep_plot_reads_close_methods_apart_against_sjf(saved, tmp_path):
+    """RLSchert's job-rate figure: four methods within a few percent lay on one line; the lower panel divides each by
+    SJF on the same sequences, and a far-off cell is written at the edge instead of stretching the axis."""
+    from schedrl.dtsim.sweep import RATIO_RANGE, Cell, SweepResult, plot
+
+    values = [0.3, 0.7, 0.95]
+    result = SweepResult("job_rate", values, ["tetris", "sjf", "saf", "RLSchert"], settings={"sequences": 2, "seed": 0})
+    result.cells = {"sjf": [Cell((10.0, 12.0)) for _ in values], "saf": [Cell((9.9, 11.7)) for _ in values],
+                    "tetris": [Cell((13.0, 14.0)), Cell((13.0, 14.0)), Cell((30.0, 40.0))],
+                    "RLSchert": [Cell((9.0, 11.0)) for _ in values]}
+    plot(result, str(tmp_path / "sweep.png"))
+    (fig,) = saved
+    check_readable(fig)
+    upper, lower = fig.axes
+    assert lower.get_ylabel() == "x sjf (same sequences)"
+    low, high = lower.get_ylim()
+    assert high == RATIO_RANGE[1] and low < 20 / 22 < 1 < high, (low, high)
+    assert [t.get_text() for t in lower.texts] == [f"{70 / 22:.2f}x"], "the far-off cell is written at the edge"
 
 
 def test_mrsch_goal_plot(saved, tmp_path):

@@ -5,6 +5,7 @@ override it, and `train AGENT --help` is short with `--help-all` for the rest.""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
 import pytest
@@ -56,12 +57,28 @@ def test_every_result_is_its_source_s(name):
         assert anchor in headings, f"{name}: no heading #{anchor} in {source}"
 
 
-def test_the_teacher_recipe_is_the_campaign_s_command():
+def test_the_teacher_recipe_is_the_campaign_s_options_with_no_ppo():
+    """The campaign's options, its "no PPO" (`--lr 1e-8 --iterations 1`) spelled `--no-ppo` (issue 55), each round's
+    fit under the capped default of `--teacher-fit-decisions` (the campaign fit on all it gathered)."""
     page = (REPO / "docs/experiments/inspector-teacher.md").read_text()
     campaign = page.split("## 2026-11-28")[1].split("```bash")[1].split("```")[0].replace("\\\n", " ")
-    # the options that restore a default of the campaign's day (`--teacher-fit-decisions 0`: no cap, issue 55's came later)
-    args = " ".join(get_recipe("teacher").arguments()).replace(" --teacher-fit-decisions 0", "")
-    assert args in " ".join(campaign.split())
+    args = " ".join(get_recipe("teacher").arguments())
+    assert args.endswith(" --no-ppo") and "--teacher-fit-decisions" not in args and "--lr" not in args
+    assert args.replace(" --no-ppo", " --lr 1e-8 --iterations 1") in " ".join(campaign.split())
+
+
+def test_the_teacher_recipe_s_result_is_the_run_of_its_own_command():
+    """Its result was measured with the recipe as shipped: the command it names is in its source entry's commands."""
+    recipe = get_recipe("teacher")
+    source, _, anchor = recipe.result["source"].partition("#")
+    page = (REPO / source).read_text()
+    heading = next(line for line in page.splitlines() if line.startswith("## ") and
+                   "-".join("".join(c for c in line[3:].lower() if c.isalnum() or c in " -").split()) == anchor)
+    entry = page.split(heading)[1].split("\n## ")[0]
+    blocks = re.findall(r"```bash\n(.*?)```", entry, re.S)
+    commands = " ".join(" ".join(block.replace("\\\n", " ").split()) for block in blocks)
+    command = " ".join(recipe.result["command"].split())
+    assert command.startswith("schedrl train inspector --recipe teacher ") and command in commands, command
 
 
 def test_the_rlscheduler_recipe_is_the_zoo_policy_s_command():

@@ -13,9 +13,10 @@ import pytest
 
 FIXTURES = Path(__file__).resolve().parents[1] / "regression" / "fixtures"
 EVENT_JOBS = 128
-DTSIM_STEPS = 100
-"""The discrete-time episode's cap (`max_seq`): an untrained RLSchert network kills and requeues for thousands of
-steps."""
+DTSIM_STEPS = 20
+"""The discrete-time episode's cap (`max_seq`, at least the fixtures' simu_len of 20): an untrained RLSchert network
+kills and requeues for thousands of steps. 20 steps are 135 decisions of each network (100 were 629: 20-120 s of the
+fast tier for the CNN at load 10)."""
 
 CASES = [("rlscheduler", m, {}) for m in ("kernel", "mlp_v1", "mlp_v2", "mlp_v3", "lenet")] + [
     ("linear", None, {}), ("dras-pg", None, {}), ("decima-pg", None, {}), ("dras-dql", None, {}),
