@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.cart import best_split, reachable
 from schedrl.duration import format_duration as duration
 from schedrl.agents.inspector.observation import BSLD_FLOOR, FEATURES, HISTORY_FEATURES, QUEUE_SCALE
 
@@ -322,33 +323,9 @@ def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weigh
 
 
 def _best_split(x: np.ndarray, y: np.ndarray, w: np.ndarray, min_leaf: int,
-                columns: np.ndarray | None = None) -> tuple[int, float] | None:
-    total_w, total_r = w.sum(), (w * y).sum()
-    parent = _gini(total_r, total_w)
-    best, gain_best = None, 1e-12
-    n = len(y)
-    for f in (range(x.shape[1]) if columns is None else columns):
-        f = int(f)
-        order = np.argsort(x[:, f], kind="stable")
-        v = x[order, f]
-        cw, cr = np.cumsum(w[order]), np.cumsum((w * y)[order])
-        # split after position i (left: 0..i) where the value changes, each side at least min_leaf decisions
-        cut = np.flatnonzero(v[:-1] < v[1:])
-        cut = cut[(cut + 1 >= min_leaf) & (n - cut - 1 >= min_leaf)]
-        if not cut.size:
-            continue
-        lw, lr = cw[cut], cr[cut]
-        rw, rr = total_w - lw, total_r - lr
-        child = (lw * _gini(lr, lw) + rw * _gini(rr, rw)) / total_w
-        k = int(np.argmin(child))
-        gain = parent - child[k]
-        if gain > gain_best:
-            i = cut[k]
-            threshold = np.float32((np.float64(v[i]) + np.float64(v[i + 1])) / 2.0)
-            if not threshold < v[i + 1]:  # halfway rounds up to the right value in float32: keep it left
-                threshold = v[i]
-            gain_best, best = gain, (f, float(threshold))
-    return best
+               columns: np.ndarray | None = None) -> tuple[int, float] | None:
+    # the one split search of schedrl's trees (`schedrl.agents.cart`), here with the Gini impurity
+    return best_split(x, y, w, min_leaf, columns, lambda rejected, total, _: _gini(rejected, total))
 
 
 def _gini(rejected, total):
@@ -371,14 +348,7 @@ def _merge_alike(rows: list[list[Any]]) -> None:
     decided(0)
 
 
-def _reachable(rows: list[list[Any]]) -> list[int]:
-    out, stack = [], [0]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if rows[node][0] != LEAF:
-            stack += [rows[node][3], rows[node][2]]
-    return sorted(out)
+_reachable = reachable
 
 
 # ---------------------------------------------------------------------- as the inspector's network
