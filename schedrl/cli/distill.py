@@ -106,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
             import inspect
 
             if "target" not in inspect.signature(agent.distill).parameters:
-                raise UsageError(f"--target: {args.policy} is a {policy.record.agent} policy; only an RLScheduler "
-                                 "kernel's tree predicts a score")
+                raise UsageError(f"--target: {args.policy} ({policy.record.agent}) is not distilled into a score: "
+                                 "only an RLScheduler kernel's tree predicts a rank or a score")
             target["target"] = args.target
         distilled = agent.distill(policy, depth=args.depth, rounds=args.rounds, windows=args.windows, jobs=args.jobs,
                                   seed=args.seed, log=log, guard=guard,
