@@ -1,4 +1,5 @@
-"""`schedrl distill POLICY`: a trained policy as a model an admin can read (the inspector: a decision tree), printed
+"""`schedrl distill POLICY`: a trained policy as a model an admin can read (the inspector's accept/reject or the
+RLScheduler kernel's job priority as a decision tree), printed
 and, with --out, exported as a zoo policy. Through the agent's `Distillable` capability (`schedrl.agents.base`)."""
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from schedrl.outputs import add_force
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text + ". DAgger on the policy's training zone: "
                               "the policy labels the decisions (accept or reject its base rule's proposal) at the "
-                              "states the tree visits, and a tree of at most --depth levels is fitted (CART, Gini). "
+                              "states the tree visits, and a tree of at most --depth levels is fitted (CART, Gini); for an "
+                              "RLScheduler kernel, every visible job is labelled with its rank by the kernel's scores "
+                              "and a regression tree (CART, variance) gives each job its priority. "
                               "Prints the tree as if/else lines in the features' units; with --out, exports it as a "
                               "policy (policy.json holds the readable tree, weights.safetensors its numbers), which "
                               "runs wherever the policy does: `zoo:NAME` with --add. docs/guides/distill.md.")
