@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--judge", choices=("inspector", "evaluate"), default="inspector",
                    help="inspector: `schedrl inspector score`; evaluate: `schedrl evaluate` per policy (rlscheduler)")
     p.add_argument("--target", choices=("rank", "score"), help="`schedrl distill --target` (an RLScheduler kernel)")
-    p.add_argument("--keep", metavar="DIR", help="keep the trees here (default: a temporary directory)")
+    p.add_argument("--keep", metavar="DIR", help="keep the trees and tables here and reuse a tree already there "
+                                                 "(default: a temporary directory)")
     args = p.parse_args(argv)
     if args.judge == "evaluate":
         rows = evaluated(args)
@@ -67,9 +68,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def distilled(args, depth: str, out: Path) -> dict:
-    """Distil at `depth` into `out`; the last DAgger round's row."""
-    schedrl("distill", args.policy, "--depth", depth, "--rounds", args.rounds, "--windows", args.windows,
-            "--seed", args.seed, "--out", str(out), *(("--target", args.target) if args.target else ()))
+    """Distil at `depth` into `out` (with --keep, a tree already there is reused); the last DAgger round's row."""
+    if not (args.keep and (out / "policy.json").exists()):
+        schedrl("distill", args.policy, "--depth", depth, "--rounds", args.rounds, "--windows", args.windows,
+                "--seed", args.seed, "--out", str(out), *(("--target", args.target) if args.target else ()))
     return json.loads((out / "policy.json").read_text())["architecture"]["distilled_from"]["dagger"][-1]
 
 
@@ -83,7 +85,8 @@ def evaluated(args) -> list[dict]:
         base.mkdir(parents=True, exist_ok=True)
 
         def evaluate(spec: str, scenario: str, file: Path) -> tuple[dict, dict]:
-            schedrl("evaluate", spec, "--scenario", scenario, "--json", stdout=file)
+            if not (args.keep and file.exists() and file.stat().st_size):  # --keep: a table already there is reused
+                schedrl("evaluate", spec, "--scenario", scenario, "--json", stdout=file)
             result = json.loads(file.read_text())
             learned = [r for r in result["results"] if r["policy"] == "RL"][0]
             return {**learned, "metric": result["metric"]}, result["comparisons"][0]

@@ -13,7 +13,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p = subparsers.add_parser(name, help=help_text, description=help_text + ". DAgger on the policy's training zone: "
                               "the policy labels the decisions (accept or reject its base rule's proposal) at the "
                               "states the tree visits, and a tree of at most --depth levels is fitted (CART, Gini); for an "
-                              "RLScheduler kernel, every visible job is labelled with its rank by the kernel's scores "
+                              "RLScheduler kernel, every visible job is labelled with the kernel's score (or its rank) "
                               "and a regression tree (CART, variance) gives each job its priority. "
                               "Prints the tree as if/else lines in the features' units; with --out, exports it as a "
                               "policy (policy.json holds the readable tree, weights.safetensors its numbers), which "
@@ -38,7 +38,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--reject-where", choices=("any", "pays", "cheap"), default=None,
                    help="replace where the policy may reject (docs/agents/inspector.md)")
     p.add_argument("--target", choices=("rank", "score"), default=None,
-                   help="an RLScheduler kernel's tree predicts the job's rank by the kernel (default) or its score")
+                   help="an RLScheduler kernel's tree predicts the kernel's score of a job (default) or its rank")
     p.add_argument("--out", metavar="DIR", help="export the tree as a policy to DIR")
     p.add_argument("--name", help="the exported policy's name (default: the --out directory's name)")
     p.add_argument("--add", action="store_true", help="with --out: also add it to the zoo as zoo:NAME")

@@ -276,7 +276,7 @@ class RLSchedulerAgent(Agent):
     def distill(self, policy, *, depth, rounds, windows, jobs, seed, log, teacher_depth=0, guard=None, allowed=None,
                 target=None):
         """The kernel's scores as a regression tree over one job's features (`distill.py`: DAgger on its training
-        zone); `target`: what the leaves predict (rank, the default, or score)."""
+        zone); `target`: what the leaves predict (score, the default, or rank)."""
         from schedrl.agents.rlscheduler.distill import DEFAULT_TARGET, distill
 
         for given, option in ((teacher_depth, "--teacher hindsight"), (guard, "--starvation-wait and --reject-where"),

@@ -30,9 +30,10 @@ from schedrl.sim.simulator import Simulator
 
 MAX_ROUNDS, MAX_WINDOWS = 50, 1000
 """Bounds on `--rounds` and `--windows` (each window is a whole simulation per round)."""
-DEFAULT_TARGET = "rank"
-"""What `schedrl distill` fits by default: the rank share kept more of the policy's gain than the raw score
-(docs/experiments/distill.md, 2026-11-29: the RLScheduler kernel as a tree)."""
+DEFAULT_TARGET = "score"
+"""What `schedrl distill` fits by default: the kernel's score kept more of the policy's gain than the rank share (on
+`lublin1`, depth 6: -0.5% against the policy's mean where the rank's tree lost 47.1%; docs/experiments/distill.md,
+2026-11-29: the RLScheduler kernel as a tree)."""
 
 
 def labels_of(scores: np.ndarray, target: str) -> np.ndarray:

@@ -196,7 +196,7 @@ def test_distill_exports_a_tree_that_loads_as_a_policy_and_zoo_show_prints_it(tm
     assert out.tree.depth <= 3 and out.source["features"] == list(FEATURES)
     exported = export_tree(out, policy, tmp_path / "tree", "tree-test", ["schedrl", "distill", "x"])
     assert exported.architecture["network"] == kernel_tree.NETWORK
-    assert exported.architecture["target"] == "rank"
+    assert exported.architecture["target"] == "score"
     loaded = load_exported(tmp_path / "tree")
     rows = np.random.default_rng(0).uniform(size=(20, len(FEATURES))).astype(np.float32)
     assert np.allclose(loaded.module.job_scores(__import__("torch").from_numpy(rows)).numpy(), out.tree.predict(rows))
