@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", help="also write the rows here")
     p.add_argument("--judge", choices=("inspector", "evaluate"), default="inspector",
                    help="inspector: `schedrl inspector score`; evaluate: `schedrl evaluate` per policy (rlscheduler)")
-    p.add_argument("--target", choices=("rank", "score"), help="`schedrl distill --target` (an RLScheduler kernel)")
+    p.add_argument("--target", choices=("score", "centred", "rank"), help="`schedrl distill --target` (an RLScheduler kernel)")
     p.add_argument("--keep", metavar="DIR", help="keep the trees and tables here and reuse a tree already there "
                                                  "(default: a temporary directory)")
     args = p.parse_args(argv)

@@ -37,8 +37,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="the only features the tree may test (default: all; docs/guides/distill.md lists them)")
     p.add_argument("--reject-where", choices=("any", "pays", "cheap"), default=None,
                    help="replace where the policy may reject (docs/agents/inspector.md)")
-    p.add_argument("--target", choices=("rank", "score"), default=None,
-                   help="an RLScheduler kernel's tree predicts the kernel's score of a job (default) or its rank")
+    p.add_argument("--target", choices=("score", "centred", "rank"), default=None,
+                   help="an RLScheduler kernel's tree predicts its score of a job (default), less the mean, or a rank")
     p.add_argument("--out", metavar="DIR", help="export the tree as a policy to DIR")
     p.add_argument("--name", help="the exported policy's name (default: the --out directory's name)")
     p.add_argument("--add", action="store_true", help="with --out: also add it to the zoo as zoo:NAME")

@@ -38,10 +38,13 @@ DEFAULT_TARGET = "score"
 
 def labels_of(scores: np.ndarray, target: str) -> np.ndarray:
     """The label of each visible job of one decision: its rank share by `scores` (1: the highest, 0: the lowest;
-    ties share the first one's rank, as `argmax` picks the first) or the score itself."""
+    ties share the first one's rank, as `argmax` picks the first), the score itself, or the score less the decision's
+    mean score (`centred`)."""
     scores = np.asarray(scores, np.float64)
     if target == "score":
         return scores
+    if target == "centred":  # what only shifts every job of a decision alike (the free share) does not pick a job
+        return scores - scores.mean()
     k = len(scores)
     if k < 2:
         return np.ones(k)
@@ -256,8 +259,10 @@ def tree_card(exported) -> str | None:
     norm = JobFeatures.from_dict((exported.record.get("env_config") or {}).get("norm") or {})
     source = arch.get("distilled_from") or {}
     last = (source.get("dagger") or [{}])[-1]
-    what = ("the job's rank share among the visible jobs by the kernel's scores (1: the kernel's first choice, 0: its "
-            "last)" if arch.get("target") == "rank" else "the kernel's score (its logit)")
+    what = {"rank": "the job's rank share among the visible jobs by the kernel's scores (1: the kernel's first "
+                    "choice, 0: its last)",
+            "centred": "the kernel's score (its logit) less the mean score of the decision's visible jobs"}.get(
+        arch.get("target"), "the kernel's score (its logit)")
     lines = ["## The tree", "",
              f"Distilled from `{source.get('policy', '?')}` by DAgger ({len(source.get('dagger') or [])} rounds of "
              f"{source.get('windows')} windows of {source.get('jobs')} jobs from {source.get('trace')}'s training "

@@ -24,9 +24,10 @@ from schedrl.duration import format_duration
 
 NETWORK = "kernel-tree"
 """The `network` label of an exported kernel tree's architecture."""
-TARGETS = ("rank", "score")
+TARGETS = ("rank", "score", "centred")
 """What a tree's leaves predict: the job's rank share among the visible jobs by the kernel's scores (1: its first
-choice, 0: its last) or the kernel's score (its logit)."""
+choice, 0: its last), the kernel's score (its logit), or the score less the mean score of the decision's visible
+jobs."""
 
 _TIME, _SHARE, _ID, _FLAG, _KEY = "time", "share", "id", "flag", "key"
 MEANINGS: dict[str, tuple[str, str]] = {

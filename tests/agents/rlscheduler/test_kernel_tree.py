@@ -124,6 +124,7 @@ def test_labels_are_the_kernels_rank_share_or_its_score():
     assert labels_of(np.array([0.1, 3.0, 2.0]), "rank").tolist() == [0.0, 1.0, 0.5]
     assert labels_of(np.array([1.0, 1.0, 0.0]), "rank").tolist() == [1.0, 1.0, 0.0]  # ties share the first's rank
     assert labels_of(np.array([0.1, 3.0]), "score").tolist() == [0.1, 3.0]
+    assert labels_of(np.array([1.0, 3.0, 5.0]), "centred").tolist() == [-2.0, 0.0, 2.0]
     assert labels_of(np.array([0.7]), "rank").tolist() == [1.0]
 
 
