@@ -87,39 +87,20 @@ def _finite(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
 
-@dataclass(frozen=True)
-class RegressionTree:
-    """Nodes in arrays, node 0 the root: `feature` (index into `features`, `LEAF` for a leaf), `threshold`, `left`
-    and `right` children, `value` (a leaf's prediction: the weighted mean of the labels that reached it; an inner
-    node's too, for reading) and `samples` (rows that reached the node)."""
+class Nodes:
+    """The walk over a tree's node arrays (`feature`, `threshold`, `left`, `right`; node 0 the root, `LEAF` for a
+    leaf's feature), shared by every tree of schedrl (the inspector's `DecisionTree`, `RegressionTree`)."""
 
-    features: tuple[str, ...]
     feature: np.ndarray
     threshold: np.ndarray
     left: np.ndarray
     right: np.ndarray
-    value: np.ndarray
-    samples: np.ndarray
 
-    # ------------------------------------------------------------------ predicting
     def leaf_of(self, x: np.ndarray) -> int:
         node = 0
         while self.feature[node] != LEAF:
             node = int(self.left[node] if x[self.feature[node]] <= self.threshold[node] else self.right[node])
         return node
-
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        """The leaf value of each row of `x` (rows x features), all rows at once."""
-        x = np.asarray(x, np.float32)
-        node = np.zeros(len(x), np.int64)
-        for _ in range(MAX_DEPTH + 1):
-            inner = self.feature[node] != LEAF
-            if not inner.any():
-                break
-            at = node[inner]
-            above = x[np.flatnonzero(inner), self.feature[at]] > self.threshold[at]
-            node[inner] = np.where(above, self.right[at], self.left[at])
-        return self.value[node].astype(np.float64)
 
     def path(self, x: np.ndarray) -> list[tuple[int, bool]]:
         """The inner nodes one input passes, each with whether it went right (its feature above the threshold)."""
@@ -139,6 +120,35 @@ class RegressionTree:
     @property
     def leaves(self) -> int:
         return int(np.sum(self.feature == LEAF))
+
+
+@dataclass(frozen=True)
+class RegressionTree(Nodes):
+    """Nodes in arrays, node 0 the root: `feature` (index into `features`, `LEAF` for a leaf), `threshold`, `left`
+    and `right` children, `value` (a leaf's prediction: the weighted mean of the labels that reached it; an inner
+    node's too, for reading) and `samples` (rows that reached the node)."""
+
+    features: tuple[str, ...]
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    samples: np.ndarray
+
+    # ------------------------------------------------------------------ predicting
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """The leaf value of each row of `x` (rows x features), all rows at once."""
+        x = np.asarray(x, np.float32)
+        node = np.zeros(len(x), np.int64)
+        for _ in range(MAX_DEPTH + 1):
+            inner = self.feature[node] != LEAF
+            if not inner.any():
+                break
+            at = node[inner]
+            above = x[np.flatnonzero(inner), self.feature[at]] > self.threshold[at]
+            node[inner] = np.where(above, self.right[at], self.left[at])
+        return self.value[node].astype(np.float64)
 
     # ------------------------------------------------------------------ readable form
     def to_dict(self, node: int = 0) -> dict[str, Any]:

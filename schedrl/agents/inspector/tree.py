@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from schedrl.agents.cart import best_split, reachable
+from schedrl.agents.cart import Nodes, best_split, reachable
 from schedrl.duration import format_duration as duration
 from schedrl.agents.inspector.observation import BSLD_FLOOR, FEATURES, HISTORY_FEATURES, QUEUE_SCALE
 
@@ -70,7 +70,7 @@ class TreeError(ValueError):
 
 
 @dataclass(frozen=True)
-class DecisionTree:
+class DecisionTree(Nodes):
     """Nodes in arrays, node 0 the root: `feature` (index into `features`, `LEAF` for a leaf), `threshold`, `left`
     and `right` children, `reject` (the leaf's decision; an inner node's majority), `samples` and `reject_share` (of
     the labelled decisions that reached the node, weighted)."""
@@ -84,36 +84,10 @@ class DecisionTree:
     samples: np.ndarray
     reject_share: np.ndarray
 
-    # ------------------------------------------------------------------ deciding
-    def leaf_of(self, x: np.ndarray) -> int:
-        node = 0
-        while self.feature[node] != LEAF:
-            node = int(self.left[node] if x[self.feature[node]] <= self.threshold[node] else self.right[node])
-        return node
-
+    # ------------------------------------------------------------------ deciding (the walk: `cart.Nodes`)
     def decide(self, x: np.ndarray) -> bool:
         """True: reject."""
         return bool(self.reject[self.leaf_of(x)])
-
-    def path(self, x: np.ndarray) -> list[tuple[int, bool]]:
-        """The inner nodes one observation passes, each with whether it went right (its feature above the
-        threshold)."""
-        node, out = 0, []
-        while self.feature[node] != LEAF:
-            above = bool(x[self.feature[node]] > self.threshold[node])
-            out.append((node, above))
-            node = int(self.right[node] if above else self.left[node])
-        return out
-
-    @property
-    def depth(self) -> int:
-        def down(node: int) -> int:
-            return 0 if self.feature[node] == LEAF else 1 + max(down(self.left[node]), down(self.right[node]))
-        return down(0)
-
-    @property
-    def leaves(self) -> int:
-        return int(np.sum(self.feature == LEAF))
 
     # ------------------------------------------------------------------ readable form
     def to_dict(self, node: int = 0) -> dict[str, Any]:
