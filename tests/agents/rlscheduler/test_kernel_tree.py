@@ -237,3 +237,18 @@ def test_what_cannot_be_distilled_is_one_error_line(argv, message, capsys):
     assert len(err) == 1 and err[0].startswith("schedrl distill: error:")
     import re
     assert re.search(message, err[0]), err[0]
+
+
+def test_the_guide_shows_the_shipped_trees_top_and_every_job_feature():
+    """docs/guides/distill.md cannot drift from the zoo: the shipped kernel tree's first test as `zoo show` prints it,
+    and a row for every job feature with the wording thresholds are printed in."""
+    from pathlib import Path
+
+    from schedrl.agents.rlscheduler.distill import tree_card
+    from schedrl.zoo import manifest
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "guides" / "distill.md").read_text()
+    shown = tree_card(manifest.find("rlscheduler-lublin1-s0-tree8")).split("```")[1].strip().splitlines()
+    assert shown[0] in page and shown[0].startswith("if the job's share of the machine > ")
+    for name, (_, words) in kernel_tree.MEANINGS.items():
+        assert f"| `{name}` | {words} |" in page, name
