@@ -88,8 +88,7 @@ class _Labelling(CheckpointPolicy):
         return mine
 
     def pick(self, sim: Simulator) -> int:
-        super().pick(sim)  # the builder for this simulation and its resource check
-        jobs, mask, visible = self._builder.build(sim)
+        jobs, mask, visible = self.observe(sim)
         return int(visible[self.choose(jobs, mask)])
 
 
