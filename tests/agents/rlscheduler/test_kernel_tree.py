@@ -227,6 +227,7 @@ def test_distill_exports_a_tree_that_loads_as_a_policy_and_zoo_show_prints_it(tm
     (["distill", "zoo:rlscheduler-default-s0", "--depth", "0"], r"--depth must be >= 1"),
     (["distill", "zoo:rlscheduler-default-s0", "--teacher", "hindsight"], r"--teacher hindsight: an inspector's"),
     (["distill", "zoo:rlscheduler-default-s0", "--features", "wait"], r"--features: an inspector's option"),
+    (["distill", "zoo:rlscheduler-lublin1-s0-tree8"], r"is a distilled tree already: distil the policy it came from"),
     (["distill", "zoo:inspector-lublin1-s0", "--target", "score"], r"--target: .*\(inspector\) is not distilled into a score"),
 ])
 def test_what_cannot_be_distilled_is_one_error_line(argv, message, capsys):
