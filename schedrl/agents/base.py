@@ -309,7 +309,9 @@ class Exportable(Protocol):
 @runtime_checkable
 class Distillable(Protocol):
     """An agent whose trained policy can be turned into a model an admin can read (`schedrl distill`: the inspector's
-    accept/reject as a decision tree)."""
+    accept/reject as a decision tree, the RLScheduler kernel's job scores as a regression tree over one job's features;
+    an agent may take keywords beyond these, e.g. the kernel's `target`, which `schedrl distill` passes only where
+    the agent's `distill` names them)."""
 
     def distill(self, policy, *, depth: int, rounds: int, windows: int, jobs: int | None, seed: int,
                 log: Callable[[str], None], teacher_depth: int = 0, guard: Mapping[str, Any] | None = None,

@@ -1,4 +1,5 @@
-"""`schedrl distill POLICY`: a trained policy as a model an admin can read (the inspector: a decision tree), printed
+"""`schedrl distill POLICY`: a trained policy as a model an admin can read (the inspector's accept/reject or the
+RLScheduler kernel's job priority as a decision tree), printed
 and, with --out, exported as a zoo policy. Through the agent's `Distillable` capability (`schedrl.agents.base`)."""
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from schedrl.outputs import add_force
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(name, help=help_text, description=help_text + ". DAgger on the policy's training zone: "
                               "the policy labels the decisions (accept or reject its base rule's proposal) at the "
-                              "states the tree visits, and a tree of at most --depth levels is fitted (CART, Gini). "
+                              "states the tree visits, and a tree of at most --depth levels is fitted (CART, Gini); for an "
+                              "RLScheduler kernel, every visible job is labelled with the kernel's score (or its rank) "
+                              "and a regression tree (CART, variance) gives each job its priority. "
                               "Prints the tree as if/else lines in the features' units; with --out, exports it as a "
                               "policy (policy.json holds the readable tree, weights.safetensors its numbers), which "
                               "runs wherever the policy does: `zoo:NAME` with --add. docs/guides/distill.md.")
-    p.add_argument("policy", metavar="POLICY", help="the inspector to distil: zoo:NAME, an exported policy's directory "
-                                                    "or a checkpoint")
+    p.add_argument("policy", metavar="POLICY", help="the inspector or RLScheduler policy to distil: zoo:NAME, an "
+                                                    "exported policy's directory or a checkpoint")
     p.add_argument("--depth", type=int, default=6, help="the tree's largest depth, 1-12 (default 6)")
     p.add_argument("--rounds", type=int, default=4, help="DAgger rounds, 1-50: 1 labels the policy's own states only "
                                                          "(default 4)")
@@ -34,6 +37,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="the only features the tree may test (default: all; docs/guides/distill.md lists them)")
     p.add_argument("--reject-where", choices=("any", "pays", "cheap"), default=None,
                    help="replace where the policy may reject (docs/agents/inspector.md)")
+    p.add_argument("--target", choices=("score", "centred", "rank"), default=None,
+                   help="an RLScheduler kernel's tree predicts its score of a job (default), less the mean, or a rank")
     p.add_argument("--out", metavar="DIR", help="export the tree as a policy to DIR")
     p.add_argument("--name", help="the exported policy's name (default: the --out directory's name)")
     p.add_argument("--add", action="store_true", help="with --out: also add it to the zoo as zoo:NAME")
@@ -58,16 +63,17 @@ def _distillable(policy, spec: str):
 
     record = getattr(policy, "record", None)
     if record is None:
-        raise UsageError(f"{spec} is not a trained policy: only a trained inspector (`schedrl train inspector`) can be "
+        raise UsageError(f"{spec} is not a trained policy: only a trained inspector or RLScheduler policy can be "
                          "distilled into a tree")
     agent = get_agent(record.agent)
     if isinstance(agent, Distillable):
         return agent
     if record.sim_config is None:
         raise UsageError(f"{spec} ({record.agent}) schedules the discrete-time cluster: its decisions are slots of a "
-                         "canvas, not accept/reject of a proposal; only an inspector can be distilled into a tree")
-    raise UsageError(f"{spec} is a {record.agent} policy: only an inspector's accept/reject (`schedrl train "
-                     "inspector`) can be distilled into a tree")
+                         "canvas, not accept/reject of a proposal nor a job's priority; only an inspector or RLScheduler "
+                         "policy can be distilled into a tree")
+    raise UsageError(f"{spec} is a {record.agent} policy: only an inspector's accept/reject or an RLScheduler "
+                     "kernel's job scores can be distilled into a tree")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,10 +104,18 @@ def run(args: argparse.Namespace) -> int:
             guard["starvation_wait"] = parse_duration_or_off(args.starvation_wait, "--starvation-wait")
         if args.reject_where is not None:
             guard["reject_where"] = args.reject_where
+        target = {}
+        if args.target is not None:
+            import inspect
+
+            if "target" not in inspect.signature(agent.distill).parameters:
+                raise UsageError(f"--target: {args.policy} ({policy.record.agent}) is not distilled into a score: "
+                                 "only an RLScheduler kernel's tree predicts a rank or a score")
+            target["target"] = args.target
         distilled = agent.distill(policy, depth=args.depth, rounds=args.rounds, windows=args.windows, jobs=args.jobs,
                                   seed=args.seed, log=log, guard=guard,
                                   allowed=None if args.features is None else [f.strip() for f in args.features.split(",")],
-                                  teacher_depth=args.teacher_depth if args.teacher == "hindsight" else 0)
+                                  teacher_depth=args.teacher_depth if args.teacher == "hindsight" else 0, **target)
         print(f"# the tree of {args.policy} (depth {distilled.tree.depth}, {distilled.tree.leaves} leaves)\n")
         print(distilled.text())
         if not args.out:

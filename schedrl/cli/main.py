@@ -29,7 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("schedrl.cli.evaluate", "score a trained checkpoint or zoo policy against the heuristics on held-out sequences"),
     "tuned": ("schedrl.cli.tuned", "fit a linear priority rule to a scenario (CMA-ES, no RL) and evaluate it"),
     "select": ("schedrl.cli.select", "choose a training run's best checkpoint on validation sequences"),
-    "distill": ("schedrl.cli.distill", "turn a trained inspector into a small decision tree an admin can read"),
+    "distill": ("schedrl.cli.distill", "turn a trained inspector or RLScheduler policy into a small decision tree an admin can read"),
     "export": ("schedrl.cli.export", "turn a checkpoint into a small policy that loads without Ray or pickles"),
     "zoo": ("schedrl.cli.zoo", "list and show the trained policies shipped with schedrl (use one as zoo:NAME)"),
     "dtsim": ("schedrl.cli.forward", "run heuristics and checkpoints on the discrete-time cluster of DeepRM and RLSchert, "

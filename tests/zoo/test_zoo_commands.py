@@ -62,7 +62,9 @@ def test_a_distilled_tree_names_a_zoo_policy_its_record_and_depth_follow(entry):
     data = json.loads((entry.directory / "policy.json").read_text())
     parent = json.loads((manifest.ZOO_DIR / "policies" / args.policy[4:] / "policy.json").read_text())["record"]
     assert data["record"]["env_config"] == parent["env_config"]  # the tree runs under its policy's config
-    assert data["record"]["model"] == f"tree-d{args.depth}" and data["architecture"]["network"] == "inspector-tree"
+    trees = {"inspector": ("tree", "inspector-tree"), "rlscheduler": ("kernel-tree", "kernel-tree")}
+    model, network = trees[data["record"]["agent"]]  # what each agent's `schedrl distill` writes
+    assert data["record"]["model"] == f"{model}-d{args.depth}" and data["architecture"]["network"] == network
 
 
 @pytest.mark.integration
@@ -70,7 +72,7 @@ def test_a_distilled_tree_names_a_zoo_policy_its_record_and_depth_follow(entry):
 def test_the_recorded_distill_command_reproduces_the_shipped_tree(entry, capsys):
     """The recorded command (without --out/--add) prints the shipped tree, threshold for threshold."""
     from schedrl.cli.main import main
-    from schedrl.agents.inspector.distill import tree_card
+    from schedrl.agents import get_agent
     from schedrl.zoo.store import read
 
     argv = shlex.split(entry.fields["command"])[1:]
@@ -83,7 +85,8 @@ def test_the_recorded_distill_command_reproduces_the_shipped_tree(entry, capsys)
     out = capsys.readouterr()
     if "not available locally" in out.err:
         pytest.skip("the policy's training trace is in ../shared (or $SCHEDRL_TRACE_PATH)")
-    shipped = tree_card(read(entry.directory)).split("```")[1].strip()
+    exported = read(entry.directory)
+    shipped = get_agent(exported.record["agent"]).distilled_text(exported).split("```")[1].strip()
     assert shipped in out.out
 
 

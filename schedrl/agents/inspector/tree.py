@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.cart import Nodes, best_split, reachable
 from schedrl.duration import format_duration as duration
 from schedrl.agents.inspector.observation import BSLD_FLOOR, FEATURES, HISTORY_FEATURES, QUEUE_SCALE
 
@@ -69,7 +70,7 @@ class TreeError(ValueError):
 
 
 @dataclass(frozen=True)
-class DecisionTree:
+class DecisionTree(Nodes):
     """Nodes in arrays, node 0 the root: `feature` (index into `features`, `LEAF` for a leaf), `threshold`, `left`
     and `right` children, `reject` (the leaf's decision; an inner node's majority), `samples` and `reject_share` (of
     the labelled decisions that reached the node, weighted)."""
@@ -83,36 +84,10 @@ class DecisionTree:
     samples: np.ndarray
     reject_share: np.ndarray
 
-    # ------------------------------------------------------------------ deciding
-    def leaf_of(self, x: np.ndarray) -> int:
-        node = 0
-        while self.feature[node] != LEAF:
-            node = int(self.left[node] if x[self.feature[node]] <= self.threshold[node] else self.right[node])
-        return node
-
+    # ------------------------------------------------------------------ deciding (the walk: `cart.Nodes`)
     def decide(self, x: np.ndarray) -> bool:
         """True: reject."""
         return bool(self.reject[self.leaf_of(x)])
-
-    def path(self, x: np.ndarray) -> list[tuple[int, bool]]:
-        """The inner nodes one observation passes, each with whether it went right (its feature above the
-        threshold)."""
-        node, out = 0, []
-        while self.feature[node] != LEAF:
-            above = bool(x[self.feature[node]] > self.threshold[node])
-            out.append((node, above))
-            node = int(self.right[node] if above else self.left[node])
-        return out
-
-    @property
-    def depth(self) -> int:
-        def down(node: int) -> int:
-            return 0 if self.feature[node] == LEAF else 1 + max(down(self.left[node]), down(self.right[node]))
-        return down(0)
-
-    @property
-    def leaves(self) -> int:
-        return int(np.sum(self.feature == LEAF))
 
     # ------------------------------------------------------------------ readable form
     def to_dict(self, node: int = 0) -> dict[str, Any]:
@@ -322,33 +297,9 @@ def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weigh
 
 
 def _best_split(x: np.ndarray, y: np.ndarray, w: np.ndarray, min_leaf: int,
-                columns: np.ndarray | None = None) -> tuple[int, float] | None:
-    total_w, total_r = w.sum(), (w * y).sum()
-    parent = _gini(total_r, total_w)
-    best, gain_best = None, 1e-12
-    n = len(y)
-    for f in (range(x.shape[1]) if columns is None else columns):
-        f = int(f)
-        order = np.argsort(x[:, f], kind="stable")
-        v = x[order, f]
-        cw, cr = np.cumsum(w[order]), np.cumsum((w * y)[order])
-        # split after position i (left: 0..i) where the value changes, each side at least min_leaf decisions
-        cut = np.flatnonzero(v[:-1] < v[1:])
-        cut = cut[(cut + 1 >= min_leaf) & (n - cut - 1 >= min_leaf)]
-        if not cut.size:
-            continue
-        lw, lr = cw[cut], cr[cut]
-        rw, rr = total_w - lw, total_r - lr
-        child = (lw * _gini(lr, lw) + rw * _gini(rr, rw)) / total_w
-        k = int(np.argmin(child))
-        gain = parent - child[k]
-        if gain > gain_best:
-            i = cut[k]
-            threshold = np.float32((np.float64(v[i]) + np.float64(v[i + 1])) / 2.0)
-            if not threshold < v[i + 1]:  # halfway rounds up to the right value in float32: keep it left
-                threshold = v[i]
-            gain_best, best = gain, (f, float(threshold))
-    return best
+               columns: np.ndarray | None = None) -> tuple[int, float] | None:
+    # the one split search of schedrl's trees (`schedrl.agents.cart`), here with the Gini impurity
+    return best_split(x, y, w, min_leaf, columns, lambda rejected, total, _: _gini(rejected, total))
 
 
 def _gini(rejected, total):
@@ -371,14 +322,7 @@ def _merge_alike(rows: list[list[Any]]) -> None:
     decided(0)
 
 
-def _reachable(rows: list[list[Any]]) -> list[int]:
-    out, stack = [], [0]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if rows[node][0] != LEAF:
-            stack += [rows[node][3], rows[node][2]]
-    return sorted(out)
+_reachable = reachable
 
 
 # ---------------------------------------------------------------------- as the inspector's network

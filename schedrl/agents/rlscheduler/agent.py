@@ -267,8 +267,36 @@ class RLSchedulerAgent(Agent):
 
     def inference_module(self, record, source):
         from schedrl.agents.rlscheduler.inference import inference_network
+        from schedrl.agents.rlscheduler.tree import NETWORK, tree_network
 
+        if isinstance(source, Mapping) and source.get("network") == NETWORK:
+            return tree_network(source)
         return inference_network(source)
+
+    # ---------------------------------------------------------------- a rule an admin can read (`Distillable`)
+    def distill(self, policy, *, depth, rounds, windows, jobs, seed, log, teacher_depth=0, guard=None, allowed=None,
+                target=None):
+        """The kernel's scores as a regression tree over one job's features (`distill.py`: DAgger on its training
+        zone); `target`: what the leaves predict (score, the default, or rank)."""
+        from schedrl.agents.rlscheduler.distill import DEFAULT_TARGET, distill
+
+        for given, option in ((teacher_depth, "--teacher hindsight"), (guard, "--starvation-wait and --reject-where"),
+                              (allowed is not None, "--features")):
+            if given:
+                raise ValueError(f"{option}: an inspector's option; an RLScheduler kernel is distilled from its own "
+                                 "scores over all its features")
+        return distill(policy, depth, rounds, windows, jobs, seed, log=log, target=target or DEFAULT_TARGET)
+
+    def export_distilled(self, distilled, policy, out_dir, name, command, source):
+        from schedrl.agents.rlscheduler.distill import export_tree
+
+        judge = self.judge(self.env_config_class.from_dict(dict(policy.record.env_config)))
+        return export_tree(distilled, policy, out_dir, name, command, source, judge)
+
+    def distilled_text(self, exported):
+        from schedrl.agents.rlscheduler.distill import tree_card
+
+        return tree_card(exported)
 
 
 def parse_key_features(text: str | None) -> tuple[str, ...]:

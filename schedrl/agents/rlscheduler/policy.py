@@ -48,6 +48,12 @@ class CheckpointPolicy:
             return self.module._forward(batch)[ACTION_DIST_INPUTS][0, :valid].cpu().numpy()
 
     def pick(self, sim: Simulator) -> int:
+        jobs, mask, visible = self.observe(sim)
+        return int(visible[int(np.argmax(self.scores(jobs, mask)))])
+
+    def observe(self, sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(job matrix, mask, visible job indices) of `sim` now, as the module sees them (ValueError, one line, on a
+        machine with other resources than the module's)."""
         if self._for is not sim:
             expected = getattr(getattr(self.module, "observation_space", None), "spaces", {}).get(OBS_JOBS)
             keys = len(self.key_features)
@@ -58,5 +64,4 @@ class CheckpointPolicy:
                                  "with the same resources (no --augment unless it was trained with one)")
             self._builder = ObservationBuilder(sim.workload, self.norm, len(sim.resources), self.key_features)
             self._for = sim
-        jobs, mask, visible = self._builder.build(sim)
-        return int(visible[int(np.argmax(self.scores(jobs, mask)))])
+        return self._builder.build(sim)

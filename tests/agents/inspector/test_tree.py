@@ -222,7 +222,7 @@ def _workload():
     (["distill", "zoo:inspector-lublin1-s0", "--depth", "0"], r"--depth must be >= 1"),
     (["distill", "zoo:inspector-lublin1-s0", "--depth", "13"], r"--depth must be in 1\.\.12"),
     (["distill", "zoo:inspector-lublin1-s0", "--rounds", "51"], r"--rounds must be in 1\.\.50"),
-    (["distill", "zoo:rlscheduler-default-s0"], r"only an inspector's accept/reject"),
+    (["distill", "zoo:dras-pg-dras-sdsc-sp2-s0"], r"only an inspector's accept/reject or an RLScheduler"),
     (["distill", "zoo:deeprm-rlschert-vasp-s0"], r"discrete-time cluster"),
     (["distill", "zoo:inspector-lublin1-s0", "--add"], r"need --out"),
 ])
