@@ -74,7 +74,7 @@ def _whole(values: np.ndarray, what: str, workload: Workload) -> np.ndarray:
         j = int(bad[0])
         values = values.reshape(len(values), -1)[:, np.argmax(np.abs(values - rounded).reshape(len(values), -1)[j])]
         unit = " units" if what == "request" else " s"
-        raise ValueError(f"job {int(workload.job_id[j])} (position {j}) has a {what} of {values.flat[j]:g}{unit}: the "
+        raise ValueError(f"job {int(workload.job_id[j])} (position {j}) has a {what} of {float(values.flat[j])!r}{unit}: the "
                          f"offline problem needs whole seconds and whole units of every resource")
     return rounded.astype(np.int64)
 
@@ -93,6 +93,27 @@ def _decimal_units(demand: np.ndarray, capacity: np.ndarray, digits: int = 6) ->
     return demand, capacity
 
 
+def _check_units(demand: np.ndarray, capacity: np.ndarray, workload: Workload, config: SimConfig,
+                 digits: int = 6) -> None:
+    """ValueError (one line) for a resource `_decimal_units` could count in no decimal unit, naming the request (or
+    the capacity) that needs more than `digits` decimals: that one, not the first fractional request, is the cause."""
+    names = resource_names(workload, config)
+    for r in range(demand.shape[1]):
+        column = np.append(demand[:, r], capacity[r])
+        if np.all(np.abs(column - np.round(column)) <= 1e-9):
+            continue
+        scaled = column * 10**digits
+        bad = np.flatnonzero(np.abs(scaled - np.round(scaled)) > 1e-6)
+        what = names[r] if r < len(names) else f"resource {r}"
+        if bad.size and bad[0] < len(demand):
+            j = int(bad[0])
+            raise ValueError(f"job {int(workload.job_id[j])} (position {j}) requests {float(demand[j, r])!r} of {what}: no "
+                             f"decimal unit down to 1e-{digits} makes every {what} request whole, and the offline "
+                             "problem counts whole units of every resource")
+        raise ValueError(f"the machine's {what} capacity {float(capacity[r])!r} is whole in no decimal unit down to "
+                         f"1e-{digits}: the offline problem counts whole units of every resource")
+
+
 def window_problem(workload: Workload, config: SimConfig, metric: str) -> Problem:
     """The offline problem of `workload` under `config`'s kill and allocation semantics. ValueError (one line) for a
     job larger than the machine, a metric the bound does not solve, or times that are not whole seconds."""
@@ -105,6 +126,7 @@ def window_problem(workload: Workload, config: SimConfig, metric: str) -> Proble
     killed = (run > limit) if config.kill_at_limit else np.zeros(len(run), bool)
     duration = np.where(killed, limit, run)
     demand, capacity = _decimal_units(np.asarray(state.req, dtype=np.float64), np.asarray(state.cap, np.float64))
+    _check_units(demand, capacity, workload, config)
     return Problem(workload=workload, config=config, metric=metric, origin=origin,
                    release=_whole(submit - origin, "submit time", workload),
                    duration=_whole(duration, "duration", workload),

@@ -57,6 +57,15 @@ def test_bad_windows_are_one_line_errors():
         window_problem(make_workload([0, 1], [5, 5], [5, 5], [1, 1], 8), SimConfig(), "slowdown")
     wl = make_workload([0, 1], [5, 5], [5, 5], [1, 1], 8).with_resources({"bb": np.array([1.0, 1 / 3])},
                                                                          capacity={"bb": 4.0})
-    with pytest.raises(ValueError, match=r"job 2 \(position 1\) has a request of 0.333333 units: the offline problem needs "
-                                         "whole"):
+    with pytest.raises(ValueError, match=r"job 2 \(position 1\) requests 0.3333333333333333 of bb: no decimal unit "
+                                         r"down to 1e-6 makes every bb request whole"):
         window_problem(wl, SimConfig(), "bsld")
+    # the request whole in hundredths is not the cause: the one whole in no decimal unit is named, printed in full
+    # (MRSch's generated burst buffer: 1720.3157028120365 GB, once printed as 1720.32)
+    wl = make_workload([0, 1], [5, 5], [5, 5], [1, 1], 8).with_resources({"bb": np.array([1720.32, 1 / 3])},
+                                                                         capacity={"bb": 4000.0})
+    with pytest.raises(ValueError, match=r"job 2 \(position 1\) requests 0.3333333333333333 of bb"):
+        window_problem(wl, SimConfig(), "bsld")
+    wl = make_workload([0, 1], [5, 5], [5, 5], [1, 1], 8).with_resources({"bb": np.array([1720.32, 2.5])},
+                                                                         capacity={"bb": 4000.0})
+    assert window_problem(wl, SimConfig(), "bsld").demand[:, 1].tolist() == [172032, 250]
