@@ -83,6 +83,42 @@ def reachable(rows: list[list[Any]]) -> list[int]:
     return sorted(out)
 
 
+def grow(x: np.ndarray, depth: int, min_leaf: int, leaf: Callable[[np.ndarray], list[Any]],
+         pure: Callable[[np.ndarray], bool], split: Callable[[np.ndarray], tuple[int, float] | None]) -> list[list[Any]]:
+    """The rows of a tree grown top-down over `x`'s rows: each node `[feature, threshold, left, right, *leaf(idx)]`
+    (LEAF until split), split by `split(idx)` (a feature and threshold, or None) unless it is at `depth`, holds fewer
+    than 2 x `min_leaf` rows or is `pure(idx)`. Both trees of schedrl grow this way."""
+    rows: list[list[Any]] = []
+
+    def node_of(idx: np.ndarray, level: int) -> int:
+        node = len(rows)
+        rows.append([LEAF, 0.0, -1, -1, *leaf(idx)])
+        if level >= depth or len(idx) < 2 * min_leaf or pure(idx):
+            return node
+        best = split(idx)
+        if best is None:
+            return node
+        f, threshold = best
+        go_right = x[idx, f] > threshold
+        rows[node][0], rows[node][1] = f, threshold
+        rows[node][2] = node_of(idx[~go_right], level + 1)
+        rows[node][3] = node_of(idx[go_right], level + 1)
+        return node
+
+    node_of(np.arange(len(x)), 0)
+    return rows
+
+
+def columns_of(rows: list[list[Any]]) -> list[list[Any]]:
+    """The reachable rows' fields as columns, children renumbered to the kept rows (-1: none)."""
+    keep = reachable(rows)
+    renumber = {old: new for new, old in enumerate(keep)}
+    cols = [[rows[i][k] for i in keep] for k in range(len(rows[0]))]
+    cols[2] = [renumber.get(c, -1) for c in cols[2]]
+    cols[3] = [renumber.get(c, -1) for c in cols[3]]
+    return cols
+
+
 def _finite(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
@@ -277,29 +313,11 @@ def fit_regression(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth:
                         f"{x.shape}, {len(y)} labels, {len(w)} weights")
     if not (np.isfinite(x).all() and np.isfinite(y).all() and np.isfinite(w).all() and (w >= 0).all()):
         raise TreeError("fit needs finite features and labels and weights >= 0")
-    rows: list[list[Any]] = []
-
-    def grow(idx: np.ndarray, level: int) -> int:
-        node = len(rows)
+    def leaf(idx: np.ndarray) -> list[Any]:
         total = float(w[idx].sum())
-        mean = float((w[idx] * y[idx]).sum() / total) if total > 0 else float(y[idx].mean())
-        rows.append([LEAF, 0.0, -1, -1, mean, float(len(idx))])
-        if level >= depth or len(idx) < 2 * min_leaf or np.ptp(y[idx]) == 0:
-            return node
-        best = best_split(x[idx], y[idx], w[idx], min_leaf, None, variance)
-        if best is None:
-            return node
-        f, threshold = best
-        go_right = x[idx, f] > threshold
-        rows[node][0], rows[node][1] = f, threshold
-        rows[node][2] = grow(idx[~go_right], level + 1)
-        rows[node][3] = grow(idx[go_right], level + 1)
-        return node
+        return [float((w[idx] * y[idx]).sum() / total) if total > 0 else float(y[idx].mean()), float(len(idx))]
 
-    grow(np.arange(len(y)), 0)
-    keep = reachable(rows)
-    renumber = {old: new for new, old in enumerate(keep)}
-    cols = [[rows[i][k] for i in keep] for k in range(6)]
-    cols[2] = [renumber.get(c, -1) for c in cols[2]]
-    cols[3] = [renumber.get(c, -1) for c in cols[3]]
+    rows = grow(x, depth, min_leaf, leaf, lambda idx: np.ptp(y[idx]) == 0,
+                lambda idx: best_split(x[idx], y[idx], w[idx], min_leaf, None, variance))
+    cols = columns_of(rows)
     return RegressionTree._of(tuple(features), *cols)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from schedrl.agents.cart import Nodes, best_split, reachable
+from schedrl.agents.cart import Nodes, best_split, columns_of, grow
 from schedrl.duration import format_duration as duration
 from schedrl.agents.inspector.observation import BSLD_FLOOR, FEATURES, HISTORY_FEATURES, QUEUE_SCALE
 
@@ -267,32 +267,18 @@ def fit(x: np.ndarray, y: np.ndarray, features: Sequence[str], depth: int, weigh
     if x.ndim != 2 or x.shape[1] != len(features) or len(y) != len(x) or len(w) != len(x):
         raise TreeError(f"fit needs decisions x {len(features)} features with one label and weight each; got "
                         f"{x.shape}, {len(y)} labels, {len(w)} weights")
-    rows: list[list[Any]] = []
+    def share(idx: np.ndarray) -> float:
+        total = float(w[idx].sum())
+        return float((w[idx] * y[idx]).sum()) / total if total > 0 else 0.0
 
-    def grow(idx: np.ndarray, level: int) -> int:
-        node = len(rows)
-        total, rejected = float(w[idx].sum()), float((w[idx] * y[idx]).sum())
-        share = rejected / total if total > 0 else 0.0
-        rows.append([LEAF, 0.0, -1, -1, share > 0.5, float(len(idx)), share])
-        if level >= depth or share in (0.0, 1.0) or len(idx) < 2 * min_leaf:
-            return node
-        best = _best_split(x[idx], y[idx], w[idx], min_leaf, columns)
-        if best is None:
-            return node
-        f, threshold = best
-        go_right = x[idx, f] > threshold
-        rows[node][0], rows[node][1] = f, threshold
-        rows[node][2] = grow(idx[~go_right], level + 1)
-        rows[node][3] = grow(idx[go_right], level + 1)
-        return node
+    def leaf(idx: np.ndarray) -> list[Any]:
+        rejected = share(idx)
+        return [rejected > 0.5, float(len(idx)), rejected]
 
-    grow(np.arange(len(y)), 0)
+    rows = grow(x, depth, min_leaf, leaf, lambda idx: share(idx) in (0.0, 1.0),
+                lambda idx: _best_split(x[idx], y[idx], w[idx], min_leaf, columns))
     _merge_alike(rows)
-    keep = _reachable(rows)
-    renumber = {old: new for new, old in enumerate(keep)}
-    cols = [[rows[i][k] for i in keep] for k in range(7)]
-    cols[2] = [renumber.get(c, -1) for c in cols[2]]
-    cols[3] = [renumber.get(c, -1) for c in cols[3]]
+    cols = columns_of(rows)
     return DecisionTree._of(tuple(features), *cols)
 
 
@@ -321,8 +307,6 @@ def _merge_alike(rows: list[list[Any]]) -> None:
 
     decided(0)
 
-
-_reachable = reachable
 
 
 # ---------------------------------------------------------------------- as the inspector's network
