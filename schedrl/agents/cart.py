@@ -119,6 +119,35 @@ def columns_of(rows: list[list[Any]]) -> list[list[Any]]:
     return cols
 
 
+def tree_module(tree: "Nodes", architecture: Mapping[str, Any], where: str):
+    """The torch module class a tree runs as in place of a network (both agents' `tree_network` subclass it with
+    their network's interface): the readable architecture and the tree kept, the tree's arrays as its state (the
+    thresholds the one parameter, which `parameters()` and the device are read from; the rest buffers), and a
+    `load_state_dict` that refuses weights disagreeing with the readable tree (`TreeError` naming `where`)."""
+    import torch
+    from torch import nn
+
+    class TreeModule(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.architecture = dict(architecture)
+            self.tree = tree
+            arrays = tree.arrays()
+            self.threshold = nn.Parameter(torch.from_numpy(arrays.pop("threshold").copy()), requires_grad=False)
+            for key, value in arrays.items():
+                self.register_buffer(key, torch.from_numpy(value.copy()))
+
+        def load_state_dict(self, state, strict: bool = True, assign: bool = False):
+            result = super().load_state_dict(state, strict=strict, assign=assign)
+            differs = tree.differs_from({k: v.detach().cpu().numpy() for k, v in self.state_dict().items()})
+            if differs:
+                raise TreeError(f"{where}: the weights file and the readable tree disagree ({differs}); export the "
+                                "tree again (`schedrl distill`)")
+            return result
+
+    return TreeModule
+
+
 def _finite(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from schedrl.agents.cart import Nodes, best_split, columns_of, grow
+from schedrl.agents.cart import Nodes, TreeError, best_split, columns_of, grow, tree_module
 from schedrl.duration import format_duration as duration
 from schedrl.agents.inspector.observation import BSLD_FLOOR, FEATURES, HISTORY_FEATURES, QUEUE_SCALE
 
@@ -63,10 +63,6 @@ MEANINGS: dict[str, tuple[str, str]] = {
     "recent_smaller_share": (_QUEUE_SHARE, "share of recent arrivals smaller than the proposal"),
 }
 """Every observation feature's unit kind and wording (`tests/agents/inspector/test_tree.py` checks all are here)."""
-
-
-class TreeError(ValueError):
-    """A tree that cannot be used (one line, naming where)."""
 
 
 @dataclass(frozen=True)
@@ -314,31 +310,13 @@ def tree_network(architecture: Mapping[str, Any], where: str = "the tree"):
     """The tree of an exported architecture as a torch module with the inspector network's `pi` (logits accept,
     reject: 0 and +1 or -1), so the inspector's policy, export and zoo run it as they run the network."""
     import torch
-    from torch import nn
 
     features = architecture.get("features")
     if not isinstance(features, list) or not all(isinstance(f, str) for f in features):
         raise TreeError(f"{where}: architecture.features must be the list of the policy's feature names")
     tree = DecisionTree.from_dict(architecture.get("tree"), features, where)
 
-    class TreeNetwork(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.architecture = dict(architecture)
-            self.tree = tree
-            arrays = tree.arrays()
-            # thresholds as the one parameter (what `parameters()` and the device are read from); the rest buffers
-            self.threshold = nn.Parameter(torch.from_numpy(arrays.pop("threshold").copy()), requires_grad=False)
-            for key, value in arrays.items():
-                self.register_buffer(key, torch.from_numpy(value.copy()))
-
-        def load_state_dict(self, state, strict: bool = True, assign: bool = False):
-            result = super().load_state_dict(state, strict=strict, assign=assign)
-            differs = tree.differs_from({k: v.detach().cpu().numpy() for k, v in self.state_dict().items()})
-            if differs:
-                raise TreeError(f"{where}: the weights file and the readable tree disagree ({differs}); export the "
-                                "tree again (`schedrl distill`)")
-            return result
+    class TreeNetwork(tree_module(tree, architecture, where)):
 
         def _forward(self, batch, **kwargs):
             """The masked (accept, reject) logits of an observation batch, as the inspector network's."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from schedrl.agents.cart import RegressionTree, TreeError
+from schedrl.agents.cart import RegressionTree, TreeError, tree_module
 from schedrl.agents.rlscheduler.observation import FEATURES, JobFeatures
 from schedrl.duration import format_duration
 
@@ -123,7 +123,6 @@ def tree_network(architecture: Mapping[str, Any], where: str = "the tree"):
     rows, masked logits from `_forward`, `ROW_WISE`), so `CheckpointPolicy`, the export and the zoo run it as they
     run the kernel."""
     import torch
-    from torch import nn
 
     from schedrl.agents.inference import ACTION_DIST_INPUTS, OBS, spaces
     from schedrl.agents.masking import mask_logits
@@ -131,27 +130,12 @@ def tree_network(architecture: Mapping[str, Any], where: str = "the tree"):
 
     tree = check_architecture(architecture, where)
 
-    class TreeKernel(nn.Module):
+    class TreeKernel(tree_module(tree, architecture, where)):
         ROW_WISE = True
 
         def __init__(self):
             super().__init__()
-            self.architecture = dict(architecture)
-            self.tree = tree
             self.observation_space = spaces(architecture["observation"])
-            arrays = tree.arrays()
-            # thresholds as the one parameter (what `parameters()` and the device are read from); the rest buffers
-            self.threshold = nn.Parameter(torch.from_numpy(arrays.pop("threshold").copy()), requires_grad=False)
-            for key, value in arrays.items():
-                self.register_buffer(key, torch.from_numpy(value.copy()))
-
-        def load_state_dict(self, state, strict: bool = True, assign: bool = False):
-            result = super().load_state_dict(state, strict=strict, assign=assign)
-            differs = tree.differs_from({k: v.detach().cpu().numpy() for k, v in self.state_dict().items()})
-            if differs:
-                raise TreeError(f"{where}: the weights file and the readable tree disagree ({differs}); export the "
-                                "tree again (`schedrl distill`)")
-            return result
 
         def job_scores(self, jobs):
             rows = jobs.detach().cpu().numpy()
