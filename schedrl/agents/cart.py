@@ -119,6 +119,18 @@ def columns_of(rows: list[list[Any]]) -> list[list[Any]]:
     return cols
 
 
+MAX_ROUNDS, MAX_WINDOWS = 50, 1000
+"""Bounds on a distillation's DAgger rounds and windows a round (each window is a whole simulation per round)."""
+
+
+def check_distillation(depth: int, rounds: int, windows: int) -> None:
+    """TreeError (one line naming the option) for a depth, round count or window count out of its range."""
+    for name, value, top in (("depth", depth, MAX_DEPTH), ("rounds", rounds, MAX_ROUNDS),
+                             ("windows", windows, MAX_WINDOWS)):
+        if not 1 <= value <= top:
+            raise TreeError(f"--{name} must be in 1..{top}; got {value}")
+
+
 def tree_module(tree: "Nodes", architecture: Mapping[str, Any], where: str):
     """The torch module class a tree runs as in place of a network (both agents' `tree_network` subclass it with
     their network's interface): the readable architecture and the tree kept, the tree's arrays as its state (the

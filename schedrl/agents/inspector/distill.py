@@ -22,14 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents.cart import check_distillation
 from schedrl.agents.inspector.policy import InspectorPolicy
 from schedrl.agents.inspector.teacher import label_weights
-from schedrl.agents.inspector.tree import (MAX_DEPTH, NETWORK, DecisionTree, TreeError, Units, feature_names, fit,
+from schedrl.agents.inspector.tree import (NETWORK, DecisionTree, TreeError, Units, feature_names, fit,
                                            tree_network)
 from schedrl.sim.simulator import Simulator
 
-MAX_ROUNDS, MAX_WINDOWS = 50, 1000
-"""Bounds on `--rounds` and `--windows` (each window is a whole simulation per round)."""
 
 
 class _Labelling(InspectorPolicy):
@@ -137,10 +136,7 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
         policy = _guarded(policy, guard)
     if not 0 <= teacher_depth <= MAX_TEACHER_DEPTH:
         raise TreeError(f"--teacher-depth must be in 1..{MAX_TEACHER_DEPTH}; got {teacher_depth}")
-    for name, value, top in (("depth", depth, MAX_DEPTH), ("rounds", rounds, MAX_ROUNDS),
-                             ("windows", windows, MAX_WINDOWS)):
-        if not 1 <= value <= top:
-            raise TreeError(f"--{name} must be in 1..{top}; got {value}")
+    check_distillation(depth, rounds, windows)
     cfg = InspectorEnvConfig.from_dict(dict(policy.env_config))
     own = sources(cfg)[0]
     length = min(int(jobs or cfg.sequence_length), own.hi - own.lo)

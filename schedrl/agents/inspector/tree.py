@@ -21,16 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from schedrl.agents.cart import Nodes, TreeError, best_split, columns_of, grow, tree_module
+from schedrl.agents.cart import LEAF, MAX_DEPTH, Nodes, TreeError, best_split, columns_of, grow, tree_module
 from schedrl.duration import format_duration as duration
 from schedrl.agents.inspector.observation import BSLD_FLOOR, FEATURES, HISTORY_FEATURES, QUEUE_SCALE
 
 NETWORK = "inspector-tree"
 """The `network` label of an exported tree's architecture."""
-MAX_DEPTH = 12
-"""Deepest tree `fit` grows (depth 6 is the readable default; past 12 a tree is no longer read)."""
-LEAF = -1
-"""`feature` of a leaf."""
 REJECT, ACCEPT = "reject", "accept"
 
 # what each feature is, for people: (kind, wording); the kind says how a threshold maps back to a unit

@@ -23,13 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from schedrl.agents.cart import MAX_DEPTH, RegressionTree, TreeError, fit_regression
+from schedrl.agents.cart import RegressionTree, TreeError, check_distillation, fit_regression
 from schedrl.agents.rlscheduler.policy import CheckpointPolicy
 from schedrl.agents.rlscheduler.tree import NETWORK, TARGETS, Units, feature_names, text, tree_network
 from schedrl.sim.simulator import Simulator
 
-MAX_ROUNDS, MAX_WINDOWS = 50, 1000
-"""Bounds on `--rounds` and `--windows` (each window is a whole simulation per round)."""
 DEFAULT_TARGET = "score"
 """What `schedrl distill` fits by default: the kernel's score kept more of the policy's gain than the rank share (on
 `lublin1`, depth 6: -0.5% against the policy's mean where the rank's tree lost 47.1%; docs/experiments/distill.md,
@@ -129,10 +127,7 @@ def distill(policy: CheckpointPolicy, depth: int = 6, rounds: int = 4, windows: 
     from schedrl.zoo.card import machine_of
 
     check_distillable(policy)
-    for name, value, top in (("depth", depth, MAX_DEPTH), ("rounds", rounds, MAX_ROUNDS),
-                             ("windows", windows, MAX_WINDOWS)):
-        if not 1 <= value <= top:
-            raise TreeError(f"--{name} must be in 1..{top}; got {value}")
+    check_distillation(depth, rounds, windows)
     if target not in TARGETS:
         raise TreeError(f"the tree's target must be one of {', '.join(TARGETS)}; got {target!r}")
     cfg = RLSchedulerEnvConfig.from_dict(dict(policy.env_config))
