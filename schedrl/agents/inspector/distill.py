@@ -24,7 +24,7 @@ import numpy as np
 
 from schedrl.agents.cart import check_distillation
 from schedrl.agents.inspector.policy import InspectorPolicy
-from schedrl.agents.inspector.teacher import label_weights
+from schedrl.agents.inspector.teacher import hindsight_label, label_weights
 from schedrl.agents.inspector.tree import (NETWORK, DecisionTree, TreeError, Units, feature_names, fit,
                                            tree_network)
 from schedrl.sim.simulator import Simulator
@@ -42,14 +42,18 @@ class _Labelling(InspectorPolicy):
         self.labels: list[bool] = []
         self.disagree = 0
 
+    def label(self, features: np.ndarray) -> bool:
+        """Whether the labeller rejects here: the policy's network."""
+        return super().reject_logit(features) > 0.0
+
     def reject_logit(self, features: np.ndarray) -> float:
-        policy_rejects = super().reject_logit(features) > 0.0
+        labelled = self.label(features)
         self.features.append(np.array(features, np.float32))
-        self.labels.append(policy_rejects)
+        self.labels.append(labelled)
         if self.tree is None:
-            return 1.0 if policy_rejects else -1.0
+            return 1.0 if labelled else -1.0
         tree_rejects = self.tree.decide(features)
-        self.disagree += int(tree_rejects != policy_rejects)
+        self.disagree += int(tree_rejects != labelled)
         return 1.0 if tree_rejects else -1.0
 
 
@@ -71,19 +75,12 @@ class _Taught(_Labelling):
         self._at = (sim, j)
         return j
 
-    def reject_logit(self, features: np.ndarray) -> float:
-        sim, j = self._at
-        values = self.teacher.option_values(sim, j)
-        best_reject = float(values[1:].min())
-        teacher_rejects = best_reject < values[0] - 1e-9 * max(1.0, abs(float(values[0])))
-        self.features.append(np.array(features, np.float32))
-        self.labels.append(teacher_rejects)
-        self.gaps.append(abs(float(values[0]) - best_reject) / max(abs(float(values[0])), 1e-9))
-        if self.tree is None:
-            return 1.0 if teacher_rejects else -1.0
-        tree_rejects = self.tree.decide(features)
-        self.disagree += int(tree_rejects != teacher_rejects)
-        return 1.0 if tree_rejects else -1.0
+    def label(self, features: np.ndarray) -> bool:
+        """Whether the teacher rejects here (`teacher.hindsight_label`), its gap kept as the label's weight."""
+        values = self.teacher.option_values(*self._at)
+        rejects, gap = hindsight_label(values)
+        self.gaps.append(gap / max(abs(float(values[0])), 1e-9))
+        return rejects
 
 
 @dataclass

@@ -180,6 +180,14 @@ def objective(metric: str, wait_bound: float, wait_penalty: float) -> Callable:
     return value
 
 
+def hindsight_label(values: np.ndarray) -> tuple[bool, float]:
+    """The teacher's label from `HindsightInspector.option_values` (entry 0 accepts, the rest reject): reject where
+    the best rejection's finished value is below accepting's (beyond float noise), and the value gap between them."""
+    best_reject = float(values[1:].min())
+    accept = float(values[0])
+    return best_reject < accept - 1e-9 * max(1.0, abs(accept)), abs(accept - best_reject)
+
+
 def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer, starvation_wait,
                  act: Callable[[np.ndarray, np.ndarray], int] | None, demos: Demonstrations, start: int = 0,
                  wait_penalty: float = 0.0) -> WindowResult:
@@ -215,13 +223,12 @@ def label_window(jobs, sim_config, base: str, metric: str, depth: int, observer,
             sim.pick(j)
             continue
         features = observer.build(sim, j)
-        values = teacher.option_values(sim, j)
-        best_reject = float(values[1:].min())
-        label = int(best_reject < values[0] - 1e-9 * max(1.0, abs(values[0])))
+        rejects, gap = hindsight_label(teacher.option_values(sim, j))
+        label = int(rejects)
         demos.features.append(features)
         demos.masks.append(np.array([1.0, 1.0], np.float32))
         demos.labels.append(label)
-        demos.weights.append(abs(values[0] - best_reject) / scale)
+        demos.weights.append(gap / scale)
         a = label if act is None else int(act(features, np.array([1.0, 1.0], np.float32)))
         r.decisions += 1
         r.rejects_labelled += label
@@ -444,4 +451,4 @@ def warm_start(algorithm, spec: Mapping[str, Any]) -> dict[str, Any]:
     return clone_on_learners(algorithm, lambda module: dagger(module, env_config, spec, log=log))
 
 
-__all__ = ["Demonstrations", "TEACHERS", "check_teacher", "dagger", "label_window", "warm_start"]
+__all__ = ["Demonstrations", "TEACHERS", "check_teacher", "dagger", "hindsight_label", "label_window", "warm_start"]
