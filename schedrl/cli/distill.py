@@ -33,6 +33,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                                                                 "tries, 1-8 (default 1)")
     p.add_argument("--starvation-wait", metavar="DUR", default=None,
                    help="replace the policy's starvation guard: a proposal waiting this long is accepted (24h; 0: off)")
+    p.add_argument("--queue-guard", metavar="DUR", default=None,
+                   help="no rejection while any waiting job has waited this long (e.g. 12h; 0: off; default: the policy's)")
     p.add_argument("--features", metavar="NAME,NAME", default=None,
                    help="the only features the tree may test (default: all; docs/guides/distill.md lists them)")
     p.add_argument("--reject-where", choices=("any", "pays", "cheap"), default=None,
@@ -102,6 +104,10 @@ def run(args: argparse.Namespace) -> int:
             from schedrl.duration import parse_duration_or_off
 
             guard["starvation_wait"] = parse_duration_or_off(args.starvation_wait, "--starvation-wait")
+        if args.queue_guard is not None:
+            from schedrl.duration import parse_duration_or_off
+
+            guard["queue_starvation_wait"] = parse_duration_or_off(args.queue_guard, "--queue-guard")
         if args.reject_where is not None:
             guard["reject_where"] = args.reject_where
         target = {}

@@ -205,7 +205,8 @@ class InspectorAgent(BaseRuleAgent):
     env_config_class = InspectorEnvConfig
     settings_class = InspectorSettings
     models = ("mlp",)
-    env_searchable = ("trace", "base", "backfill", "metric", "sequence_length", "starvation_wait", "reject_where")
+    env_searchable = ("trace", "base", "backfill", "metric", "sequence_length", "starvation_wait",
+                      "queue_starvation_wait", "reject_where")
     called = "the inspector"
     base_help = ("the heuristic whose proposals are inspected: fcfs, sjf, wfp3, unicep, f1, ... "
                  "(`schedrl compare --help`) or tuned:FILE (`schedrl tuned fit`); default f1")
@@ -222,6 +223,9 @@ class InspectorAgent(BaseRuleAgent):
         p.add_argument("--starvation-wait", default=STARVATION_WAIT, metavar="DURATION",
                        help="starvation guard: a proposal that has waited this long is always accepted (e.g. 12h, "
                             "90m; 0: off; default 24h, as DRAS's guard)")
+        p.add_argument("--queue-guard", default="0", metavar="DURATION",
+                       help="queue guard: no rejection while any waiting job has waited this long (e.g. 12h; default "
+                            "0: off)")
         p.add_argument("--reject-where", choices=WHERE, default=REJECT_WHERE,
                        help="where the network may reject: any (wherever the guard allows; default), pays (only where "
                             "another waiting job competes with the proposal for the machine, so a lightly loaded "
@@ -250,6 +254,8 @@ class InspectorAgent(BaseRuleAgent):
     def env_options(self, args: argparse.Namespace) -> dict[str, Any]:
         return {"history_features": bool(getattr(args, "history_features", False)),
                 "starvation_wait": starvation_wait(getattr(args, "starvation_wait", STARVATION_WAIT)),
+                "queue_starvation_wait": parse_duration_or_off(getattr(args, "queue_guard", "0") or "0",
+                                                               "--queue-guard"),
                 "reject_where": getattr(args, "reject_where", REJECT_WHERE) or REJECT_WHERE}
 
     def setting_options(self, args: argparse.Namespace, env: InspectorEnvConfig) -> dict[str, Any]:

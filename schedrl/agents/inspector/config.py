@@ -29,6 +29,9 @@ class InspectorEnvConfig(BaseRuleEnvConfig):
     starvation_wait: float = 0.0
     """Starvation guard, seconds (0: off): a proposal that has waited this long cannot be rejected (`env.reject_allowed`).
     0 here so that run records written before the guard keep their meaning; `schedrl train inspector` sets 24 h."""
+    queue_starvation_wait: float = 0.0
+    """Queue guard, seconds (0: off): while any waiting job has waited this long, no proposal is rejected
+    (`mask.RejectMask.queue_wait`)."""
     reject_where: str = "any"
     """Where a rejection is offered (`mask.WHERE`): `any` (wherever the guard allows) or `pays` (only where another
     waiting job competes with the proposal: `mask.rejection_can_pay`) or `cheap`; `any` is also what run records written
@@ -41,4 +44,6 @@ class InspectorEnvConfig(BaseRuleEnvConfig):
         super().__post_init__()
         if not self.starvation_wait >= 0:
             raise ValueError(f"starvation_wait must be >= 0 seconds (0: off); got {self.starvation_wait}")
+        if not self.queue_starvation_wait >= 0:
+            raise ValueError(f"queue_starvation_wait must be >= 0 seconds (0: off); got {self.queue_starvation_wait}")
         check_choices(self, reject_where=WHERE)

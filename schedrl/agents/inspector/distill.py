@@ -194,7 +194,7 @@ def labeller(source: Mapping[str, Any]) -> str:
     return f"the {source['teacher']} teacher (weighed by value gaps)" if source.get("teacher") else "the policy"
 
 
-GUARD_KEYS = ("starvation_wait", "reject_where")
+GUARD_KEYS = ("starvation_wait", "queue_starvation_wait", "reject_where")
 """The env config values `distill(guard=...)` may replace: where a rejection is allowed."""
 MAX_TEACHER_DEPTH = 8
 """The hindsight teacher's largest depth (`heuristics.hindsight.MAX_DEPTH`)."""
@@ -270,6 +270,8 @@ def guard_text(env_config: Mapping[str, Any]) -> str:
 
     wait, where = float(env_config.get("starvation_wait") or 0.0), env_config.get("reject_where") or "any"
     said = [f"a proposal that has waited {duration(wait)} is always accepted"] if wait > 0 else []
+    queue = float(env_config.get("queue_starvation_wait") or 0.0)
+    said += [f"nothing is rejected while a waiting job has waited {duration(queue)}"] if queue > 0 else []
     said += [f"rejections only where `{where}` allows them"] if where != "any" else []
     return f" Guard: {'; '.join(said)}." if said else ""
 

@@ -8,6 +8,11 @@ Three conditions, each a reason a rejection cannot help:
   none to arrive, nothing would ever happen again.
 - **the starvation guard** (`starvation_wait` > 0 seconds): a proposal that has waited that long is always accepted,
   so a policy cannot win on the mean by holding back a few jobs for ever.
+- **the queue guard** (`queue_wait` > 0 seconds, issue 55): while any waiting job has waited that long, nothing is
+  rejected. The starvation guard protects only the job proposed; a job the base rule never proposes (F1 ranks a wide
+  job last) can wait on while rejections of others lengthen the backlog. On Sandia-Ross one window's mean bounded
+  slowdown went from F1's 129 to 513 under a 24 h guard alone (its longest wait 48 h to 89 h); with this guard at 12 h
+  it was 107 (docs/experiments/inspector-trusted.md, 2026-11-29, second entry).
 - **only where it can pay** (`where="pays"`, issue 55): a rejection is offered only where some other waiting job
   competes with the proposal for the machine (`rejection_can_pay`). On a lightly loaded machine, where the proposal
   is the only job waiting or every waiting job fits beside it, the policy is then its base rule by construction:
@@ -103,21 +108,35 @@ class RejectMask:
     """Seconds after which a proposal cannot be rejected (0: no guard)."""
     where: str = "any"
     """`any`, `pays` or `cheap` (`WHERE`)."""
+    queue_wait: float = 0.0
+    """Seconds: while a waiting job has waited this long, nothing is rejected (0: no queue guard)."""
 
     def __post_init__(self) -> None:
         if self.where not in WHERE:
             raise ValueError(f"reject_where must be one of {', '.join(WHERE)}, got {self.where!r}")
+        if not self.queue_wait >= 0:
+            raise ValueError(f"queue_starvation_wait must be >= 0 seconds (0: off); got {self.queue_wait}")
 
     @classmethod
     def of(cls, env_config: Mapping[str, Any]) -> "RejectMask":
         """The mask of an inspector env config (a dict or an `InspectorEnvConfig`; records before issue 55 have no
         `reject_where`: `any`)."""
         get = env_config.get if isinstance(env_config, Mapping) else lambda k, d: getattr(env_config, k, d)
-        return cls(float(get("starvation_wait", 0.0) or 0.0), str(get("reject_where", "any") or "any"))
+        return cls(float(get("starvation_wait", 0.0) or 0.0), str(get("reject_where", "any") or "any"),
+                   float(get("queue_starvation_wait", 0.0) or 0.0))
 
     def guarded(self, sim: Simulator, proposal: int) -> bool:
-        """The starvation guard forbids rejecting `proposal` (it has waited `starvation_wait`)."""
-        return self.starvation_wait > 0 and proposal >= 0 and sim.now - sim.state.submit[proposal] >= self.starvation_wait
+        """A guard forbids rejecting `proposal`: it has waited `starvation_wait`, or some waiting job has waited
+        `queue_wait` (`queue_guarded`)."""
+        if self.starvation_wait > 0 and proposal >= 0 and sim.now - sim.state.submit[proposal] >= self.starvation_wait:
+            return True
+        return self.queue_guarded(sim)
+
+    def queue_guarded(self, sim: Simulator) -> bool:
+        """The queue guard holds: a waiting job has waited at least `queue_wait` (the queue is in submit order, so
+        its first job has waited longest)."""
+        queue = sim.queue
+        return self.queue_wait > 0 and queue.size > 0 and sim.now - float(sim.state.submit[queue[0]]) >= self.queue_wait
 
     def allows(self, sim: Simulator, proposal: int = -1) -> bool:
         """Whether rejecting `proposal` is allowed at this point."""

@@ -28,8 +28,8 @@ class InspectorPolicy(BaseRulePolicy):
     def __init__(self, module, env_config: Mapping[str, Any], name: str | None = None):
         super().__init__(module, env_config, name)
         self.reject_mask = RejectMask.of(self.env_config)
-        """Where the policy was trained to be asked (the env's mask: `InspectorEnvConfig.starvation_wait` and
-        `reject_where`; no guard and `any` in records before them)."""
+        """Where the policy was trained to be asked (the env's mask: `InspectorEnvConfig.starvation_wait`,
+        `queue_starvation_wait` and `reject_where`; no guard and `any` in records before them)."""
         self.starvation_wait = self.reject_mask.starvation_wait
         self.observer = Observer(self.norm, bool(self.env_config.get("history_features", False)))
         self._proposed: tuple[Simulator, int] | None = None
@@ -88,8 +88,13 @@ class InspectorPolicy(BaseRulePolicy):
         j = int(proposal)
         if not self.reject_mask.allows(sim, j):
             if self.reject_mask.guarded(sim, j):
-                why = (f"it has waited {duration(sim.now - float(sim.state.submit[j]))}, past the policy's starvation "
-                       f"guard ({duration(self.starvation_wait)}): accepted without asking")
+                if self.reject_mask.queue_guarded(sim):
+                    oldest = sim.now - float(sim.state.submit[sim.queue[0]])
+                    why = (f"a waiting job has waited {duration(oldest)}, past the policy's queue guard "
+                           f"({duration(self.reject_mask.queue_wait)}): accepted without asking")
+                else:
+                    why = (f"it has waited {duration(sim.now - float(sim.state.submit[j]))}, past the policy's "
+                           f"starvation guard ({duration(self.starvation_wait)}): accepted without asking")
                 return {"decide": ACCEPT, "by": "guard", "path": [why]}
             why = ("no job is running: a rejection would wait for nothing" if not sim.has_event else
                    f"a rejection cannot pay here (the policy rejects only where {self.reject_mask.where!r} allows)")

@@ -149,3 +149,36 @@ def test_cheap_also_needs_the_next_event_soon_against_the_proposals_request():
     # alone on an idle machine with no arrival seen before: nothing known to wait for soon
     sim, j = at_first_decision(block_then_burst())
     assert expected_delay(sim) == np.inf and not rejection_is_cheap(sim, j)
+
+
+def test_the_queue_guard_forbids_every_rejection_while_a_waiting_job_has_waited_that_long():
+    """The queue guard protects the jobs a policy keeps rejecting: job 0 (6 of 10 processors) runs from t0 to t0+5000,
+    job 1 (8 processors) is rejected at t0, and at t0+2000, when job 2 arrives, it has waited 2000 s; the proposal
+    (job 2, SJF's choice) has not waited at all."""
+    from schedrl.agents.inspector.distill import guard_text
+    from schedrl.agents.inspector.policy import InspectorPolicy
+    from test_inspector_teacher import constant_logits
+
+    w = make_workload([OFFSET, OFFSET, OFFSET + 2000, OFFSET + 9000], [5000, 100, 50, 10], [6, 8, 1, 1], 10)
+    sim = Simulator(w, SimConfig())
+    assert sim.advance() == DECIDE_PICK
+    sim.pick(0)
+    assert sim.advance() == DECIDE_PICK and list(sim.queue) == [1]
+    sim.defer()
+    assert sim.advance() == DECIDE_PICK and sim.now == OFFSET + 2000
+    j = int(make_base("sjf").pick(sim))
+    assert j == 2 and list(sim.queue) == [1, 2] and sim.has_event
+    for seconds, allowed in ((0.0, True), (1999.0, False), (2000.0, False), (2001.0, True)):
+        mask = RejectMask(0.0, "any", seconds)
+        assert mask.allows(sim, j) is allowed and mask.queue_guarded(sim) is (not allowed)
+    assert RejectMask.of({"queue_starvation_wait": 1800.0}) == RejectMask(0.0, "any", 1800.0)
+    with pytest.raises(ValueError, match="queue_starvation_wait must be >= 0"):
+        InspectorEnvConfig(queue_starvation_wait=-1.0)
+
+    cfg = InspectorEnvConfig(trace="default", sequence_length=len(w), train_fraction=1.0,
+                             norm={"time_scale": 10_000.0}, queue_starvation_wait=1800.0)
+    policy = InspectorPolicy(constant_logits(0.0, 10.0), cfg.to_dict())  # a network that always rejects
+    said = policy.explain(sim, j)
+    assert said["decide"] == "accept" and said["by"] == "guard" and "queue guard (30 min)" in said["path"][0]
+    assert not policy.defer(sim) and policy.totals["guarded"] == 1
+    assert "nothing is rejected while a waiting job has waited 30 min" in guard_text(cfg.to_dict())
