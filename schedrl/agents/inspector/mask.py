@@ -12,7 +12,7 @@ Three conditions, each a reason a rejection cannot help:
   rejected. The starvation guard protects only the job proposed; a job the base rule never proposes (F1 ranks a wide
   job last) can wait on while rejections of others lengthen the backlog. On Sandia-Ross one window's mean bounded
   slowdown went from F1's 129 to 513 under a 24 h guard alone (its longest wait 48 h to 89 h); with this guard at 12 h
-  it was 107 (docs/experiments/inspector-trusted.md, 2026-11-29, second entry).
+  it was 107 (docs/experiments/inspector-trusted.md, 2026-11-29, "Can the base be chosen online?").
 - **only where it can pay** (`where="pays"`, issue 55): a rejection is offered only where some other waiting job
   competes with the proposal for the machine (`rejection_can_pay`). On a lightly loaded machine, where the proposal
   is the only job waiting or every waiting job fits beside it, the policy is then its base rule by construction:
