@@ -11,7 +11,7 @@ import numpy as np
 from schedrl.jit import njit
 
 from schedrl.sim.backfill import (
-    begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies, slurm_may_start, slurm_pick,
+    begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies, slurm_first_may_start, slurm_pick,
     slurm_started,
 )
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
@@ -133,9 +133,7 @@ def _pass_full(s):
 def _slurm_witness(s, q, stop, blocked):
     """Under `slurm`: the first queue position from `q` (before `stop`) whose job may still start in this pass, or
     `stop` if none may."""
-    while q < stop and (s.queue[q] == blocked or not slurm_may_start(s, s.queue[q])):
-        q += 1
-    return q
+    return slurm_first_may_start(s, q, stop, blocked)
 
 
 @njit
