@@ -304,7 +304,8 @@ def slurm_first_may_start(s, q, stop, blocked):
     fits now and the plan leaves its procs free from now through its estimate; `stop` if none. The plan and the free
     procs only shrink during a pass, so a job that may not start now will not in this pass either."""
     # the state's arrays bound once for the whole scan, and no row views: each read of a field of the state (or a
-    # view) takes and drops a reference count, and this scan of the queue was a third of a `slurm` run's time
+    # view) takes and drops a reference count; read job by job they made this scan, with its counts, about a third of
+    # a `slurm` run's compiled time on SDSC-SP2 (docs/experiments/slurm-model.md, 2026-11-29)
     queue, req, free, est, prof_t, prof_f = s.queue, s.req, s.free, s.est, s.prof_t, s.prof_f
     p = s.iv[PROF_LEN]
     n_r = req.shape[1]

@@ -130,13 +130,6 @@ def _pass_full(s):
 
 
 @njit
-def _slurm_witness(s, q, stop, blocked):
-    """Under `slurm`: the first queue position from `q` (before `stop`) whose job may still start in this pass, or
-    `stop` if none may."""
-    return slurm_first_may_start(s, q, stop, blocked)
-
-
-@njit
 def _backfill_pass(s, blocked):
     """Backfill around `blocked`; True when the policy must choose among the candidates in `s.cand`.
 
@@ -174,7 +167,7 @@ def _backfill_pass(s, blocked):
     while k < stop and tested < budget:
         if slurm:
             if witness < k:
-                witness = _slurm_witness(s, k, stop, blocked)
+                witness = slurm_first_may_start(s, k, stop, blocked)
             if witness >= stop:
                 break
             takes = s.iv[PLAN_TAKES]
@@ -187,13 +180,13 @@ def _backfill_pass(s, blocked):
                 start_job(s, j, MODE_BACKFILLED)
                 stop -= 1
                 if slurm:
-                    witness = -1 if witness == k else _slurm_witness(s, witness - 1, stop, blocked)
+                    witness = -1 if witness == k else slurm_first_may_start(s, witness - 1, stop, blocked)
                 continue
             s.cand[n_cand] = j
             n_cand += 1
         k += 1
         if slurm and s.iv[PLAN_TAKES] != takes:
-            witness = _slurm_witness(s, max(witness, k), stop, blocked)
+            witness = slurm_first_may_start(s, max(witness, k), stop, blocked)
     s.iv[N_CAND] = n_cand
     if n_cand == 0:
         s.iv[BF_DONE] = 1
