@@ -11,9 +11,12 @@ jobs (10 by default); the predicted gains are the simulator's, the policy agains
 node_procs=256)` with the policy's pick held (the pick-and-wait discipline) and with its top 16 first at each pass
 (`policy_top`, the adapter's interface), and under EASY, on the same groups. Needs what the Slurm tests need
 (tests/slurm_cluster.py). `--analyse` reads a replay's OUT again (its slurmctld.log and submitted.json).
+`--choose` runs nothing either: it lists the windows where `--backfill slurm --policy-top 16` and EASY disagree most
+about the policy's gain, on the trace's own times compressed as a replay at `--scale` compresses them (jobs replayable
+in under 15 minutes, clear of `--avoid`'s), so that a replay's window is declared before it runs.
 
     python tools/slurm_gain_replay.py OUT [--first 37600] [--jobs 500] [--policy sjf] [--scale 4e-4] [--groups 10]
-                                          [--analyse]
+                                          [--analyse | --choose [--avoid 34500,37600]]
 """
 
 from __future__ import annotations
@@ -115,6 +118,35 @@ def simulated_waits(submit, run, cpus, limit, policy: str, config) -> np.ndarray
     return (schedule.start - workload.submit) / MS
 
 
+def choose(policy: str, jobs: int, scale: float, groups: int, avoid: list[int], step: int = 250,
+           most_s: float = 900.0) -> list[tuple[int, float, float, float]]:
+    """(first job, replay seconds, predicted gain under `slurm` with the top 16, under EASY) of each window of `jobs`
+    jobs starting at a multiple of `step` whose submits span at most `most_s` of replay and that holds none of the
+    windows starting at `avoid`, the two gains furthest apart first."""
+    from schedrl.sim import SimConfig
+    from schedrl.workload.catalog import resolve_trace
+    from schedrl.workload.swf import read_swf
+
+    trace = read_swf(resolve_trace("default"))
+    slurm = replace(SimConfig.slurm(bf_interval=1, bf_resolution=60, node_procs=256), policy_top=16)
+    rows = []
+    for first in range(0, len(trace) - jobs, step):
+        w = trace[first:first + jobs]
+        span = float(w.submit[-1] - w.submit[0]) * scale
+        if span > most_s or any(first < a + jobs and a < first + jobs for a in avoid):
+            continue
+        # as a replay runs them: submits and run times compressed, the requested times (whole minutes) not
+        submit, run = (w.submit - w.submit[0]).astype(float) * scale, np.maximum(w.run.astype(float), 0.0) * scale
+        limit = np.array([60.0 * max(1, math.ceil(float(t) / 60.0)) for t in w.time_req])
+        cpus = w.procs_req.astype(int)
+        found = []
+        for config in (slurm, SimConfig(backfill="easy")):
+            waits = {p: simulated_waits(submit, run, cpus, limit, p, config) for p in (policy, "fcfs")}
+            found.append(gain(waits[policy], waits["fcfs"], groups)[0])
+        rows.append((first, span, found[0], found[1]))
+    return sorted(rows, key=lambda r: -abs(r[2] - r[3]))
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out")
@@ -124,7 +156,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--scale", type=float, default=SCALE, help="replay time per trace second (default 4e-4)")
     parser.add_argument("--groups", type=int, default=GROUPS, help="groups of consecutive jobs of the intervals (10)")
     parser.add_argument("--analyse", action="store_true", help="analyse OUT's replay again; run nothing")
+    parser.add_argument("--choose", action="store_true",
+                        help="list the windows where slurm (top 16) and EASY disagree most; run nothing")
+    parser.add_argument("--avoid", default="34500,37600", help="--choose: first jobs of windows already replayed")
     args = parser.parse_args(argv)
+    if args.choose:
+        rows = choose(args.policy, args.jobs, args.scale, args.groups, [int(a) for a in args.avoid.split(",") if a])
+        print(f"{len(rows)} windows of {args.jobs} jobs replayable in under 15 minutes; where `slurm` (top 16) and "
+              f"EASY disagree most about {args.policy} against FCFS:")
+        for first, span, top, easy in rows[:5]:
+            print(f"jobs {first}..{first + args.jobs - 1}: replay {span:.0f} s; slurm top 16 {top:+.1f}%, EASY {easy:+.1f}%")
+        return 0
     import test_slurm_live as live
     from slurm_cluster import private_slurm
     from slurm_replay import replay

@@ -313,7 +313,14 @@ def scenario_with_options(args: argparse.Namespace, sequences: dict[str, str] | 
                          f"own ({scenario.sim.describe()}): give --no-kill, --allocation, --event-order, --backfill, "
                          "--discipline or --window to change them")
     try:
-        return scenario.overridden(**scenario_overrides(args, sequences))
+        out = scenario.overridden(**scenario_overrides(args, sequences))
     except ValueError as e:
         raise UsageError(str(e)) from None
+    slurm = [d for d in ("slurm_config", *SLURM_OPTIONS) if given(args, d)]
+    sim = getattr(out, "sim", None)
+    if slurm and (sim is None or sim.backfill != "slurm"):
+        # the scenario's own backfilling would run and the option change nothing, silently
+        raise UsageError(f"--{slurm[0].replace('_', '-')} applies only to --backfill slurm; scenario {out.name} "
+                         f"backfills {'nothing on the discrete-time cluster' if sim is None else sim.backfill_text}")
+    return out
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedrl.cli.options import CLEANING_PRESETS, apart, parse_list
+from schedrl.cli.options import CLEANING_PRESETS, add_slurm_options, apart, parse_list
 from schedrl.eval.tuned import EVALUATION_SEED
 
 
@@ -30,8 +30,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     f.add_argument("--trace", metavar="NAME|PATH", help="catalog name or SWF file (required without --scenario)")
     f.add_argument("--cleaning", choices=CLEANING_PRESETS, default="default",
                    help="trace cleaning preset (default: default)")
-    f.add_argument("--backfill", choices=("none", "easy", "conservative"), default="none",
-                   help="backfilling while the picked job waits (default: none)")
+    f.add_argument("--backfill", choices=("none", "easy", "conservative", "slurm"), default="none",
+                   help="backfilling while the picked job waits (default: none; slurm: Slurm's passes, the options "
+                        "below)")
     f.add_argument("--metric", default="bsld", help="objective: bsld, wait, turnaround, slowdown (default: bsld)")
     f.add_argument("--budget", default="5m", help="wall-clock search budget, e.g. 90s, 5m, 1h (default: 5m)")
     f.add_argument("--seed", type=int, default=0, help="seed of the training windows and the search (default 0)")
@@ -49,6 +50,7 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="replace --out even where schedrl did not write it (never the command's own inputs)")
     apart(f, "--scenario", ("--train-fraction", "--validation-share", "--validation-sequences"),
           "a scenario fixes the split and the validation sequences")
+    add_slurm_options(f, policy_top=False)  # the site's Slurm, as `schedrl train`'s agents take it
     f.set_defaults(run=run_fit)
 
     e = actions.add_parser("evaluate", help="the rule against the heuristics on the evaluation zone's sequences",
@@ -73,7 +75,7 @@ def run_fit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from schedrl.cli.main import UsageError
-    from schedrl.cli.options import scenario_with_options
+    from schedrl.cli.options import scenario_with_options, slurm_options
     from schedrl.outputs import In, Out, claim
     from schedrl.scenarios.fitting import fit_rule
 
@@ -82,8 +84,10 @@ def run_fit(args: argparse.Namespace) -> int:
                     [In(f"--{n}", Path(getattr(args, n))) for n in ("trace", "scenario")
                      if getattr(args, n, None) and Path(getattr(args, n)).expanduser().exists()], force=args.force)
     scenario = scenario_with_options(args)
+    slurm = slurm_options(args, args.backfill) if scenario is None else {}
     try:
-        rule = fit_rule(scenario, args.trace, cleaning=args.cleaning, backfill=args.backfill, metric=args.metric,
+        rule = fit_rule(scenario, args.trace, cleaning=args.cleaning, backfill=args.backfill, slurm=slurm,
+                        metric=args.metric,
                         budget=args.budget, seed=args.seed, window_jobs=args.window_jobs, windows=args.windows,
                         start=args.start, train_fraction=args.train_fraction, validation_share=args.validation_share,
                         validation_sequences=args.validation_sequences, log=lambda line: print(line, flush=True),

@@ -8,7 +8,7 @@ validation sequences).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 from schedrl.scenarios.judge import TraceJudge
 from schedrl.scenarios.split import VALIDATION_SHARE, Split, validation_seed
@@ -22,11 +22,13 @@ VALIDATION_JOBS = 1024
 
 
 def trace_judge(trace: str, cleaning: str = "default", metric: str = "bsld", backfill: str = "none",
-                train_fraction: float = 0.7, validation_share: float = VALIDATION_SHARE) -> TraceJudge:
+                train_fraction: float = 0.7, validation_share: float = VALIDATION_SHARE,
+                slurm: Mapping[str, int] | None = None) -> TraceJudge:
     """The judge a `schedrl train rlscheduler` run with these options has (`RLSchedulerAgent.judge`; pinned by
     tests/heuristics/test_tuned_rule.py): the trace cleaned by `cleaning`, pick-and-wait under the standard preset
-    with `backfill`, the held-out part after the first `train_fraction`, validation its first `validation_share`
-    with sequences as long as a 1,024-job evaluation's where they fit. ValueError on a bad value."""
+    with `backfill` (under `slurm`, the site's `SimConfig` fields `slurm` gives over Slurm's defaults), the held-out
+    part after the first `train_fraction`, validation its first `validation_share` with sequences as long as a
+    1,024-job evaluation's where they fit. ValueError on a bad value."""
     from schedrl.metrics import METRICS
     from schedrl.workload.catalog import load_trace
     from schedrl.workload.cleaning import CleaningRules
@@ -35,6 +37,8 @@ def trace_judge(trace: str, cleaning: str = "default", metric: str = "bsld", bac
         raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
     if backfill not in BACKFILLS:
         raise ValueError(f"backfill must be one of {', '.join(BACKFILLS)}; got {backfill!r}")
+    if slurm and backfill != "slurm":
+        raise ValueError(f"Slurm's parameters ({', '.join(slurm)}) apply only to backfill slurm, not {backfill!r}")
     rules = CleaningRules.preset(cleaning)  # raises ValueError naming the valid presets
     if not 0.0 < train_fraction <= 1.0:
         raise ValueError(f"train_fraction must be in (0, 1]; got {train_fraction}")
@@ -44,18 +48,20 @@ def trace_judge(trace: str, cleaning: str = "default", metric: str = "bsld", bac
     split = Split(train_fraction, validation_share)
     return TraceJudge(load=lambda: load_trace(trace, rules), metric=metric, baselines=(),
                       sequence_length=TRAINING_EPISODE,
-                      sim_config=SimConfig.preset("standard", discipline="pick-and-wait", backfill=backfill),
+                      sim_config=SimConfig.preset("standard", discipline="pick-and-wait", backfill=backfill,
+                                                  **dict(slurm or {})),
                       held_out=split.held_out, validation_share=validation_share, long_validation=True)
 
 
 def fit_on_trace(trace: str, cleaning: str, backfill: str, train_fraction: float, validation_share: float,
-                 validation_sequences: int, settings, log: Callable[[str], None] = print):
+                 validation_sequences: int, settings, log: Callable[[str], None] = print,
+                 slurm: Mapping[str, int] | None = None):
     """A rule fitted on the first `train_fraction` of `trace` and kept on seeded validation sequences (seed
     `validation_seed(settings.seed)`) of its validation zone; its file records the split. ValueError where the
     trace has no held-out part (`train_fraction` 1) or on a bad value."""
     from schedrl.heuristics.tuned import fit
 
-    judge = trace_judge(trace, cleaning, settings.metric, backfill, train_fraction, validation_share)
+    judge = trace_judge(trace, cleaning, settings.metric, backfill, train_fraction, validation_share, slurm)
     if train_fraction >= 1.0:
         raise ValueError("--train-fraction 1 leaves no held-out part: the rule is chosen on validation jobs it was "
                          "not fitted on, so give a fraction below 1 (default 0.7)")
@@ -94,12 +100,14 @@ def fit_on_scenario(scenario, settings, log: Callable[[str], None] = print,
 
 
 def fit_rule(scenario=None, trace: str | None = None, *, cleaning: str = "default", backfill: str = "none",
-             metric: str = "bsld", budget: str = "5m", seed: int = 0, window_jobs: int = 1024, windows: int = 16,
+             slurm: Mapping[str, int] | None = None, metric: str = "bsld", budget: str = "5m", seed: int = 0,
+             window_jobs: int = 1024, windows: int = 16,
              start: str = "f1", train_fraction: float = 0.7, validation_share: float = VALIDATION_SHARE,
              validation_sequences: int = 10, log: Callable[[str], None] = print,
              note: Callable[[str], None] | None = None):
     """`schedrl tuned fit`: a rule fitted on `scenario` (`fit_on_scenario`: its metric, split and validation sequences)
-    or, without one, on `trace`'s split as the options give it (`fit_on_trace`). `budget`: the search's wall time as
+    or, without one, on `trace`'s split as the options give it (`fit_on_trace`; `slurm`: the site's Slurm fields of
+    `SimConfig` under backfill slurm). `budget`: the search's wall time as
     written (`90s`, `5m`). ValueError on a bad value, or with neither a scenario nor a trace."""
     from schedrl.duration import parse_duration
     from schedrl.heuristics.tuned import FitSettings
@@ -112,7 +120,7 @@ def fit_rule(scenario=None, trace: str | None = None, *, cleaning: str = "defaul
     if scenario is not None:
         return fit_on_scenario(scenario, settings, log=log, note=note)
     return fit_on_trace(trace, cleaning, backfill, train_fraction, validation_share, validation_sequences, settings,
-                        log=log)
+                        log=log, slurm=slurm)
 
 
 def rule_judge(rule, trace: str | None = None) -> tuple[TraceJudge, SimConfig]:

@@ -227,10 +227,11 @@ def _plan_split(prof_t, prof_f, p, t):
 
 
 @njit
-def _plan_fits(prof_f, m, need):
-    """Whether `need` fits the plan's free capacity at point `m` (the test `fits_in` makes, without a row view)."""
-    for r in range(need.shape[0]):
-        if need[r] > prof_f[m, r] + EPS:
+def _plan_fits(prof_f, m, req, j):
+    """Whether job `j`'s request (`req[j]`) fits the plan's free capacity at point `m` (the test `fits_in` makes,
+    without a row view)."""
+    for r in range(req.shape[1]):
+        if req[j, r] > prof_f[m, r] + EPS:
             return False
     return True
 
@@ -240,19 +241,19 @@ def _slurm_earliest(s, p, j):
     """Earliest plan point from which `j` fits through its whole estimate, both ends included (Slurm tests a node
     over [start, start + limit]); inf if never (wider than the machine)."""
     # the arrays bound once: every pass runs this for each job it tests
-    prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
+    prof_t, prof_f, req = s.prof_t, s.prof_f, s.req
     dur = s.est[j]
     k = 0
     while True:
         # the first point from k where j fits at all; then whether it fits through the window from there
-        while k < p and not _plan_fits(prof_f, k, need):
+        while k < p and not _plan_fits(prof_f, k, req, j):
             k += 1
         if k == p:
             return np.inf
         t0 = prof_t[k]
         end = t0 + dur
         m = k + 1
-        while m < p and prof_t[m] <= end and _plan_fits(prof_f, m, need):
+        while m < p and prof_t[m] <= end and _plan_fits(prof_f, m, req, j):
             m += 1
         if m == p or prof_t[m] > end:
             return t0
@@ -298,22 +299,35 @@ def _slurm_test(s, j):
 
 
 @njit
-def slurm_may_start(s, j):
-    """Whether `_slurm_test` would start `j` now: it fits now and the plan leaves its procs free from now through its
-    estimate. The plan and the free procs only shrink during a pass, so a job that may not start now will not in this
-    pass either."""
-    if not fits_now(s, j):
-        return False
-    prof_t, prof_f, need = s.prof_t, s.prof_f, s.req[j]
-    # the plan's first point is now: `_slurm_earliest` returns now exactly when every point through now + est fits
-    end = prof_t[0] + s.est[j]
+def slurm_first_may_start(s, q, stop, blocked):
+    """The first queue position from `q` (before `stop`) whose job (not `blocked`) `_slurm_test` would start now: it
+    fits now and the plan leaves its procs free from now through its estimate; `stop` if none. The plan and the free
+    procs only shrink during a pass, so a job that may not start now will not in this pass either."""
+    # the state's arrays bound once for the whole scan, and no row views: each read of a field of the state (or a
+    # view) takes and drops a reference count; read job by job they made this scan, with its counts, about a third of
+    # a `slurm` run's compiled time on SDSC-SP2 (docs/experiments/slurm-model.md, 2026-11-29)
+    queue, req, free, est, prof_t, prof_f = s.queue, s.req, s.free, s.est, s.prof_t, s.prof_f
     p = s.iv[PROF_LEN]
-    m = 0
-    while m < p and prof_t[m] <= end:
-        if not _plan_fits(prof_f, m, need):
-            return False
-        m += 1
-    return True
+    n_r = req.shape[1]
+    while q < stop:
+        j = queue[q]
+        if j != blocked:
+            fits = True
+            for r in range(n_r):  # `fits_now`
+                if req[j, r] > free[r] + EPS:
+                    fits = False
+                    break
+            if fits:
+                # the plan's first point is now: `_slurm_earliest` returns now exactly when every point through
+                # now + est fits
+                end = prof_t[0] + est[j]
+                m = 0
+                while m < p and prof_t[m] <= end and _plan_fits(prof_f, m, req, j):
+                    m += 1
+                if m == p or prof_t[m] > end:
+                    return q
+        q += 1
+    return q
 
 
 @njit

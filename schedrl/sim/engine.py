@@ -11,7 +11,7 @@ import numpy as np
 from schedrl.jit import njit
 
 from schedrl.sim.backfill import (
-    begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies, slurm_may_start, slurm_pick,
+    begin_pass, fits_now, forget_reservation, on_backfill, on_block, qualifies, slurm_first_may_start, slurm_pick,
     slurm_started,
 )
 from schedrl.sim.queues import heap_pop, heap_push, heap_remove, queue_insert, queue_position, queue_remove
@@ -130,15 +130,6 @@ def _pass_full(s):
 
 
 @njit
-def _slurm_witness(s, q, stop, blocked):
-    """Under `slurm`: the first queue position from `q` (before `stop`) whose job may still start in this pass, or
-    `stop` if none may."""
-    while q < stop and (s.queue[q] == blocked or not slurm_may_start(s, s.queue[q])):
-        q += 1
-    return q
-
-
-@njit
 def _backfill_pass(s, blocked):
     """Backfill around `blocked`; True when the policy must choose among the candidates in `s.cand`.
 
@@ -176,7 +167,7 @@ def _backfill_pass(s, blocked):
     while k < stop and tested < budget:
         if slurm:
             if witness < k:
-                witness = _slurm_witness(s, k, stop, blocked)
+                witness = slurm_first_may_start(s, k, stop, blocked)
             if witness >= stop:
                 break
             takes = s.iv[PLAN_TAKES]
@@ -189,13 +180,13 @@ def _backfill_pass(s, blocked):
                 start_job(s, j, MODE_BACKFILLED)
                 stop -= 1
                 if slurm:
-                    witness = -1 if witness == k else _slurm_witness(s, witness - 1, stop, blocked)
+                    witness = -1 if witness == k else slurm_first_may_start(s, witness - 1, stop, blocked)
                 continue
             s.cand[n_cand] = j
             n_cand += 1
         k += 1
         if slurm and s.iv[PLAN_TAKES] != takes:
-            witness = _slurm_witness(s, max(witness, k), stop, blocked)
+            witness = slurm_first_may_start(s, max(witness, k), stop, blocked)
     s.iv[N_CAND] = n_cand
     if n_cand == 0:
         s.iv[BF_DONE] = 1

@@ -49,8 +49,9 @@ UNROLLABLE_BASES = ("random",)
 def check_teacher(teacher: str | None, base: str, sim_config, depth: int) -> None:
     """ValueError (one line) for a teacher it cannot be: an unknown one, a depth below 1, a base whose rollouts are
     not a function of the simulator's state, semantics the teacher does not roll out. Every backfilling of the event
-    simulator is rolled out exactly (none, EASY, conservative, RLScheduler's: `tests/agents/inspector/
-    test_inspector_teacher.py` checks the cached continuation at every decision); a policy's choice among the
+    simulator is rolled out exactly (none, EASY, conservative, RLScheduler's, Slurm's passes: a rollout copies the
+    simulator's state, its pass clock and plan with it; `tests/agents/inspector/test_inspector_teacher.py` checks the
+    cached continuation at every decision); a policy's choice among the
     backfill candidates (`backfill_choice="policy"`, learned backfilling's semantics) is not: the rollouts start EASY's
     first candidate."""
     if teacher is None:

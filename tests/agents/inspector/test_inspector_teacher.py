@@ -45,17 +45,19 @@ def test_the_wait_penalty_changes_the_objective():
     assert penal(sim) > plain(sim)
 
 
-@pytest.mark.parametrize("backfill", ["none", "easy", "conservative", "rlscheduler"])
+@pytest.mark.parametrize("backfill", ["none", "easy", "conservative", "rlscheduler", "slurm"])
 @pytest.mark.parametrize("discipline", ["pick-and-wait", "list"])
 def test_the_teacher_rolls_out_every_backfilling_exactly(backfill, discipline):
     """The continuation valued at one decision is the one the next decision finds (`verify`), for every
-    backfilling the inspector trains with: so `check_teacher` refuses none of them."""
+    backfilling the inspector trains with (Slurm's passes too: a rollout copies the simulator, its pass clock and
+    plan with it): so `check_teacher` refuses none of them."""
     rng = np.random.default_rng(7)
     n = 48
     wl = make_workload(OFFSET + np.cumsum(rng.exponential(200.0, n)), rng.integers(30, 4000, n),
                        rng.integers(1, 9, n), 8)
     policy = HindsightInspector("f1", "bsld", verify=True, depth=2)
-    config = SimConfig(backfill=backfill, discipline=discipline, window=5 if discipline == "list" else 0)
+    config = SimConfig(backfill=backfill, discipline=discipline, window=5 if discipline == "list" else 0,
+                       **({"node_procs": 2} if backfill == "slurm" else {}))
     Simulator(wl, config).run(policy)
     assert policy.inspections > 0
     teacher.check_teacher("hindsight", "f1", config, 2)
