@@ -11,6 +11,8 @@ side pushed alone on one of `default`'s evaluation windows, cut to its first `--
   `--subsolvers` (each `--seconds`).
 - `calib`: `schedrl.bound.windows.bound_window` (the defaults, one worker) on the window's first `--jobs` jobs, for
   each of `--sizes`: where the window is small enough to solve, how far each side was from the optimum.
+- `slices`: the sum of `--slice`-job time slices' own bounds (`schedrl.bound.decompose.slice_lower`, each slice
+  solved as a window is) in `--seconds` over all slices, from `--init`'s schedule.
 
 Run: `python benchmarks/bench_bound_sides.py lns --window 2 --seconds 150 --save /tmp/w.npy`, then
 `python benchmarks/bench_bound_sides.py bound --window 2 --init /tmp/w.npy --seconds 90`.
@@ -60,7 +62,7 @@ def logged(parameters: dict | None = None):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("cpsat", "lns", "lagrange", "bound", "calib"))
+    parser.add_argument("mode", choices=("cpsat", "lns", "lagrange", "bound", "calib", "slices"))
     parser.add_argument("--window", type=int, default=2, help="the evaluation window (0-based; default 2)")
     parser.add_argument("--jobs", type=int, default=256, help="its first N jobs (default 256)")
     parser.add_argument("--seconds", type=float, default=120.0, help="the time limit (default 120)")
@@ -71,6 +73,7 @@ def main() -> None:
     parser.add_argument("--subsolvers", default="", help="bound: CP-SAT workers to try, comma-separated")
     parser.add_argument("--sizes", default="64,96,128", help="calib: window sizes")
     parser.add_argument("--slots", type=int, default=128, help="bound: the fixing's price slots (default 128)")
+    parser.add_argument("--slice", type=int, default=86, help="slices: jobs per slice (default 86)")
     args = parser.parse_args()
 
     from schedrl.bound import cpsat
@@ -106,6 +109,13 @@ def main() -> None:
         print(f"lns: {replay(p, r.start):.4f} after {r.neighbourhoods} slices ({r.improved} better), "
               f"{r.seconds:.1f} s", flush=True)
         found = r.start
+    elif args.mode == "slices":
+        from schedrl.bound.decompose import slice_lower
+
+        t0 = time.perf_counter()
+        bound = slice_lower(p, args.slice, args.seconds, workers=1, hint=s, lns=0.5, lagrange_slots=128)
+        print(f"slices of {args.slice} jobs: bound {bound:.4f}, {time.perf_counter() - t0:.1f} s", flush=True)
+        return
     elif args.mode == "lagrange":
         from schedrl.bound.cpsat import latest_starts
 

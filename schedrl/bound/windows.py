@@ -149,8 +149,8 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
     bound with `lagrange_slots` price slots (`schedrl.bound.lagrange`; 0: none), whose reduced-cost fixing narrows
     the starts CP-SAT then searches over the whole window for the rest of the time, and the LP lower bound with
     `lp_slots` slots (`schedrl.bound.lp`; 0: none). With `slices` and a window larger than
-    that, half the time goes to the sum of the slices' own bounds (`schedrl.bound.decompose.slice_lower`), half to
-    the whole window. `work`: CP-SAT's deterministic limit instead of the wall clock (`schedrl.bound.cpsat.solve`;
+    that, half the time goes to the sum of the slices' own bounds (`schedrl.bound.decompose.slice_lower`, cut where
+    the local search's schedule carries the least work across), half to the whole window. `work`: CP-SAT's deterministic limit instead of the wall clock (`schedrl.bound.cpsat.solve`;
     not with `slices`)."""
     t0 = time.perf_counter()
     values, starts = {}, {}
@@ -170,11 +170,9 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
     upper, source, schedule = values[best], best, starts[best]
     lowers = {"trivial": trivial_bound(problem), "load": load_bound(problem)}
     status = "not run"
-    if time_limit > 0 and slices is not None and problem.n > slices:
-        from schedrl.bound.decompose import slice_lower
-
+    sliced = time_limit > 0 and slices is not None and problem.n > slices
+    if sliced:
         time_limit /= 2
-        lowers["slices"] = slice_lower(problem, slices, time_limit, workers=workers, seed=seed, hint=schedule)
     if time_limit > 0 and lns > 0:
         from schedrl.bound.lns import search
 
@@ -188,6 +186,12 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
                 f"{searched.seconds:.1f} s")
         time_limit *= 1 - lns
         work = None if work is None else work * (1 - lns)
+    if sliced:  # cut where the local search's schedule carries the least work from one slice to the next
+        from schedrl.bound.decompose import slice_lower
+
+        lowers["slices"] = slice_lower(problem, slices, time_limit / (1 - lns) if lns > 0 else time_limit,
+                                       workers=workers, seed=seed, hint=schedule, lns=lns,
+                                       lagrange_slots=lagrange_slots)
     priced = None
     if lagrange_slots > 0:
         from schedrl.bound.lagrange import lagrangian_bound

@@ -97,6 +97,9 @@ def test_the_slices_bound_stays_below_the_optimum():
             best, _ = brute_force(p)
             assert [len(s) for s in slices(p, 4)] == [4, 2]
             assert trivial_bound(p) <= slice_lower(p, 4, time_limit=10, workers=1) <= best + 1e-9
+            # each slice solved as a window is: the local search, the Lagrangian and its fixing, CP-SAT
+            full = slice_lower(p, 4, time_limit=10, workers=1, lns=0.5, lagrange_slots=64)
+            assert trivial_bound(p) <= full <= best + 1e-9
 
 
 def test_fixed_jobs_hold_their_capacity():
