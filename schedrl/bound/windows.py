@@ -148,10 +148,10 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
     search (`schedrl.bound.lns`) from the best of them, then, within the best schedule's horizon, the Lagrangian lower
     bound with `lagrange_slots` price slots (`schedrl.bound.lagrange`; 0: none), whose reduced-cost fixing narrows
     the starts CP-SAT then searches over the whole window for the rest of the time, and the LP lower bound with
-    `lp_slots` slots (`schedrl.bound.lp`; 0: none). With `slices` and a window larger than
-    that, half the time goes to the sum of the slices' own bounds (`schedrl.bound.decompose.slice_lower`, cut where
-    the local search's schedule carries the least work across), half to the whole window. `work`: CP-SAT's deterministic limit instead of the wall clock (`schedrl.bound.cpsat.solve`;
-    not with `slices`)."""
+    `lp_slots` slots (`schedrl.bound.lp`; 0: none). With `slices` and a window larger than that, half the time goes
+    to the sum of the slices' own bounds (`schedrl.bound.decompose.slice_lower`, cut where the local search's
+    schedule carries the least work across), half to the whole window. `work`: CP-SAT's deterministic limit instead
+    of the wall clock (`schedrl.bound.cpsat.solve`; not with `slices`)."""
     t0 = time.perf_counter()
     values, starts = {}, {}
     for label, sched in warm.items():
