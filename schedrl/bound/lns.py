@@ -162,7 +162,7 @@ def search(problem: Problem, start: np.ndarray, time_limit: float, *, seed: int 
         limit = min(step, max(left, 0.05))
         candidate, status, units = resolve(problem, best, jobs, latest, limit, seed=seed + tried,
                                            work=None if work is None else limit)
-        used += units
+        used += max(units, 1e-3)  # a neighbourhood presolved away still counts: the search always ends
         spent = time.perf_counter() - t1 if work is None else units
         tried += 1
         gain = 0
