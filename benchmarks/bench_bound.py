@@ -2,9 +2,10 @@
 window size; and the solver choice, CP-SAT against a time-indexed MILP solved by HiGHS, on small windows.
 
 Window size: the first N jobs of a scenario's first evaluation windows (`default`: bsld), each bounded with
-`--time-limit` seconds of CP-SAT (`--workers` threads) from the best warm start, then the LP: the best of the rules'
-schedules, the best offline serial schedule, the best found, the load-based, CP-SAT's and the LP's lower bounds, the
-gap (best found - largest lower bound) / best found, the status and the seconds.
+`--time-limit` seconds, `--lns` of them to the local search from the best warm start and the rest to CP-SAT
+(`--workers` threads), then the LP: the best of the rules' schedules, the best offline serial schedule, the best
+found and who found it, the load-based, CP-SAT's, the Lagrangian's and the LP's lower bounds, the gap (best found -
+largest lower bound) / best found, the status and the seconds.
 
 Solver choice: random windows of a few jobs on a 4-processor machine (run times around bsld's 10 s bound, so a
 time-indexed model has few periods); the seconds each solver takes to prove the optimum (or its limit) and the two
@@ -78,23 +79,25 @@ def _windows(name: str, size: int, count: int):
 
 
 def sizes_table(sizes, windows: int, time_limit: float, workers: int, name: str = "default",
-                lp_slots: int = 0) -> None:
-    from schedrl.bound.windows import LAGRANGE_SLOTS, bound_window, rule_makers, warm_schedules
+                lp_slots: int = 0, lns: float | None = None) -> None:
+    from schedrl.bound.windows import LAGRANGE_SLOTS, LNS_SHARE, bound_window, rule_makers, warm_schedules
 
-    print(f"{name}'s evaluation windows, CP-SAT {time_limit:g} s with {workers} workers per window, Lagrangian "
-          f"{LAGRANGE_SLOTS} slots, LP {lp_slots} slots")
-    print(f"{'jobs':>5s} {'start':>6s} {'rules':>9s} {'offline':>9s} {'best':>9s} {'load':>7s} {'cp-sat':>7s} "
-          f"{'lagrange':>8s} {'lp':>7s} {'gap':>7s} {'status':>9s} {'seconds':>8s}")
+    lns = LNS_SHARE if lns is None else lns
+    print(f"{name}'s evaluation windows, {time_limit:g} s per window ({100 * lns:g}% to the local search), CP-SAT "
+          f"with {workers} workers, Lagrangian {LAGRANGE_SLOTS} slots, LP {lp_slots} slots")
+    print(f"{'jobs':>5s} {'start':>6s} {'rules':>9s} {'offline':>9s} {'best':>9s} {'from':>7s} {'load':>7s} "
+          f"{'cp-sat':>7s} {'lagrange':>8s} {'lp':>7s} {'gap':>7s} {'status':>9s} {'seconds':>8s}")
     for size in sizes:
         gaps, secs = [], []
         for start, problem, jobs, scenario in _windows(name, size, windows):
             w = bound_window(problem, warm_schedules(jobs, scenario.sim, rule_makers(scenario.sim)), time_limit,
-                             workers=workers, start=start, lp_slots=lp_slots)
+                             workers=workers, start=start, lp_slots=lp_slots, lns=lns)
             gaps.append(w.gap)
             secs.append(w.seconds)
             rules = min(v for k, v in w.warm.items() if not k.startswith("offline"))
             offline = min(v for k, v in w.warm.items() if k.startswith("offline"))
-            print(f"{size:5d} {start:6d} {rules:9.4f} {offline:9.4f} {w.upper:9.4f} {w.lowers['load']:7.4f} "
+            print(f"{size:5d} {start:6d} {rules:9.4f} {offline:9.4f} {w.upper:9.4f} {w.upper_source[:7]:>7s} "
+                  f"{w.lowers['load']:7.4f} "
                   f"{w.lowers.get('cp-sat', float('nan')):7.4f} {w.lowers.get('lagrange', float('nan')):8.4f} "
                   f"{w.lowers.get('lp', float('nan')):7.4f} "
                   f"{100 * w.gap:6.1f}% {w.status.lower():>9s} {w.seconds:8.1f}", flush=True)
@@ -187,6 +190,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="solver-choice windows per size and metric")
     parser.add_argument("--scenario", default="default", help="the sizes' and LP's windows (default default)")
     parser.add_argument("--lp-slots", type=int, default=0, help="the LP bound's slots in the sizes table (0: none)")
+    parser.add_argument("--lns", type=float, default=None,
+                        help="the local search's share of each window's time in the sizes table (default 0.5)")
     parser.add_argument("--lp-sizes", default="256,1024", help="window sizes of the relaxations' table")
     parser.add_argument("--only", choices=("solver", "sizes", "lp", "orders"), help="one of the four tables")
     parser.add_argument("--quick", action="store_true", help="tiny budgets: a check that the benchmark runs")
@@ -198,7 +203,7 @@ def main() -> None:
         solver_table([int(s) for s in args.solver_jobs.split(",")], args.repeats, min(args.time_limit, 60.0))
     if args.only in (None, "sizes"):
         sizes_table([int(s) for s in args.sizes.split(",")], args.windows, args.time_limit, args.workers,
-                    args.scenario, args.lp_slots)
+                    args.scenario, args.lp_slots, args.lns)
     if args.only in (None, "lp"):
         lp_table([int(s) for s in args.lp_sizes.split(",")], args.scenario)
     if args.only in (None, "orders"):

@@ -90,12 +90,14 @@ def latest_starts(problem: Problem, upper: float, busy_until: int = 0) -> np.nda
 
 def solve(problem: Problem, hint: np.ndarray, upper: float, time_limit: float, workers: int = 2, seed: int = 0,
           log: Callable[[str], None] | None = None, fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-          work: float | None = None) -> Solved:
+          work: float | None = None, starts: list[np.ndarray] | None = None) -> Solved:
     """Minimise the window's metric with CP-SAT for at most `time_limit` seconds, from the feasible schedule `hint`
     whose metric is `upper`; start domains are cut to what can still beat or equal `upper` (`latest_starts`).
     `fixed`: (start, duration, demand) of jobs already placed, whose capacity the window's jobs cannot use (a slice of
     a decomposed window, `schedrl.bound.decompose`); the hint must fit beside them. `work`: a deterministic limit
-    instead (CP-SAT's own work units, its subsolvers interleaved in a fixed order): the same result at any load."""
+    instead (CP-SAT's own work units, its subsolvers interleaved in a fixed order): the same result at any load.
+    `starts`: per job, rows [first, last] of the starts a schedule as good as `upper` can use (the Lagrangian's
+    reduced-cost fixing, `schedrl.bound.lagrange`), intersected with the domains above."""
     from ortools.sat.python import cp_model
 
     n = problem.n
@@ -106,7 +108,12 @@ def solve(problem: Problem, hint: np.ndarray, upper: float, time_limit: float, w
     coef, scale = integer_weights(problem, np.maximum(room - slack, 0))
     waits, intervals, terms = [], [], []
     for j in range(n):
-        w = model.NewIntVar(0, int(room[j]), f"w{j}")
+        if starts is None:
+            w = model.NewIntVar(0, int(room[j]), f"w{j}")
+        else:
+            rows = np.clip(starts[j] - problem.release[j], 0, int(room[j]))
+            rows = np.vstack([rows, [[hint[j] - problem.release[j]] * 2]])  # the hint always (it fits by construction)
+            w = model.NewIntVarFromDomain(cp_model.Domain.FromIntervals(rows.tolist()), f"w{j}")
         waits.append(w)
         intervals.append(model.NewFixedSizeIntervalVar(w + int(problem.release[j]), int(problem.duration[j]), f"i{j}"))
         model.AddHint(w, int(hint[j] - problem.release[j]))

@@ -38,6 +38,9 @@ class LagrangeBound:
     iterations: int
     seconds: float
     slots: int
+    starts: list[np.ndarray] | None = None
+    """Per job, the starts (rows of whole-second [first, last] intervals, the window's clock) that any schedule
+    whose metric is at most `upper` can use: reduced-cost fixing at the best prices (`allowed`). None: not asked."""
 
 
 def _candidates(a, latest, p, knots, bounds):
@@ -57,10 +60,11 @@ def _candidates(a, latest, p, knots, bounds):
 
 
 def lagrangian_bound(problem: Problem, upper: float, slots: int = 256, iterations: int = 300,
-                     until: int | None = None, time_limit: float = 120.0) -> LagrangeBound:
+                     until: int | None = None, time_limit: float = 120.0, fix: bool = False) -> LagrangeBound:
     """max over prices of L(lambda) (module docstring), by `iterations` steps of projected subgradient ascent (or
     `time_limit` seconds); `upper`, a schedule's metric, bounds each job's latest start and aims the steps; the prices'
-    slots are `schedrl.bound.lp.grid`'s (`slots`, `until`)."""
+    slots are `schedrl.bound.lp.grid`'s (`slots`, `until`). `fix`: each job's starts left after reduced-cost fixing
+    at the best prices (`LagrangeBound.starts`)."""
     from schedrl.bound.cpsat import latest_starts
     from schedrl.bound.lp import grid
 
@@ -91,6 +95,7 @@ def lagrangian_bound(problem: Problem, upper: float, slots: int = 256, iteration
     target = upper * n
     price = np.zeros((R, K))
     best, step_scale, stall = -np.inf, 1.0, 0
+    best_g = best_mins = None
     steps = 0
     while steps < iterations:
         steps += 1
@@ -102,7 +107,7 @@ def lagrangian_bound(problem: Problem, upper: float, slots: int = 256, iteration
         mins = np.minimum.reduceat(g, first)
         value = float(mins.sum() - (capacity[:, None] * price * length).sum() + constant)
         if value > best + 1e-12:
-            best, stall = value, 0
+            best, stall, best_g, best_mins = value, 0, g, mins
         else:
             stall += 1
             if stall >= PATIENCE:
@@ -120,4 +125,41 @@ def lagrangian_bound(problem: Problem, upper: float, slots: int = 256, iteration
         if norm <= 0 or time.perf_counter() - t0 > time_limit or step_scale < MIN_SCALE:
             break
         price = np.maximum(0.0, price + step_scale * max(target - value, 1e-9 * abs(target)) / norm * grad)
-    return LagrangeBound(lower=max(floor, best / n), iterations=steps, seconds=time.perf_counter() - t0, slots=K)
+    starts = None
+    if fix:
+        starts = [np.array([[a, a]], np.int64) for a in problem.release]  # no duration: at its arrival
+        # g_j(S_j) <= upper * n - best + min g_j for every job of a schedule of metric <= upper (`allowed`)
+        room = target - best + best_mins
+        ends = np.r_[first[1:], len(s)]
+        for i, j in enumerate(run):
+            starts[j] = allowed(s[first[i]:ends[i]], best_g[first[i]:ends[i]], room[i] + 1e-7 * max(1.0, target))
+    return LagrangeBound(lower=max(floor, best / n), iterations=steps, seconds=time.perf_counter() - t0, slots=K,
+                         starts=starts)
+
+
+def allowed(s: np.ndarray, g: np.ndarray, threshold: float) -> np.ndarray:
+    """The whole starts where the piecewise linear g (knots `s`, values `g`, linear between) is at most `threshold`,
+    as rows [first, last] of intervals, each end rounded outwards (what the rounding adds is only more room)."""
+    keep = g <= threshold
+    rows: list[list[int]] = []
+    for k in range(len(s)):
+        lo = hi = None
+        if keep[k]:
+            lo = hi = s[k]
+        if k + 1 < len(s) and (keep[k] or keep[k + 1]):
+            # the part of the segment [s_k, s_k+1] under the threshold
+            g0, g1 = g[k], g[k + 1]
+            if keep[k] and keep[k + 1]:
+                lo, hi = s[k], s[k + 1]
+            elif keep[k]:
+                lo, hi = s[k], s[k] + (threshold - g0) / (g1 - g0) * (s[k + 1] - s[k])
+            else:
+                lo, hi = s[k + 1] - (threshold - g1) / (g0 - g1) * (s[k + 1] - s[k]), s[k + 1]
+        if lo is None:
+            continue
+        first, last = int(np.floor(lo)), int(np.ceil(hi))
+        if rows and first <= rows[-1][1] + 1:
+            rows[-1][1] = max(rows[-1][1], last)
+        else:
+            rows.append([first, last])
+    return np.array(rows, np.int64).reshape(-1, 2)

@@ -45,6 +45,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="price slots of the Lagrangian lower bound (default 128; 0: none; docs/reference/bound.md)")
     p.add_argument("--lp-slots", type=int, default=None, metavar="N",
                    help="time slots of the LP lower bound (default 0: none; the Lagrangian's dominates it)")
+    p.add_argument("--lns", type=float, default=None, metavar="SHARE",
+                   help="the share of the time the local search gets before CP-SAT (default 0.5; 0: none)")
     p.add_argument("--seed", type=int, default=0, help="CP-SAT's random seed (default 0)")
     p.add_argument("--policy", action="append", metavar="SPEC", default=None,
                    help="a policy whose schedule also warm-starts the solver (a heuristic, tuned:FILE, zoo:NAME, "
@@ -69,6 +71,8 @@ def _checked(args) -> None:
         raise UsageError("--slices divides a wall-clock --time-limit; leave it out with --work")
     if args.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    if args.lns is not None and not 0 <= args.lns < 1:
+        raise UsageError(f"--lns must be a share of the time in [0, 1), got {args.lns:g}")
     for name in ("sequences", "jobs", "slices"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -111,10 +115,11 @@ def run(args: argparse.Namespace) -> int:
     outs += [Out("--schedules", Path(args.schedules), kind="dir")] if args.schedules else []
     claimed = claim("bound", outs, force=args.force) if outs else None
     policies = _policies(args.policy)
-    from schedrl.bound.windows import LAGRANGE_SLOTS, LP_SLOTS
+    from schedrl.bound.windows import LAGRANGE_SLOTS, LNS_SHARE, LP_SLOTS
 
     lp_slots = LP_SLOTS if args.lp_slots is None else args.lp_slots
     lagrange_slots = LAGRANGE_SLOTS if args.lagrange_slots is None else args.lagrange_slots
+    lns = LNS_SHARE if args.lns is None else args.lns
     say = lambda m: print(f"schedrl bound: {m}", file=sys.stderr, flush=True)  # noqa: E731
     results = []
     try:
@@ -127,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
                                               jobs=args.jobs, workers=args.workers, seed=args.seed,
                                               policies=policies, progress=say, keep=bool(args.schedules),
                                               slices=args.slices, work=args.work, lp_slots=lp_slots,
-                                       lagrange_slots=lagrange_slots))
+                                       lagrange_slots=lagrange_slots, lns=lns))
         else:
             workload = load_workload(args)
             starts = parse_starts(args.starts)
@@ -140,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
                                        args.time_limit, name=str(args.trace), workers=args.workers, seed=args.seed,
                                        policies=policies, progress=say, keep=bool(args.schedules),
                                        slices=args.slices, work=args.work, lp_slots=lp_slots,
-                                       lagrange_slots=lagrange_slots))
+                                       lagrange_slots=lagrange_slots, lns=lns))
     except ValueError as e:
         raise UsageError(str(e)) from None
     if claimed is not None:

@@ -119,3 +119,10 @@ def test_the_relaxations_slots_are_chosen_on_the_command_line(capsys, tmp_path):
     assert not {"lagrange", "lp"} & set(json.loads(out)[0]["windows"][0]["lowers"])
     status, _, err = cli(capsys, *args, "--lagrange-slots", "-1")
     one_error(status, err, "--lagrange-slots")
+
+
+@pytest.mark.parametrize("share", ["1", "-0.1", "nan"])
+def test_a_local_search_share_outside_zero_to_one_is_one_error_line(capsys, tmp_path, share):
+    status, _, err = cli(capsys, "bound", "--trace", str(swf(tmp_path, ROWS)), "--starts", "0", "--jobs", "6",
+                         "--lns", share)
+    one_error(status, err, "--lns")
