@@ -28,8 +28,10 @@ MOVED = {
 }
 
 # The 2026-11-23 random-start run and the 2026-11-25 rerun without kills both wrote to runs/rlschert-nokill-s0;
-# the log names the later one runs/rlschert-nokill-s0-rerun (and says so).
+# the log names the later one runs/rlschert-nokill-s0-rerun (and says so). `tuned fit`'s synopsis gained
+# `--backfill slurm` (issue 59): the same command, one more choice.
 RENAMED = {
+    "docs/tuned_rule.md": [("[--backfill none|easy]", "[--backfill none|easy|slurm]")],
     "docs/rlschert.md": [
         ("--trial-cpus 1 --out runs/rlschert-nokill-s0\n", "--trial-cpus 1 --out runs/rlschert-nokill-s0-rerun\n"),
         ("runs/rlschert-nokill-s0/rlschert/trial_*/checkpoint_000211",

@@ -144,8 +144,8 @@ def test_the_watchdog_rolls_a_losing_live_policy_back_to_shadow(slurm, tmp_path)
                if '"kind":"job"' in line and json.loads(line)["seen"] <= rollback["time"])
     ended = sum(1 for line in adapter.log.read_text().splitlines()
                 if '"kind":"ended"' in line and json.loads(line)["end"] <= rollback["time"])
-    pending = [job for job in submitted if job in priorities(slurm)]
-    sites = {job: priorities(slurm)[job][1] for job in pending}
+    now = priorities(slurm)  # once: a job may start between two calls (it did: KeyError on the second)
+    sites = {job: now[job][1] for job in submitted if job in now}
     status = adapter.stop()
     out = adapter.out.read_text()
     RESULTS["watchdog"] = [f"{len(submitted)} jobs submitted; the rollback at cycle {rollback['n']}, after {seen} jobs "
