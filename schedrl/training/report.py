@@ -362,6 +362,22 @@ def curve_label(column: str, metric: str | None) -> str:
     return f"validation: avg {metric}{unit}, " + ("lower" if METRICS[metric][1] else "higher") + " is better"
 
 
+def validation_metric(spec, env_config: dict | None) -> str | None:
+    """The metric a trial's validation scores: its env config's `metric`, else its agent's judge's (DRAS's env has
+    none: its judge scores mean wait); None where neither says."""
+    if not env_config:
+        return None
+    if env_config.get("metric"):
+        return str(env_config["metric"])
+    agent = getattr(spec, "agent_impl", None)
+    if agent is None:
+        return None
+    try:
+        return agent.judge(agent.env_config_class.from_dict(env_config)).metric
+    except (ValueError, TypeError, KeyError):  # a config its agent refuses: the column's own name
+        return None
+
+
 def trial_label(row: TrialRow) -> str:
     """A trial's line: its searched values outside its group's (`seed 0`; `lr 0.0003, seed 1`), else its name."""
     own = [(k.rpartition(".")[2], v) for k, v in row.values.items() if not k.startswith("env.")]
@@ -390,8 +406,8 @@ def plot_curves(spec, rows: list[TrialRow], path: Path) -> str | None:
             ax.axhline(heuristic[1], linestyle="--", color="grey", label=f"{heuristic[0].upper()} (best heuristic)")
         ax.set_title(group, fontsize="medium")
         ax.set_xlabel("training iteration")
-        metric = next((r.env_config.get("metric") for r in rows if r.group == group and r.env_config), None)
-        ax.set_ylabel(curve_label(spec.metric, metric))
+        env = next((r.env_config for r in rows if r.group == group and r.env_config), None)
+        ax.set_ylabel(curve_label(spec.metric, validation_metric(spec, env)))
         if values and min(values) > 0 and max(values) / min(values) > 20:
             ax.set_yscale("log")
         if len([r for r in rows if r.group == group]) <= 8:

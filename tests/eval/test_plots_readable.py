@@ -293,20 +293,24 @@ def check_bars(fig, board) -> None:
 
 def test_sweep_curves_name_seeds_and_units(saved, tmp_path):
     """A sweep's curves (DRAS's curriculum figure): one line per seed, labelled by it, not by Ray's trial id; the y
-    axis says what the score is and its unit."""
+    axis says what the score is and its unit, for an env config that names no metric (DRAS's: its judge scores
+    wait; the 2026-11-29 rerun's figure said only `schedrl/validation` until the label asked the judge)."""
     from types import SimpleNamespace
 
     import pandas as pd
 
+    from schedrl.agents import get_agent
     from schedrl.training.report import TrialRow, plot_curves
 
     it = np.arange(1, 21)
     rows = [TrialRow(name=f"PPO_dras_{i:05d}_{i}_curriculum=real,seed={seed}_2026-11-28_01-02-03", group=group,
-                     values={"env.curriculum": group, "pg.seed": seed}, env_config={"metric": "wait"},
+                     values={"env.curriculum": group, "pg.seed": seed},
+                     env_config={"trace": "SDSC-SP2", "window": 10, "reward": "capability"},
                      status="TERMINATED", iterations=20, best=1.0, checkpoint=None, heuristic=("f1", 30000.0),
                      curve=pd.DataFrame({"training_iteration": it, "schedrl/validation": 40000 - 300 * it + seed}))
             for i, (group, seed) in enumerate((g, s) for g in ("real", "sampled:40,real") for s in (0, 1, 2))]
-    plot_curves(SimpleNamespace(metric="schedrl/validation"), rows, tmp_path / "curves.png")
+    plot_curves(SimpleNamespace(metric="schedrl/validation", agent_impl=get_agent("dras-pg")), rows,
+                tmp_path / "curves.png")
     (fig,) = saved
     check_readable(fig)
     for ax in fig.axes[:2]:
