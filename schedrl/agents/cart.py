@@ -131,6 +131,32 @@ def check_distillation(depth: int, rounds: int, windows: int) -> None:
             raise TreeError(f"--{name} must be in 1..{top}; got {value}")
 
 
+def check_distillable(policy, kind: type, network: str, refusal: str) -> None:
+    """TreeError (one line) where `policy` cannot be distilled: not a trained `kind` policy (`refusal` says what can
+    be), or a tree already (its architecture's network is `network`)."""
+    if not isinstance(policy, kind) or getattr(policy, "record", None) is None:
+        raise TreeError(f"{getattr(policy, 'name', policy)!r} is not a trained {refusal}")
+    if getattr(policy.module, "architecture", {}).get("network") == network:
+        raise TreeError(f"{policy.name} is a distilled tree already: distil the policy it came from")
+
+
+def card_validation(record, scored, judge) -> dict[str, Any]:
+    """A tree's card validation: `scored` (the tree as its agent's policy) on its policy's run's validation sequences
+    (where the run had them and a `judge` of its env config is given), beside the heuristics' values the run
+    recorded there."""
+    from schedrl.metrics import lower_is_better
+
+    metric = record.env_config.get("metric", "bsld")
+    val = dict(record.validation)
+    out = {"metric": metric, "score": None, "per_sequence": [], "sequences": 0, "length": val.get("length"),
+           "lower_is_better": lower_is_better(metric), "heuristics": val.get("heuristics") or {}}
+    if not val.get("starts") or judge is None:
+        return out
+    values = judge.score_policy(scored, judge.load(), list(val["starts"]), int(val["length"]))
+    return {**out, "score": float(np.mean(values)), "per_sequence": [float(v) for v in values],
+            "sequences": len(values)}
+
+
 def tree_module(tree: "Nodes", architecture: Mapping[str, Any], where: str):
     """The torch module class a tree runs as in place of a network (both agents' `tree_network` subclass it with
     their network's interface): the readable architecture and the tree kept, the tree's arrays as its state (the

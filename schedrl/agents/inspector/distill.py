@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents import cart
 from schedrl.agents.cart import check_distillation
 from schedrl.agents.inspector.policy import InspectorPolicy
 from schedrl.agents.inspector.teacher import hindsight_label, label_weights
@@ -101,11 +102,8 @@ class Distilled:
 def check_distillable(policy) -> None:
     """TreeError (one line) for an inspector policy this cannot distil (a tree already). Which agents can be distilled
     at all is the `Distillable` capability's question, asked by `schedrl distill` (cli/distill.py)."""
-    if not isinstance(policy, InspectorPolicy) or getattr(policy, "record", None) is None:
-        raise TreeError(f"{getattr(policy, 'name', policy)!r} is not a trained inspector: only an inspector's "
-                        "accept/reject (`schedrl train inspector`) can be distilled into a tree")
-    if getattr(policy.module, "architecture", {}).get("network") == NETWORK:
-        raise TreeError(f"{policy.name} is a distilled tree already: distil the policy it came from")
+    cart.check_distillable(policy, InspectorPolicy, NETWORK, "inspector: only an inspector's accept/reject "
+                           "(`schedrl train inspector`) can be distilled into a tree")
 
 
 def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: int = 8, jobs: int | None = None,
@@ -213,24 +211,6 @@ def _guarded(policy: InspectorPolicy, guard: Mapping[str, Any]) -> InspectorPoli
     return out
 
 
-def _validation(policy, tree: DecisionTree, judge) -> dict[str, Any]:
-    """The card's validation: the tree on its policy's run's validation sequences (where the run had them and a
-    `judge` of its env config is given), beside the heuristics' values the run recorded there."""
-    from schedrl.metrics import lower_is_better
-
-    record = policy.record
-    metric = record.env_config.get("metric", "bsld")
-    val = dict(record.validation)
-    out = {"metric": metric, "score": None, "per_sequence": [], "sequences": 0, "length": val.get("length"),
-           "lower_is_better": lower_is_better(metric), "heuristics": val.get("heuristics") or {}}
-    if not val.get("starts") or judge is None:
-        return out
-    scored = InspectorPolicy(tree_network(tree.architecture()), record.env_config)
-    values = judge.score_policy(scored, judge.load(), list(val["starts"]), int(val["length"]))
-    return {**out, "score": float(np.mean(values)), "per_sequence": [float(v) for v in values],
-            "sequences": len(values)}
-
-
 def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, command: list[str],
                 source: str | None = None, judge=None):
     """Write the tree as an exported inspector policy (`schedrl.zoo.store`): the policy's run record with the tree's
@@ -251,7 +231,8 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     architecture = {**tree.architecture(),
                     "distilled_from": {"policy": source or policy.name, **distilled.source, "dagger": distilled.rounds}}
     tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in tree.arrays().items()}
-    validation = _validation(policy, tree, judge)
+    validation = cart.card_validation(policy.record, InspectorPolicy(tree_network(tree.architecture()),
+                                                                     policy.record.env_config), judge)
     fields = card.make(record, machine=dict(distilled.source.get("machine") or {}), validation=validation,
                        budget={"iterations": len(distilled.rounds), "env_steps": None,
                                "seconds": distilled.rounds[-1]["seconds"] if distilled.rounds else None},

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrl.agents import cart
 from schedrl.agents.cart import RegressionTree, TreeError, check_distillation, fit_regression
 from schedrl.agents.rlscheduler.policy import CheckpointPolicy
 from schedrl.agents.rlscheduler.tree import NETWORK, TARGETS, Units, feature_names, text, tree_network
@@ -108,11 +109,8 @@ class Distilled:
 
 def check_distillable(policy) -> None:
     """TreeError (one line) for an RLScheduler policy this cannot distil (not trained, or a tree already)."""
-    if not isinstance(policy, CheckpointPolicy) or getattr(policy, "record", None) is None:
-        raise TreeError(f"{getattr(policy, 'name', policy)!r} is not a trained RLScheduler policy: only a trained "
-                        "kernel (`schedrl train rlscheduler`) can be distilled into a tree")
-    if getattr(policy.module, "architecture", {}).get("network") == NETWORK:
-        raise TreeError(f"{policy.name} is a distilled tree already: distil the policy it came from")
+    cart.check_distillable(policy, CheckpointPolicy, NETWORK, "RLScheduler policy: only a trained kernel "
+                           "(`schedrl train rlscheduler`) can be distilled into a tree")
 
 
 def distill(policy: CheckpointPolicy, depth: int = 6, rounds: int = 4, windows: int = 8, jobs: int | None = None,
@@ -194,23 +192,6 @@ def architecture(distilled: Distilled, policy: CheckpointPolicy) -> dict[str, An
             "features": list(distilled.tree.features), "target": distilled.target, "tree": distilled.tree.to_dict()}
 
 
-def _validation(policy, net, judge) -> dict[str, Any]:
-    """The card's validation: the tree on its policy's run's validation sequences, beside the heuristics' values."""
-    from schedrl.metrics import lower_is_better
-
-    record = policy.record
-    metric = record.env_config.get("metric", "bsld")
-    val = dict(record.validation)
-    out = {"metric": metric, "score": None, "per_sequence": [], "sequences": 0, "length": val.get("length"),
-           "lower_is_better": lower_is_better(metric), "heuristics": val.get("heuristics") or {}}
-    if not val.get("starts") or judge is None:
-        return out
-    values = judge.score_policy(CheckpointPolicy(net, dict(record.env_config)), judge.load(), list(val["starts"]),
-                                int(val["length"]))
-    return {**out, "score": float(np.mean(values)), "per_sequence": [float(v) for v in values],
-            "sequences": len(values)}
-
-
 def export_tree(distilled: Distilled, policy: CheckpointPolicy, out_dir: str | Path, name: str, command: list[str],
                 source: str | None = None, judge=None):
     """Write the tree as an exported rlscheduler policy (`schedrl.zoo.store`): the policy's run record with the tree's
@@ -229,7 +210,7 @@ def export_tree(distilled: Distilled, policy: CheckpointPolicy, out_dir: str | P
     net = tree_network(arch)
     tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in tree.arrays().items()}
     fields = card.make(record, machine=dict(distilled.source.get("machine") or {}),
-                       validation=_validation(policy, net, judge),
+                       validation=cart.card_validation(policy.record, CheckpointPolicy(net, dict(policy.record.env_config)), judge),
                        budget={"iterations": len(distilled.rounds), "env_steps": None,
                                "seconds": distilled.rounds[-1]["seconds"] if distilled.rounds else None},
                        precision={"stored": "fp32", "why": "a tree's thresholds and values are kept as fitted (float32)"})
