@@ -126,11 +126,14 @@ class RolloutChoice(HistoryChoice):
         return min(RULES, key=totals.get)
 
 
-def tree_over(directory: str, chooser, queue_guard: float | None):
-    """The exported inspector at `directory`, its proposals the chooser's (and its queue guard replaced)."""
+def tree_over(directory: str, chooser, queue_guard: float | None, base: str | None = None):
+    """The exported inspector at `directory`, its proposals the chooser's or `base`'s (a heuristic's name), and its
+    queue guard replaced."""
     from schedrl.eval.policies import resolve_policy
 
     policy = resolve_policy(f"checkpoint:{directory}")
+    if base is not None:
+        policy = policy.with_base(base)
     if queue_guard is not None:
         policy.reject_mask = replace(policy.reject_mask, queue_wait=queue_guard * 3600.0)
     if chooser is not None:
@@ -174,18 +177,13 @@ def main(argv: list[str] | None = None) -> int:
                         rule = min(RULES, key=past.get)
                     chosen.append(rule)
                     values["chosen"].append(values[rule][-1])
-                    base = None if rule == "f1" else rule
                 elif make is not None:
                     chooser = make()
                     values["chosen"].append(bsld(Simulator(window, config).run(chooser)))
                     chosen += chooser.chosen
                 if args.tree:
-                    chooser = make() if make is not None else None
-                    policy = tree_over(args.tree, chooser, args.queue_guard)
-                    if args.how == "preceding" and base is not None:
-                        policy = policy.with_base(base)
-                        if args.queue_guard is not None:
-                            policy.reject_mask = replace(policy.reject_mask, queue_wait=args.queue_guard * 3600.0)
+                    policy = tree_over(args.tree, make() if make is not None else None, args.queue_guard,
+                                       chosen[-1] if args.how == "preceding" else None)
                     values["tree"].append(bsld(Simulator(window, config).run(policy)))
             means = {name: float(np.mean(v)) for name, v in values.items() if v}
             best = min(HEURISTICS, key=means.get)
