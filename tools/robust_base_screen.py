@@ -180,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="draw the checked windows from the log after this share (with --fit T,... --zone Z <= it: "
                         "a rule fitted on every log's history, checked on its later part)")
     p.add_argument("--queue-guard", type=float, default=None, help="hours: replaces the tree's queue guard (0: off)")
+    p.add_argument("--windows", type=int, default=20, help="windows per checked row (default 20, the harm check's)")
     p.add_argument("--resolution", default=None, metavar="N,N,...",
                    help="only check F1, SJF and UNICEP against each row's best heuristic with N windows per row")
     args = p.parse_args(argv)
@@ -192,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             for h in ("f1", "sjf", "unicep"):
                 report(rows, None, h)
         return 0
-    check = [Row(t, preset, after=args.check_after) for preset in SEMANTICS for t in traces]
+    check = [Row(t, preset, after=args.check_after, count=args.windows) for preset in SEMANTICS for t in traces]
     if args.fit == "all":
         fit_rows = check
     else:
