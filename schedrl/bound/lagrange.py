@@ -251,10 +251,13 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0:
             break
-        res = linprog(f, A_ub=sparse.vstack([cap_rows, cut_rows]).tocsr(),
-                      b_ub=np.r_[cap_rhs, length[pairs[:, 2]]], A_eq=eq, b_eq=np.ones(m), bounds=(0, None),
-                      method="highs", options={"time_limit": float(left)})
-        if res.status != 0 or res.x is None:
+        try:
+            res = linprog(f, A_ub=sparse.vstack([cap_rows, cut_rows]).tocsr(),
+                          b_ub=np.r_[cap_rhs, length[pairs[:, 2]]], A_eq=eq, b_eq=np.ones(m), bounds=(0, None),
+                          method="highs", options={"time_limit": float(left)})
+        except ValueError:  # HiGHS refused the LP: the prices so far stand (none: the caller's subgradient)
+            break
+        if res.status != 0 or res.x is None or getattr(res, "ineqlin", None) is None:
             break
         solves += 1
         dual = np.maximum(0.0, -np.asarray(res.ineqlin.marginals))
