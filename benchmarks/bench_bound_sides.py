@@ -7,8 +7,9 @@ side pushed alone on one of `default`'s evaluation windows, cut to its first `--
   with `--size` jobs per slice and `--step` seconds per slice; `--save` keeps its schedule.
 - `lagrange`: the Lagrangian bound from `--init`'s schedule, by price slots, and the share of the latest-start rule's
   starts its reduced-cost fixing leaves; the same for `schedrl.bound.lagrange.cut_bound` (at most `--seconds`).
-- `bound`: CP-SAT's bound on the whole window from `--init`'s schedule, with and without the fixing, or with each of
-  `--subsolvers` (each `--seconds`).
+- `bound`: CP-SAT's bound on the whole window from `--init`'s schedule, with and without the fixing (at the
+  subgradient's prices, or `--cuts`: `cut_bound`'s), or with each of `--subsolvers` or of `--params`' CP-SAT parameter
+  sets (each `--seconds`).
 - `calib`: `schedrl.bound.windows.bound_window` (the defaults, one worker) on the window's first `--jobs` jobs, for
   each of `--sizes`: where the window is small enough to solve, how far each side was from the optimum.
 - `slices`: the sum of `--slice`-job time slices' own bounds (`schedrl.bound.decompose.slice_lower`, each slice
@@ -85,6 +86,8 @@ def main() -> None:
     parser.add_argument("--subsolvers", default="", help="bound: CP-SAT workers to try, comma-separated")
     parser.add_argument("--sizes", default="64,96,128", help="calib: window sizes")
     parser.add_argument("--slots", type=int, default=128, help="bound: the fixing's price slots (default 128)")
+    parser.add_argument("--cuts", action="store_true", help="bound: the fixing at cut_bound's prices (default: the "
+                        "subgradient's)")
     parser.add_argument("--params", default="", help="bound: CP-SAT parameter sets to try with max_lp and the fixing, "
                         "';' between sets, ',' between key=value (e.g. 'linearization_level=2;max_cut_rounds_at_level_zero=5')")
     parser.add_argument("--slice", type=int, default=86, help="slices: jobs per slice (default 86)")
@@ -146,8 +149,13 @@ def main() -> None:
                   f"s); the fixing leaves {100 * left / room:.1f}% of the latest-start rule's starts", flush=True)
         return
     else:
-        g = lagrangian_bound(p, upper, slots=args.slots, iterations=300, until=until, fix=True)
-        print(f"lagrange {g.lower:.4f} ({args.slots} slots)", flush=True)
+        if args.cuts:
+            from schedrl.bound.lagrange import cut_bound
+
+            g = cut_bound(p, upper, slots=args.slots, until=until, fix=True)
+        else:
+            g = lagrangian_bound(p, upper, slots=args.slots, iterations=300, until=until, fix=True)
+        print(f"{'cut_bound' if args.cuts else 'lagrange'} {g.lower:.4f} ({args.slots} slots)", flush=True)
         variants = [(name, None) for name in filter(None, args.subsolvers.split(","))] or \
             [("max_lp", None), ("max_lp", g.starts)]
         sets = [dict(parameter(kv) for kv in filter(None, one.split(","))) for one in args.params.split(";")]
