@@ -6,7 +6,8 @@ side pushed alone on one of `default`'s evaluation windows, cut to its first `--
 - `lns`: the local search (`schedrl.bound.lns`) from the best clairvoyant order, or from `--init` (a saved schedule),
   with `--size` jobs per slice and `--step` seconds per slice; `--save` keeps its schedule.
 - `lagrange`: the Lagrangian bound from `--init`'s schedule, by price slots, and the share of the latest-start rule's
-  starts its reduced-cost fixing leaves; the same for `schedrl.bound.lagrange.cut_bound` (at most `--seconds`).
+  starts its reduced-cost fixing leaves; the same at the LP dual's prices (`schedrl.bound.lagrange.cut_bound` with
+  no rounds) and with the conflicting pairs' rows (`cut_bound`, at most `--seconds`).
 - `bound`: CP-SAT's bound on the whole window from `--init`'s schedule, with and without the fixing (at the
   subgradient's prices, or `--cuts`: `cut_bound`'s), or with each of `--subsolvers` or of `--params`' CP-SAT parameter
   sets (each `--seconds`).
@@ -143,6 +144,8 @@ def main() -> None:
             left = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in g.starts)
             print(f"lagrange {slots} slots: {g.lower:.4f} ({g.iterations} steps, {g.seconds:.1f} s); the fixing "
                   f"leaves {100 * left / room:.1f}% of the latest-start rule's starts", flush=True)
+            dual = cut_bound(p, upper, slots=slots, until=until, rounds=0, time_limit=args.seconds)
+            print(f"the LP dual's prices, {slots} slots: {dual.lower:.4f} ({dual.seconds:.1f} s)", flush=True)
             c = cut_bound(p, upper, slots=slots, until=until, fix=True, time_limit=args.seconds)
             left = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in c.starts)
             print(f"cuts {slots} slots: {c.lower:.4f} ({c.iterations} LP solves, {c.cuts} pair rows, {c.seconds:.1f} "
