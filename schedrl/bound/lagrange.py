@@ -25,6 +25,8 @@ and slot, and a bound for any prices >= 0. The prices are HiGHS's duals of the L
 (its columns are the same candidates as the subgradient's: between two of them each job's term and its time in each
 slot are linear, so the LP is the Lagrangian dual exactly), re-solved with the broken pairs' rows added, a few rounds.
 Whatever HiGHS returns, the bound is L evaluated at its duals, so a loose or inexact LP costs tightness, not validity.
+With `covers`, a set of three or more jobs whose demands exceed the capacity gets a row too: at every instant all but
+one of them at most, so their times in a slot add up to at most (k - 1) times its length.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class LagrangeBound:
     """Per job, the starts (rows of whole-second [first, last] intervals, the window's clock) that any schedule
     whose metric is at most `upper` can use: reduced-cost fixing at the best prices (`allowed`). None: not asked."""
     cuts: int = 0
-    """`cut_bound`: the conflicting pairs' rows (pair and slot) its last LP had."""
+    """`cut_bound`: the rows (jobs that cannot all run at once, and a slot) its last LP had."""
 
 
 def _candidates(a, latest, p, knots, bounds):
@@ -188,11 +190,12 @@ def _fixing(problem: Problem, run: np.ndarray, s: np.ndarray, first: np.ndarray,
 
 
 def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | None = None, time_limit: float = 30.0,
-              fix: bool = False, rounds: int = CUT_ROUNDS) -> LagrangeBound:
+              fix: bool = False, rounds: int = CUT_ROUNDS, covers: bool = False) -> LagrangeBound:
     """L at the prices of the LP dual of the relaxation with conflicting pairs' rows (module docstring): the first LP
     solve is the Lagrangian dual itself; each of up to `rounds` more adds the rows of the pairs its solution breaks
-    (at most `time_limit` seconds in all, HiGHS's own limit included). `LagrangeBound.iterations` counts the LP
-    solves; `fix` as in `lagrangian_bound`."""
+    (at most `time_limit` seconds in all, HiGHS's own limit included). `covers`: also rows for sets of three or more
+    jobs whose demands exceed a capacity (at most all but one of them at once), one per slot and resource, found
+    greedily. `LagrangeBound.iterations` counts the LP solves; `fix` as in `lagrangian_bound`."""
     from scipy import sparse
     from scipy.optimize import linprog
 
@@ -242,9 +245,14 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
                               for r in range(R)]).tocsr()
     cap_rhs = (capacity[:, None] * length[None, :]).ravel()
     eq = sparse.csr_matrix((np.ones(len(s)), (owner, np.arange(len(s)))), shape=(m, len(s)))
-    # pairs that cannot run together: one of them is wider than half a resource
+    # rows of jobs that cannot all run at once: pairs (one of them wider than half a resource) and, with `covers`,
+    # larger sets whose demands exceed it; row c: its members' time in slot row_slot[c] <= row_rhs[c] x its length
     wide = [(r, np.flatnonzero(2 * q[:, r] > capacity[r])) for r in range(R)]
-    pairs = np.zeros((0, 3), np.int64)  # rows (i, j, slot), i < j
+    row_slot = np.zeros(0, np.int64)
+    row_rhs = np.zeros(0)
+    member_row = np.zeros(0, np.int64)  # (row, job) memberships
+    member_job = np.zeros(0, np.int64)
+    seen: set[tuple[int, tuple[int, ...]]] = set()
     cut_rows = sparse.csr_matrix((0, len(s)))
     best, best_g, best_mins, solves = -np.inf, None, None, 0
     for _ in range(rounds + 1):
@@ -253,8 +261,8 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
             break
         try:
             res = linprog(f, A_ub=sparse.vstack([cap_rows, cut_rows]).tocsr(),
-                          b_ub=np.r_[cap_rhs, length[pairs[:, 2]]], A_eq=eq, b_eq=np.ones(m), bounds=(0, None),
-                          method="highs", options={"time_limit": float(left)})
+                          b_ub=np.r_[cap_rhs, row_rhs * length[row_slot]], A_eq=eq, b_eq=np.ones(m),
+                          bounds=(0, None), method="highs", options={"time_limit": float(left)})
         except ValueError:  # HiGHS refused the LP: the prices so far stand (none: the caller's subgradient)
             break
         if res.status != 0 or res.x is None or getattr(res, "ineqlin", None) is None:
@@ -263,8 +271,7 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
         dual = np.maximum(0.0, -np.asarray(res.ineqlin.marginals))
         lam, mu = dual[:R * K].reshape(R, K), dual[R * K:]
         price = q @ lam  # (m, K): per job, per unit of time in each slot
-        np.add.at(price, (pairs[:, 0], pairs[:, 2]), mu)
-        np.add.at(price, (pairs[:, 1], pairs[:, 2]), mu)
+        np.add.at(price, (member_job, row_slot[member_row]), mu[member_row])
         cum = np.concatenate([np.zeros((m, 1)), np.cumsum(price * length, axis=1)], axis=1)
 
         def spent(x, o):  # the integral of job o's price from the first boundary to x
@@ -273,43 +280,62 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
 
         g = f + spent(end, owner) - spent(s, owner)
         mins = np.minimum.reduceat(g, first)
-        value = float(mins.sum() - (lam * capacity[:, None] * length).sum() - (mu * length[pairs[:, 2]]).sum()
+        value = float(mins.sum() - (lam * capacity[:, None] * length).sum() - (mu * row_rhs * length[row_slot]).sum()
                       + constant)
         if value > best:
             best, best_g, best_mins = value, g, mins
-        # the rows this solution breaks: pairs whose time in a slot sums past its length
+        # the rows this solution breaks, each with by how much (a share of the slot)
         used = (sparse.csr_matrix((res.x, (owner, np.arange(len(s)))), shape=(m, len(s))) @ time_in).toarray()
-        found = []
+        share = used / length[None, :]
+        found: list[tuple[float, int, tuple[int, ...]]] = []
         for r, heavy in wide:
             for i in heavy:
                 partner = np.flatnonzero(q[:, r] > capacity[r] - q[i, r])
                 partner = partner[partner != i]
-                over = used[i][None, :] + used[partner] - length[None, :]
-                jj, kk = np.nonzero(over > 1e-6 * length[None, :] + 1e-6)
-                if jj.size:
-                    lo_, hi_ = np.minimum(i, partner[jj]), np.maximum(i, partner[jj])
-                    found.append(np.column_stack([lo_, hi_, kk, over[jj, kk] / length[kk]]))
+                over = share[i][None, :] + share[partner] - 1.0
+                jj, kk = np.nonzero(over > 1e-6)
+                found += [(float(over[x, k]), int(k), tuple(sorted((int(i), int(partner[x]))))) for x, k in zip(jj, kk)]
+        if covers:
+            for r in range(R):
+                for k in range(K):
+                    y = share[:, k]
+                    active = np.flatnonzero((y > 1e-9) & (q[:, r] > 0))
+                    if q[active, r].sum() <= capacity[r]:
+                        continue
+                    # the cheapest cover, greedily: least (1 - y) per unit of demand first, then drop what it can spare
+                    order = active[np.argsort((1 - y[active]) / q[active, r], kind="stable")]
+                    cover = list(order[:int(np.searchsorted(np.cumsum(q[order, r]), capacity[r], "right")) + 1])
+                    for i in sorted(cover, key=lambda i: -(1 - y[i])):
+                        if q[cover, r].sum() - q[i, r] > capacity[r]:
+                            cover.remove(i)
+                    over = 1.0 - float((1 - y[cover]).sum())
+                    if len(cover) >= 3 and over > 1e-6:
+                        found.append((over, k, tuple(sorted(int(i) for i in cover))))
+        kept: dict[tuple[int, tuple[int, ...]], float] = {}
+        for over, k, jobs in sorted(found, key=lambda c: -c[0]):
+            if (k, jobs) not in seen and (k, jobs) not in kept and len(kept) < CUT_BATCH:
+                kept[(k, jobs)] = over
+        found = [(over, k, jobs) for (k, jobs), over in kept.items()]
         if not found:
             break
-        new = np.concatenate(found)
-        new = new[np.argsort(-new[:, 3], kind="stable")]
-        new = new[:, :3].astype(np.int64)
-        _, once = np.unique(new, axis=0, return_index=True)
-        new = new[np.sort(once)][:CUT_BATCH]
-        rows, cols, vals = [], [], []
-        for side in (0, 1):
-            want = new[:, side] * K + new[:, 2]
-            a0, a1 = np.searchsorted(key, want, "left"), np.searchsorted(key, want, "right")
-            take = a1 - a0
-            at = np.repeat(a0, take) + np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take)
-            rows.append(np.repeat(np.arange(len(new)), take))
-            cols.append(col[at])
-            vals.append(sec[at])
+        first_row = len(row_slot)
+        new_job = np.array([j for _, _, jobs in found for j in jobs], np.int64)
+        new_row = np.repeat(np.arange(len(found)), [len(jobs) for _, _, jobs in found])
+        new_slot = np.array([k for _, k, _ in found], np.int64)
+        for _, k, jobs in found:
+            seen.add((k, jobs))
+        want = new_job * K + new_slot[new_row]
+        a0, a1 = np.searchsorted(key, want, "left"), np.searchsorted(key, want, "right")
+        take = a1 - a0
+        at = np.repeat(a0, take) + np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take)
         cut_rows = sparse.vstack([cut_rows, sparse.csr_matrix(
-            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(len(new), len(s)))]).tocsr()
-        pairs = np.concatenate([pairs, new])
+            (sec[at], (np.repeat(new_row, take), col[at])), shape=(len(found), len(s)))]).tocsr()
+        row_slot = np.r_[row_slot, new_slot]
+        row_rhs = np.r_[row_rhs, [len(jobs) - 1.0 for _, _, jobs in found]]
+        member_row = np.r_[member_row, first_row + new_row]
+        member_job = np.r_[member_job, new_job]
     if best_g is None:
         return LagrangeBound(lower=floor, iterations=0, seconds=time.perf_counter() - t0, slots=K)
     starts = _fixing(problem, run, s, first, best_g, best_mins, target, best) if fix else None
     return LagrangeBound(lower=max(floor, best / n), iterations=solves, seconds=time.perf_counter() - t0, slots=K,
-                         starts=starts, cuts=len(pairs))
+                         starts=starts, cuts=len(row_slot))
