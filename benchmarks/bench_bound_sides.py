@@ -7,7 +7,7 @@ side pushed alone on one of `default`'s evaluation windows, cut to its first `--
   with `--size` jobs per slice and `--step` seconds per slice; `--save` keeps its schedule.
 - `lagrange`: the Lagrangian bound from `--init`'s schedule, by price slots, and the share of the latest-start rule's
   starts its reduced-cost fixing leaves; the same at the LP dual's prices (`schedrl.bound.lagrange.cut_bound` with
-  no rounds) and with the conflicting pairs' rows (`cut_bound`, at most `--seconds`).
+  no rounds), with the conflicting pairs' rows (`cut_bound`, at most `--seconds`), and with the covers' rows too.
 - `bound`: CP-SAT's bound on the whole window from `--init`'s schedule, with and without the fixing (at the
   subgradient's prices, or `--cuts`: `cut_bound`'s), or with each of `--subsolvers` or of `--params`' CP-SAT parameter
   sets (each `--seconds`).
@@ -150,6 +150,11 @@ def main() -> None:
             left = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in c.starts)
             print(f"cuts {slots} slots: {c.lower:.4f} ({c.iterations} LP solves, {c.cuts} pair rows, {c.seconds:.1f} "
                   f"s); the fixing leaves {100 * left / room:.1f}% of the latest-start rule's starts", flush=True)
+            c = cut_bound(p, upper, slots=slots, until=until, fix=True, time_limit=args.seconds, covers=True)
+            left = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in c.starts)
+            print(f"cuts and covers {slots} slots: {c.lower:.4f} ({c.iterations} LP solves, {c.cuts} rows, "
+                  f"{c.seconds:.1f} s); the fixing leaves {100 * left / room:.1f}% of the latest-start rule's starts",
+                  flush=True)
         return
     else:
         if args.cuts:
