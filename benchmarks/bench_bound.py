@@ -84,7 +84,8 @@ def sizes_table(sizes, windows: int, time_limit: float, workers: int, name: str 
 
     lns = LNS_SHARE if lns is None else lns
     print(f"{name}'s evaluation windows, {time_limit:g} s per window ({100 * lns:g}% to the local search), CP-SAT "
-          f"with {workers} workers, Lagrangian {LAGRANGE_SLOTS} slots, LP {lp_slots} slots")
+          f"with {workers} workers, Lagrangian {LAGRANGE_SLOTS} slots (the pairs' rows, else the subgradient's), "
+          f"LP {lp_slots} slots")
     print(f"{'jobs':>5s} {'start':>6s} {'rules':>9s} {'offline':>9s} {'best':>9s} {'from':>7s} {'load':>7s} "
           f"{'cp-sat':>7s} {'lagrange':>8s} {'lp':>7s} {'gap':>7s} {'status':>9s} {'seconds':>8s}")
     for size in sizes:
@@ -98,7 +99,8 @@ def sizes_table(sizes, windows: int, time_limit: float, workers: int, name: str 
             offline = min(v for k, v in w.warm.items() if k.startswith("offline"))
             print(f"{size:5d} {start:6d} {rules:9.4f} {offline:9.4f} {w.upper:9.4f} {w.upper_source[:7]:>7s} "
                   f"{w.lowers['load']:7.4f} "
-                  f"{w.lowers.get('cp-sat', float('nan')):7.4f} {w.lowers.get('lagrange', float('nan')):8.4f} "
+                  f"{w.lowers.get('cp-sat', float('nan')):7.4f} "
+                  f"{w.lowers.get('cuts', w.lowers.get('lagrange', float('nan'))):8.4f} "
                   f"{w.lowers.get('lp', float('nan')):7.4f} "
                   f"{100 * w.gap:6.1f}% {w.status.lower():>9s} {w.seconds:8.1f}", flush=True)
         print(f"{size:5d}  mean gap {100 * np.mean(gaps):.1f}%, {np.mean(secs):.1f} s per window", flush=True)

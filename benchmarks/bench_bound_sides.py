@@ -6,9 +6,11 @@ side pushed alone on one of `default`'s evaluation windows, cut to its first `--
 - `lns`: the local search (`schedrl.bound.lns`) from the best clairvoyant order, or from `--init` (a saved schedule),
   with `--size` jobs per slice and `--step` seconds per slice; `--save` keeps its schedule.
 - `lagrange`: the Lagrangian bound from `--init`'s schedule, by price slots, and the share of the latest-start rule's
-  starts its reduced-cost fixing leaves.
-- `bound`: CP-SAT's bound on the whole window from `--init`'s schedule, with and without the fixing, or with each of
-  `--subsolvers` (each `--seconds`).
+  starts its reduced-cost fixing leaves; the same at the LP dual's prices (`schedrl.bound.lagrange.cut_bound` with
+  no rounds), with the conflicting pairs' rows (`cut_bound`, at most `--seconds`), and with the covers' rows too.
+- `bound`: CP-SAT's bound on the whole window from `--init`'s schedule, with and without the fixing (at the
+  subgradient's prices, or `--cuts`: `cut_bound`'s), or with each of `--subsolvers` or of `--params`' CP-SAT parameter
+  sets (each `--seconds`).
 - `calib`: `schedrl.bound.windows.bound_window` (the defaults, one worker) on the window's first `--jobs` jobs, for
   each of `--sizes`: where the window is small enough to solve, how far each side was from the optimum.
 - `slices`: the sum of `--slice`-job time slices' own bounds (`schedrl.bound.decompose.slice_lower`, each slice
@@ -49,7 +51,8 @@ def logged(parameters: dict | None = None):
     """CP-SAT's Solve with its progress log on (and `parameters` set), for the `cpsat` and `bound` modes."""
     from ortools.sat.python import cp_model
 
-    original = cp_model.CpSolver.Solve
+    original = getattr(cp_model.CpSolver, "_unlogged", cp_model.CpSolver.Solve)  # never one wrapper in another
+    cp_model.CpSolver._unlogged = original
 
     def solve(self, model, callback=None):
         for key, value in (parameters or {}).items():
@@ -58,6 +61,17 @@ def logged(parameters: dict | None = None):
 
     cp_model.CpSolver.Solve = solve
     return original
+
+
+def parameter(text: str) -> tuple[str, object]:
+    """'key=value' as (key, the value as a Python literal: 2, 1e-3, True; else the text)."""
+    import ast
+
+    key, value = text.split("=", 1)
+    try:
+        return key.strip(), ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError):
+        return key.strip(), value.strip()
 
 
 def main() -> None:
@@ -73,6 +87,10 @@ def main() -> None:
     parser.add_argument("--subsolvers", default="", help="bound: CP-SAT workers to try, comma-separated")
     parser.add_argument("--sizes", default="64,96,128", help="calib: window sizes")
     parser.add_argument("--slots", type=int, default=128, help="bound: the fixing's price slots (default 128)")
+    parser.add_argument("--cuts", action="store_true", help="bound: the fixing at cut_bound's prices (default: the "
+                        "subgradient's)")
+    parser.add_argument("--params", default="", help="bound: CP-SAT parameter sets to try with max_lp and the fixing, "
+                        "';' between sets, ',' between key=value (e.g. 'linearization_level=2;max_cut_rounds_at_level_zero=5')")
     parser.add_argument("--slice", type=int, default=86, help="slices: jobs per slice (default 86)")
     args = parser.parse_args()
 
@@ -118,6 +136,7 @@ def main() -> None:
         return
     elif args.mode == "lagrange":
         from schedrl.bound.cpsat import latest_starts
+        from schedrl.bound.lagrange import cut_bound
 
         for slots in (128, 256):
             g = lagrangian_bound(p, upper, slots=slots, iterations=300, until=until, fix=True)
@@ -125,15 +144,36 @@ def main() -> None:
             left = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in g.starts)
             print(f"lagrange {slots} slots: {g.lower:.4f} ({g.iterations} steps, {g.seconds:.1f} s); the fixing "
                   f"leaves {100 * left / room:.1f}% of the latest-start rule's starts", flush=True)
+            dual = cut_bound(p, upper, slots=slots, until=until, rounds=0, time_limit=args.seconds)
+            print(f"the LP dual's prices, {slots} slots: {dual.lower:.4f} ({dual.seconds:.1f} s)", flush=True)
+            c = cut_bound(p, upper, slots=slots, until=until, fix=True, time_limit=args.seconds)
+            left = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in c.starts)
+            print(f"cuts {slots} slots: {c.lower:.4f} ({c.iterations} LP solves, {c.cuts} pair rows, {c.seconds:.1f} "
+                  f"s); the fixing leaves {100 * left / room:.1f}% of the latest-start rule's starts", flush=True)
+            c = cut_bound(p, upper, slots=slots, until=until, fix=True, time_limit=args.seconds, covers=True)
+            left = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in c.starts)
+            print(f"cuts and covers {slots} slots: {c.lower:.4f} ({c.iterations} LP solves, {c.cuts} rows, "
+                  f"{c.seconds:.1f} s); the fixing leaves {100 * left / room:.1f}% of the latest-start rule's starts",
+                  flush=True)
         return
     else:
-        g = lagrangian_bound(p, upper, slots=args.slots, iterations=300, until=until, fix=True)
-        print(f"lagrange {g.lower:.4f} ({args.slots} slots)", flush=True)
+        if args.cuts:
+            from schedrl.bound.lagrange import cut_bound
+
+            g = cut_bound(p, upper, slots=args.slots, until=until, fix=True)
+        else:
+            g = lagrangian_bound(p, upper, slots=args.slots, iterations=300, until=until, fix=True)
+        print(f"{'cut_bound' if args.cuts else 'lagrange'} {g.lower:.4f} ({args.slots} slots)", flush=True)
         variants = [(name, None) for name in filter(None, args.subsolvers.split(","))] or \
             [("max_lp", None), ("max_lp", g.starts)]
+        sets = [dict(parameter(kv) for kv in filter(None, one.split(","))) for one in args.params.split(";")]
+        if args.params:
+            variants = [(f"max_lp {one or 'defaults'}", g.starts) for one in args.params.split(";")]
         found = s
-        for name, starts in variants:
-            cpsat.SUBSOLVERS = (name,)
+        for k, (name, starts) in enumerate(variants):
+            if args.params:
+                logged(sets[k])
+            cpsat.SUBSOLVERS = (name.split()[0],)
             t0 = time.perf_counter()
             solved = cpsat.solve(p, s, upper, args.seconds, workers=1, starts=g.starts if args.subsolvers else starts)
             print(f"cp-sat {name}{' with the fixing' if starts is not None or args.subsolvers else ''}: bound "

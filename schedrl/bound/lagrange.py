@@ -15,6 +15,18 @@ s + p_j meets a slot's boundary and at a_j + slack_j, so its minimum is at one o
 The prices are raised where the minimising starts overfill a slot and lowered where they leave it idle (projected
 subgradient ascent with Polyak steps toward the best schedule found); every iterate's value is a valid bound, and the
 largest is kept. No solver is needed: numpy only.
+
+`cut_bound` prices the same relaxation with more constraints, found where its LP breaks them: two jobs that cannot
+run at once (q_ir + q_jr > C_r for a resource r) spend at most a slot's length in it between them, at every instant
+at most one of them runs. The time-indexed LP lets a full-machine job run 255/256 of the way beside a one-processor
+job; the pair's row forbids it. Each row is a capacity of its own (the pair's jobs priced mu per second in that slot,
+the slot's length as the capacity): L stays a sum of each job's own minimum over its starts, now with a price per job
+and slot, and a bound for any prices >= 0. The prices are HiGHS's duals of the LP over each job's candidate starts
+(its columns are the same candidates as the subgradient's: between two of them each job's term and its time in each
+slot are linear, so the LP is the Lagrangian dual exactly), re-solved with the broken pairs' rows added, a few rounds.
+Whatever HiGHS returns, the bound is L evaluated at its duals, so a loose or inexact LP costs tightness, not validity.
+With `covers`, a set of three or more jobs whose demands exceed the capacity gets a row too: at every instant all but
+one of them at most, so their times in a slot add up to at most (k - 1) times its length.
 """
 
 from __future__ import annotations
@@ -29,6 +41,10 @@ from schedrl.bound.problem import Problem
 
 PATIENCE = 10
 MIN_SCALE = 1e-4
+CUT_ROUNDS = 8
+"""`cut_bound`'s LP solves after the first: each adds the pairs' rows the last one broke."""
+CUT_BATCH = 5000
+"""At most this many rows per round, the most broken first."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +57,8 @@ class LagrangeBound:
     starts: list[np.ndarray] | None = None
     """Per job, the starts (rows of whole-second [first, last] intervals, the window's clock) that any schedule
     whose metric is at most `upper` can use: reduced-cost fixing at the best prices (`allowed`). None: not asked."""
+    cuts: int = 0
+    """`cut_bound`: the rows (jobs that cannot all run at once, and a slot) its last LP had."""
 
 
 def _candidates(a, latest, p, knots, bounds):
@@ -125,14 +143,8 @@ def lagrangian_bound(problem: Problem, upper: float, slots: int = 256, iteration
         if norm <= 0 or time.perf_counter() - t0 > time_limit or step_scale < MIN_SCALE:
             break
         price = np.maximum(0.0, price + step_scale * max(target - value, 1e-9 * abs(target)) / norm * grad)
-    starts = None
-    if fix:
-        starts = [np.array([[a, a]], np.int64) for a in problem.release]  # no duration: at its arrival
-        # g_j(S_j) <= upper * n - best + min g_j for every job of a schedule of metric <= upper (`allowed`)
-        room = target - best + best_mins
-        ends = np.r_[first[1:], len(s)]
-        for i, j in enumerate(run):
-            starts[j] = allowed(s[first[i]:ends[i]], best_g[first[i]:ends[i]], room[i] + 1e-7 * max(1.0, target))
+    # g_j(S_j) <= upper * n - best + min g_j for every job of a schedule of metric <= upper (`allowed`)
+    starts = _fixing(problem, run, s, first, best_g, best_mins, target, best) if fix else None
     return LagrangeBound(lower=max(floor, best / n), iterations=steps, seconds=time.perf_counter() - t0, slots=K,
                          starts=starts)
 
@@ -163,3 +175,167 @@ def allowed(s: np.ndarray, g: np.ndarray, threshold: float) -> np.ndarray:
         else:
             rows.append([first, last])
     return np.array(rows, np.int64).reshape(-1, 2)
+
+
+def _fixing(problem: Problem, run: np.ndarray, s: np.ndarray, first: np.ndarray, g: np.ndarray, mins: np.ndarray,
+            target: float, best: float) -> list[np.ndarray]:
+    """Reduced-cost fixing (`LagrangeBound.starts`) from one price vector's terms g (per candidate start `s`, jobs
+    `run` from their `first` candidate on), their minima, and its value `best` (the sum, not the mean)."""
+    starts = [np.array([[a, a]], np.int64) for a in problem.release]  # no duration: at its arrival
+    room = target - best + mins
+    ends = np.r_[first[1:], len(s)]
+    for i, j in enumerate(run):
+        starts[j] = allowed(s[first[i]:ends[i]], g[first[i]:ends[i]], room[i] + 1e-7 * max(1.0, target))
+    return starts
+
+
+def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | None = None, time_limit: float = 30.0,
+              fix: bool = False, rounds: int = CUT_ROUNDS, covers: bool = False) -> LagrangeBound:
+    """L at the prices of the LP dual of the relaxation with conflicting pairs' rows (module docstring): the first LP
+    solve is the Lagrangian dual itself; each of up to `rounds` more adds the rows of the pairs its solution breaks
+    (at most `time_limit` seconds in all, HiGHS's own limit included). `covers`: also rows for sets of three or more
+    jobs whose demands exceed a capacity (at most all but one of them at once), one per slot and resource, found
+    greedily. `LagrangeBound.iterations` counts the LP solves; `fix` as in `lagrangian_bound`."""
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    from schedrl.bound.cpsat import latest_starts
+    from schedrl.bound.lp import grid
+
+    t0 = time.perf_counter()
+    n = problem.n
+    floor = 1.0 if problem.metric == "bsld" else 0.0
+    run = np.flatnonzero(problem.duration > 0)
+    if run.size == 0:
+        return LagrangeBound(lower=floor, iterations=0, seconds=0.0, slots=0)
+    m = run.size
+    a = problem.release[run].astype(np.float64)
+    p = problem.duration[run].astype(np.float64)
+    latest = latest_starts(problem, upper)[run].astype(np.float64)
+    q = problem.demand[run].astype(np.float64)  # (m, R)
+    capacity = problem.capacity.astype(np.float64)
+    bounds = grid(problem, int((latest + p).max()), slots, until)
+    length = np.diff(bounds)
+    K, R = len(length), q.shape[1]
+    if problem.metric == "bsld":
+        d = problem.divisor[run].astype(np.float64)
+        knee = a + problem.slack[run]
+    else:
+        d, knee = np.ones(m), a.copy()
+    owner, s = _candidates(a, latest, p, knee[:, None], bounds)
+    f = np.maximum(floor, floor + (s - knee[owner]) / d[owner])
+    first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    constant = floor * (n - m)
+    target = upper * n
+    # each candidate's time in each slot: entries (column, slot, seconds), sorted by (job, slot)
+    end = s + p[owner]
+    lo = np.clip(np.searchsorted(bounds, s, "right") - 1, 0, K - 1)
+    hi = np.clip(np.searchsorted(bounds, end, "left") - 1, lo, K - 1)
+    count = hi - lo + 1
+    col = np.repeat(np.arange(len(s)), count)
+    slot = lo[col] + np.arange(col.size) - np.repeat(np.cumsum(count) - count, count)
+    sec = np.clip(np.minimum(bounds[slot + 1], end[col]) - np.maximum(bounds[slot], s[col]), 0, None)
+    keep = sec > 0
+    col, slot, sec = col[keep], slot[keep], sec[keep]
+    key = owner[col] * K + slot
+    order = np.argsort(key, kind="stable")
+    col, slot, sec, key = col[order], slot[order], sec[order], key[order]
+    time_in = sparse.csr_matrix((sec, (col, slot)), shape=(len(s), K))
+    cap_rows = sparse.vstack([sparse.csr_matrix((q[owner[col], r] * sec, (slot, col)), shape=(K, len(s)))
+                              for r in range(R)]).tocsr()
+    cap_rhs = (capacity[:, None] * length[None, :]).ravel()
+    eq = sparse.csr_matrix((np.ones(len(s)), (owner, np.arange(len(s)))), shape=(m, len(s)))
+    # rows of jobs that cannot all run at once: pairs (one of them wider than half a resource) and, with `covers`,
+    # larger sets whose demands exceed it; row c: its members' time in slot row_slot[c] <= row_rhs[c] x its length
+    wide = [(r, np.flatnonzero(2 * q[:, r] > capacity[r])) for r in range(R)]
+    row_slot = np.zeros(0, np.int64)
+    row_rhs = np.zeros(0)
+    member_row = np.zeros(0, np.int64)  # (row, job) memberships
+    member_job = np.zeros(0, np.int64)
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+    cut_rows = sparse.csr_matrix((0, len(s)))
+    best, best_g, best_mins, solves = -np.inf, None, None, 0
+    for _ in range(rounds + 1):
+        left = time_limit - (time.perf_counter() - t0)
+        if left <= 0:
+            break
+        try:
+            res = linprog(f, A_ub=sparse.vstack([cap_rows, cut_rows]).tocsr(),
+                          b_ub=np.r_[cap_rhs, row_rhs * length[row_slot]], A_eq=eq, b_eq=np.ones(m),
+                          bounds=(0, None), method="highs", options={"time_limit": float(left)})
+        except ValueError:  # HiGHS refused the LP: the prices so far stand (none: the caller's subgradient)
+            break
+        if res.status != 0 or res.x is None or getattr(res, "ineqlin", None) is None:
+            break
+        solves += 1
+        dual = np.maximum(0.0, -np.asarray(res.ineqlin.marginals))
+        lam, mu = dual[:R * K].reshape(R, K), dual[R * K:]
+        price = q @ lam  # (m, K): per job, per unit of time in each slot
+        np.add.at(price, (member_job, row_slot[member_row]), mu[member_row])
+        cum = np.concatenate([np.zeros((m, 1)), np.cumsum(price * length, axis=1)], axis=1)
+
+        def spent(x, o):  # the integral of job o's price from the first boundary to x
+            k = np.clip(np.searchsorted(bounds, x, "right") - 1, 0, K - 1)
+            return cum[o, k] + (x - bounds[k]) * price[o, k]
+
+        g = f + spent(end, owner) - spent(s, owner)
+        mins = np.minimum.reduceat(g, first)
+        value = float(mins.sum() - (lam * capacity[:, None] * length).sum() - (mu * row_rhs * length[row_slot]).sum()
+                      + constant)
+        if value > best:
+            best, best_g, best_mins = value, g, mins
+        # the rows this solution breaks, each with by how much (a share of the slot)
+        used = (sparse.csr_matrix((res.x, (owner, np.arange(len(s)))), shape=(m, len(s))) @ time_in).toarray()
+        share = used / length[None, :]
+        found: list[tuple[float, int, tuple[int, ...]]] = []
+        for r, heavy in wide:
+            for i in heavy:
+                partner = np.flatnonzero(q[:, r] > capacity[r] - q[i, r])
+                partner = partner[partner != i]
+                over = share[i][None, :] + share[partner] - 1.0
+                jj, kk = np.nonzero(over > 1e-6)
+                found += [(float(over[x, k]), int(k), tuple(sorted((int(i), int(partner[x]))))) for x, k in zip(jj, kk)]
+        if covers:
+            for r in range(R):
+                for k in range(K):
+                    y = share[:, k]
+                    active = np.flatnonzero((y > 1e-9) & (q[:, r] > 0))
+                    if q[active, r].sum() <= capacity[r]:
+                        continue
+                    # the cheapest cover, greedily: least (1 - y) per unit of demand first, then drop what it can spare
+                    order = active[np.argsort((1 - y[active]) / q[active, r], kind="stable")]
+                    cover = list(order[:int(np.searchsorted(np.cumsum(q[order, r]), capacity[r], "right")) + 1])
+                    for i in sorted(cover, key=lambda i: -(1 - y[i])):
+                        if q[cover, r].sum() - q[i, r] > capacity[r]:
+                            cover.remove(i)
+                    over = 1.0 - float((1 - y[cover]).sum())
+                    if len(cover) >= 3 and over > 1e-6:
+                        found.append((over, k, tuple(sorted(int(i) for i in cover))))
+        kept: dict[tuple[int, tuple[int, ...]], float] = {}
+        for over, k, jobs in sorted(found, key=lambda c: -c[0]):
+            if (k, jobs) not in seen and (k, jobs) not in kept and len(kept) < CUT_BATCH:
+                kept[(k, jobs)] = over
+        found = [(over, k, jobs) for (k, jobs), over in kept.items()]
+        if not found:
+            break
+        first_row = len(row_slot)
+        new_job = np.array([j for _, _, jobs in found for j in jobs], np.int64)
+        new_row = np.repeat(np.arange(len(found)), [len(jobs) for _, _, jobs in found])
+        new_slot = np.array([k for _, k, _ in found], np.int64)
+        for _, k, jobs in found:
+            seen.add((k, jobs))
+        want = new_job * K + new_slot[new_row]
+        a0, a1 = np.searchsorted(key, want, "left"), np.searchsorted(key, want, "right")
+        take = a1 - a0
+        at = np.repeat(a0, take) + np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take)
+        cut_rows = sparse.vstack([cut_rows, sparse.csr_matrix(
+            (sec[at], (np.repeat(new_row, take), col[at])), shape=(len(found), len(s)))]).tocsr()
+        row_slot = np.r_[row_slot, new_slot]
+        row_rhs = np.r_[row_rhs, [len(jobs) - 1.0 for _, _, jobs in found]]
+        member_row = np.r_[member_row, first_row + new_row]
+        member_job = np.r_[member_job, new_job]
+    if best_g is None:
+        return LagrangeBound(lower=floor, iterations=0, seconds=time.perf_counter() - t0, slots=K)
+    starts = _fixing(problem, run, s, first, best_g, best_mins, target, best) if fix else None
+    return LagrangeBound(lower=max(floor, best / n), iterations=solves, seconds=time.perf_counter() - t0, slots=K,
+                         starts=starts, cuts=len(row_slot))

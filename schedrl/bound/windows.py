@@ -41,7 +41,17 @@ docs/experiments/bound.md)."""
 LAGRANGE_SLOTS = 128
 """The price slots of the Lagrangian lower bound (`schedrl.bound.lagrange`): one per arrival up to this many."""
 LAGRANGE_ITERATIONS = 300
-"""Its subgradient steps per window."""
+"""Its subgradient steps per window (where the LP of `CUT_ROUNDS` fails)."""
+CUT_ROUNDS = 8
+"""The Lagrangian bound's prices come from HiGHS's LP dual, with up to this many rounds of rows for pairs of jobs that
+cannot run at once (`schedrl.bound.lagrange.cut_bound`, within `CUT_SHARE`); the subgradient's only where the LP
+fails. On `default`'s third 256-job test window: 1.1277 in 1.6 s, where the subgradient gave 1.0948 and CP-SAT's own
+bound 1.1177 in 60 s (docs/experiments/bound.md)."""
+CUT_COVERS = True
+"""`cut_bound` also adds rows for three or more jobs whose demands exceed the capacity (at most all but one at once):
+on the same window 1.1298 where the pairs alone gave 1.1277, and 1.0917 against 1.0811 on the second."""
+CUT_SHARE = 0.25
+"""`cut_bound`'s limit: this share of `--time-limit` (at least 5 s), on top of it like the local search's fixing."""
 LNS_SHARE = 0.5
 """The share of `--time-limit` (or `--work`) the local search (`schedrl.bound.lns`) gets before CP-SAT solves the whole
 window from its schedule. On the third of `default`'s 256-job test windows it took the best offline order's 1.3914
@@ -141,12 +151,14 @@ def offline_starts(problem: Problem) -> dict[str, np.ndarray]:
 def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *, workers: int = 2, seed: int = 0,
                  start: int = 0, slices: int | None = None, log: Callable[[str], None] | None = None,
                  work: float | None = None, lp_slots: int = LP_SLOTS,
-                 lagrange_slots: int = LAGRANGE_SLOTS, lns: float = LNS_SHARE) -> WindowBound:
+                 lagrange_slots: int = LAGRANGE_SLOTS, lns: float = LNS_SHARE,
+                 cut_rounds: int = CUT_ROUNDS) -> WindowBound:
     """The window's best schedule and largest lower bound: the warm schedules (`Schedule`s of the window, each
     replayed and checked feasible) and the offline orders (`offline_starts`), then CP-SAT from the best of them for
     `time_limit` seconds (0: the warm starts and the solver-free bounds only): the share `lns` of it to the local
     search (`schedrl.bound.lns`) from the best of them, then, within the best schedule's horizon, the Lagrangian lower
-    bound with `lagrange_slots` price slots (`schedrl.bound.lagrange`; 0: none), whose reduced-cost fixing narrows
+    bound with `lagrange_slots` price slots (`schedrl.bound.lagrange`; 0: none), priced by the LP dual with
+    `cut_rounds` rounds of conflicting pairs' rows (`cut_bound`; the subgradient where that fails), whose fixing narrows
     the starts CP-SAT then searches over the whole window for the rest of the time, and the LP lower bound with
     `lp_slots` slots (`schedrl.bound.lp`; 0: none). With `slices` and a window larger than that, half the time goes
     to the sum of the slices' own bounds (`schedrl.bound.decompose.slice_lower`, cut where the local search's
@@ -194,15 +206,23 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
                                        lagrange_slots=lagrange_slots)
     priced = None
     if lagrange_slots > 0:
-        from schedrl.bound.lagrange import lagrangian_bound
+        from schedrl.bound.lagrange import cut_bound, lagrangian_bound
 
         until = int((schedule + problem.duration).max())
-        priced = lagrangian_bound(problem, upper, slots=lagrange_slots, iterations=LAGRANGE_ITERATIONS, until=until,
-                                  fix=time_limit > 0)
-        lowers["lagrange"] = priced.lower
-        if log is not None:
-            log(f"lagrange: {priced.iterations} steps in {priced.seconds:.1f} s ({priced.slots} slots), bound "
-                f"{priced.lower:,.4f}")
+        priced = cut_bound(problem, upper, slots=lagrange_slots, until=until, fix=time_limit > 0,
+                           rounds=cut_rounds, time_limit=max(5.0, CUT_SHARE * time_limit), covers=CUT_COVERS)
+        if priced.iterations > 0:
+            lowers["cuts"] = priced.lower
+            if log is not None:
+                log(f"lagrange at the LP's prices: {priced.iterations} LP solves in {priced.seconds:.1f} s "
+                    f"({priced.slots} slots, {priced.cuts:,} pair rows), bound {priced.lower:,.4f}")
+        else:  # the LP failed: the subgradient's prices
+            priced = lagrangian_bound(problem, upper, slots=lagrange_slots, iterations=LAGRANGE_ITERATIONS,
+                                      until=until, fix=time_limit > 0)
+            lowers["lagrange"] = priced.lower
+            if log is not None:
+                log(f"lagrange: {priced.iterations} steps in {priced.seconds:.1f} s ({priced.slots} slots), bound "
+                    f"{priced.lower:,.4f}")
     if time_limit > 0:
         solved = cpsat.solve(problem, schedule, upper, time_limit, workers=workers, seed=seed, log=log, work=work,
                              starts=None if priced is None else priced.starts)
@@ -245,7 +265,8 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                    policies: Mapping[str, Callable[[], Any]] | None = None,
                    progress: Callable[[str], None] | None = None, keep: bool = False,
                    slices: int | None = None, work: float | None = None, lp_slots: int = LP_SLOTS,
-                   lagrange_slots: int = LAGRANGE_SLOTS, lns: float = LNS_SHARE) -> dict[str, Any]:
+                   lagrange_slots: int = LAGRANGE_SLOTS, lns: float = LNS_SHARE,
+                   cut_rounds: int = CUT_ROUNDS) -> dict[str, Any]:
     """Every window of the scenario's `part` (the first `sequences`; each cut to its first `jobs` jobs) bounded, with
     its baselines, the warm-start rules and `policies` (label -> factory, run under the scenario's semantics) as
     warm starts. A JSON-ready dict (`summary` of the windows, the scenario's reference and baselines' means on them)."""
@@ -275,7 +296,7 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
         problem = window_problem(workload, scenario.sim, scenario.metric)
         rows.append(bound_window(problem, warm_schedules(workload, scenario.sim, makers), time_limit,
                                  workers=workers, seed=seed, start=int(start), slices=slices, work=work,
-                                 lp_slots=lp_slots, lagrange_slots=lagrange_slots, lns=lns))
+                                 lp_slots=lp_slots, lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds))
         if progress is not None:
             progress(_line(scenario.name, i, len(seqs.ids), rows[-1], scenario.metric))
     baselines = [b.name(scenario.sim) for b in scenario.baselines] + list(policies or {})
@@ -284,7 +305,8 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                   extra={"sha256": scenario.sha256(), "part": part, "sim": scenario.sim.to_dict(),
                          "sequences": {"count": len(rows), "jobs": length, "subsample": sequences is not None
                                        or length < seqs.length}, "work": work,
-                         "lagrange_slots": lagrange_slots, "lp_slots": lp_slots, "lns": lns},
+                         "lagrange_slots": lagrange_slots, "lp_slots": lp_slots, "lns": lns,
+                         "cut_rounds": cut_rounds},
                   keep=keep, slices=slices)
 
 
@@ -293,7 +315,8 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
                 policies: Mapping[str, Callable[[], Any]] | None = None,
                 progress: Callable[[str], None] | None = None, keep: bool = False,
                 slices: int | None = None, work: float | None = None, lp_slots: int = LP_SLOTS,
-                lagrange_slots: int = LAGRANGE_SLOTS, lns: float = LNS_SHARE) -> dict[str, Any]:
+                lagrange_slots: int = LAGRANGE_SLOTS, lns: float = LNS_SHARE,
+                cut_rounds: int = CUT_ROUNDS) -> dict[str, Any]:
     """The windows of `workload` at `starts` (each `length` jobs) bounded under `config`'s semantics for `metric`,
     warm-started from the rules (`WARM_RULES`) and `policies`."""
     from schedrl.workload.sampling import sequence
@@ -308,13 +331,14 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
         problem = window_problem(window, config, metric)
         rows.append(bound_window(problem, warm_schedules(window, config, makers), time_limit, workers=workers,
                                  seed=seed, start=int(start), slices=slices, work=work, lp_slots=lp_slots,
-                                 lagrange_slots=lagrange_slots, lns=lns))
+                                 lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds))
         if progress is not None:
             progress(_line(name, i, len(starts), rows[-1], metric))
     return result(rows, name=name, metric=metric, time_limit=time_limit, workers=workers, reference=None,
                   methods=list(makers), extra={"sim": config.to_dict(), "sequences": {"count": len(rows),
                                                                                     "jobs": length}, "work": work,
-                                               "lagrange_slots": lagrange_slots, "lp_slots": lp_slots, "lns": lns},
+                                               "lagrange_slots": lagrange_slots, "lp_slots": lp_slots, "lns": lns,
+                                               "cut_rounds": cut_rounds},
                   keep=keep, slices=slices)
 
 

@@ -43,6 +43,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                         "(docs/reference/bound.md; default: one solve of the whole window)")
     p.add_argument("--lagrange-slots", type=int, default=None, metavar="N",
                    help="price slots of the Lagrangian lower bound (default 128; 0: none; docs/reference/bound.md)")
+    p.add_argument("--cut-rounds", type=int, default=None, metavar="N",
+                   help="the Lagrangian's LP re-solves with rows for jobs that cannot run at once (default 8; 0: none)")
     p.add_argument("--lp-slots", type=int, default=None, metavar="N",
                    help="time slots of the LP lower bound (default 0: none; the Lagrangian's dominates it)")
     p.add_argument("--lns", type=float, default=None, metavar="SHARE",
@@ -73,6 +75,8 @@ def _checked(args) -> None:
         raise UsageError(f"--workers must be >= 1, got {args.workers}")
     if args.lns is not None and not 0 <= args.lns < 1:
         raise UsageError(f"--lns must be a share of the time in [0, 1), got {args.lns:g}")
+    if args.cut_rounds is not None and args.cut_rounds < 0:
+        raise UsageError(f"--cut-rounds must be >= 0, got {args.cut_rounds}")
     for name in ("sequences", "jobs", "slices"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -115,11 +119,12 @@ def run(args: argparse.Namespace) -> int:
     outs += [Out("--schedules", Path(args.schedules), kind="dir")] if args.schedules else []
     claimed = claim("bound", outs, force=args.force) if outs else None
     policies = _policies(args.policy)
-    from schedrl.bound.windows import LAGRANGE_SLOTS, LNS_SHARE, LP_SLOTS
+    from schedrl.bound.windows import CUT_ROUNDS, LAGRANGE_SLOTS, LNS_SHARE, LP_SLOTS
 
     lp_slots = LP_SLOTS if args.lp_slots is None else args.lp_slots
     lagrange_slots = LAGRANGE_SLOTS if args.lagrange_slots is None else args.lagrange_slots
     lns = LNS_SHARE if args.lns is None else args.lns
+    cut_rounds = CUT_ROUNDS if args.cut_rounds is None else args.cut_rounds
     say = lambda m: print(f"schedrl bound: {m}", file=sys.stderr, flush=True)  # noqa: E731
     results = []
     try:
@@ -132,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
                                               jobs=args.jobs, workers=args.workers, seed=args.seed,
                                               policies=policies, progress=say, keep=bool(args.schedules),
                                               slices=args.slices, work=args.work, lp_slots=lp_slots,
-                                       lagrange_slots=lagrange_slots, lns=lns))
+                                       lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds))
         else:
             workload = load_workload(args)
             starts = parse_starts(args.starts)
@@ -145,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
                                        args.time_limit, name=str(args.trace), workers=args.workers, seed=args.seed,
                                        policies=policies, progress=say, keep=bool(args.schedules),
                                        slices=args.slices, work=args.work, lp_slots=lp_slots,
-                                       lagrange_slots=lagrange_slots, lns=lns))
+                                       lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds))
     except ValueError as e:
         raise UsageError(str(e)) from None
     if claimed is not None:

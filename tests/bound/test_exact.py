@@ -73,9 +73,11 @@ def test_time_limit_zero_keeps_the_best_warm_start_and_the_solver_free_bounds():
     assert set(w.warm) == {"a", "b"} | set(offline)
     assert w.upper == min(objective(p, a), objective(p, b), *(objective(p, s) for s in offline.values()))
     priced = bound_window(p, {"a": _Sched(a + p.origin)}, time_limit=0)
-    assert set(priced.lowers) == {"trivial", "load", "lagrange"} and priced.lower <= brute_force(p)[0] + 1e-9
+    assert set(priced.lowers) == {"trivial", "load", "cuts"} and priced.lower <= brute_force(p)[0] + 1e-9
     both = bound_window(p, {"a": _Sched(a + p.origin)}, time_limit=0, lp_slots=64)
-    assert set(both.lowers) == {"trivial", "load", "lagrange", "lp"} and both.lower <= brute_force(p)[0] + 1e-9
+    assert set(both.lowers) == {"trivial", "load", "cuts", "lp"} and both.lower <= brute_force(p)[0] + 1e-9
+    plain = bound_window(p, {"a": _Sched(a + p.origin)}, time_limit=0, cut_rounds=0)
+    assert plain.lowers["cuts"] <= priced.lowers["cuts"] + 1e-9 <= brute_force(p)[0] + 2e-9
     with pytest.raises(ValueError, match="the schedule of bad is not one of the window's offline problem: job"):
         bound_window(p, {"bad": _Sched(np.full(p.n, p.origin - 1.0))}, time_limit=0)
 
@@ -247,3 +249,84 @@ def test_the_local_search_keeps_a_feasible_schedule_never_worse_and_reaches_the_
         assert whole.value == pytest.approx(best, rel=1e-9, abs=1e-9) and whole.neighbourhoods == 1
         twice = [search(p, poor, time_limit=30.0, size=3, work=0.5, seed=2).start.tolist() for _ in range(2)]
         assert twice[0] == twice[1]  # a deterministic limit: the same search twice
+
+
+@pytest.mark.parametrize("metric", ["bsld", "wait"])
+def test_the_conflict_cuts_stay_below_the_optimum_fix_no_good_schedule_and_beat_the_plain_lagrangian(metric):
+    # cut_bound (the LP dual's prices with conflicting pairs' rows, and with covers' rows) on many tiny random windows,
+    # with the optimum and a poor schedule as the upper side: never above the brute-force optimum, never under the
+    # trivial bound, its fixing keeps every active schedule as good as the upper side, and it is above the
+    # subgradient's bound somewhere
+    import itertools
+
+    from schedrl.bound.lagrange import cut_bound, lagrangian_bound
+
+    rng = np.random.default_rng(81 if metric == "bsld" else 82)
+    stronger = checked = covered = 0
+    for n in (4, 4, 5, 5, 6, 6, 6, 7):
+        p = random_problem(rng, n, metric, capacity=int(rng.integers(2, 5)))
+        best, arg = brute_force(p)
+        until = int((arg + p.duration).max())
+        schedules = [serial(p, order) for order in itertools.permutations(range(n))] if n <= 6 else []
+        values = [objective(p, s) for s in schedules]
+        poor = objective(p, serial(p, np.argsort(-p.duration, kind="stable")))
+        for upper in (best, poor):
+            pairs = {}
+            for slots, covers in ((2, False), (64, False), (64, True)):
+                cut = cut_bound(p, upper, slots=slots, until=until, fix=True, covers=covers)
+                assert trivial_bound(p) <= cut.lower <= best + 1e-9, (n, upper, slots, covers, cut, best)
+                if covers:  # more rows: an LP optimum at least the pairs' alone
+                    assert cut.lower >= pairs[slots] - 1e-6
+                    covered += cut.lower > pairs[slots] + 1e-4
+                else:
+                    pairs[slots] = cut.lower
+                    plain = lagrangian_bound(p, upper, slots=slots, iterations=500, until=until)
+                    stronger += cut.lower > plain.lower + 1e-4
+                for s, v in zip(schedules, values):
+                    if v <= upper + 1e-12:
+                        checked += 1
+                        for j in range(n):
+                            rows = cut.starts[j]
+                            assert ((rows[:, 0] <= s[j]) & (s[j] <= rows[:, 1])).any(), (n, upper, j, s[j], rows)
+    assert stronger > 0 and checked > 0, (stronger, checked, covered)
+
+
+def test_the_conflict_cuts_see_that_a_full_machine_job_cannot_run_beside_another():
+    # 4 processors: a 1-processor job of 100 s and a 4-processor job of 10 s arrive at 0; the best is the wide job
+    # first (mean wait 5). The plain relaxation runs the wide job 3/4 of the way beside the narrow one and pays little.
+    from schedrl.bound.lagrange import cut_bound, lagrangian_bound
+
+    wl = make_workload([0, 0], [100, 10], [100, 10], [1, 4], 4)
+    p = window_problem(wl, SimConfig(), "wait")
+    assert brute_force(p)[0] == 5.0
+    plain = lagrangian_bound(p, 5.0, slots=64, iterations=2000, until=110).lower
+    cut = cut_bound(p, 5.0, slots=64, until=110)
+    assert plain < 4.0 and 4.5 <= cut.lower <= 5.0 + 1e-9 and cut.cuts > 0, (plain, cut)
+
+
+@pytest.mark.parametrize("metric", ["bsld", "wait"])
+def test_the_covers_rows_stay_below_the_optimum_fix_no_good_schedule_and_beat_the_pairs_somewhere(metric):
+    # on 6 processors, where three jobs can exceed the machine while every two of them fit: cut_bound with the covers'
+    # rows is never above the brute-force optimum nor under the pairs' bound, and its fixing keeps every active
+    # schedule at or under the optimum
+    import itertools
+
+    from schedrl.bound.lagrange import cut_bound
+
+    rng = np.random.default_rng(91 if metric == "bsld" else 92)
+    covered = 0
+    for n in (5, 6, 6, 7):
+        p = random_problem(rng, n, metric, capacity=6)
+        best, arg = brute_force(p)
+        until = int((arg + p.duration).max())
+        pairs = cut_bound(p, best, slots=64, until=until).lower
+        cut = cut_bound(p, best, slots=64, until=until, covers=True, fix=True)
+        assert pairs - 1e-6 <= cut.lower <= best + 1e-9, (n, pairs, cut, best)
+        covered += cut.lower > pairs + 1e-4
+        for order in itertools.permutations(range(n)) if n <= 6 else ():
+            s = serial(p, order)
+            if objective(p, s) <= best + 1e-12:
+                for j in range(n):
+                    rows = cut.starts[j]
+                    assert ((rows[:, 0] <= s[j]) & (s[j] <= rows[:, 1])).any(), (n, j, s[j], rows)
+    assert covered > 0

@@ -113,12 +113,17 @@ def test_the_relaxations_slots_are_chosen_on_the_command_line(capsys, tmp_path):
     assert status == 0, err
     (result,) = json.loads(out)
     assert (result["lagrange_slots"], result["lp_slots"]) == (128, 16)
-    assert {"lagrange", "lp"} <= set(result["windows"][0]["lowers"])
+    assert {"cuts", "lp"} <= set(result["windows"][0]["lowers"])
     status, out, err = cli(capsys, *args, "--lagrange-slots", "0")
     assert status == 0, err
-    assert not {"lagrange", "lp"} & set(json.loads(out)[0]["windows"][0]["lowers"])
+    assert not {"cuts", "lagrange", "lp"} & set(json.loads(out)[0]["windows"][0]["lowers"])
     status, _, err = cli(capsys, *args, "--lagrange-slots", "-1")
     one_error(status, err, "--lagrange-slots")
+    status, out, err = cli(capsys, *args, "--cut-rounds", "0")
+    assert status == 0, err
+    assert json.loads(out)[0]["cut_rounds"] == 0 and "cuts" in json.loads(out)[0]["windows"][0]["lowers"]
+    status, _, err = cli(capsys, *args, "--cut-rounds", "-1")
+    one_error(status, err, "--cut-rounds")
 
 
 @pytest.mark.parametrize("share", ["1", "-0.1", "nan"])
