@@ -77,38 +77,78 @@ def _candidates(a, latest, p, knots, bounds):
     return np.concatenate(owners), np.concatenate(starts)
 
 
-def lagrangian_bound(problem: Problem, upper: float, slots: int = 256, iterations: int = 300,
-                     until: int | None = None, time_limit: float = 120.0, fix: bool = False) -> LagrangeBound:
-    """max over prices of L(lambda) (module docstring), by `iterations` steps of projected subgradient ascent (or
-    `time_limit` seconds); `upper`, a schedule's metric, bounds each job's latest start and aims the steps; the prices'
-    slots are `schedrl.bound.lp.grid`'s (`slots`, `until`). `fix`: each job's starts left after reduced-cost fixing
-    at the best prices (`LagrangeBound.starts`)."""
+def _floor(problem: Problem) -> float:
+    """The metric's least value for a job: bounded slowdown 1, wait 0."""
+    return 1.0 if problem.metric == "bsld" else 0.0
+
+
+@dataclass(frozen=True)
+class _Relaxation:
+    """The relaxation both bounds price (module docstring): the jobs that run, the price slots, and each job's candidate
+    starts (`_candidates`) with its own term at each."""
+
+    n: int
+    floor: float
+    run: np.ndarray
+    """The jobs of positive duration (the others cost `floor` each: `constant`)."""
+    p: np.ndarray
+    q: np.ndarray
+    """Demand per running job and resource, (m, R)."""
+    capacity: np.ndarray
+    bounds: np.ndarray
+    """The slots' boundaries (`schedrl.bound.lp.grid`); `length` their lengths."""
+    length: np.ndarray
+    owner: np.ndarray
+    """Per candidate, its job (an index into `run`), sorted; `s` its start, `f` the job's term there."""
+    s: np.ndarray
+    f: np.ndarray
+    first: np.ndarray
+    """Each job's first candidate."""
+
+    @property
+    def constant(self) -> float:
+        return self.floor * (self.n - self.run.size)
+
+
+def _relaxation(problem: Problem, upper: float, slots: int, until: int | None) -> _Relaxation | None:
+    """The relaxation of `problem` for schedules of metric at most `upper` (which bounds each job's latest start), or
+    None where no job runs."""
     from schedrl.bound.cpsat import latest_starts
     from schedrl.bound.lp import grid
 
-    t0 = time.perf_counter()
-    n = problem.n
-    floor = 1.0 if problem.metric == "bsld" else 0.0
+    floor = _floor(problem)
     run = np.flatnonzero(problem.duration > 0)
     if run.size == 0:
-        return LagrangeBound(lower=floor, iterations=0, seconds=0.0, slots=0)
+        return None
     a = problem.release[run].astype(np.float64)
     p = problem.duration[run].astype(np.float64)
     latest = latest_starts(problem, upper)[run].astype(np.float64)
-    q = problem.demand[run].astype(np.float64)  # (m, R)
-    capacity = problem.capacity.astype(np.float64)
     bounds = grid(problem, int((latest + p).max()), slots, until)
-    length = np.diff(bounds)
-    K, R = len(length), q.shape[1]
     if problem.metric == "bsld":
         d = problem.divisor[run].astype(np.float64)
         knee = a + problem.slack[run]
     else:
         d, knee = np.ones(run.size), a.copy()
     owner, s = _candidates(a, latest, p, knee[:, None], bounds)
-    f = np.maximum(floor, floor + (s - knee[owner]) / d[owner])  # each candidate's own term
-    first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])  # each job's first candidate
-    constant = floor * (n - run.size)
+    return _Relaxation(n=problem.n, floor=floor, run=run, p=p, q=problem.demand[run].astype(np.float64),
+                       capacity=problem.capacity.astype(np.float64), bounds=bounds, length=np.diff(bounds),
+                       owner=owner, s=s, f=np.maximum(floor, floor + (s - knee[owner]) / d[owner]),
+                       first=np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]))
+
+
+def lagrangian_bound(problem: Problem, upper: float, slots: int = 256, iterations: int = 300,
+                     until: int | None = None, time_limit: float = 120.0, fix: bool = False) -> LagrangeBound:
+    """max over prices of L(lambda) (module docstring), by `iterations` steps of projected subgradient ascent (or
+    `time_limit` seconds); `upper`, a schedule's metric, bounds each job's latest start and aims the steps; the prices'
+    slots are `schedrl.bound.lp.grid`'s (`slots`, `until`). `fix`: each job's starts left after reduced-cost fixing
+    at the best prices (`LagrangeBound.starts`)."""
+    t0 = time.perf_counter()
+    x = _relaxation(problem, upper, slots, until)
+    if x is None:
+        return LagrangeBound(lower=_floor(problem), iterations=0, seconds=0.0, slots=0)
+    n, floor, run, p, q, capacity, bounds, length = x.n, x.floor, x.run, x.p, x.q, x.capacity, x.bounds, x.length
+    owner, s, f, first, constant = x.owner, x.s, x.f, x.first, x.constant
+    K, R = len(length), q.shape[1]
     # the best schedule found would set the step; its total is upper * n
     target = upper * n
     price = np.zeros((R, K))
@@ -199,33 +239,14 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
     from scipy import sparse
     from scipy.optimize import linprog
 
-    from schedrl.bound.cpsat import latest_starts
-    from schedrl.bound.lp import grid
-
     t0 = time.perf_counter()
-    n = problem.n
-    floor = 1.0 if problem.metric == "bsld" else 0.0
-    run = np.flatnonzero(problem.duration > 0)
-    if run.size == 0:
-        return LagrangeBound(lower=floor, iterations=0, seconds=0.0, slots=0)
-    m = run.size
-    a = problem.release[run].astype(np.float64)
-    p = problem.duration[run].astype(np.float64)
-    latest = latest_starts(problem, upper)[run].astype(np.float64)
-    q = problem.demand[run].astype(np.float64)  # (m, R)
-    capacity = problem.capacity.astype(np.float64)
-    bounds = grid(problem, int((latest + p).max()), slots, until)
-    length = np.diff(bounds)
+    x = _relaxation(problem, upper, slots, until)
+    if x is None:
+        return LagrangeBound(lower=_floor(problem), iterations=0, seconds=0.0, slots=0)
+    n, floor, run, p, q, capacity, bounds, length = x.n, x.floor, x.run, x.p, x.q, x.capacity, x.bounds, x.length
+    owner, s, f, first, constant = x.owner, x.s, x.f, x.first, x.constant
     K, R = len(length), q.shape[1]
-    if problem.metric == "bsld":
-        d = problem.divisor[run].astype(np.float64)
-        knee = a + problem.slack[run]
-    else:
-        d, knee = np.ones(m), a.copy()
-    owner, s = _candidates(a, latest, p, knee[:, None], bounds)
-    f = np.maximum(floor, floor + (s - knee[owner]) / d[owner])
-    first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-    constant = floor * (n - m)
+    m = run.size
     target = upper * n
     # each candidate's time in each slot: entries (column, slot, seconds), sorted by (job, slot)
     end = s + p[owner]
