@@ -18,7 +18,8 @@ best heuristic:
 `--resolution 20,60,100` checks only F1, SJF and UNICEP against each row's best heuristic with that many windows
 per row: how much the bound can tell apart. `--rule FILE` checks a rule written by `--out` instead of fitting one;
 `--tree DIR` (an exported inspector, e.g. a `schedrl distill` output) checks that inspector over F1 and over the
-rule, `--queue-guard H` replacing its queue guard (hours; `RejectMask.queue_wait`).
+rule, `--queue-guard H` replacing its queue guard (hours; `RejectMask.queue_wait`) and `--starvation-wait H` its
+proposal guard (`RejectMask.starvation_wait`); `--traces` checks only those traces.
 
 Usage (SCHEDRL_TRACE_PATH must hold the real traces):
 
@@ -129,7 +130,8 @@ class LinearBase:
         return int(keys.choose_rule(keys.LINEAR, self.coef, sim.state_ref, self._procs, np.zeros(1)))
 
 
-def tree_values(row: Row, directory: str, coef: np.ndarray | None, queue_guard: float | None = None) -> np.ndarray:
+def tree_values(row: Row, directory: str, coef: np.ndarray | None, queue_guard: float | None = None,
+                starvation: float | None = None) -> np.ndarray:
     """bsld of the exported inspector at `directory` on `row`'s windows, over the rule `coef` (None: its own base),
     its queue guard replaced by `queue_guard` hours where given (`RejectMask.queue_wait`; 0: off)."""
     from dataclasses import replace
@@ -141,6 +143,9 @@ def tree_values(row: Row, directory: str, coef: np.ndarray | None, queue_guard: 
         policy = resolve_policy(f"checkpoint:{directory}")
         if queue_guard is not None:
             policy.reject_mask = replace(policy.reject_mask, queue_wait=queue_guard * 3600.0)
+        if starvation is not None:  # the proposal's own guard (`--starvation-wait`)
+            policy.reject_mask = replace(policy.reject_mask, starvation_wait=starvation * 3600.0)
+            policy.starvation_wait = policy.reject_mask.starvation_wait
         if coef is not None:
             base = LinearBase(coef)
             policy._propose = base.pick
@@ -149,11 +154,11 @@ def tree_values(row: Row, directory: str, coef: np.ndarray | None, queue_guard: 
 
 
 def report(rows: list[Row], coef: np.ndarray | None, name: str, tree: str | None = None,
-           queue_guard: float | None = None) -> int:
+           queue_guard: float | None = None, starvation: float | None = None) -> int:
     passed = 0
     for r in rows:
         values = (r.values[name] if coef is None else r.rule(coef)) if tree is None else \
-            tree_values(r, tree, coef, queue_guard)
+            tree_values(r, tree, coef, queue_guard, starvation)
         ratio, upper = r.verdict(values)
         ok = upper <= 10.0
         passed += ok
@@ -180,12 +185,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="draw the checked windows from the log after this share (with --fit T,... --zone Z <= it: "
                         "a rule fitted on every log's history, checked on its later part)")
     p.add_argument("--queue-guard", type=float, default=None, help="hours: replaces the tree's queue guard (0: off)")
+    p.add_argument("--starvation-wait", type=float, default=None, help="hours: replaces the tree's proposal guard")
+    p.add_argument("--traces", default=None, help="check only these traces (comma-separated)")
     p.add_argument("--windows", type=int, default=20, help="windows per checked row (default 20, the harm check's)")
     p.add_argument("--resolution", default=None, metavar="N,N,...",
                    help="only check F1, SJF and UNICEP against each row's best heuristic with N windows per row")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
-    traces = [t for t in real_traces() if t not in UNDECIDED]
+    traces = [t for t in real_traces() if t not in UNDECIDED and (not args.traces or t in args.traces.split(","))]
     if args.resolution:
         for count in (int(n) for n in args.resolution.split(",")):
             print(f"{count} windows per row:")
@@ -205,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             coef = np.asarray(json.load(f)["coefficients"])
         report(check, coef, "the rule")
         if args.tree:
-            report(check, None, "the tree over its own base", args.tree, args.queue_guard)
-            report(check, coef, "the tree over the rule", args.tree, args.queue_guard)
+            report(check, None, "the tree over its own base", args.tree, args.queue_guard, args.starvation_wait)
+            report(check, coef, "the tree over the rule", args.tree, args.queue_guard, args.starvation_wait)
         return 0
     for h in ("f1", "sjf", "unicep"):
         print(f"{h} on the harm rows:")
