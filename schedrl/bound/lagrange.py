@@ -229,6 +229,40 @@ def _fixing(problem: Problem, run: np.ndarray, s: np.ndarray, first: np.ndarray,
     return starts
 
 
+def _broken_rows(share: np.ndarray, q: np.ndarray, capacity: np.ndarray, wide, covers: bool
+                 ) -> list[tuple[float, int, tuple[int, ...]]]:
+    """The rows of jobs that cannot all run at once that an LP solution breaks, as (by how much, a share of the slot;
+    slot; jobs): every pair of `wide`'s (resource, its jobs wider than half of it) with a partner it cannot run beside,
+    and with `covers` one set of three or more jobs per slot and resource, found greedily. `share`: each job's time in
+    each slot over the slot's length, (m, K)."""
+    R, K = q.shape[1], share.shape[1]
+    found: list[tuple[float, int, tuple[int, ...]]] = []
+    for r, heavy in wide:
+        for i in heavy:
+            partner = np.flatnonzero(q[:, r] > capacity[r] - q[i, r])
+            partner = partner[partner != i]
+            over = share[i][None, :] + share[partner] - 1.0
+            jj, kk = np.nonzero(over > 1e-6)
+            found += [(float(over[x, k]), int(k), tuple(sorted((int(i), int(partner[x]))))) for x, k in zip(jj, kk)]
+    if covers:
+        for r in range(R):
+            for k in range(K):
+                y = share[:, k]
+                active = np.flatnonzero((y > 1e-9) & (q[:, r] > 0))
+                if q[active, r].sum() <= capacity[r]:
+                    continue
+                # the cheapest cover, greedily: least (1 - y) per unit of demand first, then drop what it can spare
+                order = active[np.argsort((1 - y[active]) / q[active, r], kind="stable")]
+                cover = list(order[:int(np.searchsorted(np.cumsum(q[order, r]), capacity[r], "right")) + 1])
+                for i in sorted(cover, key=lambda i: -(1 - y[i])):
+                    if q[cover, r].sum() - q[i, r] > capacity[r]:
+                        cover.remove(i)
+                over = 1.0 - float((1 - y[cover]).sum())
+                if len(cover) >= 3 and over > 1e-6:
+                    found.append((over, k, tuple(sorted(int(i) for i in cover))))
+    return found
+
+
 def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | None = None, time_limit: float = 30.0,
               fix: bool = False, rounds: int = CUT_ROUNDS, covers: bool = False) -> LagrangeBound:
     """L at the prices of the LP dual of the relaxation with conflicting pairs' rows (module docstring): the first LP
@@ -307,31 +341,7 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
             best, best_g, best_mins = value, g, mins
         # the rows this solution breaks, each with by how much (a share of the slot)
         used = (sparse.csr_matrix((res.x, (owner, np.arange(len(s)))), shape=(m, len(s))) @ time_in).toarray()
-        share = used / length[None, :]
-        found: list[tuple[float, int, tuple[int, ...]]] = []
-        for r, heavy in wide:
-            for i in heavy:
-                partner = np.flatnonzero(q[:, r] > capacity[r] - q[i, r])
-                partner = partner[partner != i]
-                over = share[i][None, :] + share[partner] - 1.0
-                jj, kk = np.nonzero(over > 1e-6)
-                found += [(float(over[x, k]), int(k), tuple(sorted((int(i), int(partner[x]))))) for x, k in zip(jj, kk)]
-        if covers:
-            for r in range(R):
-                for k in range(K):
-                    y = share[:, k]
-                    active = np.flatnonzero((y > 1e-9) & (q[:, r] > 0))
-                    if q[active, r].sum() <= capacity[r]:
-                        continue
-                    # the cheapest cover, greedily: least (1 - y) per unit of demand first, then drop what it can spare
-                    order = active[np.argsort((1 - y[active]) / q[active, r], kind="stable")]
-                    cover = list(order[:int(np.searchsorted(np.cumsum(q[order, r]), capacity[r], "right")) + 1])
-                    for i in sorted(cover, key=lambda i: -(1 - y[i])):
-                        if q[cover, r].sum() - q[i, r] > capacity[r]:
-                            cover.remove(i)
-                    over = 1.0 - float((1 - y[cover]).sum())
-                    if len(cover) >= 3 and over > 1e-6:
-                        found.append((over, k, tuple(sorted(int(i) for i in cover))))
+        found = _broken_rows(used / length[None, :], q, capacity, wide, covers)
         kept: dict[tuple[int, tuple[int, ...]], float] = {}
         for over, k, jobs in sorted(found, key=lambda c: -c[0]):
             if (k, jobs) not in seen and (k, jobs) not in kept and len(kept) < CUT_BATCH:
