@@ -126,9 +126,10 @@ class RolloutChoice(HistoryChoice):
         return min(RULES, key=totals.get)
 
 
-def tree_over(directory: str, chooser, queue_guard: float | None, base: str | None = None):
-    """The exported inspector at `directory`, its proposals the chooser's or `base`'s (a heuristic's name), and its
-    queue guard replaced."""
+def tree_over(directory: str, chooser, queue_guard: float | None, base: str | None = None,
+              starvation: float | None = None):
+    """The exported inspector at `directory`, its proposals the chooser's (anything with `pick(sim)`) or `base`'s (a
+    heuristic's name), and its queue guard and proposal guard (`starvation`) replaced (hours)."""
     from schedrl.eval.policies import resolve_policy
 
     policy = resolve_policy(f"checkpoint:{directory}")
@@ -136,6 +137,9 @@ def tree_over(directory: str, chooser, queue_guard: float | None, base: str | No
         policy = policy.with_base(base)
     if queue_guard is not None:
         policy.reject_mask = replace(policy.reject_mask, queue_wait=queue_guard * 3600.0)
+    if starvation is not None:
+        policy.reject_mask = replace(policy.reject_mask, starvation_wait=starvation * 3600.0)
+        policy.starvation_wait = policy.reject_mask.starvation_wait
     if chooser is not None:
         policy._propose = lambda sim: int(chooser.pick(sim))
     return policy

@@ -41,29 +41,23 @@ import sys
 import time
 
 import numpy as np
+from base_choice_screen import HEURISTICS, bsld, tree_over  # tools/, beside this file
 from cmaes import CMA
 
 from schedrl.eval import paired
 from schedrl.eval.inspector_harm import SEMANTICS, real_traces
 from schedrl.heuristics import get_heuristic, keys
 from schedrl.heuristics.tuned import STARTS, run_coefficients
-from schedrl.metrics import summarize
 from schedrl.scenarios.drawing import independent_windows
 from schedrl.scenarios.workload import WorkloadSpec, cleaning_for
 from schedrl.sim import SimConfig, Simulator
 from schedrl.workload.sampling import choose_starts, sequence
 
-HEURISTICS = ("f1", "sjf", "unicep", "wfp3", "fcfs")
-"""The harm check's heuristics, of which the best on a row is its reference."""
 UNDECIDED = ("theta-cqgym",)
 """Rows the harm check leaves undecided (fewer than 6 independent windows)."""
 SCALES = np.array([2.0 ** 10, 2.0 ** 2, 2.0 ** 2, 2.0 ** 1, 2.0 ** 2, 2.0 ** 2, 2.0 ** 11, 2.0 ** 3])
 """One fixed scale per term (about its size on 1,024-job windows of the real logs), so that one rule's raw
 coefficients mean the same on every trace."""
-
-
-def bsld(schedule) -> float:
-    return summarize(schedule).value("bsld")
 
 
 class Row:
@@ -133,24 +127,10 @@ class LinearBase:
 def tree_values(row: Row, directory: str, coef: np.ndarray | None, queue_guard: float | None = None,
                 starvation: float | None = None) -> np.ndarray:
     """bsld of the exported inspector at `directory` on `row`'s windows, over the rule `coef` (None: its own base),
-    its queue guard replaced by `queue_guard` hours where given (`RejectMask.queue_wait`; 0: off)."""
-    from dataclasses import replace
-
-    from schedrl.eval.policies import resolve_policy
-
-    out = []
-    for w in row.windows:
-        policy = resolve_policy(f"checkpoint:{directory}")
-        if queue_guard is not None:
-            policy.reject_mask = replace(policy.reject_mask, queue_wait=queue_guard * 3600.0)
-        if starvation is not None:  # the proposal's own guard (`--starvation-wait`)
-            policy.reject_mask = replace(policy.reject_mask, starvation_wait=starvation * 3600.0)
-            policy.starvation_wait = policy.reject_mask.starvation_wait
-        if coef is not None:
-            base = LinearBase(coef)
-            policy._propose = base.pick
-        out.append(bsld(Simulator(w, row.config).run(policy)))
-    return np.array(out)
+    its guards replaced where given (`base_choice_screen.tree_over`)."""
+    return np.array([bsld(Simulator(w, row.config).run(
+        tree_over(directory, None if coef is None else LinearBase(coef), queue_guard, starvation=starvation)))
+        for w in row.windows])
 
 
 def report(rows: list[Row], coef: np.ndarray | None, name: str, tree: str | None = None,
