@@ -35,6 +35,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="replace the policy's starvation guard: a proposal waiting this long is accepted (24h; 0: off)")
     p.add_argument("--queue-guard", metavar="DUR", default=None,
                    help="no rejection while any waiting job has waited this long (e.g. 12h; 0: off; default: the policy's)")
+    p.add_argument("--base", metavar="NAME|tuned:FILE", default=None,
+                   help="the rule whose proposals the tree judges (a heuristic or tuned:FILE; default: the policy's)")
     p.add_argument("--features", metavar="NAME,NAME", default=None,
                    help="the only features the tree may test (default: all; docs/guides/distill.md lists them)")
     p.add_argument("--reject-where", choices=("any", "pays", "cheap"), default=None,
@@ -110,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             guard["queue_starvation_wait"] = parse_duration_or_off(args.queue_guard, "--queue-guard")
         if args.reject_where is not None:
             guard["reject_where"] = args.reject_where
-        target = {}
+        target = {"base": args.base} if args.base is not None else {}
         if args.target is not None:
             import inspect
 

@@ -347,13 +347,14 @@ class InspectorAgent(BaseRuleAgent):
         return report
 
     # ---------------------------------------------------------------- a rule an admin can read (`Distillable`)
-    def distill(self, policy, *, depth, rounds, windows, jobs, seed, log, teacher_depth=0, guard=None, allowed=None):
+    def distill(self, policy, *, depth, rounds, windows, jobs, seed, log, teacher_depth=0, guard=None, allowed=None,
+                base=None):
         """The policy's accept/reject (or its hindsight teacher's, `teacher_depth` > 0) as a decision tree
-        (`distill.py`: DAgger on its training zone)."""
+        (`distill.py`: DAgger on its training zone); `base`: another rule's proposals judged."""
         from schedrl.agents.inspector.distill import distill
 
         return distill(policy, depth, rounds, windows, jobs, seed, log=log, teacher_depth=teacher_depth, guard=guard,
-                       allowed=allowed)
+                       allowed=allowed, base=base)
 
     def export_distilled(self, distilled, policy, out_dir, name, command, source):
         from schedrl.agents.inspector.distill import export_tree

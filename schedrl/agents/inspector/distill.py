@@ -108,14 +108,16 @@ def check_distillable(policy) -> None:
 
 def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: int = 8, jobs: int | None = None,
             seed: int = 0, min_leaf: int = 5, log: Callable[[str], None] = print, teacher_depth: int = 0,
-            guard: Mapping[str, Any] | None = None, allowed: Sequence[str] | None = None) -> Distilled:
+            guard: Mapping[str, Any] | None = None, allowed: Sequence[str] | None = None,
+            base: str | None = None) -> Distilled:
     """DAgger of `policy`'s decisions into a tree of at most `depth` levels (see the module).
 
     `teacher_depth` > 0: the hindsight teacher of that depth labels the decisions instead of the policy's network
     (balanced by their value gaps, as `teacher.py` weighs them), so the tree learns the teacher; the policy gives only
     the frame (base rule, normalisation, semantics, training zone). `guard`: env config values that replace the
     policy's where a rejection is allowed (`starvation_wait`, `reject_where`), for the labelling, the tree and its
-    export. `allowed`: the only features the tree may test (None: all)."""
+    export. `allowed`: the only features the tree may test (None: all). `base`: the rule whose proposals the tree
+    judges instead of the policy's (a heuristic's name or `tuned:FILE`), for the labelling, the tree and its export."""
     from schedrl.agents.inspector.config import InspectorEnvConfig
     from schedrl.agents.inspector.teacher import sources
     from schedrl.metrics import summarize
@@ -129,6 +131,9 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
                         f"{', '.join(unknown)}")
     if guard:
         policy = _guarded(policy, guard)
+    if base is not None:
+        base = _checked_base(base)
+        policy = policy.with_base(base)
     if not 0 <= teacher_depth <= MAX_TEACHER_DEPTH:
         raise TreeError(f"--teacher-depth must be in 1..{MAX_TEACHER_DEPTH}; got {teacher_depth}")
     check_distillation(depth, rounds, windows)
@@ -147,6 +152,7 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
                             "windows": windows, "rounds": rounds, "seed": seed, "min_leaf": min_leaf,
                             **({"teacher": f"hindsight depth {teacher_depth}"} if teacher_depth else {}),
                             **({"guard": guard} if guard else {}),
+                            **({"base": base} if base is not None else {}),
                             **({"features": list(allowed)} if allowed is not None else {})})
     gaps: list[float] = []
     labeller = "the teacher" if teacher_depth else "the policy"
@@ -198,6 +204,19 @@ MAX_TEACHER_DEPTH = 8
 """The hindsight teacher's largest depth (`heuristics.hindsight.MAX_DEPTH`)."""
 
 
+def _checked_base(base: str) -> str:
+    """`base` as the policy's env config keeps it: a heuristic's name, or `tuned:FILE` with FILE made absolute (the
+    export names the file it runs). ValueError (one line) for a rule that cannot be made, as `make_base` says it."""
+    from pathlib import Path
+
+    from schedrl.heuristics.hindsight import TUNED_PREFIX, make_base
+
+    make_base(base)
+    if base.startswith(TUNED_PREFIX):
+        return TUNED_PREFIX + str(Path(base[len(TUNED_PREFIX):]).expanduser().resolve())
+    return base.lower()
+
+
 def _guarded(policy: InspectorPolicy, guard: Mapping[str, Any]) -> InspectorPolicy:
     """`policy` with `guard`'s values in its env config (its record's too, so the export keeps them)."""
     from dataclasses import replace
@@ -225,6 +244,8 @@ def export_tree(distilled: Distilled, policy, out_dir: str | Path, name: str, co
     tree = distilled.tree
     if distilled.source.get("guard"):
         policy = _guarded(policy, distilled.source["guard"])
+    if distilled.source.get("base"):
+        policy = policy.with_base(distilled.source["base"])
     record = policy.record.to_dict()
     record = {**record, "model": f"tree-d{distilled.depth}", "command": list(command)}
     record.pop("train_args", None)

@@ -212,6 +212,33 @@ def test_the_hindsight_teacher_labels_and_the_guard_goes_into_the_export(tmp_pat
         distilling.distill(policy, depth=2, rounds=1, windows=1, log=lambda _: None, guard={"base": "sjf"})
 
 
+def test_a_tree_can_be_taught_over_another_base_rule_and_its_export_runs_over_it(tmp_path, monkeypatch):
+    """`--base`: the teacher compares accepting and rejecting the other rule's proposals, and the exported tree runs
+    over that rule (its env config names it); a rule that cannot be made is one ValueError line."""
+    from schedrl.agents.checkpoint import load_exported
+    from schedrl.agents.inspector import distill as distilling
+    from schedrl.heuristics.hindsight import HindsightInspector
+
+    monkeypatch.setattr("schedrl.zoo.card.git_commit", lambda: "0" * 40)
+    bases: list[str] = []
+    init = HindsightInspector.__init__
+
+    def seen(self, base, *args, **kwargs):
+        bases.append(base)
+        init(self, base, *args, **kwargs)
+    monkeypatch.setattr(HindsightInspector, "__init__", seen)
+    policy = _zoo_inspector_on_the_embedded_trace()
+    assert policy.base_name == "f1"
+    out = distilling.distill(policy, depth=2, rounds=1, windows=1, seed=3, log=lambda _: None, teacher_depth=1,
+                             base="SJF")
+    assert out.source["base"] == "sjf" and set(bases) == {"sjf"}
+    distilling.export_tree(out, policy, tmp_path / "t", "taught", ["schedrl", "distill", "x"])
+    loaded = load_exported(tmp_path / "t")
+    assert loaded.env_config["base"] == "sjf" and loaded.base_name == "sjf"
+    with pytest.raises(ValueError, match="unknown base heuristic 'nope'"):
+        distilling.distill(policy, depth=2, rounds=1, windows=1, log=lambda _: None, base="nope")
+
+
 def _workload():
     from schedrl.workload.catalog import load_trace
 
@@ -225,6 +252,8 @@ def _workload():
     (["distill", "zoo:dras-pg-dras-sdsc-sp2-s0"], r"only an inspector's accept/reject or an RLScheduler"),
     (["distill", "zoo:deeprm-rlschert-vasp-s0"], r"discrete-time cluster"),
     (["distill", "zoo:inspector-lublin1-s0", "--add"], r"need --out"),
+    (["distill", "zoo:inspector-lublin1-s0", "--base", "nope"], r"unknown base heuristic 'nope'"),
+    (["distill", "zoo:inspector-lublin1-s0", "--base", "tuned:/nonexistent/rule.json"], r"/nonexistent/rule\.json"),
 ])
 def test_what_cannot_be_distilled_is_one_error_line(argv, message, capsys):
     from schedrl.cli.main import main
