@@ -315,12 +315,13 @@ class Distillable(Protocol):
 
     def distill(self, policy, *, depth: int, rounds: int, windows: int, jobs: int | None, seed: int,
                 log: Callable[[str], None], teacher_depth: int = 0, guard: Mapping[str, Any] | None = None,
-                allowed: Iterable[str] | None = None, base: str | None = None) -> Any:
+                allowed: Iterable[str] | None = None, base: str | None = None, refit_windows: int = 0) -> Any:
         """The readable model of `policy`'s decisions, fitted on its training zone (`.text()` prints it, `.depth`);
         ValueError (one line) for a policy of this agent it cannot distil. `teacher_depth` > 0: the agent's hindsight
         teacher of that depth labels the decisions instead of the policy; `guard`: env config values (where a decision
         may change) that replace the policy's; `allowed`: the only inputs the readable model may use; `base`: the rule
-        whose proposals are judged instead of the policy's (an inspector's)."""
+        whose proposals are judged instead of the policy's; `refit_windows` > 0: thresholds chosen by rollouts on that
+        many training windows (both an inspector's)."""
 
     def export_distilled(self, distilled, policy, out_dir, name: str, command: list[str], source: str) -> Any:
         """Write it as an exported policy of this agent (`schedrl.zoo.store.Exported`), runnable as `zoo:NAME`."""

@@ -37,6 +37,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
                    help="no rejection while any waiting job has waited this long (e.g. 12h; 0: off; default: the policy's)")
     p.add_argument("--base", metavar="NAME|tuned:FILE", default=None,
                    help="the rule whose proposals the tree judges (a heuristic or tuned:FILE; default: the policy's)")
+    p.add_argument("--refit-windows", type=int, default=0, metavar="N",
+                   help="choose each test's threshold by the tree's mean on N fresh training windows (0: as fitted)")
     p.add_argument("--features", metavar="NAME,NAME", default=None,
                    help="the only features the tree may test (default: all; docs/guides/distill.md lists them)")
     p.add_argument("--reject-where", choices=("any", "pays", "cheap"), default=None,
@@ -113,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         if args.reject_where is not None:
             guard["reject_where"] = args.reject_where
         target = {"base": args.base} if args.base is not None else {}
+        if args.refit_windows:
+            target["refit_windows"] = args.refit_windows
         if args.target is not None:
             import inspect
 

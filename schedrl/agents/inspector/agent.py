@@ -348,13 +348,13 @@ class InspectorAgent(BaseRuleAgent):
 
     # ---------------------------------------------------------------- a rule an admin can read (`Distillable`)
     def distill(self, policy, *, depth, rounds, windows, jobs, seed, log, teacher_depth=0, guard=None, allowed=None,
-                base=None):
+                base=None, refit_windows=0):
         """The policy's accept/reject (or its hindsight teacher's, `teacher_depth` > 0) as a decision tree
         (`distill.py`: DAgger on its training zone); `base`: another rule's proposals judged."""
         from schedrl.agents.inspector.distill import distill
 
         return distill(policy, depth, rounds, windows, jobs, seed, log=log, teacher_depth=teacher_depth, guard=guard,
-                       allowed=allowed, base=base)
+                       allowed=allowed, base=base, refit_windows=refit_windows)
 
     def export_distilled(self, distilled, policy, out_dir, name, command, source):
         from schedrl.agents.inspector.distill import export_tree

@@ -84,6 +84,76 @@ class _Taught(_Labelling):
         return rejects
 
 
+class _Acting(InspectorPolicy):
+    """The tree alone decides (`refit_thresholds`' rollouts): nothing is labelled."""
+
+    def __init__(self, policy: InspectorPolicy, tree: DecisionTree):
+        super().__init__(policy.module, policy.env_config, policy.name)
+        self.tree = tree
+
+    def reject_logit(self, features: np.ndarray) -> float:
+        return 1.0 if self.tree.decide(features) else -1.0
+
+
+REFIT_CANDIDATES = 16
+"""`refit_thresholds`: the thresholds tried per test, at evenly spaced quantiles of the labelled states reaching it."""
+
+
+def refit_thresholds(tree: DecisionTree, policy: InspectorPolicy, x: np.ndarray, y: np.ndarray, w: np.ndarray,
+                     windows: list, sim_config, metric: str, log: Callable[[str], None] = print) -> list[dict]:
+    """Move each test's threshold (the root first) to where the tree's mean `metric` on `windows` is best, the
+    leaves' decisions kept: the labels say which way a decision goes, the rollouts where the rule should switch (the
+    teacher's labels put it 2-8 times too late on Lublin-1, docs/experiments/inspector-trusted.md). Candidates:
+    `REFIT_CANDIDATES` quantiles of the labelled states `x` that reach the test, and its fitted threshold, which is
+    kept on a tie. Every candidate is judged on the same windows. The leaves' statistics are recomputed from `x`, `y`,
+    `w`. Returns one dict per test: its feature, the threshold before and after, and the means."""
+    from schedrl.metrics import lower_is_better, summarize
+
+    sign = 1.0 if lower_is_better(metric) else -1.0
+
+    def score() -> float:
+        acting = _Acting(policy, tree)
+        return float(np.mean([summarize(Simulator(w_, sim_config).run(acting)).value(metric) for w_ in windows]))
+
+    moved = []
+    for node in range(len(tree.feature)):
+        if tree.feature[node] == cart.LEAF:
+            continue
+        reach = np.array([any(n == node for n, _ in tree.path(row)) for row in x], bool)
+        column = x[reach, tree.feature[node]] if reach.any() else x[:, tree.feature[node]]
+        fitted = float(tree.threshold[node])
+        candidates = np.unique(np.concatenate([[fitted], np.quantile(column, np.linspace(0.0, 1.0, REFIT_CANDIDATES))
+                                               .astype(np.float32)]))
+        means = {}
+        for c in candidates:
+            tree.threshold[node] = c
+            means[float(c)] = score()
+        best = min(means, key=lambda c: (sign * means[c], c != fitted))
+        tree.threshold[node] = best
+        moved.append({"node": node, "feature": tree.features[tree.feature[node]], "fitted": fitted, "chosen": best,
+                      f"mean_{metric}_fitted": means[fitted], f"mean_{metric}_chosen": means[best],
+                      "candidates": len(candidates)})
+        log(f"distill refit: test {node} on {tree.features[tree.feature[node]]}: {len(candidates)} thresholds on "
+            f"{len(windows)} windows; {metric} {means[fitted]:.2f} at the fitted one, {means[best]:.2f} at the chosen")
+    _restat(tree, x, y, w)
+    return moved
+
+
+def _restat(tree: DecisionTree, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+    """Each node's `samples` (labelled states reaching it) and `reject_share` (their weighted share of rejections),
+    recomputed after its thresholds moved."""
+    samples = np.zeros(len(tree.feature))
+    rejected = np.zeros(len(tree.feature))
+    total = np.zeros(len(tree.feature))
+    for row, label, weight in zip(x, y, w):
+        for node in [n for n, _ in tree.path(row)] + [tree.leaf_of(row)]:
+            samples[node] += 1.0
+            total[node] += weight
+            rejected[node] += weight * float(label)
+    tree.samples[:] = samples
+    tree.reject_share[:] = np.divide(rejected, total, out=np.zeros_like(total), where=total > 0)
+
+
 @dataclass
 class Distilled:
     """A fitted tree with how it was made: `rounds` (one dict per DAgger round), the training zone it read, the
@@ -109,7 +179,7 @@ def check_distillable(policy) -> None:
 def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: int = 8, jobs: int | None = None,
             seed: int = 0, min_leaf: int = 5, log: Callable[[str], None] = print, teacher_depth: int = 0,
             guard: Mapping[str, Any] | None = None, allowed: Sequence[str] | None = None,
-            base: str | None = None) -> Distilled:
+            base: str | None = None, refit_windows: int = 0) -> Distilled:
     """DAgger of `policy`'s decisions into a tree of at most `depth` levels (see the module).
 
     `teacher_depth` > 0: the hindsight teacher of that depth labels the decisions instead of the policy's network
@@ -117,7 +187,9 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
     the frame (base rule, normalisation, semantics, training zone). `guard`: env config values that replace the
     policy's where a rejection is allowed (`starvation_wait`, `reject_where`), for the labelling, the tree and its
     export. `allowed`: the only features the tree may test (None: all). `base`: the rule whose proposals the tree
-    judges instead of the policy's (a heuristic's name or `tuned:FILE`), for the labelling, the tree and its export."""
+    judges instead of the policy's (a heuristic's name or `tuned:FILE`), for the labelling, the tree and its export.
+    `refit_windows` > 0: after the last round, each test's threshold is chosen by the tree's mean on that many fresh
+    training windows (`refit_thresholds`)."""
     from schedrl.agents.inspector.config import InspectorEnvConfig
     from schedrl.agents.inspector.teacher import sources
     from schedrl.metrics import summarize
@@ -137,6 +209,8 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
     if not 0 <= teacher_depth <= MAX_TEACHER_DEPTH:
         raise TreeError(f"--teacher-depth must be in 1..{MAX_TEACHER_DEPTH}; got {teacher_depth}")
     check_distillation(depth, rounds, windows)
+    if not 0 <= refit_windows <= MAX_REFIT_WINDOWS:
+        raise TreeError(f"--refit-windows must be in 0..{MAX_REFIT_WINDOWS} (0: the fitted thresholds); got {refit_windows}")
     cfg = InspectorEnvConfig.from_dict(dict(policy.env_config))
     own = sources(cfg)[0]
     length = min(int(jobs or cfg.sequence_length), own.hi - own.lo)
@@ -153,6 +227,7 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
                             **({"teacher": f"hindsight depth {teacher_depth}"} if teacher_depth else {}),
                             **({"guard": guard} if guard else {}),
                             **({"base": base} if base is not None else {}),
+                            **({"refit_windows": refit_windows} if refit_windows else {}),
                             **({"features": list(allowed)} if allowed is not None else {})})
     gaps: list[float] = []
     labeller = "the teacher" if teacher_depth else "the policy"
@@ -188,6 +263,11 @@ def distill(policy: InspectorPolicy, depth: int = 6, rounds: int = 4, windows: i
             f"acting ({len(labels):,} in all, {100 * row['policy_rejects']:.1f}% rejected by {labeller}); tree depth "
             f"{tree.depth}, {tree.leaves} leaves, agrees on {100 * agree:.1f}% of them; {metric} "
             f"{row[f'mean_{metric}']:.2f} on the round's {windows} windows; {row['seconds']:.0f} s")
+    if refit_windows:
+        drawn = [own.window(rng, length)[1] for _ in range(refit_windows)]
+        out.source["refit"] = refit_thresholds(tree, policy, x, y.astype(np.float64),
+                                               np.ones(len(y)) if weights is None else weights, drawn,
+                                               own.sim_config, metric, log)
     out.tree = tree
     return out
 
@@ -200,6 +280,8 @@ def labeller(source: Mapping[str, Any]) -> str:
 
 GUARD_KEYS = ("starvation_wait", "queue_starvation_wait", "reject_where")
 """The env config values `distill(guard=...)` may replace: where a rejection is allowed."""
+MAX_REFIT_WINDOWS = 1000
+"""`--refit-windows`' largest value (as `--windows`')."""
 MAX_TEACHER_DEPTH = 8
 """The hindsight teacher's largest depth (`heuristics.hindsight.MAX_DEPTH`)."""
 

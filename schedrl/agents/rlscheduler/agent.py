@@ -275,13 +275,14 @@ class RLSchedulerAgent(Agent):
 
     # ---------------------------------------------------------------- a rule an admin can read (`Distillable`)
     def distill(self, policy, *, depth, rounds, windows, jobs, seed, log, teacher_depth=0, guard=None, allowed=None,
-                target=None, base=None):
+                target=None, base=None, refit_windows=0):
         """The kernel's scores as a regression tree over one job's features (`distill.py`: DAgger on its training
         zone); `target`: what the leaves predict (score, the default, or rank)."""
         from schedrl.agents.rlscheduler.distill import DEFAULT_TARGET, distill
 
         for given, option in ((teacher_depth, "--teacher hindsight"), (guard, "--starvation-wait and --reject-where"),
-                              (allowed is not None, "--features"), (base is not None, "--base")):
+                              (allowed is not None, "--features"), (base is not None, "--base"),
+                              (refit_windows, "--refit-windows")):
             if given:
                 raise ValueError(f"{option}: an inspector's option; an RLScheduler kernel is distilled from its own "
                                  "scores over all its features")
