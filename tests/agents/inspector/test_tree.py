@@ -239,6 +239,52 @@ def test_a_tree_can_be_taught_over_another_base_rule_and_its_export_runs_over_it
         distilling.distill(policy, depth=2, rounds=1, windows=1, log=lambda _: None, base="nope")
 
 
+def test_refit_moves_a_threshold_to_the_best_mean_of_its_candidates_and_keeps_the_fitted_one_on_a_tie():
+    """`refit_thresholds`: the chosen threshold's recorded mean is the tree's own mean there on the windows (re-run
+    independently), no candidate's is lower, a second refit from the chosen tree moves nothing, and the leaves'
+    statistics count the states again."""
+    from schedrl.agents.inspector import distill as distilling
+    from schedrl.agents.inspector.teacher import sources
+    from schedrl.agents.inspector.config import InspectorEnvConfig
+    from schedrl.metrics import summarize
+    from schedrl.sim import Simulator
+
+    policy = _zoo_inspector_on_the_embedded_trace()
+    own = sources(InspectorEnvConfig.from_dict(dict(policy.env_config)))[0]
+    rng = np.random.default_rng(5)
+    windows = [own.window(rng, 96)[1] for _ in range(2)]
+    names = trees.feature_names(False)
+    at = names.index("start_if_held")
+    tree = DecisionTree.from_dict({"if": {"feature": "start_if_held", "above": 0.9},
+                                   "then": {"decide": "reject"}, "else": {"decide": "accept"}}, names)
+    x = np.zeros((40, len(names)), np.float32)
+    x[:, at] = np.linspace(0.0, 1.0, 40, dtype=np.float32)
+    y = (x[:, at] > 0.5).astype(np.float64)
+    lines: list[str] = []
+    (moved,) = distilling.refit_thresholds(tree, policy, x, y, np.ones(40), windows, own.sim_config, "bsld",
+                                           lines.append)
+
+    def mean_at(threshold: float) -> float:
+        tree.threshold[0] = threshold
+        acting = distilling._Acting(policy, tree)
+        return float(np.mean([summarize(Simulator(w, own.sim_config).run(acting)).avg_bsld for w in windows]))
+
+    chosen = moved["chosen"]
+    assert moved["feature"] == "start_if_held" and moved["fitted"] == pytest.approx(0.9)
+    assert mean_at(chosen) == pytest.approx(moved["mean_bsld_chosen"])
+    assert moved["mean_bsld_chosen"] <= moved["mean_bsld_fitted"] == pytest.approx(mean_at(np.float32(0.9)))
+    for candidate in np.quantile(x[:, at], np.linspace(0.0, 1.0, distilling.REFIT_CANDIDATES)).astype(np.float32):
+        assert mean_at(candidate) >= moved["mean_bsld_chosen"] - 1e-9
+    tree.threshold[0] = chosen
+    (again,) = distilling.refit_thresholds(tree, policy, x, y, np.ones(40), windows, own.sim_config, "bsld",
+                                           lambda _: None)
+    assert again["chosen"] == again["fitted"] == chosen
+    assert tree.samples[0] == 40 and tree.samples[1] + tree.samples[2] == 40
+    assert len(lines) == 1 and "test 0 on start_if_held" in lines[0]
+    with pytest.raises(TreeError, match="--refit-windows must be in 0..1000"):
+        distilling.distill(policy, depth=2, rounds=1, windows=1, log=lambda _: None, refit_windows=1001)
+
+
 def _workload():
     from schedrl.workload.catalog import load_trace
 
@@ -252,6 +298,7 @@ def _workload():
     (["distill", "zoo:dras-pg-dras-sdsc-sp2-s0"], r"only an inspector's accept/reject or an RLScheduler"),
     (["distill", "zoo:deeprm-rlschert-vasp-s0"], r"discrete-time cluster"),
     (["distill", "zoo:inspector-lublin1-s0", "--add"], r"need --out"),
+    (["distill", "zoo:inspector-lublin1-s0", "--refit-windows", "1001"], r"--refit-windows must be in 0\.\.1000"),
     (["distill", "zoo:inspector-lublin1-s0", "--base", "nope"], r"unknown base heuristic 'nope'"),
     (["distill", "zoo:inspector-lublin1-s0", "--base", "tuned:/nonexistent/rule.json"], r"/nonexistent/rule\.json"),
 ])
