@@ -360,6 +360,15 @@ def guard_text(env_config: Mapping[str, Any]) -> str:
     return f" Guard: {'; '.join(said)}." if said else ""
 
 
+def refit_text(source: Mapping[str, Any]) -> str:
+    """The card's sentence on a refit (`--refit-windows`): its thresholds are the rollouts', not the fit's (the
+    agreement above is the fit's, before they moved)."""
+    if not source.get("refit"):
+        return ""
+    return (f" Its thresholds were then chosen by the tree's mean on {source.get('refit_windows')} fresh training "
+            f"windows ({len(source['refit'])} test(s); the agreement above is the fitted tree's).")
+
+
 def tree_card(exported) -> str | None:
     """What `schedrl zoo show` prints of an exported tree (None for a trained network): where it came from and the
     tree as nested if/else lines in its features' units."""
@@ -379,6 +388,7 @@ def tree_card(exported) -> str | None:
              f"zone): depth {tree.depth}, {tree.leaves} leaves; it decided like {labeller(source)} on "
              f"{100 * last.get('fit_agreement', float('nan')):.1f}% of the {last.get('labelled', 0):,} labelled "
              "decisions. A proposal is the base rule's; the tree is asked only where a rejection is allowed (an event "
-             "to wait for, the starvation guard not reached)." + guard_text(exported.record.get("env_config") or {}),
+             "to wait for, the starvation guard not reached)." + refit_text(source) +
+             guard_text(exported.record.get("env_config") or {}),
              "", "```", tree.text(Units(float(norm.get("time_scale", 1.0))), labeller(source)), "```"]
     return "\n".join(lines)

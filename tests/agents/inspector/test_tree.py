@@ -281,6 +281,8 @@ def test_refit_moves_a_threshold_to_the_best_mean_of_its_candidates_and_keeps_th
     assert again["chosen"] == again["fitted"] == chosen
     assert tree.samples[0] == 40 and tree.samples[1] + tree.samples[2] == 40
     assert len(lines) == 1 and "test 0 on start_if_held" in lines[0]
+    assert "chosen by the tree's mean on 2 fresh training windows" in \
+        distilling.refit_text({"refit": [moved], "refit_windows": 2}) and distilling.refit_text({}) == ""
     with pytest.raises(TreeError, match="--refit-windows must be in 0..1000"):
         distilling.distill(policy, depth=2, rounds=1, windows=1, log=lambda _: None, refit_windows=1001)
 
