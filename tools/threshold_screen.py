@@ -10,12 +10,14 @@ normalisation, semantics and training zone; the rule replaces its tree in memory
     python tools/threshold_screen.py train --tree T --hours 0,0.5,1 [--base f1|RAW.json] [--guard 24]
     python tools/threshold_screen.py choose --tree T --fit A,B,... --check C,D,...
     python tools/threshold_screen.py wide --tree T --trace SDSC-Par --preset rlscheduler
+    python tools/threshold_screen.py export --tree T --hours 0 --wider 0.5 --out DIR   # then schedrl evaluate DIR
 
 `harm` is `schedrl inspector harm` on the rule (`--json FILE` keeps the rows); `bound` the harm check's bound (b)
 only, over a rule fitted by `robust_base_screen.py` (its raw coefficients); `train` the rule's mean, its wide and
 long jobs' means, longest wait and utilisation against F1's on the training zone; `choose` picks the rule (T of 0, 1,
 2, 4 h; X none, a half, a quarter) passing most harm rows on `--fit`'s traces (windows of seed 1) and checks it on
-`--check`'s (seed 97); `wide` the wide jobs' mean bounded slowdown under F1, SJF, UNICEP and the rule.
+`--check`'s (seed 97); `wide` the wide jobs' mean bounded slowdown under F1, SJF, UNICEP and the rule; `export` writes
+the rule as an exported inspector (`schedrl evaluate DIR --scenario default` scores it as the one judge does).
 """
 
 from __future__ import annotations
@@ -197,6 +199,22 @@ def cmd_wide(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from schedrl.agents.inspector.distill import Distilled, export_tree
+    from schedrl.agents.inspector.tree import Units
+
+    hours = _floats(args.hours)[0]
+    frame = _replaced(tree_over(args.tree, None, None), args.base, args.guard)
+    rule = with_rule(frame, hours, args.wider).module.tree
+    made = Distilled(tree=rule, depth=rule.depth, units=Units(float(frame.norm.time_scale)),
+                     source={"hand-made": f"reject when it could not start within {hours:g} h"
+                             + ("" if args.wider >= NO_SIZE_TEST else f", unless wider than {args.wider:g}"),
+                             "frame": args.tree})
+    out = export_tree(made, frame, args.out, Path(args.out).name, ["python", "tools/threshold_screen.py", *sys.argv[1:]])
+    print(f"exported the rule to {out.directory}")
+    return 0
+
+
 def _floats(text: str) -> list[float]:
     return [float(v) for v in text.split(",")]
 
@@ -209,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="screen", required=True)
     for name, run in (("harm", cmd_harm), ("bound", cmd_bound), ("train", cmd_train), ("choose", cmd_choose),
-                      ("wide", cmd_wide)):
+                      ("wide", cmd_wide), ("export", cmd_export)):
         s = sub.add_parser(name)
         s.set_defaults(run=run)
         s.add_argument("--tree", required=True, help="an exported inspector: the rule's frame")
@@ -229,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
         if name == "choose":
             s.add_argument("--fit", required=True, help="the traces the rule is chosen on")
             s.add_argument("--check", required=True, help="the traces it is checked on")
+        if name == "export":
+            s.add_argument("--out", required=True, help="the directory the rule is exported to")
         if name == "wide":
             s.add_argument("--trace", required=True)
             s.add_argument("--preset", default="rlscheduler")
