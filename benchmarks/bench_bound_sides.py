@@ -84,6 +84,9 @@ def main() -> None:
     parser.add_argument("--save", help="where to save the schedule found (.npy)")
     parser.add_argument("--size", type=int, default=40, help="lns: jobs per slice at first (default 40)")
     parser.add_argument("--step", type=float, default=2.0, help="lns: seconds per slice (default 2)")
+    parser.add_argument("--kinds", default="slice,costly", help="lns: the neighbourhoods in turn (default "
+                        "slice,costly; schedrl.bound.lns.KINDS and blocked)")
+    parser.add_argument("--seed", type=int, default=0, help="lns: the search's seed (default 0)")
     parser.add_argument("--subsolvers", default="", help="bound: CP-SAT workers to try, comma-separated")
     parser.add_argument("--sizes", default="64,96,128", help="calib: window sizes")
     parser.add_argument("--slots", type=int, default=128, help="bound: the fixing's price slots (default 128)")
@@ -123,7 +126,8 @@ def main() -> None:
     elif args.mode == "lns":
         from schedrl.bound.lns import search
 
-        r = search(p, s, args.seconds, size=args.size, step=args.step, log=print)
+        r = search(p, s, args.seconds, size=args.size, step=args.step, log=print, seed=args.seed,
+                   kinds=tuple(args.kinds.split(",")))
         print(f"lns: {replay(p, r.start):.4f} after {r.neighbourhoods} slices ({r.improved} better), "
               f"{r.seconds:.1f} s", flush=True)
         found = r.start
