@@ -26,7 +26,11 @@ and slot, and a bound for any prices >= 0. The prices are HiGHS's duals of the L
 slot are linear, so the LP is the Lagrangian dual exactly), re-solved with the broken pairs' rows added, a few rounds.
 Whatever HiGHS returns, the bound is L evaluated at its duals, so a loose or inexact LP costs tightness, not validity.
 With `covers`, a set of three or more jobs whose demands exceed the capacity gets a row too: at every instant all but
-one of them at most, so their times in a slot add up to at most (k - 1) times its length.
+one of them at most, so their times in a slot add up to at most (k - 1) times its length; with `sets`, a slot's k
+widest jobs whose t + 1 narrowest exceed it, at most t of them (t = 1: a clique).
+
+`branch_bound` branches on the relaxation: every schedule starts a job by some second t or after it, so the lesser of
+the two halves' bounds (the job's candidate starts held to each half) is a bound, and never under the whole's.
 """
 
 from __future__ import annotations
