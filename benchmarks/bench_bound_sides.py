@@ -13,6 +13,11 @@ side pushed alone on one of `default`'s evaluation windows, cut to its first `--
   sets (each `--seconds`).
 - `calib`: `schedrl.bound.windows.bound_window` (the defaults, one worker) on the window's first `--jobs` jobs, for
   each of `--sizes`: where the window is small enough to solve, how far each side was from the optimum.
+- `rows`: `cut_bound` from `--init`'s schedule with the covers' rows (`--slots`; 8 rounds), then with the widest
+  jobs' rows too (`sets`), with 16 rounds, and with twice the slots.
+- `branch`: `cut_bound` with the covers' and the widest jobs' rows (`--slots`), the job its LP spreads most against
+  its term in `--init`'s schedule, then `branch_bound` from it for each of `--branches` (branches bounded), or for
+  `--seconds`.
 - `slices`: the sum of `--slice`-job time slices' own bounds (`schedrl.bound.decompose.slice_lower`, each slice
   solved as a window is) in `--seconds` over all slices, from `--init`'s schedule.
 
@@ -76,7 +81,7 @@ def parameter(text: str) -> tuple[str, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("cpsat", "lns", "lagrange", "bound", "calib", "slices"))
+    parser.add_argument("mode", choices=("cpsat", "lns", "lagrange", "bound", "calib", "slices", "rows", "branch"))
     parser.add_argument("--window", type=int, default=2, help="the evaluation window (0-based; default 2)")
     parser.add_argument("--jobs", type=int, default=256, help="its first N jobs (default 256)")
     parser.add_argument("--seconds", type=float, default=120.0, help="the time limit (default 120)")
@@ -84,6 +89,9 @@ def main() -> None:
     parser.add_argument("--save", help="where to save the schedule found (.npy)")
     parser.add_argument("--size", type=int, default=40, help="lns: jobs per slice at first (default 40)")
     parser.add_argument("--step", type=float, default=2.0, help="lns: seconds per slice (default 2)")
+    parser.add_argument("--kinds", default="slice,costly", help="lns: the neighbourhoods in turn (default "
+                        "slice,costly; schedrl.bound.lns.KINDS and blocked)")
+    parser.add_argument("--seed", type=int, default=0, help="lns: the search's seed (default 0)")
     parser.add_argument("--subsolvers", default="", help="bound: CP-SAT workers to try, comma-separated")
     parser.add_argument("--sizes", default="64,96,128", help="calib: window sizes")
     parser.add_argument("--slots", type=int, default=128, help="bound: the fixing's price slots (default 128)")
@@ -92,6 +100,8 @@ def main() -> None:
     parser.add_argument("--params", default="", help="bound: CP-SAT parameter sets to try with max_lp and the fixing, "
                         "';' between sets, ',' between key=value (e.g. 'linearization_level=2;max_cut_rounds_at_level_zero=5')")
     parser.add_argument("--slice", type=int, default=86, help="slices: jobs per slice (default 86)")
+    parser.add_argument("--branches", default="", help="branch: the branches to bound, comma-separated runs (default: "
+                        "as many as --seconds allows)")
     args = parser.parse_args()
 
     from schedrl.bound import cpsat
@@ -123,10 +133,58 @@ def main() -> None:
     elif args.mode == "lns":
         from schedrl.bound.lns import search
 
-        r = search(p, s, args.seconds, size=args.size, step=args.step, log=print)
+        r = search(p, s, args.seconds, size=args.size, step=args.step, log=print, seed=args.seed,
+                   kinds=tuple(args.kinds.split(",")))
         print(f"lns: {replay(p, r.start):.4f} after {r.neighbourhoods} slices ({r.improved} better), "
               f"{r.seconds:.1f} s", flush=True)
         found = r.start
+    elif args.mode == "rows":
+        from schedrl.bound.lagrange import cut_bound
+
+        for name, kw in (("covers", {}), ("covers and the widest jobs' sets", {"sets": True}),
+                         ("covers, 16 rounds", {"rounds": 16}), (f"covers, {2 * args.slots} slots",
+                                                                 {"slots": 2 * args.slots})):
+            kw = {"slots": args.slots, **kw}
+            t0 = time.perf_counter()
+            c = cut_bound(p, upper, until=until, time_limit=args.seconds, covers=True, **kw)
+            print(f"{name}: {c.lower:.4f} ({c.iterations} LP solves, {c.cuts} rows, {time.perf_counter() - t0:.1f} s)",
+                  flush=True)
+        return
+    elif args.mode == "branch":
+        from schedrl.bound.lagrange import _relaxation, branch_bound, cut_bound
+
+        import scipy.optimize
+
+        last = {}
+        solve = scipy.optimize.linprog
+
+        def spy(*a, **k):  # the LP's last solution, for what it charges the job it spreads most
+            r = solve(*a, **k)
+            last["x"] = r.x
+            return r
+
+        scipy.optimize.linprog = spy
+        t0 = time.perf_counter()
+        root = cut_bound(p, upper, slots=args.slots, until=until, time_limit=args.seconds, covers=True, sets=True)
+        scipy.optimize.linprog = solve
+        print(f"root: {root.lower:.4f} ({root.iterations} LP solves, {root.cuts} rows, {time.perf_counter() - t0:.1f} "
+              f"s); the LP spreads job {root.branch and root.branch[0]} most", flush=True)
+        if root.branch is not None:
+            j = root.branch[0]
+            x = _relaxation(p, upper, args.slots, until)
+            term = float(1 + max(s[j] - p.release[j] - p.slack[j], 0) / p.divisor[j]) if p.metric == "bsld" else \
+                float(s[j] - p.release[j])
+            mine = x.owner == int(np.searchsorted(x.run, j))
+            weight = last["x"][mine]
+            print(f"  job {j}: {p.demand[j, 0] / p.capacity[0]:.2f} of the machine, {int(p.duration[j])} s, waits "
+                  f"{int(s[j] - p.release[j])} s in the first schedule (term {term:.3f}); the last LP charges it "
+                  f"{float(weight @ x.f[mine]):.3f} over {int((weight > 1e-3).sum())} starts", flush=True)
+        for nodes in [int(b) for b in args.branches.split(",") if b] or [None]:
+            t0 = time.perf_counter()
+            value, made = branch_bound(p, upper, slots=args.slots, until=until, covers=True, sets=True, root=root,
+                                       nodes=nodes, time_limit=args.seconds if nodes is None else 1e9)
+            print(f"  {made} branches: {value:.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
+        return
     elif args.mode == "slices":
         from schedrl.bound.decompose import slice_lower
 

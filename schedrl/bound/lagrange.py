@@ -26,7 +26,11 @@ and slot, and a bound for any prices >= 0. The prices are HiGHS's duals of the L
 slot are linear, so the LP is the Lagrangian dual exactly), re-solved with the broken pairs' rows added, a few rounds.
 Whatever HiGHS returns, the bound is L evaluated at its duals, so a loose or inexact LP costs tightness, not validity.
 With `covers`, a set of three or more jobs whose demands exceed the capacity gets a row too: at every instant all but
-one of them at most, so their times in a slot add up to at most (k - 1) times its length.
+one of them at most, so their times in a slot add up to at most (k - 1) times its length; with `sets`, a slot's k
+widest jobs whose t + 1 narrowest exceed it, at most t of them (t = 1: a clique).
+
+`branch_bound` branches on the relaxation: every schedule starts a job by some second t or after it, so the lesser of
+the two halves' bounds (the job's candidate starts held to each half) is a bound, and never under the whole's.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ PATIENCE = 10
 MIN_SCALE = 1e-4
 CUT_ROUNDS = 8
 """`cut_bound`'s LP solves after the first: each adds the pairs' rows the last one broke."""
+BRANCH_ROUNDS = 2
+"""`branch_bound`'s rounds of new rows in each branch, on top of its parent's."""
 CUT_BATCH = 5000
 """At most this many rows per round, the most broken first."""
 
@@ -59,6 +65,11 @@ class LagrangeBound:
     whose metric is at most `upper` can use: reduced-cost fixing at the best prices (`allowed`). None: not asked."""
     cuts: int = 0
     """`cut_bound`: the rows (jobs that cannot all run at once, and a slot) its last LP had."""
+    rows: tuple[tuple[int, tuple[int, ...], int], ...] = ()
+    """`cut_bound`: its last LP's rows as (slot, jobs (indices among the jobs that run), how many of them at once)."""
+    branch: tuple[int, int] | None = None
+    """`cut_bound`: (job, t) where its best LP spreads the job's start most (by its term) on both sides of t + 1/2,
+    for `branch_bound` to split there: starts up to t, and from t + 1. None: no job spread."""
 
 
 def _candidates(a, latest, p, knots, bounds):
@@ -110,9 +121,11 @@ class _Relaxation:
         return self.floor * (self.n - self.run.size)
 
 
-def _relaxation(problem: Problem, upper: float, slots: int, until: int | None) -> _Relaxation | None:
+def _relaxation(problem: Problem, upper: float, slots: int, until: int | None,
+                domains: dict[int, tuple[int, int]] | None = None) -> _Relaxation | None:
     """The relaxation of `problem` for schedules of metric at most `upper` (which bounds each job's latest start), or
-    None where no job runs."""
+    None where no job runs. `domains`: job (the problem's index) -> the whole starts [first, last] it is held to (a
+    branch of `branch_bound`); its term is still the metric's from its arrival."""
     from schedrl.bound.cpsat import latest_starts
     from schedrl.bound.lp import grid
 
@@ -129,7 +142,13 @@ def _relaxation(problem: Problem, upper: float, slots: int, until: int | None) -
         knee = a + problem.slack[run]
     else:
         d, knee = np.ones(run.size), a.copy()
-    owner, s = _candidates(a, latest, p, knee[:, None], bounds)
+    lo, hi = a.copy(), latest.copy()
+    for j, (first, last) in (domains or {}).items():
+        i = int(np.searchsorted(run, j))
+        if i < run.size and run[i] == j:
+            lo[i], hi[i] = max(lo[i], first), min(hi[i], max(last, first))
+    hi = np.maximum(hi, lo)  # a branch past the latest start keeps one candidate: the bound stays valid, if weak
+    owner, s = _candidates(lo, hi, p, knee[:, None], bounds)
     return _Relaxation(n=problem.n, floor=floor, run=run, p=p, q=problem.demand[run].astype(np.float64),
                        capacity=problem.capacity.astype(np.float64), bounds=bounds, length=np.diff(bounds),
                        owner=owner, s=s, f=np.maximum(floor, floor + (s - knee[owner]) / d[owner]),
@@ -229,12 +248,14 @@ def _fixing(problem: Problem, run: np.ndarray, s: np.ndarray, first: np.ndarray,
     return starts
 
 
-def _broken_rows(share: np.ndarray, q: np.ndarray, capacity: np.ndarray, wide, covers: bool
-                 ) -> list[tuple[float, int, tuple[int, ...]]]:
+def _broken_rows(share: np.ndarray, q: np.ndarray, capacity: np.ndarray, wide, covers: bool, sets: bool = False
+                 ) -> list[tuple[float, int, tuple[int, ...], int]]:
     """The rows of jobs that cannot all run at once that an LP solution breaks, as (by how much, a share of the slot;
-    slot; jobs): every pair of `wide`'s (resource, its jobs wider than half of it) with a partner it cannot run beside,
-    and with `covers` one set of three or more jobs per slot and resource, found greedily. `share`: each job's time in
-    each slot over the slot's length, (m, K)."""
+    slot; jobs; how many of them can run at once): every pair of `wide`'s (resource, its jobs wider than half of it)
+    with a partner it cannot run beside, and with `covers` one set of three or more jobs per slot and resource, found
+    greedily. With `sets`, per slot and resource also the most broken of the sets of the slot's widest jobs (the k
+    widest, for every k): where the t + 1 narrowest of a set exceed the capacity, at most t of it run at once (t = 1:
+    a clique). `share`: each job's time in each slot over the slot's length, (m, K)."""
     R, K = q.shape[1], share.shape[1]
     found: list[tuple[float, int, tuple[int, ...]]] = []
     for r, heavy in wide:
@@ -243,7 +264,7 @@ def _broken_rows(share: np.ndarray, q: np.ndarray, capacity: np.ndarray, wide, c
             partner = partner[partner != i]
             over = share[i][None, :] + share[partner] - 1.0
             jj, kk = np.nonzero(over > 1e-6)
-            found += [(float(over[x, k]), int(k), tuple(sorted((int(i), int(partner[x]))))) for x, k in zip(jj, kk)]
+            found += [(float(over[x, k]), int(k), tuple(sorted((int(i), int(partner[x])))), 1) for x, k in zip(jj, kk)]
     if covers:
         for r in range(R):
             for k in range(K):
@@ -259,28 +280,52 @@ def _broken_rows(share: np.ndarray, q: np.ndarray, capacity: np.ndarray, wide, c
                         cover.remove(i)
                 over = 1.0 - float((1 - y[cover]).sum())
                 if len(cover) >= 3 and over > 1e-6:
-                    found.append((over, k, tuple(sorted(int(i) for i in cover))))
+                    found.append((over, k, tuple(sorted(int(i) for i in cover)), len(cover) - 1))
+    if sets:
+        for r in range(R):
+            for k in range(K):
+                y = share[:, k]
+                active = np.flatnonzero((y > 1e-9) & (q[:, r] > 0))
+                if active.size < 2 or q[active, r].sum() <= capacity[r]:
+                    continue
+                order = active[np.argsort(-q[active, r], kind="stable")]
+                width, load = q[order, r], np.cumsum(y[order])
+                best = None
+                for size in range(2, order.size + 1):
+                    # the prefix's narrowest jobs first: at most t of them fit at once
+                    t = int(np.searchsorted(np.cumsum(width[:size][::-1]), capacity[r], "right"))
+                    over = float(load[size - 1]) - t
+                    if t < size and over > 1e-6 and (best is None or over > best[0]):
+                        best = (over, size, t)
+                if best is not None:
+                    found.append((best[0], k, tuple(sorted(int(i) for i in order[:best[1]])), best[2]))
     return found
 
 
 def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | None = None, time_limit: float = 30.0,
-              fix: bool = False, rounds: int = CUT_ROUNDS, covers: bool = False) -> LagrangeBound:
+              fix: bool = False, rounds: int = CUT_ROUNDS, covers: bool = False, sets: bool = False,
+              domains: dict[int, tuple[int, int]] | None = None,
+              rows: tuple[tuple[int, tuple[int, ...], int], ...] = ()) -> LagrangeBound:
     """L at the prices of the LP dual of the relaxation with conflicting pairs' rows (module docstring): the first LP
     solve is the Lagrangian dual itself; each of up to `rounds` more adds the rows of the pairs its solution breaks
     (at most `time_limit` seconds in all, HiGHS's own limit included). `covers`: also rows for sets of three or more
     jobs whose demands exceed a capacity (at most all but one of them at once), one per slot and resource, found
-    greedily. `LagrangeBound.iterations` counts the LP solves; `fix` as in `lagrangian_bound`."""
+    greedily. `sets`: also rows for the widest jobs of a slot, at most as many at once as fit (`_broken_rows`).
+    `domains`: jobs held to starts [first, last] (`_relaxation`). `rows`: rows to start from (slot, jobs, how many
+    at once; `LagrangeBound.rows` of another call on the same window and slots). `LagrangeBound.iterations` counts the
+    LP solves; `fix` as in `lagrangian_bound`."""
     from scipy import sparse
     from scipy.optimize import linprog
 
     t0 = time.perf_counter()
-    x = _relaxation(problem, upper, slots, until)
+    x = _relaxation(problem, upper, slots, until, domains)
     if x is None:
         return LagrangeBound(lower=_floor(problem), iterations=0, seconds=0.0, slots=0)
     n, floor, run, p, q, capacity, bounds, length = x.n, x.floor, x.run, x.p, x.q, x.capacity, x.bounds, x.length
     owner, s, f, first, constant = x.owner, x.s, x.f, x.first, x.constant
     K, R = len(length), q.shape[1]
     m = run.size
+    best_x = None
     target = upper * n
     # each candidate's time in each slot: entries (column, slot, seconds), sorted by (job, slot)
     end = s + p[owner]
@@ -309,7 +354,31 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
     member_job = np.zeros(0, np.int64)
     seen: set[tuple[int, tuple[int, ...]]] = set()
     cut_rows = sparse.csr_matrix((0, len(s)))
+    row_list: list[tuple[int, tuple[int, ...], int]] = []
+
+    def add(found: list) -> None:  # rows (by how much, slot, jobs, how many at once) into the LP
+        nonlocal cut_rows, row_slot, row_rhs, member_row, member_job
+        first_row = len(row_slot)
+        new_job = np.array([j for _, _, jobs, _ in found for j in jobs], np.int64)
+        new_row = np.repeat(np.arange(len(found)), [len(jobs) for _, _, jobs, _ in found])
+        new_slot = np.array([k for _, k, _, _ in found], np.int64)
+        for _, k, jobs, most in found:
+            seen.add((k, jobs))
+            row_list.append((k, jobs, most))
+        want = new_job * K + new_slot[new_row]
+        a0, a1 = np.searchsorted(key, want, "left"), np.searchsorted(key, want, "right")
+        take = a1 - a0
+        at = np.repeat(a0, take) + np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take)
+        cut_rows = sparse.vstack([cut_rows, sparse.csr_matrix(
+            (sec[at], (np.repeat(new_row, take), col[at])), shape=(len(found), len(s)))]).tocsr()
+        row_slot = np.r_[row_slot, new_slot]
+        row_rhs = np.r_[row_rhs, [float(most) for _, _, _, most in found]]
+        member_row = np.r_[member_row, first_row + new_row]
+        member_job = np.r_[member_job, new_job]
+
     best, best_g, best_mins, solves = -np.inf, None, None, 0
+    if rows:
+        add([(1.0, k, jobs, most) for k, jobs, most in rows if k < K])
     for _ in range(rounds + 1):
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0:
@@ -338,35 +407,80 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
         value = float(mins.sum() - (lam * capacity[:, None] * length).sum() - (mu * row_rhs * length[row_slot]).sum()
                       + constant)
         if value > best:
-            best, best_g, best_mins = value, g, mins
+            best, best_g, best_mins, best_x = value, g, mins, np.asarray(res.x)
         # the rows this solution breaks, each with by how much (a share of the slot)
         used = (sparse.csr_matrix((res.x, (owner, np.arange(len(s)))), shape=(m, len(s))) @ time_in).toarray()
-        found = _broken_rows(used / length[None, :], q, capacity, wide, covers)
-        kept: dict[tuple[int, tuple[int, ...]], float] = {}
-        for over, k, jobs in sorted(found, key=lambda c: -c[0]):
+        found = _broken_rows(used / length[None, :], q, capacity, wide, covers, sets)
+        kept: dict[tuple[int, tuple[int, ...]], tuple[float, int]] = {}
+        for over, k, jobs, most in sorted(found, key=lambda c: -c[0]):
             if (k, jobs) not in seen and (k, jobs) not in kept and len(kept) < CUT_BATCH:
-                kept[(k, jobs)] = over
-        found = [(over, k, jobs) for (k, jobs), over in kept.items()]
+                kept[(k, jobs)] = (over, most)
+        found = [(over, k, jobs, most) for (k, jobs), (over, most) in kept.items()]
         if not found:
             break
-        first_row = len(row_slot)
-        new_job = np.array([j for _, _, jobs in found for j in jobs], np.int64)
-        new_row = np.repeat(np.arange(len(found)), [len(jobs) for _, _, jobs in found])
-        new_slot = np.array([k for _, k, _ in found], np.int64)
-        for _, k, jobs in found:
-            seen.add((k, jobs))
-        want = new_job * K + new_slot[new_row]
-        a0, a1 = np.searchsorted(key, want, "left"), np.searchsorted(key, want, "right")
-        take = a1 - a0
-        at = np.repeat(a0, take) + np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take)
-        cut_rows = sparse.vstack([cut_rows, sparse.csr_matrix(
-            (sec[at], (np.repeat(new_row, take), col[at])), shape=(len(found), len(s)))]).tocsr()
-        row_slot = np.r_[row_slot, new_slot]
-        row_rhs = np.r_[row_rhs, [len(jobs) - 1.0 for _, _, jobs in found]]
-        member_row = np.r_[member_row, first_row + new_row]
-        member_job = np.r_[member_job, new_job]
+        add(found)
     if best_g is None:
         return LagrangeBound(lower=floor, iterations=0, seconds=time.perf_counter() - t0, slots=K)
     starts = _fixing(problem, run, s, first, best_g, best_mins, target, best) if fix else None
     return LagrangeBound(lower=max(floor, best / n), iterations=solves, seconds=time.perf_counter() - t0, slots=K,
-                         starts=starts, cuts=len(row_slot))
+                         starts=starts, cuts=len(row_slot), branch=_spread(run, owner, s, f, best_x),
+                         rows=tuple((int(k), jobs, int(most)) for k, jobs, most in row_list))
+
+
+def _spread(run: np.ndarray, owner: np.ndarray, s: np.ndarray, f: np.ndarray, x: np.ndarray) -> tuple[int, int] | None:
+    """The job whose start the LP solution x (over the candidates: `owner`, start `s`, term `f`) spreads most, by the
+    mean distance of its terms from their mean, and the whole start t that splits its weight nearest to halves, with
+    weight on both sides of [t, t + 1) (`LagrangeBound.branch`); None where every job has one start."""
+    mean = np.bincount(owner, weights=x * f, minlength=run.size)
+    spread = np.bincount(owner, weights=x * np.abs(f - mean[owner]), minlength=run.size)
+    for i in np.argsort(-spread, kind="stable"):
+        if spread[i] <= 1e-9:
+            return None
+        cols = np.flatnonzero((owner == i) & (x > 1e-9))
+        cols = cols[np.argsort(s[cols], kind="stable")]
+        mass = np.cumsum(x[cols]) / x[cols].sum()
+        for k in sorted(range(len(cols) - 1), key=lambda k: abs(mass[k] - 0.5)):
+            t = int(np.floor(s[cols[k]]))
+            if s[cols[k + 1]] >= t + 1:  # weight at or under t, and from t + 1 on
+                return int(run[i]), t
+    return None
+
+
+def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | None = None,
+                 time_limit: float = 30.0, rounds: int = CUT_ROUNDS, covers: bool = False, sets: bool = False,
+                 root: LagrangeBound | None = None, nodes: int | None = None,
+                 branch_rounds: int = BRANCH_ROUNDS) -> tuple[float, int]:
+    """`cut_bound` branched on the jobs its LP spreads (`LagrangeBound.branch`), best first: the least bound's branch
+    is split into the starts up to t and those from t + 1 of its spread job, each half bounded by `cut_bound` held to
+    it (or its parent's bound, where that is higher or the LP fails), from its parent's rows with `branch_rounds`
+    rounds of new ones. Every schedule, the optimum among them, starts
+    that job in one half, so the least bound over the open branches is a lower bound on the optimum, and it never
+    falls. `root`: `cut_bound`'s result on the whole window, if already made. At most `time_limit` seconds (or
+    `nodes` branches bounded): (the bound, as the window's mean metric, capped at `upper`; branches bounded)."""
+    import heapq
+
+    t0 = time.perf_counter()
+    left = lambda: time_limit - (time.perf_counter() - t0)  # noqa: E731
+    if root is None:
+        root = cut_bound(problem, upper, slots=slots, until=until, time_limit=max(left(), 0.0), rounds=rounds,
+                         covers=covers, sets=sets)
+    if root.iterations == 0:
+        return min(root.lower, upper), 0
+    open_ = [(min(root.lower, upper), 0, {}, root.branch, root.rows)]
+    made = 0
+    while open_ and left() > 0 and (nodes is None or made < nodes):
+        value, _, domains, branch, rows = open_[0]
+        if branch is None or value >= upper:
+            break  # nothing to split in the least branch: its bound is the bound
+        heapq.heappop(open_)
+        j, t = branch
+        first, last = domains.get(j, (int(problem.release[j]), np.iinfo(np.int64).max // 4))
+        for part in ((first, t), (t + 1, last)):
+            child = {**domains, j: part}
+            c = cut_bound(problem, upper, slots=slots, until=until, time_limit=max(left(), 1.0), rounds=branch_rounds,
+                          covers=covers, sets=sets, domains=child, rows=rows)
+            made += 1
+            ok = c.iterations > 0
+            heapq.heappush(open_, (min(max(c.lower if ok else value, value), upper), made, child,
+                                   c.branch if ok else None, c.rows if ok else rows))
+    return min(open_[0][0], upper), made

@@ -109,7 +109,9 @@ def resolve(problem: Problem, start: np.ndarray, jobs: np.ndarray, latest: np.nd
 KINDS = ("slice", "costly")
 """The neighbourhoods, taken in turn: `slice`, jobs consecutive in start order from a random one; `costly`, a job drawn
 by its term of the metric and the jobs that start between its arrival and its start (those that hold it back), then
-the ones nearest in start time."""
+the ones nearest in start time. `blocked` (not in the default turn): a job drawn by its term and every job that runs
+at some instant between its arrival and its end (the ones that started before it arrived too), the nearest to its
+arrival first."""
 
 
 def neighbourhood(problem: Problem, start: np.ndarray, active: np.ndarray, size: int, kind: str,
@@ -126,6 +128,13 @@ def neighbourhood(problem: Problem, start: np.ndarray, active: np.ndarray, size:
         anchor = int(rng.integers(0, order.size - size + 1))
         return np.sort(order[anchor:anchor + size])
     j = int(active[rng.choice(active.size, p=wait / wait.sum())])
+    if kind == "blocked":
+        a, end = problem.release[j], start[j] + problem.duration[j]
+        running = (start[order] < end) & (start[order] + problem.duration[order] > a)
+        chosen = order[np.lexsort((np.abs(start[order] - a), ~running))[:size]]
+        if j not in chosen:
+            chosen[-1] = j
+        return np.sort(chosen)
     # the jobs starting in [arrival, start] of j, then outwards by start time from that span's middle
     middle = (problem.release[j] + start[j]) / 2
     reach = np.maximum(np.abs(start[order] - middle) - (start[j] - problem.release[j]) / 2, 0)
@@ -136,7 +145,8 @@ def neighbourhood(problem: Problem, start: np.ndarray, active: np.ndarray, size:
 
 
 def search(problem: Problem, start: np.ndarray, time_limit: float, *, seed: int = 0, size: int = SIZE,
-           step: float = STEP, log: Callable[[str], None] | None = None, work: float | None = None) -> Searched:
+           step: float = STEP, log: Callable[[str], None] | None = None, work: float | None = None,
+           kinds: tuple[str, ...] = KINDS) -> Searched:
     """Large-neighbourhood search from the feasible schedule `start` for `time_limit` seconds (module docstring), or,
     with `work`, until CP-SAT has used that many of its deterministic work units (each neighbourhood at most
     `step` of them, the neighbourhoods' sizes adapting to the work, not the seconds): the same search at any load."""
@@ -155,7 +165,7 @@ def search(problem: Problem, start: np.ndarray, time_limit: float, *, seed: int 
     used = 0.0
     while (time.perf_counter() - t0 < time_limit) if work is None else (used < work):
         left = (time_limit - (time.perf_counter() - t0)) if work is None else (work - used)
-        kind = KINDS[tried % len(KINDS)]
+        kind = kinds[tried % len(kinds)]
         jobs = neighbourhood(problem, best, active, int(min(size, active.size)), kind, rng)
         latest = latest_starts(problem, value)
         t1 = time.perf_counter()

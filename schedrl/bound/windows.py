@@ -50,8 +50,16 @@ bound 1.1177 in 60 s (docs/experiments/bound.md)."""
 CUT_COVERS = True
 """`cut_bound` also adds rows for three or more jobs whose demands exceed the capacity (at most all but one at once):
 on the same window 1.1298 where the pairs alone gave 1.1277, and 1.0917 against 1.0811 on the second."""
+CUT_SETS = True
+"""`cut_bound` also adds rows for each slot's widest jobs, at most as many of them at once as fit (t = 1: a clique):
+on the four 256-job test windows +0.0012 to +0.0044 over the covers, in about the same time."""
+BRANCHING = True
+"""What is left of `CUT_SHARE` after `cut_bound` goes to `schedrl.bound.lagrange.branch_bound` (time limit above 0
+only): the relaxation branched on the job start its LP spreads most, best first. On `default`'s third 256-job test
+window 1.1338 -> 1.1403 in 26 s (20 branches), where the covers alone gave 1.1297 (docs/experiments/bound.md)."""
 CUT_SHARE = 0.25
-"""`cut_bound`'s limit: this share of `--time-limit` (at least 5 s), on top of it like the local search's fixing."""
+"""`cut_bound`'s limit, with the branching's: this share of `--time-limit` (at least 5 s), on top of it like the local
+search's fixing."""
 LNS_SHARE = 0.5
 """The share of `--time-limit` (or `--work`) the local search (`schedrl.bound.lns`) gets before CP-SAT solves the whole
 window from its schedule. On the third of `default`'s 256-job test windows it took the best offline order's 1.3914
@@ -159,7 +167,8 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
     search (`schedrl.bound.lns`) from the best of them, then, within the best schedule's horizon, the Lagrangian lower
     bound with `lagrange_slots` price slots (`schedrl.bound.lagrange`; 0: none), priced by the LP dual with
     `cut_rounds` rounds of conflicting pairs' rows (`cut_bound`; the subgradient where that fails), whose fixing narrows
-    the starts CP-SAT then searches over the whole window for the rest of the time, and the LP lower bound with
+    the starts CP-SAT then searches over the whole window for the rest of the time (what is left of `CUT_SHARE` after
+    it goes to `branch_bound`, where `BRANCHING`), and the LP lower bound with
     `lp_slots` slots (`schedrl.bound.lp`; 0: none). With `slices` and a window larger than that, half the time goes
     to the sum of the slices' own bounds (`schedrl.bound.decompose.slice_lower`, cut where the local search's
     schedule carries the least work across), half to the whole window. `work`: CP-SAT's deterministic limit instead
@@ -209,13 +218,24 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
         from schedrl.bound.lagrange import cut_bound, lagrangian_bound
 
         until = int((schedule + problem.duration).max())
+        budget = max(5.0, CUT_SHARE * time_limit)
         priced = cut_bound(problem, upper, slots=lagrange_slots, until=until, fix=time_limit > 0,
-                           rounds=cut_rounds, time_limit=max(5.0, CUT_SHARE * time_limit), covers=CUT_COVERS)
+                           rounds=cut_rounds, time_limit=budget, covers=CUT_COVERS, sets=CUT_SETS)
         if priced.iterations > 0:
             lowers["cuts"] = priced.lower
             if log is not None:
                 log(f"lagrange at the LP's prices: {priced.iterations} LP solves in {priced.seconds:.1f} s "
-                    f"({priced.slots} slots, {priced.cuts:,} pair rows), bound {priced.lower:,.4f}")
+                    f"({priced.slots} slots, {priced.cuts:,} rows), bound {priced.lower:,.4f}")
+            if BRANCHING and time_limit > 0 and budget - priced.seconds >= 1.0:
+                from schedrl.bound.lagrange import branch_bound
+
+                t1 = time.perf_counter()
+                lowers["branches"], made = branch_bound(problem, upper, slots=lagrange_slots, until=until,
+                                                        time_limit=budget - priced.seconds, rounds=cut_rounds,
+                                                        covers=CUT_COVERS, sets=CUT_SETS, root=priced)
+                if log is not None:
+                    log(f"branching: {made} branches in {time.perf_counter() - t1:.1f} s, bound "
+                        f"{lowers['branches']:,.4f}")
         else:  # the LP failed: the subgradient's prices
             priced = lagrangian_bound(problem, upper, slots=lagrange_slots, iterations=LAGRANGE_ITERATIONS,
                                       until=until, fix=time_limit > 0)

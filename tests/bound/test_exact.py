@@ -330,3 +330,67 @@ def test_the_covers_rows_stay_below_the_optimum_fix_no_good_schedule_and_beat_th
                     rows = cut.starts[j]
                     assert ((rows[:, 0] <= s[j]) & (s[j] <= rows[:, 1])).any(), (n, j, s[j], rows)
     assert covered > 0
+
+
+def _tiny(p, active: bool = True):
+    """A tiny window's brute-force optimum, the horizon of its optimal schedule, every active schedule (`active` and
+    at most 6 jobs) with its metric, and a poor schedule's metric (every job by longest first)."""
+    import itertools
+
+    best, arg = brute_force(p)
+    schedules = [serial(p, order) for order in itertools.permutations(range(p.n))] if active and p.n <= 6 else []
+    poor = objective(p, serial(p, np.argsort(-p.duration, kind="stable")))
+    return best, int((arg + p.duration).max()), schedules, [objective(p, s) for s in schedules], poor
+
+
+def _kept(fixed, schedules, values, upper) -> int:
+    """Asserts that the fixing's rows keep every active schedule at or under `upper`; how many such schedules."""
+    checked = 0
+    for s, v in zip(schedules, values):
+        if v <= upper + 1e-12:
+            checked += 1
+            for j in range(len(s)):
+                rows = fixed.starts[j]
+                assert ((rows[:, 0] <= s[j]) & (s[j] <= rows[:, 1])).any(), (upper, j, s[j], rows)
+    return checked
+
+
+@pytest.mark.parametrize("metric", ["bsld", "wait"])
+def test_the_widest_sets_rows_stay_below_the_optimum_fix_no_good_schedule_and_beat_the_covers_somewhere(metric):
+    # on 6 processors: cut_bound with the rows of each slot's widest jobs (at most as many of them at once as fit)
+    # is never above the brute-force optimum (with the optimum and a poor schedule as the upper side) nor under the
+    # covers' bound, and its fixing keeps every active schedule at or under the upper side
+    from schedrl.bound.lagrange import cut_bound
+
+    rng = np.random.default_rng(101 if metric == "bsld" else 102)
+    stronger = checked = 0
+    for n in (5, 5, 6, 6, 6, 7):
+        p = random_problem(rng, n, metric, capacity=6)
+        best, until, schedules, values, poor = _tiny(p)
+        for upper in (best, poor):
+            covers = cut_bound(p, upper, slots=64, until=until, covers=True).lower
+            cut = cut_bound(p, upper, slots=64, until=until, covers=True, sets=True, fix=True)
+            assert covers - 1e-6 <= cut.lower <= best + 1e-9, (n, upper, covers, cut, best)
+            stronger += cut.lower > covers + 1e-4
+            checked += _kept(cut, schedules, values, upper)
+    assert stronger > 0 and checked > 0, (stronger, checked)
+
+
+@pytest.mark.parametrize("metric", ["bsld", "wait"])
+def test_branching_stays_below_the_optimum_never_under_its_root_and_beats_it_somewhere(metric):
+    # branch_bound splits the start of the job its LP spreads most and keeps the least bound over the branches: on tiny
+    # random windows, with the optimum and a poor schedule as the upper side, never above the brute-force optimum,
+    # never under the unbranched cut_bound, and above it somewhere
+    from schedrl.bound.lagrange import branch_bound, cut_bound
+
+    rng = np.random.default_rng(111 if metric == "bsld" else 112)
+    stronger = 0
+    for n in (4, 5, 5, 6, 6, 6, 7):
+        p = random_problem(rng, n, metric, capacity=int(rng.choice([3, 4, 6])))
+        best, until, _, _, poor = _tiny(p, active=False)
+        for upper in (best, poor):
+            root = cut_bound(p, upper, slots=8, until=until, covers=True, sets=True)
+            value, made = branch_bound(p, upper, slots=8, until=until, covers=True, sets=True, root=root, nodes=12)
+            assert root.lower - 1e-9 <= value <= best + 1e-9, (n, upper, root.lower, value, best, made)
+            stronger += value > root.lower + 1e-4
+    assert stronger > 0, stronger
