@@ -11,13 +11,15 @@ normalisation, semantics and training zone; the rule replaces its tree in memory
     python tools/threshold_screen.py choose --tree T --fit A,B,... --check C,D,...
     python tools/threshold_screen.py wide --tree T --trace SDSC-Par --preset rlscheduler
     python tools/threshold_screen.py export --tree T --hours 0 --wider 0.5 --out DIR   # then schedrl evaluate DIR
+    python tools/threshold_screen.py starve --tree DIR --scenarios default,sdsc-sp2
 
 `harm` is `schedrl inspector harm` on the rule (`--json FILE` keeps the rows); `bound` the harm check's bound (b)
 only, over a rule fitted by `robust_base_screen.py` (its raw coefficients); `train` the rule's mean, its wide and
 long jobs' means, longest wait and utilisation against F1's on the training zone; `choose` picks the rule (T of 0, 1,
 2, 4 h; X none, a half, a quarter) passing most harm rows on `--fit`'s traces (windows of seed 1) and checks it on
 `--check`'s (seed 97); `wide` the wide jobs' mean bounded slowdown under F1, SJF, UNICEP and the rule; `export` writes
-the rule as an exported inspector (`schedrl evaluate DIR --scenario default` scores it as the one judge does).
+the rule as an exported inspector (`schedrl evaluate DIR --scenario default` scores it as the one judge does);
+`starve` item 3 on scenarios' evaluation windows: an exported policy's longest wait and utilisation against F1's.
 """
 
 from __future__ import annotations
@@ -215,6 +217,22 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_starve(args) -> int:
+    from schedrl.eval.policies import resolve_policy
+    from schedrl.scenarios import scoring
+    from schedrl.scenarios.registry import get_scenario
+
+    for name in args.scenarios.split(","):
+        scores = scoring.score(get_scenario(name), {"policy": resolve_policy(f"checkpoint:{args.tree}")})
+        ref, pol = scores.metrics["F1"], scores.metrics["policy"]
+        wait = {k: np.array([m.max_wait for m in v]) for k, v in (("ref", ref), ("pol", pol))}
+        util = {k: np.mean([m.utilization for m in v]) for k, v in (("ref", ref), ("pol", pol))}
+        print(f"{name}: longest wait {wait['pol'].mean() / wait['ref'].mean():.2f}x F1's (mean over the windows), "
+              f"{wait['pol'].max() / wait['ref'].max():.2f}x (their maximum); utilisation "
+              f"{100 * (util['pol'] - util['ref']):+.1f} points")
+    return 0
+
+
 def _floats(text: str) -> list[float]:
     return [float(v) for v in text.split(",")]
 
@@ -227,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="screen", required=True)
     for name, run in (("harm", cmd_harm), ("bound", cmd_bound), ("train", cmd_train), ("choose", cmd_choose),
-                      ("wide", cmd_wide), ("export", cmd_export)):
+                      ("wide", cmd_wide), ("export", cmd_export), ("starve", cmd_starve)):
         s = sub.add_parser(name)
         s.set_defaults(run=run)
         s.add_argument("--tree", required=True, help="an exported inspector: the rule's frame")
@@ -247,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         if name == "choose":
             s.add_argument("--fit", required=True, help="the traces the rule is chosen on")
             s.add_argument("--check", required=True, help="the traces it is checked on")
+        if name == "starve":
+            s.add_argument("--scenarios", default="default,sdsc-sp2")
         if name == "export":
             s.add_argument("--out", required=True, help="the directory the rule is exported to")
         if name == "wide":
