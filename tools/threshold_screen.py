@@ -206,8 +206,8 @@ def cmd_export(args) -> int:
     from schedrl.agents.inspector.tree import Units
 
     hours = _floats(args.hours)[0]
-    frame = _replaced(tree_over(args.tree, None, None), args.base, args.guard)
-    rule = with_rule(frame, hours, args.wider).module.tree
+    frame = framed(args.tree, hours, args.wider, args.base, args.guard)
+    rule = frame.module.tree
     made = Distilled(tree=rule, depth=rule.depth, units=Units(float(frame.norm.time_scale)),
                      source={"hand-made": f"reject when it could not start within {hours:g} h"
                              + ("" if args.wider >= NO_SIZE_TEST else f", unless wider than {args.wider:g}"),

@@ -265,13 +265,15 @@ def _broken_rows(share: np.ndarray, q: np.ndarray, capacity: np.ndarray, wide, c
             over = share[i][None, :] + share[partner] - 1.0
             jj, kk = np.nonzero(over > 1e-6)
             found += [(float(over[x, k]), int(k), tuple(sorted((int(i), int(partner[x])))), 1) for x, k in zip(jj, kk)]
-    if covers:
-        for r in range(R):
-            for k in range(K):
-                y = share[:, k]
-                active = np.flatnonzero((y > 1e-9) & (q[:, r] > 0))
-                if q[active, r].sum() <= capacity[r]:
-                    continue
+    covered: list[tuple[float, int, tuple[int, ...], int]] = []
+    widest: list[tuple[float, int, tuple[int, ...], int]] = []
+    for r in range(R) if covers or sets else ():
+        for k in range(K):
+            y = share[:, k]
+            active = np.flatnonzero((y > 1e-9) & (q[:, r] > 0))
+            if q[active, r].sum() <= capacity[r]:
+                continue
+            if covers:
                 # the cheapest cover, greedily: least (1 - y) per unit of demand first, then drop what it can spare
                 order = active[np.argsort((1 - y[active]) / q[active, r], kind="stable")]
                 cover = list(order[:int(np.searchsorted(np.cumsum(q[order, r]), capacity[r], "right")) + 1])
@@ -280,14 +282,8 @@ def _broken_rows(share: np.ndarray, q: np.ndarray, capacity: np.ndarray, wide, c
                         cover.remove(i)
                 over = 1.0 - float((1 - y[cover]).sum())
                 if len(cover) >= 3 and over > 1e-6:
-                    found.append((over, k, tuple(sorted(int(i) for i in cover)), len(cover) - 1))
-    if sets:
-        for r in range(R):
-            for k in range(K):
-                y = share[:, k]
-                active = np.flatnonzero((y > 1e-9) & (q[:, r] > 0))
-                if active.size < 2 or q[active, r].sum() <= capacity[r]:
-                    continue
+                    covered.append((over, k, tuple(sorted(int(i) for i in cover)), len(cover) - 1))
+            if sets and active.size >= 2:
                 order = active[np.argsort(-q[active, r], kind="stable")]
                 width, load = q[order, r], np.cumsum(y[order])
                 best = None
@@ -298,7 +294,8 @@ def _broken_rows(share: np.ndarray, q: np.ndarray, capacity: np.ndarray, wide, c
                     if t < size and over > 1e-6 and (best is None or over > best[0]):
                         best = (over, size, t)
                 if best is not None:
-                    found.append((best[0], k, tuple(sorted(int(i) for i in order[:best[1]])), best[2]))
+                    widest.append((best[0], k, tuple(sorted(int(i) for i in order[:best[1]])), best[2]))
+    found += covered + widest  # in the order the two kinds were always found: every cover, then every set
     return found
 
 

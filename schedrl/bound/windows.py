@@ -14,6 +14,7 @@ import numpy as np
 
 from schedrl.bound import cpsat
 from schedrl.bound.gap import GAP_CLOSED
+from schedrl.bound.lagrange import CUT_ROUNDS
 from schedrl.bound.lower import load_bound, trivial_bound
 from schedrl.bound.problem import Problem, infeasible, replay, window_problem
 from schedrl.bound.sgs import profile_serial
@@ -42,11 +43,10 @@ LAGRANGE_SLOTS = 128
 """The price slots of the Lagrangian lower bound (`schedrl.bound.lagrange`): one per arrival up to this many."""
 LAGRANGE_ITERATIONS = 300
 """Its subgradient steps per window (where the LP of `CUT_ROUNDS` fails)."""
-CUT_ROUNDS = 8
-"""The Lagrangian bound's prices come from HiGHS's LP dual, with up to this many rounds of rows for pairs of jobs that
-cannot run at once (`schedrl.bound.lagrange.cut_bound`, within `CUT_SHARE`); the subgradient's only where the LP
-fails. On `default`'s third 256-job test window: 1.1277 in 1.6 s, where the subgradient gave 1.0948 and CP-SAT's own
-bound 1.1177 in 60 s (docs/experiments/bound.md)."""
+# CUT_ROUNDS (`schedrl.bound.lagrange`'s, imported above): the Lagrangian bound's prices come from HiGHS's LP dual,
+# with up to that many rounds of rows for jobs that cannot run at once (`cut_bound`, within `CUT_SHARE`); the
+# subgradient's only where the LP fails. On `default`'s third 256-job test window: 1.1277 in 1.6 s, where the
+# subgradient gave 1.0948 and CP-SAT's own bound 1.1177 in 60 s (docs/experiments/bound.md).
 CUT_COVERS = True
 """`cut_bound` also adds rows for three or more jobs whose demands exceed the capacity (at most all but one at once):
 on the same window 1.1298 where the pairs alone gave 1.1277, and 1.0917 against 1.0811 on the second."""

@@ -114,20 +114,21 @@ def run(args: argparse.Namespace) -> int:
             guard["queue_starvation_wait"] = parse_duration_or_off(args.queue_guard, "--queue-guard")
         if args.reject_where is not None:
             guard["reject_where"] = args.reject_where
-        target = {"base": args.base} if args.base is not None else {}
+        # options only some agents take: passed only where given (the others refuse them in one line)
+        given = {"base": args.base} if args.base is not None else {}
         if args.refit_windows:
-            target["refit_windows"] = args.refit_windows
+            given["refit_windows"] = args.refit_windows
         if args.target is not None:
             import inspect
 
             if "target" not in inspect.signature(agent.distill).parameters:
                 raise UsageError(f"--target: {args.policy} ({policy.record.agent}) is not distilled into a score: "
                                  "only an RLScheduler kernel's tree predicts a rank or a score")
-            target["target"] = args.target
+            given["target"] = args.target
         distilled = agent.distill(policy, depth=args.depth, rounds=args.rounds, windows=args.windows, jobs=args.jobs,
                                   seed=args.seed, log=log, guard=guard,
                                   allowed=None if args.features is None else [f.strip() for f in args.features.split(",")],
-                                  teacher_depth=args.teacher_depth if args.teacher == "hindsight" else 0, **target)
+                                  teacher_depth=args.teacher_depth if args.teacher == "hindsight" else 0, **given)
         print(f"# the tree of {args.policy} (depth {distilled.tree.depth}, {distilled.tree.leaves} leaves)\n")
         print(distilled.text())
         if not args.out:
