@@ -15,11 +15,13 @@ best heuristic:
 * `--check-after S` draws the checked windows from each log after its first share S, so that a rule fitted on every
   log's first `--zone` <= S is checked on what came later (a rule a site fits on its own history).
 
-`--resolution 20,60,100` checks only F1, SJF and UNICEP against each row's best heuristic with that many windows
-per row: how much the bound can tell apart. `--rule FILE` checks a rule written by `--out` instead of fitting one;
-`--tree DIR` (an exported inspector, e.g. a `schedrl distill` output) checks that inspector over F1 and over the
-rule, `--queue-guard H` replacing its queue guard (hours; `RejectMask.queue_wait`) and `--starvation-wait H` its
-proposal guard (`RejectMask.starvation_wait`); `--traces` checks only those traces.
+`--rule-out FILE` writes the rule found as a tuned-rule file on the fixed `SCALES` (a base for `threshold_screen.py
+--base tuned:FILE` or `schedrl inspector harm`). `--resolution 20,60,100` checks only F1, SJF and UNICEP against
+each row's best heuristic with that many windows per row: how much the bound can tell apart. `--rule FILE` checks a
+rule written by `--out` instead of fitting one; `--tree DIR` (an exported inspector, e.g. a `schedrl distill`
+output) checks that inspector over F1 and over the rule, `--queue-guard H` replacing its queue guard (hours;
+`RejectMask.queue_wait`) and `--starvation-wait H` its proposal guard (`RejectMask.starvation_wait`); `--traces`
+checks only those traces.
 
 Usage (SCHEDRL_TRACE_PATH must hold the real traces):
 
@@ -47,7 +49,7 @@ from cmaes import CMA
 from schedrl.eval import paired
 from schedrl.eval.inspector_harm import SEMANTICS, real_traces
 from schedrl.heuristics import get_heuristic, keys
-from schedrl.heuristics.tuned import STARTS, run_coefficients
+from schedrl.heuristics.tuned import STARTS, TunedRule, run_coefficients
 from schedrl.scenarios.drawing import independent_windows
 from schedrl.scenarios.workload import WorkloadSpec, cleaning_for
 from schedrl.sim import SimConfig, Simulator
@@ -148,6 +150,14 @@ def report(rows: list[Row], coef: np.ndarray | None, name: str, tree: str | None
     return passed
 
 
+def tuned_rule(coef: np.ndarray, args) -> TunedRule:
+    """The rule with raw coefficients `coef` as a tuned rule on the fixed `SCALES` (no trace of its own: it runs on any
+    log), with what it was fitted on."""
+    return TunedRule.from_coefficients(coef, SCALES, {"name": f"robust ({args.fit})", "sha256": None},
+                                       record={"fit": args.fit, "zone": args.zone, "seed": args.seed,
+                                               "target": args.target, "by": "tools/robust_base_screen.py"})
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--fit", default="all", help="'all' (the harm windows: an oracle) or comma-separated traces")
@@ -159,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--start", default="f1", choices=sorted(STARTS))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="write the rule found (raw coefficients) as JSON here")
+    p.add_argument("--rule-out", default=None,
+                   help="also write the rule found as a tuned-rule file (`--base tuned:FILE`, `--policies tuned:FILE`)")
     p.add_argument("--rule", default=None, help="a rule written by --out: check it instead of fitting one")
     p.add_argument("--tree", default=None, help="an exported inspector: check it over F1 and over the rule too")
     p.add_argument("--check-after", type=float, default=0.0,
@@ -217,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"coefficients": coef.tolist(), "fit": args.fit, "zone": args.zone, "seed": args.seed, "target": args.target}, f)
+    if args.rule_out:
+        tuned_rule(coef, args).save(args.rule_out)
     report(check, coef, "the rule found")
     if args.tree:
         report(check, coef, "the tree over the rule found", args.tree, args.queue_guard)
