@@ -460,8 +460,9 @@ def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | 
     it (or its parent's bound, where that is higher or the LP fails; where its LP is infeasible, no schedule as good
     as `upper` is in it, and the elastic LP's bound passes `upper`), from its parent's rows with `branch_rounds`
     rounds of new ones. Every schedule, the optimum among them, starts that job in one half, so the least bound over
-    the open branches is a lower bound on the optimum, and it never falls. `root`: `cut_bound`'s result on the whole window, if already made. At most `time_limit` seconds (or
-    `nodes` branches bounded): (the bound, as the window's mean metric, capped at `upper`; branches bounded)."""
+    the open branches is a lower bound on the optimum, and it never falls. `root`: `cut_bound`'s result on the whole
+    window, if already made. At most `time_limit` seconds (or `nodes` branches bounded): (the bound, as the window's
+    mean metric, capped at `upper`; branches bounded)."""
     import heapq
 
     t0 = time.perf_counter()
