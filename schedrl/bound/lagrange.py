@@ -380,14 +380,23 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0:
             break
+        a_ub, b_ub = sparse.vstack([cap_rows, cut_rows]).tocsr(), np.r_[cap_rhs, row_rhs * length[row_slot]]
         try:
-            res = linprog(f, A_ub=sparse.vstack([cap_rows, cut_rows]).tocsr(),
-                          b_ub=np.r_[cap_rhs, row_rhs * length[row_slot]], A_eq=eq, b_eq=np.ones(m),
-                          bounds=(0, None), method="highs", options={"time_limit": float(left)})
+            res = linprog(f, A_ub=a_ub, b_ub=b_ub, A_eq=eq, b_eq=np.ones(m), bounds=(0, None), method="highs",
+                          options={"time_limit": float(left)})
+            if res.status == 2:  # infeasible (a branch where no schedule as good as `upper` fits): the elastic LP's
+                # prices, each row's excess paid for at the whole window's metric per unit, so L passes `upper`
+                extra = a_ub.shape[0]
+                res = linprog(np.r_[f, np.full(extra, target)],
+                              A_ub=sparse.hstack([a_ub, -sparse.identity(extra)]).tocsr(), b_ub=b_ub,
+                              A_eq=sparse.hstack([eq, sparse.csr_matrix((m, extra))]).tocsr(),
+                              b_eq=np.ones(m), bounds=(0, None), method="highs",
+                              options={"time_limit": float(max(time_limit - (time.perf_counter() - t0), 0.1))})
         except ValueError:  # HiGHS refused the LP: the prices so far stand (none: the caller's subgradient)
             break
         if res.status != 0 or res.x is None or getattr(res, "ineqlin", None) is None:
             break
+        solution = np.asarray(res.x)[:len(s)]  # without the elastic LP's excess columns
         solves += 1
         dual = np.maximum(0.0, -np.asarray(res.ineqlin.marginals))
         lam, mu = dual[:R * K].reshape(R, K), dual[R * K:]
@@ -404,9 +413,9 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
         value = float(mins.sum() - (lam * capacity[:, None] * length).sum() - (mu * row_rhs * length[row_slot]).sum()
                       + constant)
         if value > best:
-            best, best_g, best_mins, best_x = value, g, mins, np.asarray(res.x)
+            best, best_g, best_mins, best_x = value, g, mins, solution
         # the rows this solution breaks, each with by how much (a share of the slot)
-        used = (sparse.csr_matrix((res.x, (owner, np.arange(len(s)))), shape=(m, len(s))) @ time_in).toarray()
+        used = (sparse.csr_matrix((solution, (owner, np.arange(len(s)))), shape=(m, len(s))) @ time_in).toarray()
         found = _broken_rows(used / length[None, :], q, capacity, wide, covers, sets)
         kept: dict[tuple[int, tuple[int, ...]], tuple[float, int]] = {}
         for over, k, jobs, most in sorted(found, key=lambda c: -c[0]):
@@ -426,20 +435,19 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
 
 def _spread(run: np.ndarray, owner: np.ndarray, s: np.ndarray, f: np.ndarray, x: np.ndarray) -> tuple[int, int] | None:
     """The job whose start the LP solution x (over the candidates: `owner`, start `s`, term `f`) spreads most, by the
-    mean distance of its terms from their mean, and the whole start t that splits its weight nearest to halves, with
-    weight on both sides of [t, t + 1) (`LagrangeBound.branch`); None where every job has one start."""
+    mean distance of its terms from their mean, with its mean start t (rounded down), where it has weight on both
+    sides of [t, t + 1) (`LagrangeBound.branch`); None where every job has one start. Split at the mean, neither half
+    keeps the LP's solution for the job; split where its weight is halved instead, the half with the heavier end
+    moved it by a second, and the branching split the same job a second at a time (docs/experiments/bound.md)."""
     mean = np.bincount(owner, weights=x * f, minlength=run.size)
     spread = np.bincount(owner, weights=x * np.abs(f - mean[owner]), minlength=run.size)
     for i in np.argsort(-spread, kind="stable"):
         if spread[i] <= 1e-9:
             return None
         cols = np.flatnonzero((owner == i) & (x > 1e-9))
-        cols = cols[np.argsort(s[cols], kind="stable")]
-        mass = np.cumsum(x[cols]) / x[cols].sum()
-        for k in sorted(range(len(cols) - 1), key=lambda k: abs(mass[k] - 0.5)):
-            t = int(np.floor(s[cols[k]]))
-            if s[cols[k + 1]] >= t + 1:  # weight at or under t, and from t + 1 on
-                return int(run[i]), t
+        t = int(np.floor(x[cols] @ s[cols] / x[cols].sum()))
+        if s[cols].min() <= t and s[cols].max() >= t + 1:  # weight at or under t, and from t + 1 on
+            return int(run[i]), t
     return None
 
 
@@ -449,11 +457,12 @@ def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | 
                  branch_rounds: int = BRANCH_ROUNDS) -> tuple[float, int]:
     """`cut_bound` branched on the jobs its LP spreads (`LagrangeBound.branch`), best first: the least bound's branch
     is split into the starts up to t and those from t + 1 of its spread job, each half bounded by `cut_bound` held to
-    it (or its parent's bound, where that is higher or the LP fails), from its parent's rows with `branch_rounds`
-    rounds of new ones. Every schedule, the optimum among them, starts
-    that job in one half, so the least bound over the open branches is a lower bound on the optimum, and it never
-    falls. `root`: `cut_bound`'s result on the whole window, if already made. At most `time_limit` seconds (or
-    `nodes` branches bounded): (the bound, as the window's mean metric, capped at `upper`; branches bounded)."""
+    it (or its parent's bound, where that is higher or the LP fails; where its LP is infeasible, no schedule as good
+    as `upper` is in it, and the elastic LP's bound passes `upper`), from its parent's rows with `branch_rounds`
+    rounds of new ones. Every schedule, the optimum among them, starts that job in one half, so the least bound over
+    the open branches is a lower bound on the optimum, and it never falls. `root`: `cut_bound`'s result on the whole
+    window, if already made. At most `time_limit` seconds (or `nodes` branches bounded): (the bound, as the window's
+    mean metric, capped at `upper`; branches bounded)."""
     import heapq
 
     t0 = time.perf_counter()

@@ -394,3 +394,16 @@ def test_branching_stays_below_the_optimum_never_under_its_root_and_beats_it_som
             assert root.lower - 1e-9 <= value <= best + 1e-9, (n, upper, root.lower, value, best, made)
             stronger += value > root.lower + 1e-4
     assert stronger > 0, stronger
+
+
+def test_a_branch_no_schedule_fits_is_priced_past_the_upper_side():
+    # two jobs as wide as the machine both held to start at 0: the LP is infeasible, and its elastic form's prices
+    # give a bound past any schedule's, so branch_bound's cap closes that half
+    from schedrl.bound.lagrange import cut_bound
+
+    p = window_problem(make_workload([0, 0], [20, 20], [30, 30], [2, 2], 2), SimConfig(), "bsld")
+    upper = objective(p, np.array([0, 20]))
+    held = cut_bound(p, upper, slots=4, covers=True, sets=True, domains={0: (0, 0), 1: (0, 0)})
+    assert held.iterations > 0 and held.lower > upper
+    free = cut_bound(p, upper, slots=4, covers=True, sets=True)
+    assert free.lower <= upper + 1e-9
