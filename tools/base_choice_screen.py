@@ -132,7 +132,15 @@ def tree_over(directory: str, chooser, queue_guard: float | None, base: str | No
     heuristic's name), and its queue guard and proposal guard (`starvation`) replaced (hours)."""
     from schedrl.eval.policies import resolve_policy
 
-    policy = resolve_policy(f"checkpoint:{directory}")
+    policy = with_guards(resolve_policy(f"checkpoint:{directory}"), base, queue_guard, starvation)
+    if chooser is not None:
+        policy._propose = lambda sim: int(chooser.pick(sim))
+    return policy
+
+
+def with_guards(policy, base: str | None = None, queue_guard: float | None = None, starvation: float | None = None):
+    """An inspector `policy` over `base` (a heuristic's name or tuned:FILE), its queue guard and proposal guard
+    (`starvation`) replaced (hours); None leaves each as it is."""
     if base is not None:
         policy = policy.with_base(base)
     if queue_guard is not None:
@@ -140,8 +148,6 @@ def tree_over(directory: str, chooser, queue_guard: float | None, base: str | No
     if starvation is not None:
         policy.reject_mask = replace(policy.reject_mask, starvation_wait=starvation * 3600.0)
         policy.starvation_wait = policy.reject_mask.starvation_wait
-    if chooser is not None:
-        policy._propose = lambda sim: int(chooser.pick(sim))
     return policy
 
 

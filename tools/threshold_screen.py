@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from base_choice_screen import tree_over  # noqa: E402  (tools/ is not a package)
+from base_choice_screen import tree_over, with_guards  # noqa: E402  (tools/ is not a package)
 from robust_base_screen import LinearBase, Row, bsld  # noqa: E402
 
 from schedrl.agents.baserule.observation import TimeScaled  # noqa: E402
@@ -71,20 +71,11 @@ def harm_of(tree: str, hours: float, wider: float, base: str | None, guard: floa
 
     resolve = policies.resolve_policy
     policies.resolve_policy = lambda spec, *a, **k: with_rule(
-        _replaced(resolve(spec, *a, **k), base, guard), hours, wider)
+        with_guards(resolve(spec, *a, **k), base, starvation=guard), hours, wider)
     try:
         return inspector_harm.harm(tree, traces, **kwargs)
     finally:
         policies.resolve_policy = resolve
-
-
-def _replaced(policy, base: str | None, guard: float | None):
-    if base is not None:
-        policy = policy.with_base(base)
-    if guard is not None:
-        policy.reject_mask = replace(policy.reject_mask, starvation_wait=guard * 3600.0)
-        policy.starvation_wait = policy.reject_mask.starvation_wait
-    return policy
 
 
 def cmd_harm(args) -> int:
