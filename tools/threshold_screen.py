@@ -37,10 +37,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from base_choice_screen import tree_over, with_guards  # noqa: E402  (tools/ is not a package)
-from robust_base_screen import LinearBase, Row, bsld  # noqa: E402
+from robust_base_screen import UNDECIDED, LinearBase, Row, bsld  # noqa: E402
 
 from schedrl.agents.baserule.observation import TimeScaled  # noqa: E402
 from schedrl.agents.inspector.tree import DecisionTree, tree_network  # noqa: E402
+from schedrl.eval.inspector_harm import SEMANTICS, real_traces  # noqa: E402
 from schedrl.sim import Simulator  # noqa: E402
 
 NO_SIZE_TEST = 1.0
@@ -96,7 +97,8 @@ def cmd_harm(args) -> int:
 
 def cmd_bound(args) -> int:
     coef = np.asarray(json.loads(Path(args.rule).read_text())["coefficients"], dtype=float)
-    rows = [Row(trace, preset) for preset in ("rlscheduler", "standard") for trace in _traces(args.traces)]
+    traces = _traces(args.traces) or [t for t in real_traces() if t not in UNDECIDED]  # as robust_base_screen's
+    rows = [Row(trace, preset) for preset in SEMANTICS for trace in traces]
     for hours in _floats(args.hours):
         t0, passed, said = time.perf_counter(), 0, []
         for r in rows:
