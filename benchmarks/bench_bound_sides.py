@@ -153,20 +153,8 @@ def main() -> None:
     elif args.mode == "branch":
         from schedrl.bound.lagrange import _relaxation, branch_bound, cut_bound
 
-        import scipy.optimize
-
-        last = {}
-        solve = scipy.optimize.linprog
-
-        def spy(*a, **k):  # the LP's last solution, for what it charges the job it spreads most
-            r = solve(*a, **k)
-            last["x"] = r.x
-            return r
-
-        scipy.optimize.linprog = spy
         t0 = time.perf_counter()
         root = cut_bound(p, upper, slots=args.slots, until=until, time_limit=args.seconds, covers=True, sets=True)
-        scipy.optimize.linprog = solve
         print(f"root: {root.lower:.4f} ({root.iterations} LP solves, {root.cuts} rows, {time.perf_counter() - t0:.1f} "
               f"s); the LP spreads job {root.branch and root.branch[0]} most", flush=True)
         if root.branch is not None:
@@ -175,12 +163,13 @@ def main() -> None:
             term = float(1 + max(s[j] - p.release[j] - p.slack[j], 0) / p.divisor[j]) if p.metric == "bsld" else \
                 float(s[j] - p.release[j])
             mine = x.owner == int(np.searchsorted(x.run, j))
-            weight = last["x"][mine]
+            weight = np.asarray(root.lp.h.getSolution().col_value)[root.lp.hcol[:len(x.owner)]][mine]  # its last LP
             print(f"  job {j}: {p.demand[j, 0] / p.capacity[0]:.2f} of the machine, {int(p.duration[j])} s, waits "
                   f"{int(s[j] - p.release[j])} s in the first schedule (term {term:.3f}); the last LP charges it "
                   f"{float(weight @ x.f[mine]):.3f} over {int((weight > 1e-3).sum())} starts", flush=True)
         for nodes in [int(b) for b in args.branches.split(",") if b] or [None]:
-            t0 = time.perf_counter()
+            t0 = time.perf_counter()  # each run from a root of its own: a branching adds rows to its root's LP
+            root = cut_bound(p, upper, slots=args.slots, until=until, time_limit=args.seconds, covers=True, sets=True)
             value, made = branch_bound(p, upper, slots=args.slots, until=until, covers=True, sets=True, root=root,
                                        nodes=nodes, time_limit=args.seconds if nodes is None else 1e9)
             print(f"  {made} branches: {value:.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)

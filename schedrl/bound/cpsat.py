@@ -45,11 +45,16 @@ class Solved:
 
 
 def available() -> str | None:
-    """None where OR-Tools can be imported, else why not (one line)."""
+    """None where OR-Tools and highspy (the branching's LP, `schedrl.bound.pricing`) can be imported, else why not
+    (one line)."""
     try:
         from ortools.sat.python import cp_model  # noqa: F401
     except ImportError as e:
         return f"OR-Tools is not installed ({e}): pip install 'schedrl[bound]'"
+    try:
+        import highspy  # noqa: F401
+    except ImportError as e:
+        return f"highspy is not installed ({e}): pip install 'schedrl[bound]'"
     return None
 
 

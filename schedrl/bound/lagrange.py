@@ -36,7 +36,7 @@ the two halves' bounds (the job's candidate starts held to each half) is a bound
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -70,6 +70,8 @@ class LagrangeBound:
     branch: tuple[int, int] | None = None
     """`cut_bound`: (job, t) where its best LP spreads the job's start most (by its term) on both sides of t + 1/2,
     for `branch_bound` to split there: starts up to t, and from t + 1. None: no job spread."""
+    lp: object = field(default=None, repr=False, compare=False)
+    """`cut_bound`: its LP (`schedrl.bound.pricing.PricingLP`), holding its last rows and basis."""
 
 
 def _candidates(a, latest, p, knots, bounds):
@@ -115,17 +117,23 @@ class _Relaxation:
     f: np.ndarray
     first: np.ndarray
     """Each job's first candidate."""
+    lo: np.ndarray
+    """Each job's earliest start (its arrival) and latest (`hi`: `schedrl.bound.cpsat.latest_starts` under the upper
+    side), its candidates' domain."""
+    hi: np.ndarray
+    knee: np.ndarray
+    """Where each job's term starts to grow (bsld: its arrival plus its slack; wait: its arrival), and by 1 / `divisor`
+    per second from there."""
+    divisor: np.ndarray
 
     @property
     def constant(self) -> float:
         return self.floor * (self.n - self.run.size)
 
 
-def _relaxation(problem: Problem, upper: float, slots: int, until: int | None,
-                domains: dict[int, tuple[int, int]] | None = None) -> _Relaxation | None:
+def _relaxation(problem: Problem, upper: float, slots: int, until: int | None) -> _Relaxation | None:
     """The relaxation of `problem` for schedules of metric at most `upper` (which bounds each job's latest start), or
-    None where no job runs. `domains`: job (the problem's index) -> the whole starts [first, last] it is held to (a
-    branch of `branch_bound`); its term is still the metric's from its arrival."""
+    None where no job runs."""
     from schedrl.bound.cpsat import latest_starts
     from schedrl.bound.lp import grid
 
@@ -135,24 +143,19 @@ def _relaxation(problem: Problem, upper: float, slots: int, until: int | None,
         return None
     a = problem.release[run].astype(np.float64)
     p = problem.duration[run].astype(np.float64)
-    latest = latest_starts(problem, upper)[run].astype(np.float64)
+    latest = np.maximum(latest_starts(problem, upper)[run].astype(np.float64), a)
     bounds = grid(problem, int((latest + p).max()), slots, until)
     if problem.metric == "bsld":
         d = problem.divisor[run].astype(np.float64)
         knee = a + problem.slack[run]
     else:
         d, knee = np.ones(run.size), a.copy()
-    lo, hi = a.copy(), latest.copy()
-    for j, (first, last) in (domains or {}).items():
-        i = int(np.searchsorted(run, j))
-        if i < run.size and run[i] == j:
-            lo[i], hi[i] = max(lo[i], first), min(hi[i], max(last, first))
-    hi = np.maximum(hi, lo)  # a branch past the latest start keeps one candidate: the bound stays valid, if weak
-    owner, s = _candidates(lo, hi, p, knee[:, None], bounds)
+    owner, s = _candidates(a, latest, p, knee[:, None], bounds)
     return _Relaxation(n=problem.n, floor=floor, run=run, p=p, q=problem.demand[run].astype(np.float64),
                        capacity=problem.capacity.astype(np.float64), bounds=bounds, length=np.diff(bounds),
                        owner=owner, s=s, f=np.maximum(floor, floor + (s - knee[owner]) / d[owner]),
-                       first=np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]))
+                       first=np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]), lo=a, hi=latest, knee=knee,
+                       divisor=d)
 
 
 def lagrangian_bound(problem: Problem, upper: float, slots: int = 256, iterations: int = 300,
@@ -308,129 +311,70 @@ def cut_bound(problem: Problem, upper: float, slots: int = 256, until: int | Non
     (at most `time_limit` seconds in all, HiGHS's own limit included). `covers`: also rows for sets of three or more
     jobs whose demands exceed a capacity (at most all but one of them at once), one per slot and resource, found
     greedily. `sets`: also rows for the widest jobs of a slot, at most as many at once as fit (`_broken_rows`).
-    `domains`: jobs held to starts [first, last] (`_relaxation`). `rows`: rows to start from (slot, jobs, how many
-    at once; `LagrangeBound.rows` of another call on the same window and slots). `LagrangeBound.iterations` counts the
-    LP solves; `fix` as in `lagrangian_bound`."""
-    from scipy import sparse
-    from scipy.optimize import linprog
+    `domains`: jobs (the problem's indices) held to starts [first, last]. `rows`: rows to start from (slot, jobs, how
+    many at once; `LagrangeBound.rows` of another call on the same window and slots). `LagrangeBound.iterations`
+    counts the LP solves; `fix` as in `lagrangian_bound`. The LP (`schedrl.bound.pricing.PricingLP`) is kept in
+    `LagrangeBound.lp`, for `branch_bound` to go on from."""
+    from schedrl.bound.pricing import PricingLP
 
     t0 = time.perf_counter()
-    x = _relaxation(problem, upper, slots, until, domains)
+    x = _relaxation(problem, upper, slots, until)
     if x is None:
         return LagrangeBound(lower=_floor(problem), iterations=0, seconds=0.0, slots=0)
-    n, floor, run, p, q, capacity, bounds, length = x.n, x.floor, x.run, x.p, x.q, x.capacity, x.bounds, x.length
-    owner, s, f, first, constant = x.owner, x.s, x.f, x.first, x.constant
-    K, R = len(length), q.shape[1]
-    m = run.size
-    best_x = None
-    target = upper * n
-    # each candidate's time in each slot: entries (column, slot, seconds), sorted by (job, slot)
-    end = s + p[owner]
-    lo = np.clip(np.searchsorted(bounds, s, "right") - 1, 0, K - 1)
-    hi = np.clip(np.searchsorted(bounds, end, "left") - 1, lo, K - 1)
-    count = hi - lo + 1
-    col = np.repeat(np.arange(len(s)), count)
-    slot = lo[col] + np.arange(col.size) - np.repeat(np.cumsum(count) - count, count)
-    sec = np.clip(np.minimum(bounds[slot + 1], end[col]) - np.maximum(bounds[slot], s[col]), 0, None)
-    keep = sec > 0
-    col, slot, sec = col[keep], slot[keep], sec[keep]
-    key = owner[col] * K + slot
-    order = np.argsort(key, kind="stable")
-    col, slot, sec, key = col[order], slot[order], sec[order], key[order]
-    time_in = sparse.csr_matrix((sec, (col, slot)), shape=(len(s), K))
-    cap_rows = sparse.vstack([sparse.csr_matrix((q[owner[col], r] * sec, (slot, col)), shape=(K, len(s)))
-                              for r in range(R)]).tocsr()
-    cap_rhs = (capacity[:, None] * length[None, :]).ravel()
-    eq = sparse.csr_matrix((np.ones(len(s)), (owner, np.arange(len(s)))), shape=(m, len(s)))
-    # rows of jobs that cannot all run at once: pairs (one of them wider than half a resource) and, with `covers`,
-    # larger sets whose demands exceed it; row c: its members' time in slot row_slot[c] <= row_rhs[c] x its length
-    wide = [(r, np.flatnonzero(2 * q[:, r] > capacity[r])) for r in range(R)]
-    row_slot = np.zeros(0, np.int64)
-    row_rhs = np.zeros(0)
-    member_row = np.zeros(0, np.int64)  # (row, job) memberships
-    member_job = np.zeros(0, np.int64)
-    seen: set[tuple[int, tuple[int, ...]]] = set()
-    cut_rows = sparse.csr_matrix((0, len(s)))
-    row_list: list[tuple[int, tuple[int, ...], int]] = []
+    lp = PricingLP(x, upper * problem.n)
+    lp.add_rows([row for row in rows if row[0] < len(x.length)])
+    lp.hold(_held(x, domains or {}))
+    return _rounds(problem, lp, rounds, time_limit, t0, covers, sets, fix)
 
-    def add(found: list) -> None:  # rows (by how much, slot, jobs, how many at once) into the LP
-        nonlocal cut_rows, row_slot, row_rhs, member_row, member_job
-        first_row = len(row_slot)
-        new_job = np.array([j for _, _, jobs, _ in found for j in jobs], np.int64)
-        new_row = np.repeat(np.arange(len(found)), [len(jobs) for _, _, jobs, _ in found])
-        new_slot = np.array([k for _, k, _, _ in found], np.int64)
-        for _, k, jobs, most in found:
-            seen.add((k, jobs))
-            row_list.append((k, jobs, most))
-        want = new_job * K + new_slot[new_row]
-        a0, a1 = np.searchsorted(key, want, "left"), np.searchsorted(key, want, "right")
-        take = a1 - a0
-        at = np.repeat(a0, take) + np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take)
-        cut_rows = sparse.vstack([cut_rows, sparse.csr_matrix(
-            (sec[at], (np.repeat(new_row, take), col[at])), shape=(len(found), len(s)))]).tocsr()
-        row_slot = np.r_[row_slot, new_slot]
-        row_rhs = np.r_[row_rhs, [float(most) for _, _, _, most in found]]
-        member_row = np.r_[member_row, first_row + new_row]
-        member_job = np.r_[member_job, new_job]
 
-    best, best_g, best_mins, solves = -np.inf, None, None, 0
-    if rows:
-        add([(1.0, k, jobs, most) for k, jobs, most in rows if k < K])
+def _held(x: _Relaxation, domains: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    """`domains` by the problem's job indices, by the relaxation's (its running jobs; a job of no duration has none)."""
+    out = {}
+    for j, domain in domains.items():
+        i = int(np.searchsorted(x.run, j))
+        if i < x.run.size and x.run[i] == j:
+            out[i] = domain
+    return out
+
+
+def _rounds(problem: Problem, lp, rounds: int, time_limit: float, t0: float, covers: bool, sets: bool,
+            fix: bool) -> LagrangeBound:
+    """Up to `rounds` + 1 solves of `lp` as it holds now, each after the first with the rows the last one broke (at
+    most `CUT_BATCH`, the most broken first), within `time_limit` seconds from `t0`: L's best, as `cut_bound` says."""
+    x = lp.x
+    wide = [(r, np.flatnonzero(2 * x.q[:, r] > x.capacity[r])) for r in range(x.q.shape[1])]
+    best, solves = None, 0
     for _ in range(rounds + 1):
         left = time_limit - (time.perf_counter() - t0)
         if left <= 0:
             break
-        a_ub, b_ub = sparse.vstack([cap_rows, cut_rows]).tocsr(), np.r_[cap_rhs, row_rhs * length[row_slot]]
-        try:
-            res = linprog(f, A_ub=a_ub, b_ub=b_ub, A_eq=eq, b_eq=np.ones(m), bounds=(0, None), method="highs",
-                          options={"time_limit": float(left)})
-            if res.status == 2:  # infeasible (a branch where no schedule as good as `upper` fits): the elastic LP's
-                # prices, each row's excess paid for at the whole window's metric per unit, so L passes `upper`
-                extra = a_ub.shape[0]
-                res = linprog(np.r_[f, np.full(extra, target)],
-                              A_ub=sparse.hstack([a_ub, -sparse.identity(extra)]).tocsr(), b_ub=b_ub,
-                              A_eq=sparse.hstack([eq, sparse.csr_matrix((m, extra))]).tocsr(),
-                              b_eq=np.ones(m), bounds=(0, None), method="highs",
-                              options={"time_limit": float(max(time_limit - (time.perf_counter() - t0), 0.1))})
-        except ValueError:  # HiGHS refused the LP: the prices so far stand (none: the caller's subgradient)
+        priced = lp.solve(left)
+        if priced is None:  # HiGHS stopped without an optimum: the prices so far stand
             break
-        if res.status != 0 or res.x is None or getattr(res, "ineqlin", None) is None:
-            break
-        solution = np.asarray(res.x)[:len(s)]  # without the elastic LP's excess columns
         solves += 1
-        dual = np.maximum(0.0, -np.asarray(res.ineqlin.marginals))
-        lam, mu = dual[:R * K].reshape(R, K), dual[R * K:]
-        price = q @ lam  # (m, K): per job, per unit of time in each slot
-        np.add.at(price, (member_job, row_slot[member_row]), mu[member_row])
-        cum = np.concatenate([np.zeros((m, 1)), np.cumsum(price * length, axis=1)], axis=1)
-
-        def spent(x, o):  # the integral of job o's price from the first boundary to x
-            k = np.clip(np.searchsorted(bounds, x, "right") - 1, 0, K - 1)
-            return cum[o, k] + (x - bounds[k]) * price[o, k]
-
-        g = f + spent(end, owner) - spent(s, owner)
-        mins = np.minimum.reduceat(g, first)
-        value = float(mins.sum() - (lam * capacity[:, None] * length).sum() - (mu * row_rhs * length[row_slot]).sum()
-                      + constant)
-        if value > best:
-            best, best_g, best_mins, best_x = value, g, mins, solution
-        # the rows this solution breaks, each with by how much (a share of the slot)
-        used = (sparse.csr_matrix((solution, (owner, np.arange(len(s)))), shape=(m, len(s))) @ time_in).toarray()
-        found = _broken_rows(used / length[None, :], q, capacity, wide, covers, sets)
-        kept: dict[tuple[int, tuple[int, ...]], tuple[float, int]] = {}
-        for over, k, jobs, most in sorted(found, key=lambda c: -c[0]):
-            if (k, jobs) not in seen and (k, jobs) not in kept and len(kept) < CUT_BATCH:
-                kept[(k, jobs)] = (over, most)
-        found = [(over, k, jobs, most) for (k, jobs), (over, most) in kept.items()]
-        if not found:
+        if best is None or priced.value > best.value:
+            best = priced
+        found = _broken_rows(lp.usage(priced.weights), x.q, x.capacity, wide, covers, sets)
+        kept: dict[tuple[int, tuple[int, ...]], int] = {}
+        for _over, k, jobs, most in sorted(found, key=lambda c: -c[0]):
+            if (k, jobs) not in lp.seen and (k, jobs) not in kept and len(kept) < CUT_BATCH:
+                kept[(k, jobs)] = most
+        if not kept:
             break
-        add(found)
-    if best_g is None:
-        return LagrangeBound(lower=floor, iterations=0, seconds=time.perf_counter() - t0, slots=K)
-    starts = _fixing(problem, run, s, first, best_g, best_mins, target, best) if fix else None
-    return LagrangeBound(lower=max(floor, best / n), iterations=solves, seconds=time.perf_counter() - t0, slots=K,
-                         starts=starts, cuts=len(row_slot), branch=_spread(run, owner, s, f, best_x),
-                         rows=tuple((int(k), jobs, int(most)) for k, jobs, most in row_list))
+        lp.add_rows([(k, jobs, most) for (k, jobs), most in kept.items()])
+    seconds = time.perf_counter() - t0
+    if best is None:
+        return LagrangeBound(lower=x.floor, iterations=0, seconds=seconds, slots=len(x.length))
+    starts = None
+    if fix:  # the allowed candidates by job and start, as `_fixing` reads them
+        order = np.flatnonzero(np.isfinite(best.g))
+        order = order[np.lexsort((lp.s[order], lp.owner[order]))]
+        owner = lp.owner[order]
+        starts = _fixing(problem, x.run, lp.s[order], np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]),
+                         best.g[order], best.mins, lp.target, best.value)
+    return LagrangeBound(lower=max(x.floor, best.value / problem.n), iterations=solves, seconds=seconds,
+                         slots=len(x.length), starts=starts, cuts=len(lp.row_slot),
+                         branch=_spread(x.run, lp.owner, lp.s, lp.f, best.weights), rows=tuple(lp.rows), lp=lp)
 
 
 def _spread(run: np.ndarray, owner: np.ndarray, s: np.ndarray, f: np.ndarray, x: np.ndarray) -> tuple[int, int] | None:
@@ -456,26 +400,31 @@ def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | 
                  root: LagrangeBound | None = None, nodes: int | None = None,
                  branch_rounds: int = BRANCH_ROUNDS) -> tuple[float, int]:
     """`cut_bound` branched on the jobs its LP spreads (`LagrangeBound.branch`), best first: the least bound's branch
-    is split into the starts up to t and those from t + 1 of its spread job, each half bounded by `cut_bound` held to
-    it (or its parent's bound, where that is higher or the LP fails; where its LP is infeasible, no schedule as good
-    as `upper` is in it, and the elastic LP's bound passes `upper`), from its parent's rows with `branch_rounds`
-    rounds of new ones. Every schedule, the optimum among them, starts that job in one half, so the least bound over
-    the open branches is a lower bound on the optimum, and it never falls. `root`: `cut_bound`'s result on the whole
-    window, if already made. At most `time_limit` seconds (or `nodes` branches bounded): (the bound, as the window's
-    mean metric, capped at `upper`; branches bounded)."""
+    is split into the starts up to t and those from t + 1 of its spread job, each half bounded by the same LP held to
+    it (`schedrl.bound.pricing.PricingLP.hold`, solved from the last basis, or its parent's bound, where that is
+    higher or the LP stops short; where no schedule as good as `upper` is in it, the elastic columns' prices pass
+    `upper`), with `branch_rounds` rounds of new rows. Every schedule, the optimum among them, starts that job in one
+    half, so the least bound over the open branches is a lower bound on the optimum, and it never falls. `root`:
+    `cut_bound`'s result on the whole window, if already made. At most `time_limit` seconds (or `nodes` branches
+    bounded): (the bound, as the window's mean metric, capped at `upper`; branches bounded)."""
     import heapq
 
     t0 = time.perf_counter()
     left = lambda: time_limit - (time.perf_counter() - t0)  # noqa: E731
-    if root is None:
+    if root is None or root.lp is None:
         root = cut_bound(problem, upper, slots=slots, until=until, time_limit=max(left(), 0.0), rounds=rounds,
-                         covers=covers, sets=sets)
+                         covers=covers, sets=sets, rows=() if root is None else root.rows)
     if root.iterations == 0:
         return min(root.lower, upper), 0
-    open_ = [(min(root.lower, upper), 0, {}, root.branch, root.rows)]
+    lp = root.lp
+    lp.hold({})
+    again = lp.solve(max(left(), 1.0))  # the root's LP again, from its own basis
+    if again is not None:
+        lp.fix(again)
+    open_ = [(min(root.lower, upper), 0, {}, root.branch, lp.basis())]
     made = 0
     while open_ and left() > 0 and (nodes is None or made < nodes):
-        value, _, domains, branch, rows = open_[0]
+        value, _, domains, branch, basis = open_[0]
         if branch is None or value >= upper:
             break  # nothing to split in the least branch: its bound is the bound
         heapq.heappop(open_)
@@ -483,10 +432,11 @@ def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | 
         first, last = domains.get(j, (int(problem.release[j]), np.iinfo(np.int64).max // 4))
         for part in ((first, t), (t + 1, last)):
             child = {**domains, j: part}
-            c = cut_bound(problem, upper, slots=slots, until=until, time_limit=max(left(), 1.0), rounds=branch_rounds,
-                          covers=covers, sets=sets, domains=child, rows=rows)
+            lp.hold(_held(lp.x, child))
+            lp.restore(basis)  # the parent's optimal basis: a few pivots from the child's
+            c = _rounds(problem, lp, branch_rounds, max(left(), 1.0), time.perf_counter(), covers, sets, False)
             made += 1
             ok = c.iterations > 0
             heapq.heappush(open_, (min(max(c.lower if ok else value, value), upper), made, child,
-                                   c.branch if ok else None, c.rows if ok else rows))
+                                   c.branch if ok else None, lp.basis() if ok else basis))
     return min(open_[0][0], upper), made

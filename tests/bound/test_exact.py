@@ -13,6 +13,7 @@ from schedrl.bound.sgs import serial
 from schedrl.sim import SimConfig
 
 pytest.importorskip("ortools")
+pytest.importorskip("highspy")
 
 
 def test_the_serial_scheme_goes_back_into_holes():
@@ -407,3 +408,31 @@ def test_a_branch_no_schedule_fits_is_priced_past_the_upper_side():
     assert held.iterations > 0 and held.lower > upper
     free = cut_bound(p, upper, slots=4, covers=True, sets=True)
     assert free.lower <= upper + 1e-9
+
+
+@pytest.mark.parametrize("metric", ["bsld", "wait"])
+def test_the_pricing_lps_fixing_keeps_every_good_start_between_two_columns_it_keeps(metric):
+    # PricingLP.fix bans a candidate start only where it and both its neighbours cost more than the room under the
+    # upper side: every start of an active schedule at or under the upper side must still lie on a kept column or
+    # between two kept neighbours (where g is linear at any later prices), and something is banned somewhere
+    from schedrl.bound.lagrange import cut_bound
+
+    rng = np.random.default_rng(121 if metric == "bsld" else 122)
+    banned = checked = 0
+    for n in (4, 5, 5, 6, 6):
+        p = random_problem(rng, n, metric, capacity=int(rng.choice([3, 4, 6])))
+        best, until, schedules, values, poor = _tiny(p)
+        for upper in (best, poor):
+            lp = cut_bound(p, upper, slots=8, until=until, covers=True, sets=True).lp
+            again = lp.solve(10.0)
+            banned += lp.fix(again)
+            for s, v in zip(schedules, values):
+                if v > upper + 1e-12:
+                    continue
+                for i, j in enumerate(lp.x.run):
+                    kept = np.sort(lp.s[(lp.owner == i) & ~lp.banned])
+                    at = np.searchsorted(kept, s[j])
+                    on = at < len(kept) and kept[at] == s[j]
+                    assert on or 0 < at < len(kept), (n, upper, j, s[j], kept, lp.s[lp.owner == i])
+                    checked += 1
+    assert banned > 0 and checked > 0, (banned, checked)

@@ -10,6 +10,7 @@ import pytest
 from cli_process import cli
 
 pytest.importorskip("ortools")
+pytest.importorskip("highspy")
 
 
 def one_error(status: int, err: str, text: str) -> None:
