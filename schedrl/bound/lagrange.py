@@ -432,10 +432,12 @@ def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | 
         first, last = domains.get(j, (int(problem.release[j]), np.iinfo(np.int64).max // 4))
         for part in ((first, t), (t + 1, last)):
             child = {**domains, j: part}
-            lp.hold(_held(lp.x, child))
+            made += 1
+            if not lp.hold(_held(lp.x, child)):  # the root's fixing leaves a job no start here: no schedule as
+                heapq.heappush(open_, (upper, made, child, None, basis))  # good as `upper` is in this half
+                continue
             lp.restore(basis)  # the parent's optimal basis: a few pivots from the child's
             c = _rounds(problem, lp, branch_rounds, max(left(), 1.0), time.perf_counter(), covers, sets, False)
-            made += 1
             ok = c.iterations > 0
             heapq.heappush(open_, (min(max(c.lower if ok else value, value), upper), made, child,
                                    c.branch if ok else None, lp.basis() if ok else basis))

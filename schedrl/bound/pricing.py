@@ -177,10 +177,12 @@ class PricingLP:
         self.member_row = np.r_[self.member_row, first + new_row]
         self.member_job = np.r_[self.member_job, new_job]
 
-    def hold(self, domains: dict[int, tuple[int, int]]) -> None:
+    def hold(self, domains: dict[int, tuple[int, int]]) -> bool:
         """Each job of `domains` (an index into the relaxation's running jobs) held to the starts [first, last] within
         its own [arrival, latest start] (past it: its first start alone, a valid if weak bound), every other job
-        released to its own; a domain's ends become candidates where they are not."""
+        released to its own; a domain's ends become candidates where they are not. False where a job is left no
+        column: every column of its domain banned by `fix` (a column is added only where none is), so no schedule of
+        total metric at most `target` starts it there, and the branch holds none."""
         x = self.x
         lo, hi = x.lo.copy(), x.hi.copy()
         for i, (first, last) in domains.items():
@@ -205,6 +207,7 @@ class PricingLP:
             self.h.changeColsBounds(len(changed), self.hcol[changed].astype(np.int32), np.zeros(len(changed)),
                                     np.where(allowed[changed], self.inf, 0.0))
         self.allowed = allowed
+        return bool(np.all(np.bincount(self.owner[allowed], minlength=self.m) > 0))
 
     def solve(self, time_limit: float) -> Priced | None:
         """The LP solved (from the last basis) within `time_limit` seconds, and L at its duals; None where HiGHS
@@ -215,6 +218,9 @@ class PricingLP:
         # HiGHS's limit counts every run of the instance: this run may use `time_limit` more
         self.h.setOptionValue("time_limit", float(self.h.getRunTime() + max(time_limit, 0.05)))
         self.h.run()
+        if self.h.getModelStatus() == highspy.HighsModelStatus.kUnknown:  # numerical trouble from the basis it
+            self.h.clearSolver()  # started from (one branch in 760 on a 128-job window): once more from none
+            self.h.run()
         if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
         solution = self.h.getSolution()
