@@ -62,8 +62,9 @@ def slot_time(bounds: np.ndarray, s: np.ndarray, end: np.ndarray) -> tuple[np.nd
 
 @dataclass(frozen=True)
 class Priced:
-    """One solve: L at its prices (a sum, not a mean), each allowed column's g (its term plus its priced time;
-    `np.inf` where the column is outside its job's domain), each job's least g, and the LP's weights on the columns."""
+    """One solve: L at its prices (a sum, not a mean), each column's g (its term plus its priced time; `np.inf` where
+    the column is not allowed: outside its job's domain, or banned by `PricingLP.fix`), each job's least g, and the
+    LP's weights on the columns."""
 
     value: float
     g: np.ndarray
