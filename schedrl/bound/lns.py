@@ -30,10 +30,8 @@ SIZES = (12, 160)
 STEP = 2.0
 """CP-SAT's limit per neighbourhood, seconds."""
 STALL = 30
-"""Neighbourhoods that CP-SAT proved to hold no better schedule, since the last better one, after which the search
-starts again from its first schedule, with another seed, keeping the best of its runs (a neighbourhood it ran out of
-time on does not count: on a 1,024-job window the search still improves every few neighbourhoods after 800 s).
-A run whose neighbourhoods are proved empty stays stalled (on `default`'s third 256-job test
+"""Neighbourhoods in a row without a better schedule after which the search starts again from its first schedule,
+with another seed, keeping the best of its runs: a stalled run stays stalled (on `default`'s third 256-job test
 window one stopped at 1.2346 after 55 s and found nothing better in 545 s more, another at 1.2412, and 120 s more from
 that one with another seed found nothing), and another run is another draw of the local optimum it ends in."""
 
@@ -194,7 +192,7 @@ def search(problem: Problem, start: np.ndarray, time_limit: float, *, seed: int 
                     kept, kept_value = best, value
             elif v <= value + 1e-12:
                 best = candidate  # a sideways move: the same metric, another schedule to cut from
-        since = 0 if gain else since + (status == "OPTIMAL")  # only a neighbourhood proved to hold nothing better
+        since = 0 if gain else since + 1
         if since >= STALL and len(jobs) < active.size:  # stalled: another run from the first schedule (`STALL`)
             runs += 1
             rng = np.random.default_rng([seed, runs])
