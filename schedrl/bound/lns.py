@@ -29,11 +29,6 @@ SIZES = (12, 160)
 """The least and the most jobs of a neighbourhood as it adapts."""
 STEP = 2.0
 """CP-SAT's limit per neighbourhood, seconds."""
-STALL = 30
-"""Neighbourhoods in a row without a better schedule after which the search starts again from its first schedule,
-with another seed, keeping the best of its runs: a stalled run stays stalled (on `default`'s third 256-job test
-window one stopped at 1.2346 after 55 s and found nothing better in 545 s more, another at 1.2412, and 120 s more from
-that one with another seed found nothing), and another run is another draw of the local optimum it ends in."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +42,6 @@ class Searched:
     neighbourhoods: int
     improved: int
     seconds: float
-    runs: int = 1
-    """Runs from the first schedule (`STALL`)."""
 
 
 def _weights(problem: Problem, jobs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,14 +154,13 @@ def search(problem: Problem, start: np.ndarray, time_limit: float, *, seed: int 
 
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
-    first = np.asarray(start, dtype=np.int64).copy()
-    best, value = first.copy(), objective(problem, first)
-    kept, kept_value = best, value  # the best of every run so far
-    tried = improved = since = runs = 0
+    best = np.asarray(start, dtype=np.int64).copy()
+    value = objective(problem, best)
+    tried = improved = 0
     active = np.flatnonzero(problem.duration > 0)
     if active.size < 2:
         return Searched(start=best, value=value, neighbourhoods=0, improved=0, seconds=0.0)
-    first_size = size = int(min(size, active.size))
+    size = int(min(size, active.size))
     stats: dict[str, list[int]] = {}
     used = 0.0
     while (time.perf_counter() - t0 < time_limit) if work is None else (used < work):
@@ -188,15 +180,8 @@ def search(problem: Problem, start: np.ndarray, time_limit: float, *, seed: int 
             v = objective(problem, candidate)
             if v < value - 1e-12:
                 best, value, improved, gain = candidate, v, improved + 1, 1
-                if value < kept_value - 1e-12:
-                    kept, kept_value = best, value
             elif v <= value + 1e-12:
                 best = candidate  # a sideways move: the same metric, another schedule to cut from
-        since = 0 if gain else since + 1
-        if since >= STALL and len(jobs) < active.size:  # stalled: another run from the first schedule (`STALL`)
-            runs += 1
-            rng = np.random.default_rng([seed, runs])
-            best, value, size, since = first.copy(), objective(problem, first), first_size, 0
         stats.setdefault(kind, [0, 0, 0])
         stats[kind][0] += 1
         stats[kind][1] += gain
@@ -208,11 +193,8 @@ def search(problem: Problem, start: np.ndarray, time_limit: float, *, seed: int 
         elif status != "OPTIMAL":
             size = max(SIZES[0], int(size / 1.25))
         if log is not None and tried % 50 == 0:
-            log(f"lns: {tried} neighbourhoods, {improved} improved, best {min(value, kept_value):,.4f} (run {runs + 1}), "
-                f"size {size}, "
+            log(f"lns: {tried} neighbourhoods, {improved} improved, best {value:,.4f}, size {size}, "
                 f"{time.perf_counter() - t0:.0f} s ({used:.0f} work units); " + ", ".join(f"{k} {v[0]} tried {v[1]} better {v[2]} optimal"
                                                                   for k, v in stats.items()))
-    if value < kept_value - 1e-12:
-        kept, kept_value = best, value
-    return Searched(start=kept, value=kept_value, neighbourhoods=tried, improved=improved,
-                    seconds=time.perf_counter() - t0, runs=runs + 1)
+    return Searched(start=best, value=value, neighbourhoods=tried, improved=improved,
+                    seconds=time.perf_counter() - t0)
