@@ -47,6 +47,18 @@ def _highs():
     return h
 
 
+def _spans(first: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """first[i], first[i] + 1, ..., first[i] + count[i] - 1 for every i, one after the other."""
+    return np.repeat(first, count) + np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+
+
+def _matches(haystack: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i, j) with needles[i] == haystack[j], as (i's, j's), by i."""
+    order = np.argsort(haystack, kind="stable")
+    a0, a1 = np.searchsorted(haystack[order], needles, "left"), np.searchsorted(haystack[order], needles, "right")
+    return np.repeat(np.arange(len(needles)), a1 - a0), order[_spans(a0, a1 - a0)]
+
+
 def slot_time(bounds: np.ndarray, s: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each interval [s, end)'s time in each slot of `bounds` where it is positive: (interval, slot, seconds)."""
     K = len(bounds) - 1
@@ -54,7 +66,7 @@ def slot_time(bounds: np.ndarray, s: np.ndarray, end: np.ndarray) -> tuple[np.nd
     hi = np.clip(np.searchsorted(bounds, end, "left") - 1, lo, K - 1)
     count = hi - lo + 1
     col = np.repeat(np.arange(len(s)), count)
-    slot = lo[col] + np.arange(col.size) - np.repeat(np.cumsum(count) - count, count)
+    slot = _spans(lo, count)
     sec = np.clip(np.minimum(bounds[slot + 1], end[col]) - np.maximum(bounds[slot], s[col]), 0, None)
     keep = sec > 0
     return col[keep], slot[keep], sec[keep]
@@ -83,7 +95,6 @@ class PricingLP:
         self.K, self.R, self.m = len(x.length), x.q.shape[1], x.run.size
         self.owner, self.s = x.owner.copy(), x.s.copy()
         self.f = x.f.copy()
-        self.lo, self.hi = x.lo.copy(), x.hi.copy()  # each job's domain now (`hold`)
         self.row_slot = np.zeros(0, np.int64)
         self.row_most = np.zeros(0)
         self.member_row = np.zeros(0, np.int64)  # (row, job) memberships of the rows of jobs that cannot all run
@@ -124,15 +135,10 @@ class PricingLP:
         vals.append(np.ones(len(cols)))
         at.append(np.arange(len(cols)))
         if len(self.row_slot):  # the rows of jobs that cannot all run at once, where the column's job is one
-            member = self.member_job * K + self.row_slot[self.member_row]
-            key = o[col] * K + slot
-            order = np.argsort(member, kind="stable")
-            a0, a1 = np.searchsorted(member[order], key, "left"), np.searchsorted(member[order], key, "right")
-            take = a1 - a0
-            pick = order[np.repeat(a0, take) + np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take)]
-            rows.append(self.R * K + self.m + self.member_row[pick])
-            vals.append(np.repeat(sec, take))
-            at.append(np.repeat(col, take))
+            entry, member = _matches(self.member_job * K + self.row_slot[self.member_row], o[col] * K + slot)
+            rows.append(self.R * K + self.m + self.member_row[member])
+            vals.append(sec[entry])
+            at.append(col[entry])
         at, rows, vals = np.concatenate(at), np.concatenate(rows), np.concatenate(vals)
         order = np.lexsort((rows, at))
         at, rows, vals = at[order], rows[order], vals[order]
@@ -155,13 +161,8 @@ class PricingLP:
         new_row = np.repeat(np.arange(len(found)), [len(jobs) for _, jobs, _ in found])
         new_slot = np.array([k for k, _, _ in found], np.int64)
         col, slot, sec = self._entries
-        key = self.owner[col] * K + slot
-        order = np.argsort(key, kind="stable")
-        want = new_job * K + new_slot[new_row]
-        a0, a1 = np.searchsorted(key[order], want, "left"), np.searchsorted(key[order], want, "right")
-        take = a1 - a0
-        pick = order[np.repeat(a0, take) + np.arange(take.sum()) - np.repeat(np.cumsum(take) - take, take)]
-        row_of = np.repeat(new_row, take)
+        membership, pick = _matches(self.owner[col] * K + slot, new_job * K + new_slot[new_row])
+        row_of = new_row[membership]
         # HiGHS takes rows row-wise: sort the entries by row
         by = np.argsort(row_of, kind="stable")
         cols = self.hcol[col[pick]][by].astype(np.int32)
@@ -201,7 +202,6 @@ class PricingLP:
             self.allowed = np.r_[self.allowed, np.ones(len(new), bool)]
             self.banned = np.r_[self.banned, np.zeros(len(new), bool)]
             self._add_columns(np.arange(at, len(self.s)))
-        self.lo, self.hi = lo, hi
         allowed = (self.s >= lo[self.owner]) & (self.s <= hi[self.owner]) & ~self.banned
         changed = np.flatnonzero(allowed != self.allowed)
         if changed.size:
