@@ -143,7 +143,7 @@ def _relaxation(problem: Problem, upper: float, slots: int, until: int | None) -
         return None
     a = problem.release[run].astype(np.float64)
     p = problem.duration[run].astype(np.float64)
-    latest = np.maximum(latest_starts(problem, upper)[run].astype(np.float64), a)
+    latest = latest_starts(problem, upper)[run].astype(np.float64)  # never before the arrival
     bounds = grid(problem, int((latest + p).max()), slots, until)
     if problem.metric == "bsld":
         d = problem.divisor[run].astype(np.float64)
