@@ -213,6 +213,29 @@ def plain_answer(entry: Mapping[str, Any], best: tuple[str, float] | None = None
     return line + f" {link}."
 
 
+
+def best_policy(board: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[str, float] | None:
+    """The trained or tuned policy (a board row that is none of the bound's baselines) that closes the largest share
+    of the reference's gap on a committed leaderboard's scenario (docs/leaderboard.json), as (label, its mean); None
+    where the board has no shares for it."""
+    result = next((b for b in board.get("scenarios", []) if b["scenario"] == entry["name"]), None)
+    optimum = (result or {}).get("optimum") or {}
+    rows = [(label, row) for label, row in (optimum.get("methods") or {}).items()
+            if label not in (entry.get("methods") or {}) and row.get("share") is not None]
+    if not rows:
+        return None
+    label, row = max(rows, key=lambda kv: kv[1]["share"])
+    return label, row["value"]
+
+
+def readme_answer(bounds: Mapping[str, Mapping[str, Any]], board: Mapping[str, Any], first: str = "default") -> str:
+    """README's answer to "how far from perfect?": `plain_answer` for `first`, then for every scenario whose bound is
+    closed, with the share of the reference's gap its best trained or tuned policy closes (`best_policy`)."""
+    said = [plain_answer(bounds[first])]
+    said += [plain_answer(entry, best_policy(board, entry)) for name, entry in bounds.items()
+             if name != first and entry["summary"]["closed"]]
+    return " ".join(said)
+
 if __name__ == "__main__":
     # python -m schedrl.bound.gap [docs/bounds.json]: the table of docs/experiments/bound.md;
     # python -m schedrl.bound.gap docs/bounds.json docs/leaderboard.json SCENARIO: the board on its closed windows

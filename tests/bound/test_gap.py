@@ -136,3 +136,22 @@ def test_the_plain_answer_says_open_or_places_the_reference():
         "Within 5%: on `default`'s windows the offline optimum's mean bounded slowdown lies between 1.9 (proven) and 2 "
         "(the best schedule found), so F1's 246 is 123 to 129 times the optimum, and P closes 50.0% of F1's gap to it "
         "([the offline bound](docs/reference/bound.md)).")
+
+
+def test_the_readme_answer_adds_each_closed_scenario_with_its_best_policy_not_a_baseline():
+    from schedrl.bound.gap import best_policy, readme_answer
+
+    open_ = {"name": "default", "metric": "bsld", "reference": "F1", "methods": {"F1": 246.0},
+             "summary": {"upper": 2.0, "lower": 1.2, "gap": 0.4, "closed": False}}
+    closed = {"name": "hpc2n", "metric": "bsld", "reference": "F1", "methods": {"F1": 100.0, "SJF": 10.0},
+              "summary": {"upper": 1.0, "lower": 0.99, "gap": 0.01, "closed": True}}
+    board = {"scenarios": [{"scenario": "hpc2n", "optimum": {"methods": {
+        "SJF": {"value": 10.0, "share": 0.91}, "P": {"value": 50.5, "share": 0.5},
+        "Q": {"value": 60.4, "share": 0.4}, "R": {"value": 70.0, "share": None}}}}]}
+    assert best_policy(board, closed) == ("P", 50.5)  # SJF is a baseline of the bound: not a policy
+    assert best_policy({"scenarios": []}, closed) is None
+    said = readme_answer({"default": open_, "hpc2n": closed}, board)
+    assert said.startswith("Not yet known to within 10%: on `default`'s windows")
+    assert "Within 1%: on `hpc2n`'s windows" in said and "P closes 50.0% of F1's gap to it" in said
+    assert "hpc2n" not in readme_answer({"default": open_, "hpc2n": {**closed, "summary": {
+        **closed["summary"], "gap": 0.2, "closed": False}}}, board)
