@@ -44,7 +44,7 @@ LAGRANGE_SLOTS = 128
 LAGRANGE_ITERATIONS = 300
 """Its subgradient steps per window (where the LP of `CUT_ROUNDS` fails)."""
 # CUT_ROUNDS (`schedrl.bound.lagrange`'s, imported above): the Lagrangian bound's prices come from HiGHS's LP dual,
-# with up to that many rounds of rows for jobs that cannot run at once (`cut_bound`, within `CUT_SHARE`); the
+# with up to that many rounds of rows for jobs that cannot run at once (`cut_bound`, within what `CPSAT_SHARE` leaves); the
 # subgradient's only where the LP fails. On `default`'s third 256-job test window: 1.1277 in 1.6 s, where the
 # subgradient gave 1.0948 and CP-SAT's own bound 1.1177 in 60 s (docs/experiments/bound.md).
 CUT_COVERS = True
@@ -54,14 +54,17 @@ CUT_SETS = True
 """`cut_bound` also adds rows for each slot's widest jobs, at most as many of them at once as fit (t = 1: a clique):
 on the four 256-job test windows +0.0012 to +0.0044 over the covers, in about the same time."""
 BRANCHING = True
-"""What is left of `CUT_SHARE` after `cut_bound` goes to `schedrl.bound.lagrange.branch_bound` (time limit above 0
-only): the relaxation branched on the job start its LP spreads most, best first. On `default`'s third 256-job test
-window 1.1338 -> 1.1403 in 26 s (20 branches), where the covers alone gave 1.1297 (docs/experiments/bound.md)."""
-CUT_SHARE = 0.5
-"""`cut_bound`'s limit, with the branching's: this share of what the local search leaves of `--time-limit` (at least
-5 s), on top of it like the local search's fixing. At 300 s per 256-job window, 75 s, where CP-SAT's 150 s on the
-whole window found no better schedule and a lower bound under the branching's on all four test windows; at 20 s per
-window (the committed bounds), 5 s, as with the 0.25 of before (docs/experiments/bound.md)."""
+"""What CP-SAT and `cut_bound` leave of the time after the local search goes to
+`schedrl.bound.lagrange.branch_bound` (time limit above 0 only, and CP-SAT not optimal): the relaxation branched on
+the job start its LP spreads most, best first. On `default`'s third 256-job test window 1.1338 -> 1.1403 in 26 s
+(20 branches), where the covers alone gave 1.1297 (docs/experiments/bound.md)."""
+CPSAT_SHARE = 0.25
+"""CP-SAT's share of what the local search leaves of `--time-limit` where the branching follows it (else the rest of
+that time): CP-SAT on the whole window, from the best schedule within the starts the LP's fixing leaves, after
+`cut_bound` (its rounds at most the rest, and at least 5 s) and before the branching, which gets what the two leave.
+So a window takes `--time-limit` (or 5 s more where the rounds need them). At 256 jobs and 300 s CP-SAT's whole 150 s
+of before found no better schedule and a bound under the branching's on all four test windows; on `hpc2n`'s windows
+at 20 s it proves some optimal and holds the largest bound on a few (docs/experiments/bound.md)."""
 LNS_SHARE = 0.5
 """The share of `--time-limit` (or `--work`) the local search (`schedrl.bound.lns`) gets before CP-SAT solves the whole
 window from its schedule. On the third of `default`'s 256-job test windows it took the best offline order's 1.3914
@@ -169,8 +172,8 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
     search (`schedrl.bound.lns`) from the best of them, then, within the best schedule's horizon, the Lagrangian lower
     bound with `lagrange_slots` price slots (`schedrl.bound.lagrange`; 0: none), priced by the LP dual with
     `cut_rounds` rounds of conflicting pairs' rows (`cut_bound`; the subgradient where that fails), whose fixing narrows
-    the starts CP-SAT then searches over the whole window for the rest of the time (what is left of `CUT_SHARE` after
-    it goes to `branch_bound`, where `BRANCHING`), and the LP lower bound with
+    the starts CP-SAT then searches over the whole window (`CPSAT_SHARE` of the rest), then `branch_bound` for what
+    is left (where `BRANCHING`), and the LP lower bound with
     `lp_slots` slots (`schedrl.bound.lp`; 0: none). With `slices` and a window larger than that, half the time goes
     to the sum of the slices' own bounds (`schedrl.bound.decompose.slice_lower`, cut where the local search's
     schedule carries the least work across), half to the whole window. `work`: CP-SAT's deterministic limit instead
@@ -215,29 +218,21 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
         lowers["slices"] = slice_lower(problem, slices, time_limit / (1 - lns) if lns > 0 else time_limit,
                                        workers=workers, seed=seed, hint=schedule, lns=lns,
                                        lagrange_slots=lagrange_slots)
-    priced = None
+    priced, phase = None, time.perf_counter()
+    branching = False
     if lagrange_slots > 0:
         from schedrl.bound.lagrange import cut_bound, lagrangian_bound
 
         until = int((schedule + problem.duration).max())
-        budget = max(5.0, CUT_SHARE * time_limit)
+        budget = max(5.0, (1 - CPSAT_SHARE) * time_limit)
         priced = cut_bound(problem, upper, slots=lagrange_slots, until=until, fix=time_limit > 0,
                            rounds=cut_rounds, time_limit=budget, covers=CUT_COVERS, sets=CUT_SETS)
         if priced.iterations > 0:
             lowers["cuts"] = priced.lower
+            branching = BRANCHING and time_limit > 0
             if log is not None:
                 log(f"lagrange at the LP's prices: {priced.iterations} LP solves in {priced.seconds:.1f} s "
                     f"({priced.slots} slots, {priced.cuts:,} rows), bound {priced.lower:,.4f}")
-            if BRANCHING and time_limit > 0 and budget - priced.seconds >= 1.0:
-                from schedrl.bound.lagrange import branch_bound
-
-                t1 = time.perf_counter()
-                lowers["branches"], made = branch_bound(problem, upper, slots=lagrange_slots, until=until,
-                                                        time_limit=budget - priced.seconds, rounds=cut_rounds,
-                                                        covers=CUT_COVERS, sets=CUT_SETS, root=priced)
-                if log is not None:
-                    log(f"branching: {made} branches in {time.perf_counter() - t1:.1f} s, bound "
-                        f"{lowers['branches']:,.4f}")
         else:  # the LP failed: the subgradient's prices
             priced = lagrangian_bound(problem, upper, slots=lagrange_slots, iterations=LAGRANGE_ITERATIONS,
                                       until=until, fix=time_limit > 0)
@@ -245,8 +240,12 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
             if log is not None:
                 log(f"lagrange: {priced.iterations} steps in {priced.seconds:.1f} s ({priced.slots} slots), bound "
                     f"{priced.lower:,.4f}")
+    # the LP's rounds, CP-SAT and the branching share `time_limit` (at least 5 s for the rounds): CP-SAT its share,
+    # the branching what the other two leave
+    deadline = phase + max(time_limit, 5.0 + CPSAT_SHARE * time_limit)
     if time_limit > 0:
-        solved = cpsat.solve(problem, schedule, upper, time_limit, workers=workers, seed=seed, log=log, work=work,
+        limit = CPSAT_SHARE * time_limit if branching else max(deadline - time.perf_counter(), CPSAT_SHARE * time_limit)
+        solved = cpsat.solve(problem, schedule, upper, limit, workers=workers, seed=seed, log=log, work=work,
                              starts=None if priced is None else priced.starts)
         status = solved.status
         lowers["cp-sat"] = solved.lower
@@ -254,6 +253,15 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
             value = replay(problem, solved.start)  # the solver's schedule, checked and scored by our code
             if value < upper:
                 upper, source, schedule = value, "cp-sat", solved.start
+    if branching and status != "OPTIMAL" and deadline - time.perf_counter() >= 1.0:
+        from schedrl.bound.lagrange import branch_bound
+
+        t1 = time.perf_counter()
+        lowers["branches"], made = branch_bound(problem, upper, slots=lagrange_slots, until=until,
+                                                time_limit=deadline - t1, rounds=cut_rounds, covers=CUT_COVERS,
+                                                sets=CUT_SETS, root=priced)
+        if log is not None:
+            log(f"branching: {made} branches in {time.perf_counter() - t1:.1f} s, bound {lowers['branches']:,.4f}")
     until = int((schedule + problem.duration).max())
     if lp_slots > 0:
         from schedrl.bound.lp import lp_bound

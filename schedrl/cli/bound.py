@@ -33,7 +33,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--starts", metavar="I,J,...", help="with --trace: the windows' first positions (0-based)")
     p.add_argument("--metric", choices=("bsld", "wait"), default=None, help="with --trace: the objective (default bsld)")
     p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                   help="CP-SAT's wall-clock limit per window (default 60)")
+                   help="wall-clock time per window, shared by the local search, CP-SAT, and the lower bound's LP and "
+                        "its branching (default 60; docs/reference/bound.md)")
     p.add_argument("--work", type=float, default=None, metavar="UNITS",
                    help="instead of --time-limit: CP-SAT's deterministic limit per window in its own work units (its "
                         "workers interleaved in a fixed order): the same bounds on any machine at any load")
