@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -398,7 +399,8 @@ def _spread(run: np.ndarray, owner: np.ndarray, s: np.ndarray, f: np.ndarray, x:
 def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | None = None,
                  time_limit: float = 30.0, rounds: int = CUT_ROUNDS, covers: bool = False, sets: bool = False,
                  root: LagrangeBound | None = None, nodes: int | None = None,
-                 branch_rounds: int = BRANCH_ROUNDS) -> tuple[float, int]:
+                 branch_rounds: int = BRANCH_ROUNDS, log: Callable[[str], None] | None = None,
+                 every: float = 60.0) -> tuple[float, int]:
     """`cut_bound` branched on the jobs its LP spreads (`LagrangeBound.branch`), best first: the least bound's branch
     is split into the starts up to t and those from t + 1 of its spread job, each half bounded by the same LP held to
     it (`schedrl.bound.pricing.PricingLP.hold`, solved from the last basis, or its parent's bound, where that is
@@ -406,7 +408,8 @@ def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | 
     `upper`), with `branch_rounds` rounds of new rows. Every schedule, the optimum among them, starts that job in one
     half, so the least bound over the open branches is a lower bound on the optimum, and it never falls. `root`:
     `cut_bound`'s result on the whole window, if already made. At most `time_limit` seconds (or `nodes` branches
-    bounded): (the bound, as the window's mean metric, capped at `upper`; branches bounded)."""
+    bounded): (the bound, as the window's mean metric, capped at `upper`; branches bounded). `log`: a progress line
+    every `every` seconds."""
     import heapq
 
     t0 = time.perf_counter()
@@ -422,8 +425,12 @@ def branch_bound(problem: Problem, upper: float, slots: int = 256, until: int | 
     if again is not None:
         lp.fix(again)
     open_ = [(min(root.lower, upper), 0, {}, root.branch, lp.basis())]
-    made = 0
+    made, said = 0, time.perf_counter()
     while open_ and left() > 0 and (nodes is None or made < nodes):
+        if log is not None and time.perf_counter() - said >= every:
+            said = time.perf_counter()
+            log(f"branching: {made} branches, bound {min(open_[0][0], upper):,.4f}, "
+                f"{said - t0:.0f} s of {time_limit:.0f} s")
         value, _, domains, branch, basis = open_[0]
         if branch is None or value >= upper:
             break  # nothing to split in the least branch: its bound is the bound

@@ -259,7 +259,7 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
         t1 = time.perf_counter()
         lowers["branches"], made = branch_bound(problem, upper, slots=lagrange_slots, until=until,
                                                 time_limit=deadline - t1, rounds=cut_rounds, covers=CUT_COVERS,
-                                                sets=CUT_SETS, root=priced)
+                                                sets=CUT_SETS, root=priced, log=log)
         if log is not None:
             log(f"branching: {made} branches in {time.perf_counter() - t1:.1f} s, bound {lowers['branches']:,.4f}")
     until = int((schedule + problem.duration).max())

@@ -397,6 +397,23 @@ def test_branching_stays_below_the_optimum_never_under_its_root_and_beats_it_som
     assert stronger > 0, stronger
 
 
+
+def test_the_branching_says_how_far_it_is_while_it_runs():
+    # a progress line (`log`, every `every` seconds) with the branches made and the bound so far, which is the bound
+    # it returns once it stops there
+    from schedrl.bound.lagrange import branch_bound, cut_bound
+
+    rng = np.random.default_rng(113)
+    p = random_problem(rng, 6, "bsld", capacity=4)
+    best, until, _, _, poor = _tiny(p, active=False)
+    root = cut_bound(p, poor, slots=8, until=until, covers=True, sets=True)
+    said = []
+    value, made = branch_bound(p, poor, slots=8, until=until, covers=True, sets=True, root=root, nodes=6,
+                               log=said.append, every=0.0)
+    assert made > 0 and len(said) >= 2 and all(line.startswith("branching: ") for line in said)
+    assert said[0].startswith("branching: 0 branches, bound ") and f"{root.lower:,.4f}" in said[0]
+    assert float(said[-1].split("bound ")[1].split(",")[0]) <= value + 1e-4
+
 def test_a_branch_no_schedule_fits_is_priced_past_the_upper_side():
     # two jobs as wide as the machine both held to start at 0: the LP is infeasible, and its elastic form's prices
     # give a bound past any schedule's, so branch_bound's cap closes that half
