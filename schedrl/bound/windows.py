@@ -283,6 +283,12 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
                        end=schedule + problem.origin + problem.duration)
 
 
+def _phases(log: Callable[[str], None] | None, name: str, i: int, total: int) -> Callable[[str], None] | None:
+    """`log` with each line of window i's phases (the local search's, the LP's, CP-SAT's, the branching's) named by
+    its window."""
+    return None if log is None else (lambda message: log(f"{name}: window {i + 1}/{total}: {message}"))
+
+
 def _line(name: str, i: int, total: int, w: WindowBound, metric: str) -> str:
     note = "" if w.gap <= GAP_CLOSED else " (gap open)"
     return (f"{name}: window {i + 1}/{total} (start {w.start}, {w.jobs} jobs): best found {w.upper:,.4f} "
@@ -296,10 +302,11 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
                    progress: Callable[[str], None] | None = None, keep: bool = False,
                    slices: int | None = None, work: float | None = None, lp_slots: int = LP_SLOTS,
                    lagrange_slots: int = LAGRANGE_SLOTS, lns: float = LNS_SHARE,
-                   cut_rounds: int = CUT_ROUNDS) -> dict[str, Any]:
+                   cut_rounds: int = CUT_ROUNDS, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every window of the scenario's `part` (the first `sequences`; each cut to its first `jobs` jobs) bounded, with
     its baselines, the warm-start rules and `policies` (label -> factory, run under the scenario's semantics) as
-    warm starts. A JSON-ready dict (`summary` of the windows, the scenario's reference and baselines' means on them)."""
+    warm starts. A JSON-ready dict (`summary` of the windows, the scenario's reference and baselines' means on them).
+    `progress`: a line per window; `log`: the phases' lines within each window too (`_phases`)."""
     from dataclasses import replace
 
     from schedrl.scenarios import scoring
@@ -326,7 +333,8 @@ def bound_scenario(scenario, time_limit: float, *, part: str = "evaluation", seq
         problem = window_problem(workload, scenario.sim, scenario.metric)
         rows.append(bound_window(problem, warm_schedules(workload, scenario.sim, makers), time_limit,
                                  workers=workers, seed=seed, start=int(start), slices=slices, work=work,
-                                 lp_slots=lp_slots, lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds))
+                                 lp_slots=lp_slots, lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds,
+                                 log=_phases(log, scenario.name, i, len(seqs.ids))))
         if progress is not None:
             progress(_line(scenario.name, i, len(seqs.ids), rows[-1], scenario.metric))
     baselines = [b.name(scenario.sim) for b in scenario.baselines] + list(policies or {})
@@ -346,9 +354,9 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
                 progress: Callable[[str], None] | None = None, keep: bool = False,
                 slices: int | None = None, work: float | None = None, lp_slots: int = LP_SLOTS,
                 lagrange_slots: int = LAGRANGE_SLOTS, lns: float = LNS_SHARE,
-                cut_rounds: int = CUT_ROUNDS) -> dict[str, Any]:
+                cut_rounds: int = CUT_ROUNDS, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The windows of `workload` at `starts` (each `length` jobs) bounded under `config`'s semantics for `metric`,
-    warm-started from the rules (`WARM_RULES`) and `policies`."""
+    warm-started from the rules (`WARM_RULES`) and `policies`; `progress` and `log` as `bound_scenario` says."""
     from schedrl.workload.sampling import sequence
 
     check_memory(length)
@@ -361,7 +369,8 @@ def bound_trace(workload: Workload, starts, length: int, config: SimConfig, metr
         problem = window_problem(window, config, metric)
         rows.append(bound_window(problem, warm_schedules(window, config, makers), time_limit, workers=workers,
                                  seed=seed, start=int(start), slices=slices, work=work, lp_slots=lp_slots,
-                                 lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds))
+                                 lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds,
+                                 log=_phases(log, name, i, len(starts))))
         if progress is not None:
             progress(_line(name, i, len(starts), rows[-1], metric))
     return result(rows, name=name, metric=metric, time_limit=time_limit, workers=workers, reference=None,

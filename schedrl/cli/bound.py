@@ -13,6 +13,9 @@ from pathlib import Path
 
 from schedrl.cli.options import add_sim_options, add_trace_options, load_workload, parse_starts, sim_config
 
+PHASE_LINES = 60.0
+"""From this `--time-limit` on, each window's phases print their own progress lines too (the local search's every 50
+neighbourhoods, the LP's, CP-SAT's, the branching's every minute); below it, a window's one line comes soon enough."""
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
@@ -34,7 +37,8 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
     p.add_argument("--metric", choices=("bsld", "wait"), default=None, help="with --trace: the objective (default bsld)")
     p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
                    help="wall-clock time per window, shared by the local search, CP-SAT, and the lower bound's LP and "
-                        "its branching (default 60; docs/reference/bound.md)")
+                        "its branching (default 60; from 60 s on each phase prints its progress; "
+                        "docs/reference/bound.md)")
     p.add_argument("--work", type=float, default=None, metavar="UNITS",
                    help="instead of --time-limit: CP-SAT's deterministic limit per window in its own work units (its "
                         "workers interleaved in a fixed order): the same bounds on any machine at any load")
@@ -127,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
     lns = LNS_SHARE if args.lns is None else args.lns
     cut_rounds = CUT_ROUNDS if args.cut_rounds is None else args.cut_rounds
     say = lambda m: print(f"schedrl bound: {m}", file=sys.stderr, flush=True)  # noqa: E731
+    phases = say if args.time_limit >= PHASE_LINES else None
     results = []
     try:
         if args.scenario:
@@ -138,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
                                               jobs=args.jobs, workers=args.workers, seed=args.seed,
                                               policies=policies, progress=say, keep=bool(args.schedules),
                                               slices=args.slices, work=args.work, lp_slots=lp_slots,
-                                       lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds))
+                                       lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds,
+                                       log=phases))
         else:
             workload = load_workload(args)
             starts = parse_starts(args.starts)
@@ -151,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
                                        args.time_limit, name=str(args.trace), workers=args.workers, seed=args.seed,
                                        policies=policies, progress=say, keep=bool(args.schedules),
                                        slices=args.slices, work=args.work, lp_slots=lp_slots,
-                                       lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds))
+                                       lagrange_slots=lagrange_slots, lns=lns, cut_rounds=cut_rounds, log=phases))
     except ValueError as e:
         raise UsageError(str(e)) from None
     if claimed is not None:

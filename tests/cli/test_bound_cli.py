@@ -132,3 +132,17 @@ def test_a_local_search_share_outside_zero_to_one_is_one_error_line(capsys, tmp_
     status, _, err = cli(capsys, "bound", "--trace", str(swf(tmp_path, ROWS)), "--starts", "0", "--jobs", "6",
                          "--lns", share)
     one_error(status, err, "--lns")
+
+
+def test_a_long_time_limit_prints_each_phase_of_each_window_and_a_short_one_only_the_window(capsys, tmp_path):
+    # from PHASE_LINES (60 s) on, a window's phases say what they did as they go; the tiny window is solved within a
+    # second either way (the local search solves it whole, CP-SAT proves it)
+    path = swf(tmp_path, ROWS)
+    args = ("bound", "--trace", str(path), "--starts", "0", "--jobs", "6", "--workers", "1")
+    status, _, err = cli(capsys, *args, "--time-limit", "60")
+    assert status == 0, err
+    phases = [line for line in err.splitlines() if line.startswith(f"schedrl bound: {path}: window 1/1: ")]
+    assert any(": window 1/1: lns: " in line for line in phases), err
+    assert any(": window 1/1: cp-sat optimal" in line for line in phases), err
+    status, _, err = cli(capsys, *args, "--time-limit", "10")
+    assert status == 0 and ": window 1/1: lns:" not in err and "window 1/1 (start 0, 6 jobs): best found" in err
