@@ -213,7 +213,6 @@ def plain_answer(entry: Mapping[str, Any], best: tuple[str, float] | None = None
     return line + f" {link}."
 
 
-
 def best_policy(board: Mapping[str, Any], entry: Mapping[str, Any]) -> tuple[str, float] | None:
     """The trained or tuned policy (a board row that is none of the bound's baselines) that closes the largest share
     of the reference's gap on a committed leaderboard's scenario (docs/leaderboard.json), as (label, its mean); None
@@ -235,6 +234,7 @@ def readme_answer(bounds: Mapping[str, Mapping[str, Any]], board: Mapping[str, A
     said += [plain_answer(entry, best_policy(board, entry)) for name, entry in bounds.items()
              if name != first and entry["summary"]["closed"]]
     return " ".join(said)
+
 
 if __name__ == "__main__":
     # python -m schedrl.bound.gap [docs/bounds.json]: the table of docs/experiments/bound.md;

@@ -44,8 +44,8 @@ LAGRANGE_SLOTS = 128
 LAGRANGE_ITERATIONS = 300
 """Its subgradient steps per window (where the LP of `CUT_ROUNDS` fails)."""
 # CUT_ROUNDS (`schedrl.bound.lagrange`'s, imported above): the Lagrangian bound's prices come from HiGHS's LP dual,
-# with up to that many rounds of rows for jobs that cannot run at once (`cut_bound`, within what `CPSAT_SHARE` leaves); the
-# subgradient's only where the LP fails. On `default`'s third 256-job test window: 1.1277 in 1.6 s, where the
+# with up to that many rounds of rows for jobs that cannot run at once (`cut_bound`, within what `CPSAT_SHARE`
+# leaves); the subgradient's only where the LP fails. On `default`'s third 256-job test window: 1.1277 in 1.6 s, where the
 # subgradient gave 1.0948 and CP-SAT's own bound 1.1177 in 60 s (docs/experiments/bound.md).
 CUT_COVERS = True
 """`cut_bound` also adds rows for three or more jobs whose demands exceed the capacity (at most all but one at once):

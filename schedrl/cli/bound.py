@@ -17,6 +17,7 @@ PHASE_LINES = 60.0
 """From this `--time-limit` on, each window's phases print their own progress lines too (the local search's every 50
 neighbourhoods, the LP's, CP-SAT's, the branching's every minute); below it, a window's one line comes soon enough."""
 
+
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         name, help=help_text,
