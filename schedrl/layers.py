@@ -71,8 +71,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("bound", ("bound",), ("base", "workload", "sim", "metrics", "heuristics", "scenarios"),
           "the offline optimum of a window (`schedrl bound`): the clairvoyant problem and its replay through the "
           "metric code, solver-free lower bounds, the Lagrangian and LP lower bounds (numpy; HiGHS through highspy "
-          "and SciPy), the CP-SAT model (OR-Tools, imported lazily), the serial schedule-generation scheme (and the clairvoyant "
-          "orders' warm starts), windows warm-started from the heuristics, the share of the gap a method closes",
+          "and SciPy), the CP-SAT model (OR-Tools, imported lazily), the serial schedule-generation scheme (and the "
+          "clairvoyant orders' warm starts), windows warm-started from the heuristics, the share of the gap a method closes",
           ray_free=True),
     Layer("eval", ("eval",), ("base", "workload", "sim", "metrics", "dtsim", "heuristics", "scenarios", "zoo",
                               "agents", "bound"),

@@ -45,8 +45,8 @@ LAGRANGE_ITERATIONS = 300
 """Its subgradient steps per window (where the LP of `CUT_ROUNDS` fails)."""
 # CUT_ROUNDS (`schedrl.bound.lagrange`'s, imported above): the Lagrangian bound's prices come from HiGHS's LP dual,
 # with up to that many rounds of rows for jobs that cannot run at once (`cut_bound`, within what `CPSAT_SHARE`
-# leaves); the subgradient's only where the LP fails. On `default`'s third 256-job test window: 1.1277 in 1.6 s, where the
-# subgradient gave 1.0948 and CP-SAT's own bound 1.1177 in 60 s (docs/experiments/bound.md).
+# leaves); the subgradient's only where the LP fails. On `default`'s third 256-job test window: 1.1277 in 1.6 s,
+# where the subgradient gave 1.0948 and CP-SAT's own bound 1.1177 in 60 s (docs/experiments/bound.md).
 CUT_COVERS = True
 """`cut_bound` also adds rows for three or more jobs whose demands exceed the capacity (at most all but one at once):
 on the same window 1.1298 where the pairs alone gave 1.1277, and 1.0917 against 1.0811 on the second."""
@@ -218,8 +218,7 @@ def bound_window(problem: Problem, warm: Mapping[str, Any], time_limit: float, *
         lowers["slices"] = slice_lower(problem, slices, time_limit / (1 - lns) if lns > 0 else time_limit,
                                        workers=workers, seed=seed, hint=schedule, lns=lns,
                                        lagrange_slots=lagrange_slots)
-    priced, phase = None, time.perf_counter()
-    branching = False
+    priced, phase, branching = None, time.perf_counter(), False
     if lagrange_slots > 0:
         from schedrl.bound.lagrange import cut_bound, lagrangian_bound
 
